@@ -1,0 +1,120 @@
+// Package graph defines strata's data model (DESIGN §3) and the store contract that every
+// storage backend implements. Stages and retrieval depend on this package only; they never import
+// a backend.
+package graph
+
+import (
+	"strings"
+	"time"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Document is one ingested source document.
+type Document struct {
+	ID         string
+	Title      string
+	Source     string // path or URI the document was loaded from
+	SHA256     string // hex digest of the document text
+	Metadata   string // JSON object, "{}" when there is none
+	IngestedAt time.Time
+}
+
+// Chunk is a token window of a document. Its ID is a content hash, so the same text always maps to
+// the same chunk.
+type Chunk struct {
+	ID         string
+	DocumentID string
+	Seq        int // position in the document, from 0
+	Text       string
+	Tokens     int
+	Embedding  []float32
+}
+
+// Entity is a node of the knowledge graph. Layer 0 entities are extracted from text; entities of
+// layer >= 1 are summaries built by the hierarchical index and carry the extra label Summary.
+type Entity struct {
+	ID          string // NormalizeID(Name)
+	Name        string
+	Type        string
+	Description string
+	Layer       int
+	Embedding   []float32
+	ComponentID int64 // set by ComputeComponents; -1 until then
+	Degree      int   // number of RELATED relationships; set by ComputeComponents
+}
+
+// Relation is an undirected RELATED relationship between two entities. Source < Target always
+// holds (see NewRelationKey) so a pair of entities has at most one relation.
+type Relation struct {
+	Source      string
+	Target      string
+	Description string
+	Weight      float64
+	ChunkIDs    []string // chunks the relation was extracted from
+}
+
+// Key returns the identity of the relation.
+func (r Relation) Key() RelationKey { return RelationKey{Source: r.Source, Target: r.Target} }
+
+// RelationKey identifies a relation by its ordered endpoint ids.
+type RelationKey struct{ Source, Target string }
+
+// NewRelationKey orders a and b so that the same pair always yields the same key.
+func NewRelationKey(a, b string) RelationKey {
+	if b < a {
+		a, b = b, a
+	}
+	return RelationKey{Source: a, Target: b}
+}
+
+// Mention links a chunk to an entity extracted from it (HAS_ENTITY).
+type Mention struct {
+	ChunkID  string
+	EntityID string
+}
+
+// SummaryLink is a SUMMARIZED_BY relationship from an entity of layer i to a summary entity of
+// layer i+1.
+type SummaryLink struct {
+	Member      string
+	Summary     string
+	Description string
+	Weight      float64
+}
+
+// Community is a Leiden community at one level of the hierarchy. Level 0 is the coarsest.
+type Community struct {
+	ID          string // CommunityID(Level, CommunityID)
+	Level       int
+	CommunityID int64
+	ParentID    string // community of level Level-1 containing this one; "" at level 0
+	Title       string
+	Summary     string
+	Report      string // full report text (JSON as returned by the reports stage)
+	Rating      float64
+	Size        int // number of member entities
+	Embedding   []float32
+}
+
+// NormalizeID turns an entity name into its id: Unicode NFKC, trimmed, inner whitespace collapsed
+// to one space, upper-cased.
+func NormalizeID(name string) string {
+	s := norm.NFKC.String(name)
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range strings.TrimSpace(s) {
+		if unicode.IsSpace(r) {
+			space = true
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(unicode.ToUpper(r))
+	}
+	return b.String()
+}

@@ -1,0 +1,197 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// CommunityID returns the id of the community with the given level and Leiden community id.
+func CommunityID(level int, communityID int64) string {
+	return fmt.Sprintf("%d-%d", level, communityID)
+}
+
+// ErrLocked is returned by a backend when another writer holds the store.
+var ErrLocked = errors.New("store is locked by another writer")
+
+// Batch is one atomic unit of writes: a backend applies all of it or none of it. Every item is an
+// upsert keyed by its id (relations by RelationKey, mentions and summary links by their endpoints),
+// so applying the same batch twice leaves the store as applying it once. Upserts replace the stored
+// properties; merging with what is already stored is the caller's job (see pipeline/resolve).
+type Batch struct {
+	Documents    []Document
+	Chunks       []Chunk // also maintains PART_OF and NEXT (by Seq within a document)
+	Entities     []Entity
+	Relations    []Relation
+	Mentions     []Mention
+	SummaryLinks []SummaryLink
+	// Communities updates the report properties (Title, Summary, Report, Rating, Embedding) of
+	// communities created by ComputeCommunities; unknown ids are an error.
+	Communities []Community
+	Meta        map[string]string
+}
+
+// Empty reports whether the batch holds nothing to write.
+func (b *Batch) Empty() bool {
+	return len(b.Documents)+len(b.Chunks)+len(b.Entities)+len(b.Relations)+len(b.Mentions)+
+		len(b.SummaryLinks)+len(b.Communities)+len(b.Meta) == 0
+}
+
+// VectorIndex names a vector index (DESIGN §3).
+type VectorIndex string
+
+// The vector indexes; names are the Neo4j index names.
+const (
+	ChunkEmbedding     VectorIndex = "chunk_embedding"
+	EntityEmbedding    VectorIndex = "entity_embedding"
+	CommunityEmbedding VectorIndex = "community_embedding"
+)
+
+// TextIndex names a full-text index (DESIGN §3).
+type TextIndex string
+
+// The full-text indexes; names are the Neo4j index names.
+const (
+	ChunkText  TextIndex = "chunk_text"
+	EntityText TextIndex = "entity_text"
+)
+
+// Hit is one search result: the id of a node and its score, higher is better. Vector scores are
+// cosine similarities mapped to [0,1] as (1+cos)/2, the scale Neo4j vector indexes return.
+type Hit struct {
+	ID    string
+	Score float64
+}
+
+// LocalOptions caps what ExpandLocal returns. Zero means "none of that kind".
+type LocalOptions struct {
+	TopChunks      int
+	TopCommunities int
+	TopInsideRels  int
+	TopOutsideRels int
+}
+
+// LocalContext is the neighbourhood of a set of seed entities (GraphRAG local search).
+type LocalContext struct {
+	// Entities are the seed entities that exist, in the order they were asked for.
+	Entities []Entity
+	// Chunks mentioning seed entities, ranked by the number of seed entities they mention (Score),
+	// then by chunk id.
+	Chunks []ScoredChunk
+	// Communities containing seed entities, ranked by the number of seeds they contain (Score),
+	// then rating, then id. Every level is included.
+	Communities []ScoredCommunity
+	// InsideRelations join two seed entities; OutsideRelations join a seed to a non-seed entity.
+	// Both are ranked by weight descending, then key.
+	InsideRelations  []Relation
+	OutsideRelations []Relation
+}
+
+// ScoredChunk is a chunk with a retrieval score.
+type ScoredChunk struct {
+	Chunk
+	Score float64
+}
+
+// ScoredCommunity is a community with a retrieval score.
+type ScoredCommunity struct {
+	Community
+	Score float64
+}
+
+// PathRequest asks for a shortest path between two entities.
+type PathRequest struct{ Source, Target string }
+
+// PathStep is one relationship along a path, oriented in walking direction.
+type PathStep struct {
+	From, To    string
+	Type        string // "RELATED" or "SUMMARIZED_BY"
+	Description string
+	Weight      float64
+}
+
+// Path is a shortest path between two entities over RELATED and SUMMARIZED_BY, undirected.
+type Path struct {
+	Source, Target string
+	Nodes          []string // entity ids from Source to Target
+	Steps          []PathStep
+}
+
+// LeidenParams configures community detection (DESIGN §4 defaults in DefaultLeidenParams).
+type LeidenParams struct {
+	Gamma     float64
+	Theta     float64
+	Tolerance float64
+	MaxLevels int
+	Seed      int64
+}
+
+// DefaultLeidenParams returns the parameters of DESIGN §4.
+func DefaultLeidenParams() LeidenParams {
+	return LeidenParams{Gamma: 1.0, Theta: 0.01, Tolerance: 1e-4, MaxLevels: 10, Seed: 42}
+}
+
+// Members is what a community contains: its member entities, the relations among them, and its
+// child communities (one level finer).
+type Members struct {
+	Entities  []Entity
+	Relations []Relation
+	Children  []Community
+}
+
+// Stats counts nodes per label and relationships per type.
+type Stats struct {
+	Nodes         map[string]int64 // Document, Chunk, Entity, Summary, Community
+	Relationships map[string]int64 // PART_OF, NEXT, HAS_ENTITY, RELATED, SUMMARIZED_BY, IN_COMMUNITY, CHILD_OF
+}
+
+// Store is the contract between strata's stages and a storage backend. Implementations: the Neo4j
+// backend in cypher/ and the embedded store in internal/embedded. Methods are safe for concurrent
+// use; writes from several goroutines are serialized by the backend.
+type Store interface {
+	// Apply writes the batch atomically.
+	Apply(ctx context.Context, b Batch) error
+
+	// Lookups by id return the items that exist, in the order of ids; missing ids are skipped.
+	Documents(ctx context.Context, ids []string) ([]Document, error)
+	Chunks(ctx context.Context, ids []string) ([]Chunk, error)
+	Entities(ctx context.Context, ids []string) ([]Entity, error)
+	Relations(ctx context.Context, keys []RelationKey) ([]Relation, error)
+	Communities(ctx context.Context, ids []string) ([]Community, error)
+	// DocumentChunks returns the chunks of a document in Seq order.
+	DocumentChunks(ctx context.Context, documentID string) ([]Chunk, error)
+	// EntitiesByLayer returns all entities of one layer, ordered by id.
+	EntitiesByLayer(ctx context.Context, layer int) ([]Entity, error)
+	// CommunitiesByLevel returns all communities of a level (all levels when level < 0), ordered by
+	// level then community id.
+	CommunitiesByLevel(ctx context.Context, level int) ([]Community, error)
+	// CommunityMembers returns the members of one community.
+	CommunityMembers(ctx context.Context, communityID string) (Members, error)
+	// Meta returns a value written with Batch.Meta.
+	Meta(ctx context.Context, key string) (string, bool, error)
+	Stats(ctx context.Context) (Stats, error)
+
+	// VectorSearch returns the k nearest nodes of the index to vec by cosine similarity. Nodes
+	// without an embedding are ignored. A vector whose dimension differs from the stored ones is
+	// an error.
+	VectorSearch(ctx context.Context, index VectorIndex, vec []float32, k int) ([]Hit, error)
+	// TextSearch returns the k best nodes of the full-text index for a free-text query (BM25 or the
+	// backend's equivalent). The query is plain words, never query syntax.
+	TextSearch(ctx context.Context, index TextIndex, query string, k int) ([]Hit, error)
+	// ExpandLocal gathers the neighbourhood of the seed entities in one round trip.
+	ExpandLocal(ctx context.Context, entityIDs []string, opt LocalOptions) (LocalContext, error)
+	// ShortestPaths finds, for each request, one shortest path of at most maxHops steps over
+	// RELATED and SUMMARIZED_BY. Requests without such a path are left out of the result.
+	ShortestPaths(ctx context.Context, reqs []PathRequest, maxHops int) ([]Path, error)
+
+	// ComputeComponents runs WCC over the entity graph (all layers; RELATED and SUMMARIZED_BY,
+	// undirected) and writes Entity.ComponentID and Entity.Degree. It returns the number of
+	// components.
+	ComputeComponents(ctx context.Context) (int, error)
+	// ComputeCommunities runs hierarchical Leiden over the same graph weighted by weight, replaces
+	// every Community node, IN_COMMUNITY (entity to its community at every level) and CHILD_OF,
+	// and returns the new communities (without reports), ordered by level then community id.
+	ComputeCommunities(ctx context.Context, p LeidenParams) ([]Community, error)
+
+	Close() error
+}
