@@ -1,0 +1,81 @@
+// Package chunk splits document text into overlapping windows of tokens and gives each window a
+// content-hash id.
+package chunk
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/stratarag/strata/internal/tokenizer"
+)
+
+// Options sets the window size and overlap in tokens (DESIGN §4 defaults: 1200 and 100).
+type Options struct {
+	Size    int
+	Overlap int
+}
+
+// DefaultOptions returns the defaults of DESIGN §4.
+func DefaultOptions() Options { return Options{Size: 1200, Overlap: 100} }
+
+// Validate reports options that cannot produce chunks.
+func (o Options) Validate() error {
+	if o.Size <= 0 {
+		return fmt.Errorf("chunk size must be positive, got %d", o.Size)
+	}
+	if o.Overlap < 0 || o.Overlap >= o.Size {
+		return fmt.Errorf("chunk overlap must be in [0, size), got %d with size %d", o.Overlap, o.Size)
+	}
+	return nil
+}
+
+// Piece is one window of a document.
+type Piece struct {
+	ID     string
+	Seq    int
+	Text   string
+	Tokens int
+}
+
+// Split cuts text into windows of at most opt.Size tokens, consecutive windows sharing opt.Overlap
+// tokens. Chunk ids hash the document id with the window text, so re-chunking the same document
+// yields the same ids while identical passages of two documents stay distinct chunks.
+func Split(tok *tokenizer.Tokenizer, documentID, text string, opt Options) ([]Piece, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	ends, err := tok.Ends(text)
+	if err != nil {
+		return nil, fmt.Errorf("chunk %s: %w", documentID, err)
+	}
+	var pieces []Piece
+	step := opt.Size - opt.Overlap
+	for first := 0; first < len(ends); first += step {
+		last := min(first+opt.Size, len(ends)) // exclusive token index
+		start := 0
+		if first > 0 {
+			start = ends[first-1]
+		}
+		window := text[start:ends[last-1]]
+		pieces = append(pieces, Piece{
+			ID:     ID(documentID, window),
+			Seq:    len(pieces),
+			Text:   window,
+			Tokens: last - first,
+		})
+		if last == len(ends) {
+			break
+		}
+	}
+	return pieces, nil
+}
+
+// ID returns the content-hash id of a chunk of a document.
+func ID(documentID, text string) string {
+	h := sha256.New()
+	h.Write([]byte(documentID))
+	h.Write([]byte{0})
+	h.Write([]byte(text))
+	return "c" + hex.EncodeToString(h.Sum(nil))[:32]
+}

@@ -1,0 +1,82 @@
+package chunk
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stratarag/strata/internal/tokenizer"
+)
+
+func TestSplit(t *testing.T) {
+	tok, err := tokenizer.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("The harbor of Port Avel opens at dawn. ", 60) // 9 tokens per sentence
+	tests := []struct {
+		name       string
+		text       string
+		opt        Options
+		wantChunks int
+	}{
+		{"short text is one chunk", "Port Avel.", Options{Size: 100, Overlap: 10}, 1},
+		{"exact windows", long, Options{Size: 100, Overlap: 0}, (tok.Count(long) + 99) / 100},
+		{"overlap adds windows", long, Options{Size: 100, Overlap: 50}, (tok.Count(long) - 50 + 49) / 50},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pieces, err := Split(tok, "doc", tc.text, tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(pieces) != tc.wantChunks {
+				t.Fatalf("got %d chunks, want %d", len(pieces), tc.wantChunks)
+			}
+			for i, p := range pieces {
+				if p.Seq != i || p.Tokens > tc.opt.Size || p.Tokens <= 0 {
+					t.Errorf("piece %d: seq %d tokens %d", i, p.Seq, p.Tokens)
+				}
+				if got := tok.Count(p.Text); got < p.Tokens-2 || got > p.Tokens+2 {
+					// Re-tokenizing a window can merge differently at its edges, by a token or two.
+					t.Errorf("piece %d: text has %d tokens, recorded %d", i, got, p.Tokens)
+				}
+			}
+			if !strings.HasPrefix(tc.text, pieces[0].Text) || !strings.HasSuffix(tc.text, pieces[len(pieces)-1].Text) {
+				t.Error("chunks do not cover the start and end of the text")
+			}
+			if tc.opt.Overlap == 0 {
+				var joined strings.Builder
+				for _, p := range pieces {
+					joined.WriteString(p.Text)
+				}
+				if joined.String() != tc.text {
+					t.Error("non-overlapping chunks do not reassemble the text")
+				}
+			}
+		})
+	}
+}
+
+func TestSplitIDs(t *testing.T) {
+	tok, _ := tokenizer.New()
+	a, _ := Split(tok, "doc-a", "Same text.", DefaultOptions())
+	a2, _ := Split(tok, "doc-a", "Same text.", DefaultOptions())
+	b, _ := Split(tok, "doc-b", "Same text.", DefaultOptions())
+	if a[0].ID != a2[0].ID {
+		t.Error("same document and text must give the same id")
+	}
+	if a[0].ID == b[0].ID {
+		t.Error("the same text in two documents must give distinct ids")
+	}
+}
+
+func TestOptionsValidate(t *testing.T) {
+	for _, o := range []Options{{0, 0}, {10, 10}, {10, -1}} {
+		if o.Validate() == nil {
+			t.Errorf("%+v should be invalid", o)
+		}
+	}
+	if err := DefaultOptions().Validate(); err != nil {
+		t.Error(err)
+	}
+}
