@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rs/zerolog"
+	"github.com/urfave/cli/v2"
+
+	"github.com/stratarag/strata/internal/embedded"
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// backend describes where the graph lives, for status output and logs (never with secrets).
+type backend struct {
+	Kind     string `json:"kind"` // "embedded" or "neo4j"
+	Location string `json:"location"`
+}
+
+// openStore opens Neo4j when a URI is configured, else the embedded store. Read-only opens of the
+// embedded store take no writer lock, so queries run while an ingest is in progress.
+func openStore(ctx context.Context, c *cli.Context, log zerolog.Logger, readOnly bool) (graph.Store, backend, error) {
+	if uri := c.String(flagNeo4jURI); uri != "" {
+		b := backend{Kind: "neo4j", Location: uri}
+		s, err := openNeo4j(ctx, c, &b)
+		if err != nil {
+			return nil, b, err
+		}
+		log.Debug().Str("backend", "neo4j").Str("uri", uri).Msg("store opened")
+		return s, b, nil
+	}
+	dir := c.String(flagDataDir)
+	b := backend{Kind: "embedded", Location: dir}
+	s, err := embedded.Open(ctx, dir, embedded.Options{ReadOnly: readOnly})
+	if err != nil {
+		return nil, b, err
+	}
+	log.Debug().Str("backend", "embedded").Str("dir", dir).Msg("store opened")
+	return s, b, nil
+}
+
+func closeStore(s graph.Store, log zerolog.Logger) {
+	if err := s.Close(); err != nil {
+		log.Error().Err(err).Msg("close store")
+	}
+}
+
+func describe(b backend) string { return fmt.Sprintf("%s store at %s", b.Kind, b.Location) }

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/stratarag/strata/retrieval/eval"
+)
+
+func evalCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "eval",
+		Usage: "measure retrieval recall of gold documents over a questions file",
+		Description: "Runs every question of a JSON Lines file ({\"id\", \"question\", \"gold\": [document ids]}) in the\n" +
+			"given mode, context only, and prints recall@2/5/10: the share of gold documents among the first k\n" +
+			"distinct documents of the ranked context chunks.",
+		Flags: commonFlags(
+			&cli.StringFlag{Name: "questions", Usage: "questions file (JSON Lines)", Required: true},
+			&cli.StringFlag{Name: "mode", Value: "local", Usage: "retrieval mode to evaluate"},
+			&cli.IntFlag{Name: "top-k", Value: 10, Usage: "number of source chunks per query (at least 10)"},
+			&cli.IntFlag{Name: "entities", Value: 10, Usage: "number of seed entities (local mode)"},
+			&cli.IntFlag{Name: "max-context-tokens", Value: 12000, Usage: "token budget of the context text"},
+			&cli.BoolFlag{Name: flagJSON, Usage: "print the full report (per question) as one JSON object"},
+		),
+		Action: runEval,
+	}
+}
+
+func runEval(c *cli.Context) error {
+	if c.NArg() != 0 {
+		return usageError{errors.New("eval takes no arguments; give the file with --questions")}
+	}
+	opt, err := queryOptions(c)
+	if err != nil {
+		return err
+	}
+	questions, err := eval.ReadQuestions(c.String("questions"))
+	if err != nil {
+		return reportFailure(c, err)
+	}
+	engine, _, closeFn, err := newEngine(c)
+	if err != nil {
+		return reportFailure(c, err)
+	}
+	defer closeFn()
+	rep, err := eval.Run(c.Context, engine, questions, opt)
+	if err != nil {
+		return reportFailure(c, err)
+	}
+	if c.Bool(flagJSON) {
+		return writeJSON(c, rep)
+	}
+	w := c.App.Writer
+	fmt.Fprintf(w, "mode %s, %d questions, %.1f ms per query\n", rep.Mode, rep.Questions, rep.MeanMS)
+	for _, k := range eval.Ks {
+		key := fmt.Sprintf("recall@%d", k)
+		fmt.Fprintf(w, "  %-10s %.3f\n", key, rep.Recall[key])
+	}
+	return nil
+}

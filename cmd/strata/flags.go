@@ -1,0 +1,62 @@
+package main
+
+import (
+	"github.com/urfave/cli/v2"
+)
+
+// Flag names shared by several commands.
+const (
+	flagDataDir        = "data-dir"
+	flagNeo4jURI       = "neo4j-uri"
+	flagNeo4jUser      = "neo4j-username"
+	flagNeo4jPassword  = "neo4j-password"
+	flagNeo4jDatabase  = "neo4j-database"
+	flagOffline        = "offline"
+	flagLLMModel       = "llm-model"
+	flagEmbeddingModel = "embedding-model"
+	flagLogLevel       = "log-level"
+	flagLogFormat      = "log-format"
+	flagJSON           = "json"
+)
+
+func backendFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: flagDataDir, Value: ".strata", EnvVars: []string{"STRATA_DATA_DIR"}, Category: "Storage",
+			Usage: "directory of the embedded store (used when no Neo4j URI is set)"},
+		&cli.StringFlag{Name: flagNeo4jURI, EnvVars: []string{"NEO4J_URI"}, Category: "Storage",
+			Usage: "Neo4j URI, e.g. neo4j://localhost:7687; when set, the Neo4j backend is used"},
+		&cli.StringFlag{Name: flagNeo4jUser, Value: "neo4j", EnvVars: []string{"NEO4J_USERNAME"}, Category: "Storage",
+			Usage: "Neo4j user"},
+		&cli.StringFlag{Name: flagNeo4jPassword, EnvVars: []string{"NEO4J_PASSWORD"}, Category: "Storage",
+			Usage: "Neo4j password (prefer the environment variable over the flag)"},
+		&cli.StringFlag{Name: flagNeo4jDatabase, EnvVars: []string{"NEO4J_DATABASE"}, Category: "Storage",
+			Usage: "Neo4j database (default: the server's default database)"},
+	}
+}
+
+func modelFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: flagOffline, EnvVars: []string{"STRATA_OFFLINE"}, Category: "Models",
+			Usage: "use the offline extractor and embedder even if an LLM is configured"},
+		&cli.StringFlag{Name: flagLLMModel, Value: "gpt-4o-mini", EnvVars: []string{"STRATA_LLM_MODEL"}, Category: "Models",
+			Usage: "chat model of the OpenAI-compatible API (OPENAI_API_KEY, OPENAI_BASE_URL)"},
+		&cli.StringFlag{Name: flagEmbeddingModel, Value: "text-embedding-3-small", EnvVars: []string{"STRATA_EMBEDDING_MODEL"}, Category: "Models",
+			Usage: "embedding model of the OpenAI-compatible API"},
+	}
+}
+
+func logFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: flagLogLevel, Value: "info", EnvVars: []string{"STRATA_LOG_LEVEL"}, Category: "Logging",
+			Usage: "debug, info, warn or error"},
+		&cli.StringFlag{Name: flagLogFormat, Value: "auto", EnvVars: []string{"STRATA_LOG_FORMAT"}, Category: "Logging",
+			Usage: "console, json, or auto (console on a terminal, json otherwise); logs go to stderr"},
+	}
+}
+
+func commonFlags(extra ...cli.Flag) []cli.Flag {
+	flags := append([]cli.Flag{}, extra...)
+	flags = append(flags, backendFlags()...)
+	flags = append(flags, modelFlags()...)
+	return append(flags, logFlags()...)
+}

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/urfave/cli/v2"
+
+	"github.com/stratarag/strata/internal/tokenizer"
+	"github.com/stratarag/strata/pipeline"
+	"github.com/stratarag/strata/pipeline/reports"
+)
+
+func ingestCommand() *cli.Command {
+	def := pipeline.DefaultOptions()
+	return &cli.Command{
+		Name:      "ingest",
+		Usage:     "load documents into the graph (files, folders, .txt/.md/.jsonl)",
+		ArgsUsage: "PATH...",
+		Description: "Loads every .txt, .md and .jsonl file under the given paths, chunks it, extracts entities and\n" +
+			"relations, merges them into the graph, embeds them, and recomputes components, communities and\n" +
+			"community reports. Unchanged documents are skipped, so re-running is cheap; an interrupted run\n" +
+			"resumes where it stopped. Bad inputs are reported and skipped; the command fails only when\n" +
+			"nothing could be ingested.",
+		Flags: commonFlags(
+			&cli.IntFlag{Name: "chunk-size", Value: def.Chunk.Size, Usage: "chunk size in cl100k_base tokens"},
+			&cli.IntFlag{Name: "chunk-overlap", Value: def.Chunk.Overlap, Usage: "tokens shared by consecutive chunks"},
+			&cli.IntFlag{Name: "concurrency", Value: def.Concurrency, Usage: "documents extracted in parallel"},
+			&cli.Int64Flag{Name: "seed", Value: def.Leiden.Seed, Usage: "random seed of community detection"},
+			&cli.BoolFlag{Name: flagJSON, Usage: "print the run report as one JSON object on stdout"},
+		),
+		Action: runIngest,
+	}
+}
+
+type ingestOutput struct {
+	Backend     backend            `json:"backend"`
+	Documents   int                `json:"documents"`
+	Unchanged   int                `json:"unchanged"`
+	Failed      int                `json:"failed"`
+	Skipped     []string           `json:"skipped"`
+	Chunks      int                `json:"chunks"`
+	Entities    int                `json:"entities"`
+	Relations   int                `json:"relations"`
+	Components  int                `json:"components"`
+	Communities int                `json:"communities"`
+	Usage       any                `json:"usage"`
+	TimingsMS   map[string]float64 `json:"timings_ms"`
+}
+
+func runIngest(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return usageError{errors.New("ingest needs at least one PATH (a file or a folder)")}
+	}
+	log, err := newLogger(c)
+	if err != nil {
+		return err
+	}
+	opt := pipeline.DefaultOptions()
+	opt.Chunk.Size, opt.Chunk.Overlap = c.Int("chunk-size"), c.Int("chunk-overlap")
+	opt.Concurrency = c.Int("concurrency")
+	opt.Leiden.Seed = c.Int64("seed")
+	if err := opt.Chunk.Validate(); err != nil {
+		return usageError{err}
+	}
+	if opt.Concurrency < 1 {
+		return usageError{fmt.Errorf("--concurrency must be at least 1, got %d", opt.Concurrency)}
+	}
+	m, err := setupModels(c, log)
+	if err != nil {
+		return err
+	}
+	tok, err := tokenizer.New()
+	if err != nil {
+		return err
+	}
+	store, be, err := openStore(c.Context, c, log, false)
+	if err != nil {
+		return err
+	}
+	defer closeStore(store, log)
+
+	in := &pipeline.Ingester{
+		Store: store, Extractor: m.extractor, Embedder: m.embedder, Tokenizer: tok,
+		Summarizer: m.summarizer, Reporter: &reports.Extractive{Embedder: m.embedder},
+		Log: log, Options: opt,
+	}
+	if isTerminal(c.App.ErrWriter) {
+		in.Progress = &progressBar{writer: c.App.ErrWriter}
+	}
+	rep, err := in.Run(c.Context, c.Args().Slice())
+	out := ingestOutput{
+		Backend: be, Documents: rep.Documents, Unchanged: rep.Unchanged, Failed: rep.Failed, Skipped: []string{},
+		Chunks: rep.Chunks, Entities: rep.Entities, Relations: rep.Relations, Components: rep.Components,
+		Communities: rep.Communities, Usage: m.usage(), TimingsMS: map[string]float64{"total": ms(rep.Duration)},
+	}
+	for _, p := range rep.Problems {
+		out.Skipped = append(out.Skipped, p.String())
+	}
+	for stage, d := range rep.StageDuration {
+		out.TimingsMS[stage] = ms(d)
+	}
+	if err != nil {
+		return reportFailure(c, err)
+	}
+	if c.Bool(flagJSON) {
+		return writeJSON(c, out)
+	}
+	w := c.App.Writer
+	fmt.Fprintf(w, "Ingested into the %s\n", describe(be))
+	fmt.Fprintf(w, "  documents  %d written, %d unchanged, %d failed, %d inputs skipped\n", out.Documents, out.Unchanged, out.Failed, len(out.Skipped))
+	fmt.Fprintf(w, "  graph      %d chunks, %d entities, %d relations written\n", out.Chunks, out.Entities, out.Relations)
+	fmt.Fprintf(w, "  structure  %d components, %d communities\n", out.Components, out.Communities)
+	stages := make([]string, 0, len(out.TimingsMS))
+	for s := range out.TimingsMS {
+		stages = append(stages, s)
+	}
+	sort.Strings(stages)
+	fmt.Fprint(w, "  time      ")
+	for _, s := range stages {
+		fmt.Fprintf(w, " %s %s", s, time.Duration(out.TimingsMS[s]*float64(time.Millisecond)).Round(time.Millisecond))
+	}
+	fmt.Fprintln(w)
+	if out.Failed > 0 {
+		fmt.Fprintf(w, "  %d document(s) failed; run the same command again to retry them\n", out.Failed)
+	}
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// reportFailure shows an error: as {"error": ...} on stdout with --json, so a notebook reading
+// stdout always gets one object; on stderr otherwise.
+func reportFailure(c *cli.Context, err error) error {
+	if !c.Bool(flagJSON) {
+		return err
+	}
+	if werr := writeJSON(c, map[string]string{"error": err.Error()}); werr != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.ErrWriter, "strata: %v\n", err)
+	return reportedError{err}
+}
+
+func writeJSON(c *cli.Context, v any) error {
+	enc := json.NewEncoder(c.App.Writer)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write JSON output: %w", err)
+	}
+	return nil
+}
+
+// progressBar shows document progress on a terminal.
+type progressBar struct {
+	writer interface{ Write([]byte) (int, error) }
+	bar    *progressbar.ProgressBar
+}
+
+func (p *progressBar) Start(total int) {
+	p.bar = progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(p.writer),
+		progressbar.OptionSetDescription("documents"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionClearOnFinish(),
+	)
+}
+
+func (p *progressBar) Add(n int) { _ = p.bar.Add(n) }
+
+func (p *progressBar) Finish() { _ = p.bar.Finish() }

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/stratarag/strata/internal/tokenizer"
+	"github.com/stratarag/strata/retrieval"
+)
+
+func queryCommand() *cli.Command {
+	def := retrieval.DefaultOptions()
+	return &cli.Command{
+		Name:      "query",
+		Usage:     "answer a question from the graph",
+		ArgsUsage: `"QUESTION"`,
+		Description: "Retrieves context for the question and, when an LLM is configured, generates an answer that\n" +
+			"cites its sources. Modes: naive (chunk vector + full-text search) and local (entities, their\n" +
+			"relations, chunks and community reports). With --json, stdout holds exactly one JSON object.",
+		Flags: commonFlags(
+			&cli.StringFlag{Name: "mode", Value: def.Mode, Usage: "retrieval mode: " + strings.Join(retrieval.Modes, ", ")},
+			&cli.IntFlag{Name: "top-k", Value: def.TopK, Usage: "number of source chunks in the context"},
+			&cli.IntFlag{Name: "entities", Value: def.Entities, Usage: "number of seed entities (local mode)"},
+			&cli.IntFlag{Name: "max-context-tokens", Value: def.MaxContextTokens, Usage: "token budget of the context text"},
+			&cli.BoolFlag{Name: "context-only", Usage: "retrieve the context but do not generate an answer"},
+			&cli.BoolFlag{Name: flagJSON, Usage: "print one JSON object on stdout (DESIGN §6 shape)"},
+		),
+		Action: runQuery,
+	}
+}
+
+func queryOptions(c *cli.Context) (retrieval.Options, error) {
+	opt := retrieval.Options{
+		Mode: c.String("mode"), TopK: c.Int("top-k"), Entities: c.Int("entities"),
+		MaxContextTokens: c.Int("max-context-tokens"), ContextOnly: c.Bool("context-only"),
+	}
+	known := false
+	for _, m := range retrieval.Modes {
+		known = known || m == opt.Mode
+	}
+	switch {
+	case !known:
+		return opt, usageError{fmt.Errorf("--mode: unknown mode %q (want one of %s)", opt.Mode, strings.Join(retrieval.Modes, ", "))}
+	case opt.TopK < 1:
+		return opt, usageError{fmt.Errorf("--top-k must be at least 1, got %d", opt.TopK)}
+	case opt.Entities < 1:
+		return opt, usageError{fmt.Errorf("--entities must be at least 1, got %d", opt.Entities)}
+	case opt.MaxContextTokens < 100:
+		return opt, usageError{fmt.Errorf("--max-context-tokens must be at least 100, got %d", opt.MaxContextTokens)}
+	}
+	return opt, nil
+}
+
+// newEngine opens the store read-only and sets up the retrieval engine; close releases the store.
+func newEngine(c *cli.Context) (engine *retrieval.Engine, m *models, closeFn func(), err error) {
+	log, err := newLogger(c)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	m, err = setupModels(c, log)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tok, err := tokenizer.New()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	store, _, err := openStore(c.Context, c, log, true)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	engine = &retrieval.Engine{Store: store, Embedder: m.embedder, Tokenizer: tok, Answerer: m.answerer}
+	return engine, m, func() { closeStore(store, log) }, nil
+}
+
+func runQuery(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usageError{errors.New(`query needs exactly one argument, the question (quote it: strata query "Who founded the guild?")`)}
+	}
+	opt, err := queryOptions(c)
+	if err != nil {
+		return err
+	}
+	engine, m, closeFn, err := newEngine(c)
+	if err != nil {
+		return reportFailure(c, err)
+	}
+	defer closeFn()
+	res, err := engine.Query(c.Context, c.Args().First(), opt)
+	if err != nil {
+		return reportFailure(c, err)
+	}
+	res.Usage = m.usage()
+	if c.Bool(flagJSON) {
+		return writeJSON(c, res)
+	}
+	w := c.App.Writer
+	switch {
+	case res.Answer != nil:
+		fmt.Fprintln(w, *res.Answer)
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Sources:")
+		for _, ch := range res.Context.Chunks {
+			fmt.Fprintf(w, "  [doc:%s] %s\n", ch.DocumentID, ch.Title)
+		}
+	default:
+		if !opt.ContextOnly {
+			fmt.Fprintln(w, "No answer generated ("+retrieval.ErrNoAnswerer.Error()+"). Retrieved context:")
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w, res.ContextText)
+	}
+	return nil
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/urfave/cli/v2"
+)
+
+func statusCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "status",
+		Usage: "show what the store holds: nodes per label, relationships per type",
+		Flags: append(append(backendFlags(), logFlags()...),
+			&cli.BoolFlag{Name: flagJSON, Usage: "print one JSON object on stdout"}),
+		Action: runStatus,
+	}
+}
+
+func runStatus(c *cli.Context) error {
+	log, err := newLogger(c)
+	if err != nil {
+		return err
+	}
+	store, be, err := openStore(c.Context, c, log, true)
+	if err != nil {
+		return reportFailure(c, err)
+	}
+	defer closeStore(store, log)
+	stats, err := store.Stats(c.Context)
+	if err != nil {
+		return reportFailure(c, fmt.Errorf("read store stats: %w", err))
+	}
+	meta := map[string]string{}
+	for _, k := range []string{"embedding.model", "embedding.dims", "extractor"} {
+		v, ok, err := store.Meta(c.Context, k)
+		if err != nil {
+			return reportFailure(c, err)
+		}
+		if ok {
+			meta[k] = v
+		}
+	}
+	if c.Bool(flagJSON) {
+		return writeJSON(c, map[string]any{"backend": be, "nodes": stats.Nodes, "relationships": stats.Relationships, "meta": meta})
+	}
+	w := c.App.Writer
+	fmt.Fprintf(w, "Backend: %s\n", describe(be))
+	for _, k := range []string{"embedding.model", "embedding.dims", "extractor"} {
+		if v, ok := meta[k]; ok {
+			fmt.Fprintf(w, "  %-16s %s\n", k, v)
+		}
+	}
+	fmt.Fprintln(w, "Nodes:")
+	printCounts(w, stats.Nodes)
+	fmt.Fprintln(w, "Relationships:")
+	printCounts(w, stats.Relationships)
+	return nil
+}
+
+func printCounts(w interface{ Write([]byte) (int, error) }, counts map[string]int64) {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "  %-14s %d\n", k, counts[k])
+	}
+}

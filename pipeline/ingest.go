@@ -1,0 +1,435 @@
+// Package pipeline runs ingestion: load → chunk → extract → resolve → embed → components →
+// communities → reports. Each stage lives in its own package under pipeline/; this package
+// orders them, runs extraction concurrently, and writes each document atomically so that an
+// interrupted run resumes where it stopped.
+package pipeline
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/stratarag/strata/internal/embed"
+	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/tokenizer"
+	"github.com/stratarag/strata/pipeline/chunk"
+	"github.com/stratarag/strata/pipeline/extract"
+	"github.com/stratarag/strata/pipeline/load"
+	"github.com/stratarag/strata/pipeline/resolve"
+)
+
+// Meta keys the pipeline records in the store.
+const (
+	MetaEmbeddingModel = "embedding.model"
+	MetaEmbeddingDims  = "embedding.dims"
+	MetaExtractor      = "extractor"
+)
+
+// Options configures a run.
+type Options struct {
+	Chunk chunk.Options
+	// Concurrency is the number of documents extracted at once.
+	Concurrency int
+	// EmbedBatch is the number of texts sent to the embedder at once.
+	EmbedBatch int
+	Leiden     graph.LeidenParams
+}
+
+// DefaultOptions returns the defaults of DESIGN §4.
+func DefaultOptions() Options {
+	return Options{Chunk: chunk.DefaultOptions(), Concurrency: 4, EmbedBatch: 64, Leiden: graph.DefaultLeidenParams()}
+}
+
+// Progress receives progress of the document loop; the CLI shows it as a bar on a terminal.
+type Progress interface {
+	Start(total int)
+	Add(n int)
+	Finish()
+}
+
+// Ingester runs the pipeline against a store.
+type Ingester struct {
+	Store      graph.Store
+	Extractor  extract.Extractor
+	Embedder   embed.Embedder
+	Tokenizer  *tokenizer.Tokenizer
+	Summarizer resolve.Summarizer // nil: extractive description merging
+	Reporter   Reporter           // writes community reports; nil skips the reports stage
+	Progress   Progress           // nil: no progress display
+	Log        zerolog.Logger
+	Options    Options
+}
+
+// Report summarizes a run.
+type Report struct {
+	Documents     int // documents written (new or changed)
+	Unchanged     int // documents already stored with the same text
+	Failed        int // documents whose extraction failed; a re-run retries them
+	Chunks        int // chunks written
+	Entities      int // entities written (new or merged)
+	Relations     int // relations written (new or merged)
+	EntityEmbeds  int // entities (re-)embedded
+	Components    int
+	Communities   int
+	Problems      []load.Problem
+	Duration      time.Duration
+	StageDuration map[string]time.Duration
+}
+
+// ErrNothingIngested is returned when no input could be used.
+var ErrNothingIngested = errors.New("nothing could be ingested")
+
+// prepared is a document after chunking, extraction and chunk embedding, ready to resolve and write.
+type prepared struct {
+	doc       load.Document
+	sha       string
+	chunks    []graph.Chunk // new chunks only
+	results   []resolve.ChunkResult
+	unchanged bool
+	err       error
+}
+
+// Run ingests the documents under paths.
+func (in *Ingester) Run(ctx context.Context, paths []string) (Report, error) {
+	start := time.Now()
+	rep := Report{StageDuration: map[string]time.Duration{}}
+	if err := in.Options.Chunk.Validate(); err != nil {
+		return rep, err
+	}
+	meta, err := in.checkEmbeddingModel(ctx)
+	if err != nil {
+		return rep, err
+	}
+
+	var docs []load.Document
+	t := time.Now()
+	rep.Problems, err = load.Walk(ctx, paths, func(d load.Document) error {
+		docs = append(docs, d)
+		return nil
+	})
+	rep.StageDuration["load"] = time.Since(t)
+	for _, p := range rep.Problems {
+		in.Log.Warn().Str("input", p.Source).Err(p.Err).Msg("skipped input")
+	}
+	if err != nil {
+		return rep, err
+	}
+	if len(docs) == 0 {
+		return rep, fmt.Errorf("%w: %d input(s) skipped", ErrNothingIngested, len(rep.Problems))
+	}
+	in.Log.Info().Int("documents", len(docs)).Str("extractor", in.Extractor.Name()).Str("embedder", in.Embedder.Model()).Msg("ingesting")
+
+	t = time.Now()
+	if err := in.documents(ctx, docs, meta, &rep); err != nil {
+		return rep, err
+	}
+	rep.StageDuration["documents"] = time.Since(t)
+	if rep.Documents == 0 && rep.Failed > 0 {
+		return rep, fmt.Errorf("%w: extraction failed for all %d document(s)", ErrNothingIngested, rep.Failed)
+	}
+
+	t = time.Now()
+	if rep.EntityEmbeds, err = in.embedEntities(ctx); err != nil {
+		return rep, err
+	}
+	rep.StageDuration["embed"] = time.Since(t)
+
+	if err := in.structure(ctx, &rep); err != nil {
+		return rep, err
+	}
+	rep.Duration = time.Since(start)
+	return rep, nil
+}
+
+// checkEmbeddingModel refuses to mix vectors of two embedding models in one store, and returns
+// the meta values to record when the store is new.
+func (in *Ingester) checkEmbeddingModel(ctx context.Context) (map[string]string, error) {
+	model, ok, err := in.Store.Meta(ctx, MetaEmbeddingModel)
+	if err != nil {
+		return nil, fmt.Errorf("read store metadata: %w", err)
+	}
+	dims := strconv.Itoa(in.Embedder.Dimensions())
+	if ok {
+		storedDims, _, err := in.Store.Meta(ctx, MetaEmbeddingDims)
+		if err != nil {
+			return nil, fmt.Errorf("read store metadata: %w", err)
+		}
+		if model != in.Embedder.Model() || (storedDims != dims && in.Embedder.Dimensions() > 0) {
+			return nil, fmt.Errorf("the store was built with embedding model %q (%s dimensions) but this run uses %q (%s): use the same --embedding-model, or a new --data-dir / database", model, storedDims, in.Embedder.Model(), dims)
+		}
+		return map[string]string{MetaExtractor: in.Extractor.Name()}, nil
+	}
+	return map[string]string{MetaEmbeddingModel: in.Embedder.Model(), MetaEmbeddingDims: dims, MetaExtractor: in.Extractor.Name()}, nil
+}
+
+// documents prepares documents concurrently and writes them one at a time, in input order, so the
+// merged graph does not depend on scheduling.
+func (in *Ingester) documents(ctx context.Context, docs []load.Document, meta map[string]string, rep *Report) error {
+	if in.Progress != nil {
+		in.Progress.Start(len(docs))
+		defer in.Progress.Finish()
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	results := make([]chan prepared, len(docs))
+	for i := range results {
+		results[i] = make(chan prepared, 1)
+	}
+	workers := max(1, in.Options.Concurrency)
+	next := make(chan int)
+	g.Go(func() error {
+		defer close(next)
+		for i := range docs {
+			select {
+			case next <- i:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		}
+		return nil
+	})
+	for range workers {
+		g.Go(func() error {
+			for i := range next {
+				p := in.prepare(gctx, docs[i])
+				if p.err != nil && gctx.Err() != nil {
+					return gctx.Err()
+				}
+				results[i] <- p
+			}
+			return nil
+		})
+	}
+	g.Go(func() error {
+		resolver := &resolve.Resolver{Store: in.Store, Tokenizer: in.Tokenizer, Summarizer: in.Summarizer}
+		for i := range docs {
+			var p prepared
+			select {
+			case p = <-results[i]:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+			if err := in.write(gctx, resolver, p, meta, rep); err != nil {
+				return err
+			}
+			meta = nil
+			if in.Progress != nil {
+				in.Progress.Add(1)
+			}
+		}
+		return nil
+	})
+	return g.Wait()
+}
+
+func (in *Ingester) prepare(ctx context.Context, d load.Document) prepared {
+	p := prepared{doc: d, sha: sha256Hex(d.Text)}
+	stored, err := in.Store.Documents(ctx, []string{d.ID})
+	if err != nil {
+		p.err = fmt.Errorf("read document %s: %w", d.ID, err)
+		return p
+	}
+	if len(stored) == 1 && stored[0].SHA256 == p.sha {
+		p.unchanged = true
+		return p
+	}
+	pieces, err := chunk.Split(in.Tokenizer, d.ID, d.Text, in.Options.Chunk)
+	if err != nil {
+		p.err = err
+		return p
+	}
+	ids := make([]string, len(pieces))
+	for i, pc := range pieces {
+		ids[i] = pc.ID
+	}
+	existing, err := in.Store.Chunks(ctx, ids)
+	if err != nil {
+		p.err = fmt.Errorf("read chunks of %s: %w", d.ID, err)
+		return p
+	}
+	have := make(map[string]bool, len(existing))
+	for _, c := range existing {
+		have[c.ID] = true
+	}
+	var texts []string
+	for _, pc := range pieces {
+		if have[pc.ID] {
+			continue
+		}
+		res, err := in.Extractor.Extract(ctx, pc.Text)
+		if err != nil {
+			p.err = fmt.Errorf("extract chunk %d of %s: %w", pc.Seq, d.ID, err)
+			return p
+		}
+		p.results = append(p.results, resolve.ChunkResult{ChunkID: pc.ID, Result: res})
+		p.chunks = append(p.chunks, graph.Chunk{ID: pc.ID, DocumentID: d.ID, Seq: pc.Seq, Text: pc.Text, Tokens: pc.Tokens})
+		texts = append(texts, pc.Text)
+	}
+	vecs, err := in.embed(ctx, texts)
+	if err != nil {
+		p.err = fmt.Errorf("embed chunks of %s: %w", d.ID, err)
+		return p
+	}
+	for i := range p.chunks {
+		p.chunks[i].Embedding = vecs[i]
+	}
+	return p
+}
+
+// write resolves a prepared document against the store and applies it in one batch.
+func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p prepared, meta map[string]string, rep *Report) error {
+	log := in.Log.With().Str("document", p.doc.ID).Logger()
+	switch {
+	case p.err != nil:
+		rep.Failed++
+		log.Error().Err(p.err).Msg("document failed; a re-run retries it")
+		return nil
+	case p.unchanged:
+		rep.Unchanged++
+		log.Debug().Msg("unchanged")
+		return nil
+	}
+	out, err := resolver.Resolve(ctx, p.results)
+	if err != nil {
+		return fmt.Errorf("resolve %s: %w", p.doc.ID, err)
+	}
+	metadata := "{}"
+	if p.doc.Metadata != nil {
+		b, err := json.Marshal(p.doc.Metadata)
+		if err != nil {
+			return fmt.Errorf("encode metadata of %s: %w", p.doc.ID, err)
+		}
+		metadata = string(b)
+	}
+	batch := graph.Batch{
+		Documents: []graph.Document{{
+			ID: p.doc.ID, Title: p.doc.Title, Source: p.doc.Source, SHA256: p.sha,
+			Metadata: metadata, IngestedAt: time.Now().UTC().Truncate(time.Millisecond),
+		}},
+		Chunks:    p.chunks,
+		Entities:  out.Entities,
+		Relations: out.Relations,
+		Mentions:  out.Mentions,
+		Meta:      meta,
+	}
+	if err := in.Store.Apply(ctx, batch); err != nil {
+		return fmt.Errorf("write %s: %w", p.doc.ID, err)
+	}
+	rep.Documents++
+	rep.Chunks += len(p.chunks)
+	rep.Entities += len(out.Entities)
+	rep.Relations += len(out.Relations)
+	log.Debug().Int("chunks", len(p.chunks)).Int("entities", len(out.Entities)).Int("relations", len(out.Relations)).Msg("written")
+	return nil
+}
+
+// embedEntities embeds every layer-0 entity that has no embedding (new, or whose description
+// changed), from its name, type and description.
+func (in *Ingester) embedEntities(ctx context.Context) (int, error) {
+	entities, err := in.Store.EntitiesByLayer(ctx, 0)
+	if err != nil {
+		return 0, fmt.Errorf("read entities to embed: %w", err)
+	}
+	var todo []graph.Entity
+	for _, e := range entities {
+		if len(e.Embedding) == 0 {
+			todo = append(todo, e)
+		}
+	}
+	size := max(1, in.Options.EmbedBatch)
+	for startAt := 0; startAt < len(todo); startAt += size {
+		part := todo[startAt:min(startAt+size, len(todo))]
+		texts := make([]string, len(part))
+		for i, e := range part {
+			texts[i] = EntityText(e)
+		}
+		vecs, err := in.embed(ctx, texts)
+		if err != nil {
+			return startAt, fmt.Errorf("embed entities: %w", err)
+		}
+		for i := range part {
+			part[i].Embedding = vecs[i]
+		}
+		if err := in.Store.Apply(ctx, graph.Batch{Entities: part}); err != nil {
+			return startAt, fmt.Errorf("write entity embeddings: %w", err)
+		}
+	}
+	if len(todo) > 0 {
+		in.Log.Info().Int("entities", len(todo)).Msg("embedded entities")
+	}
+	return len(todo), nil
+}
+
+// EntityText is the text an entity is embedded from; retrieval embeds queries against it.
+func EntityText(e graph.Entity) string {
+	return e.Name + " (" + e.Type + "): " + e.Description
+}
+
+func (in *Ingester) embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	vecs, err := in.Embedder.Embed(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	if len(vecs) != len(texts) {
+		return nil, fmt.Errorf("embedder returned %d vectors for %d texts", len(vecs), len(texts))
+	}
+	return vecs, nil
+}
+
+// structure runs the graph-wide stages when the graph changed: WCC, Leiden, reports.
+func (in *Ingester) structure(ctx context.Context, rep *Report) error {
+	stats, err := in.Store.Stats(ctx)
+	if err != nil {
+		return fmt.Errorf("read store stats: %w", err)
+	}
+	changed := rep.Documents > 0 || rep.EntityEmbeds > 0
+	if !changed && (stats.Nodes["Community"] > 0 || stats.Nodes["Entity"] == 0) {
+		in.Log.Info().Msg("graph unchanged; communities are up to date")
+		return nil
+	}
+	if stats.Nodes["Entity"] == 0 {
+		return nil
+	}
+	t := time.Now()
+	if rep.Components, err = in.Store.ComputeComponents(ctx); err != nil {
+		return fmt.Errorf("components: %w", err)
+	}
+	rep.StageDuration["components"] = time.Since(t)
+	t = time.Now()
+	communities, err := in.Store.ComputeCommunities(ctx, in.Options.Leiden)
+	if err != nil {
+		return fmt.Errorf("communities: %w", err)
+	}
+	rep.Communities = len(communities)
+	rep.StageDuration["communities"] = time.Since(t)
+	in.Log.Info().Int("components", rep.Components).Int("communities", rep.Communities).Msg("graph structure computed")
+	if in.Reporter == nil {
+		return nil
+	}
+	t = time.Now()
+	if err := in.Reporter.Reports(ctx, in.Store, communities); err != nil {
+		return fmt.Errorf("community reports: %w", err)
+	}
+	rep.StageDuration["reports"] = time.Since(t)
+	return nil
+}
+
+// Reporter writes community reports (DESIGN §4) for freshly computed communities.
+type Reporter interface {
+	Reports(ctx context.Context, store graph.Store, communities []graph.Community) error
+}
+
+func sha256Hex(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}

@@ -1,0 +1,170 @@
+// Package reports writes community reports (DESIGN §4): a title, a summary, a rating and findings
+// per community, stored on the Community node and embedded for global retrieval.
+package reports
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/stratarag/strata/internal/embed"
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// Report is the JSON document a community report is stored as (Community.report); the LLM path
+// asks models for the same shape.
+type Report struct {
+	Title             string    `json:"title"`
+	Summary           string    `json:"summary"`
+	Rating            float64   `json:"rating"`
+	RatingExplanation string    `json:"rating_explanation"`
+	Findings          []Finding `json:"findings"`
+}
+
+// Finding is one point of a report.
+type Finding struct {
+	Summary     string `json:"summary"`
+	Explanation string `json:"explanation"`
+}
+
+// Extractive builds reports without a model: the title names the community's most connected
+// entities, the summary strings together their first descriptive sentences, findings are its
+// strongest relations. The rating grows with size and internal weight.
+type Extractive struct {
+	Embedder embed.Embedder
+	// Batch is the number of communities written per store batch.
+	Batch int
+}
+
+// Limits that keep extractive reports short enough to fit many into a context window.
+const (
+	titleEntities   = 3
+	summaryEntities = 4
+	maxFindings     = 5
+	maxSummaryRunes = 500
+)
+
+// Reports implements pipeline.Reporter.
+func (x *Extractive) Reports(ctx context.Context, store graph.Store, communities []graph.Community) error {
+	size := x.Batch
+	if size <= 0 {
+		size = 128
+	}
+	for start := 0; start < len(communities); start += size {
+		part := slices.Clone(communities[start:min(start+size, len(communities))])
+		texts := make([]string, len(part))
+		for i := range part {
+			m, err := store.CommunityMembers(ctx, part[i].ID)
+			if err != nil {
+				return fmt.Errorf("read members of community %s: %w", part[i].ID, err)
+			}
+			r := buildReport(m)
+			body, err := json.Marshal(r)
+			if err != nil {
+				return fmt.Errorf("encode report of %s: %w", part[i].ID, err)
+			}
+			part[i].Title, part[i].Summary, part[i].Rating, part[i].Report = r.Title, r.Summary, r.Rating, string(body)
+			texts[i] = r.Title + "\n" + r.Summary
+		}
+		vecs, err := x.Embedder.Embed(ctx, texts)
+		if err != nil {
+			return fmt.Errorf("embed community reports: %w", err)
+		}
+		for i := range part {
+			part[i].Embedding = vecs[i]
+		}
+		if err := store.Apply(ctx, graph.Batch{Communities: part}); err != nil {
+			return fmt.Errorf("write community reports: %w", err)
+		}
+	}
+	return nil
+}
+
+// buildReport writes the extractive report of one community.
+func buildReport(m graph.Members) Report {
+	entities := slices.Clone(m.Entities)
+	slices.SortFunc(entities, func(a, b graph.Entity) int {
+		if c := cmp.Compare(b.Degree, a.Degree); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	var names []string
+	for _, e := range entities[:min(titleEntities, len(entities))] {
+		names = append(names, e.Name)
+	}
+	r := Report{Title: joinNames(names, len(entities))}
+
+	var summary []string
+	for _, e := range entities[:min(summaryEntities, len(entities))] {
+		if s := firstSentence(e.Description); s != "" && !slices.Contains(summary, s) {
+			summary = append(summary, s)
+		}
+	}
+	r.Summary = clip(strings.Join(summary, " "), maxSummaryRunes)
+
+	rels := slices.Clone(m.Relations)
+	slices.SortFunc(rels, func(a, b graph.Relation) int {
+		if c := cmp.Compare(b.Weight, a.Weight); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Source+a.Target, b.Source+b.Target)
+	})
+	name := make(map[string]string, len(entities))
+	for _, e := range entities {
+		name[e.ID] = e.Name
+	}
+	var weight float64
+	for _, rel := range rels {
+		weight += rel.Weight
+	}
+	for _, rel := range rels[:min(maxFindings, len(rels))] {
+		r.Findings = append(r.Findings, Finding{
+			Summary:     name[rel.Source] + " – " + name[rel.Target],
+			Explanation: firstSentence(rel.Description),
+		})
+	}
+	// Bigger, denser communities matter more to a reader: log-scaled so that ratings spread over
+	// 0–10 for communities of a handful to thousands of entities.
+	r.Rating = math.Round(min(10, math.Log2(1+float64(len(entities)))+math.Log2(1+weight)/2)*10) / 10
+	r.RatingExplanation = fmt.Sprintf("extractive: %d entities, %d relations, total relation weight %.0f", len(entities), len(rels), weight)
+	return r
+}
+
+func joinNames(names []string, total int) string {
+	switch {
+	case len(names) == 0:
+		return "Empty community"
+	case total > len(names):
+		return strings.Join(names, ", ") + fmt.Sprintf(" and %d more", total-len(names))
+	case len(names) == 1:
+		return names[0]
+	default:
+		return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	}
+}
+
+func firstSentence(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	for i := 0; i+1 < len(s); i++ {
+		if (s[i] == '.' || s[i] == '!' || s[i] == '?') && s[i+1] == ' ' {
+			return s[:i+1]
+		}
+	}
+	return s
+}
+
+func clip(s string, maxRunes int) string {
+	r := []rune(s)
+	if len(r) <= maxRunes {
+		return s
+	}
+	return strings.TrimSpace(string(r[:maxRunes])) + "…"
+}

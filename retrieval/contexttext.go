@@ -1,0 +1,104 @@
+package retrieval
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/stratarag/strata/internal/tokenizer"
+)
+
+// contextBuilder writes the context text section by section. Each section takes items in rank
+// order until its token budget is spent and returns the items it kept, so the JSON context and
+// the text always hold the same items.
+type contextBuilder struct {
+	tok *tokenizer.Tokenizer
+	sb  strings.Builder
+}
+
+func newContextBuilder(tok *tokenizer.Tokenizer) *contextBuilder { return &contextBuilder{tok: tok} }
+
+func (b *contextBuilder) String() string { return strings.TrimSpace(b.sb.String()) }
+
+// section writes a heading and as many of the rendered lines as fit in budget tokens, and returns
+// how many it wrote. The first item is always written, even over budget, clipped to the budget:
+// an empty section helps nobody.
+func (b *contextBuilder) section(title string, n int, render func(i int) string, budget int) int {
+	if n == 0 {
+		return 0
+	}
+	fmt.Fprintf(&b.sb, "-----%s-----\n", title)
+	used := 0
+	kept := 0
+	for i := range n {
+		line := render(i)
+		cost := b.tok.Count(line) + 1
+		if used+cost > budget {
+			if kept > 0 {
+				break
+			}
+			line = clipTokens(b.tok, line, budget)
+			cost = budget
+		}
+		b.sb.WriteString(line)
+		b.sb.WriteByte('\n')
+		used += cost
+		kept++
+	}
+	b.sb.WriteByte('\n')
+	return kept
+}
+
+func clipTokens(tok *tokenizer.Tokenizer, s string, budget int) string {
+	ends, err := tok.Ends(s)
+	if err != nil || len(ends) <= budget || budget <= 0 {
+		return s
+	}
+	return s[:ends[budget-1]] + " …"
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// maxDescriptionWords caps one entity or relation description in the context text: merged
+// descriptions of hub entities run to hundreds of tokens, and a few such lines would otherwise
+// crowd out everything else in their section.
+const maxDescriptionWords = 80
+
+func shortDescription(s string) string {
+	words := strings.Fields(s)
+	if len(words) <= maxDescriptionWords {
+		return strings.Join(words, " ")
+	}
+	return strings.Join(words[:maxDescriptionWords], " ") + " …"
+}
+
+func (b *contextBuilder) entities(title string, items []EntityItem, budget int) []EntityItem {
+	n := b.section(title, len(items), func(i int) string {
+		e := items[i]
+		return fmt.Sprintf("[entity:%s] %s (%s, layer %d): %s", e.ID, e.Name, e.Type, e.Layer, shortDescription(e.Description))
+	}, budget)
+	return items[:n]
+}
+
+func (b *contextBuilder) communities(title string, items []CommunityItem, budget int) []CommunityItem {
+	n := b.section(title, len(items), func(i int) string {
+		c := items[i]
+		return fmt.Sprintf("[community:%s] %s (rating %.1f): %s", c.ID, c.Title, c.Rating, oneLine(c.Summary))
+	}, budget)
+	return items[:n]
+}
+
+func (b *contextBuilder) paths(title string, items []PathItem, budget int) []PathItem {
+	n := b.section(title, len(items), func(i int) string {
+		p := items[i]
+		return fmt.Sprintf("%s -- %s (weight %.1f): %s", p.Source, p.Target, p.Weight, shortDescription(p.Description))
+	}, budget)
+	return items[:n]
+}
+
+func (b *contextBuilder) chunks(title string, items []ChunkItem, budget int) []ChunkItem {
+	n := b.section(title, len(items), func(i int) string {
+		c := items[i]
+		return fmt.Sprintf("[doc:%s chunk:%s] %s\n%s", c.DocumentID, c.ID, c.Title, strings.TrimSpace(c.Text))
+	}, budget)
+	return items[:n]
+}

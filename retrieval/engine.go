@@ -1,0 +1,158 @@
+package retrieval
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stratarag/strata/internal/embed"
+	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/tokenizer"
+)
+
+// Modes lists the query modes, in the order help text shows them.
+var Modes = []string{"naive", "local"}
+
+// Answerer generates an answer from a question and its context text.
+type Answerer interface {
+	Answer(ctx context.Context, question, contextText string) (string, error)
+}
+
+// Options configures one query.
+type Options struct {
+	Mode string
+	// TopK is the number of source chunks in the context.
+	TopK int
+	// Entities is the number of seed entities of local mode.
+	Entities int
+	// ContextOnly skips answer generation.
+	ContextOnly bool
+	// MaxContextTokens bounds the context text (12 000 when zero).
+	MaxContextTokens int
+}
+
+// DefaultOptions returns the defaults for a mode.
+func DefaultOptions() Options {
+	return Options{Mode: "local", TopK: 10, Entities: 10, MaxContextTokens: 12000}
+}
+
+// Engine runs queries against a store.
+type Engine struct {
+	Store     graph.Store
+	Embedder  embed.Embedder
+	Tokenizer *tokenizer.Tokenizer
+	Answerer  Answerer // nil: no answer is generated
+}
+
+// ErrNoAnswerer is reported (as a note, not a failure) when no model is configured.
+var ErrNoAnswerer = errors.New("no LLM configured: context only, no answer generated")
+
+// ErrEmptyQuery is returned for a blank question.
+var ErrEmptyQuery = errors.New("the question is empty")
+
+// Query runs one query. Without an answerer the result carries the context and a nil answer.
+func (e *Engine) Query(ctx context.Context, question string, opt Options) (*Result, error) {
+	question = strings.TrimSpace(question)
+	if question == "" {
+		return nil, ErrEmptyQuery
+	}
+	def := DefaultOptions()
+	if opt.TopK <= 0 {
+		opt.TopK = def.TopK
+	}
+	if opt.Entities <= 0 {
+		opt.Entities = def.Entities
+	}
+	if opt.MaxContextTokens <= 0 {
+		opt.MaxContextTokens = def.MaxContextTokens
+	}
+	res := &Result{Query: question, Mode: opt.Mode, Context: emptyContext(), TimingsMS: map[string]float64{}}
+	start := time.Now()
+	lap := func(name string, t time.Time) { res.TimingsMS[name] = ms(time.Since(t)) }
+
+	t := time.Now()
+	vecs, err := e.Embedder.Embed(ctx, []string{question})
+	if err != nil {
+		return nil, fmt.Errorf("embed the question: %w", err)
+	}
+	lap("embed", t)
+
+	t = time.Now()
+	switch opt.Mode {
+	case "naive":
+		err = e.naive(ctx, question, vecs[0], opt, res)
+	case "local":
+		err = e.local(ctx, question, vecs[0], opt, res)
+	default:
+		return nil, fmt.Errorf("unknown mode %q (want one of %s)", opt.Mode, strings.Join(Modes, ", "))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s retrieval: %w", opt.Mode, err)
+	}
+	lap("retrieve", t)
+
+	if !opt.ContextOnly && e.Answerer != nil {
+		t = time.Now()
+		answer, err := e.Answerer.Answer(ctx, question, res.ContextText)
+		if err != nil {
+			return nil, fmt.Errorf("generate the answer: %w", err)
+		}
+		res.Answer = &answer
+		lap("answer", t)
+	}
+	lap("total", start)
+	return res, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// rrfK is the rank offset of reciprocal rank fusion (Cormack et al. 2009): it damps the weight of
+// the first few ranks so that agreement between lists matters more than one list's top hit.
+const rrfK = 60
+
+// fuse merges ranked hit lists with reciprocal rank fusion; ties keep first-seen order.
+func fuse(lists ...[]graph.Hit) []graph.Hit {
+	scores := map[string]float64{}
+	var order []string
+	for _, l := range lists {
+		for rank, h := range l {
+			if _, ok := scores[h.ID]; !ok {
+				order = append(order, h.ID)
+			}
+			scores[h.ID] += 1 / float64(rrfK+rank+1)
+		}
+	}
+	out := make([]graph.Hit, len(order))
+	for i, id := range order {
+		out[i] = graph.Hit{ID: id, Score: scores[id]}
+	}
+	slices.SortStableFunc(out, func(a, b graph.Hit) int { return cmp.Compare(b.Score, a.Score) })
+	return out
+}
+
+// chunkItems looks up chunks by id and their document titles, keeping the order of hits.
+func (e *Engine) chunkItems(ctx context.Context, chunks []graph.Chunk, scores map[string]float64) ([]ChunkItem, error) {
+	var docIDs []string
+	for _, c := range chunks {
+		if !slices.Contains(docIDs, c.DocumentID) {
+			docIDs = append(docIDs, c.DocumentID)
+		}
+	}
+	docs, err := e.Store.Documents(ctx, docIDs)
+	if err != nil {
+		return nil, err
+	}
+	titles := make(map[string]string, len(docs))
+	for _, d := range docs {
+		titles[d.ID] = d.Title
+	}
+	items := make([]ChunkItem, len(chunks))
+	for i, c := range chunks {
+		items[i] = ChunkItem{ID: c.ID, DocumentID: c.DocumentID, Title: titles[c.DocumentID], Text: c.Text, Score: scores[c.ID]}
+	}
+	return items, nil
+}

@@ -1,0 +1,139 @@
+// Package eval measures retrieval quality: recall of gold documents among the ranked documents of
+// a query's context chunks.
+package eval
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stratarag/strata/retrieval"
+)
+
+// Question is one line of a questions file.
+type Question struct {
+	ID       string   `json:"id"`
+	Question string   `json:"question"`
+	Answer   string   `json:"answer,omitempty"`
+	Gold     []string `json:"gold"`
+}
+
+// ReadQuestions reads a JSON Lines questions file. Every line must be a question with an id, a
+// question text and at least one gold document id; a bad line is an error naming the line.
+func ReadQuestions(path string) ([]Question, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read questions: %w", err)
+	}
+	defer f.Close()
+	var qs []Question
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" {
+			continue
+		}
+		var q Question
+		if err := json.Unmarshal([]byte(text), &q); err != nil {
+			return nil, fmt.Errorf("%s:%d: not a JSON object: %w", path, line, err)
+		}
+		switch {
+		case q.ID == "":
+			return nil, fmt.Errorf("%s:%d: missing \"id\"", path, line)
+		case strings.TrimSpace(q.Question) == "":
+			return nil, fmt.Errorf("%s:%d: missing \"question\"", path, line)
+		case len(q.Gold) == 0:
+			return nil, fmt.Errorf("%s:%d: missing \"gold\" document ids", path, line)
+		}
+		qs = append(qs, q)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(qs) == 0 {
+		return nil, fmt.Errorf("%s: no questions", path)
+	}
+	return qs, nil
+}
+
+// Ks are the cut-offs recall is reported at.
+var Ks = []int{2, 5, 10}
+
+// Report is the result of an evaluation run.
+type Report struct {
+	Mode      string             `json:"mode"`
+	Questions int                `json:"questions"`
+	Recall    map[string]float64 `json:"recall"` // "recall@2" → mean recall
+	MeanMS    float64            `json:"mean_query_ms"`
+	Results   []QuestionResult   `json:"results"`
+}
+
+// QuestionResult is the outcome of one question.
+type QuestionResult struct {
+	ID        string             `json:"id"`
+	Gold      []string           `json:"gold"`
+	Documents []string           `json:"documents"` // ranked, distinct, as retrieved
+	Recall    map[string]float64 `json:"recall"`
+}
+
+// Querier runs one query; *retrieval.Engine is one.
+type Querier interface {
+	Query(ctx context.Context, question string, opt retrieval.Options) (*retrieval.Result, error)
+}
+
+// Run asks every question with opt (context only) and computes recall@k of the gold documents.
+func Run(ctx context.Context, q Querier, questions []Question, opt retrieval.Options) (Report, error) {
+	opt.ContextOnly = true
+	opt.TopK = max(opt.TopK, slices.Max(Ks))
+	rep := Report{Mode: opt.Mode, Questions: len(questions), Recall: map[string]float64{}}
+	var total time.Duration
+	for _, question := range questions {
+		start := time.Now()
+		res, err := q.Query(ctx, question.Question, opt)
+		if err != nil {
+			if errors.Is(err, context.Canceled) {
+				return rep, err
+			}
+			return rep, fmt.Errorf("question %s: %w", question.ID, err)
+		}
+		total += time.Since(start)
+		qr := QuestionResult{ID: question.ID, Gold: question.Gold, Documents: []string{}, Recall: map[string]float64{}}
+		for _, c := range res.Context.Chunks {
+			if !slices.Contains(qr.Documents, c.DocumentID) {
+				qr.Documents = append(qr.Documents, c.DocumentID)
+			}
+		}
+		for _, k := range Ks {
+			r := Recall(question.Gold, qr.Documents, k)
+			qr.Recall[key(k)] = r
+			rep.Recall[key(k)] += r / float64(len(questions))
+		}
+		rep.Results = append(rep.Results, qr)
+	}
+	rep.MeanMS = float64(total.Microseconds()) / 1000 / float64(len(questions))
+	return rep, nil
+}
+
+// Recall returns the fraction of gold ids among the first k ranked ids.
+func Recall(gold, ranked []string, k int) float64 {
+	if len(gold) == 0 {
+		return 0
+	}
+	top := ranked[:min(k, len(ranked))]
+	found := 0
+	for _, g := range gold {
+		if slices.Contains(top, g) {
+			found++
+		}
+	}
+	return float64(found) / float64(len(gold))
+}
+
+func key(k int) string { return fmt.Sprintf("recall@%d", k) }

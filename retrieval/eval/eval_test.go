@@ -1,0 +1,87 @@
+package eval
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stratarag/strata/retrieval"
+)
+
+func TestRecall(t *testing.T) {
+	tests := []struct {
+		gold, ranked []string
+		k            int
+		want         float64
+	}{
+		{[]string{"a", "b"}, []string{"a", "x", "b"}, 2, 0.5},
+		{[]string{"a", "b"}, []string{"a", "x", "b"}, 3, 1},
+		{[]string{"a"}, nil, 5, 0},
+		{nil, []string{"a"}, 5, 0},
+	}
+	for _, tc := range tests {
+		if got := Recall(tc.gold, tc.ranked, tc.k); got != tc.want {
+			t.Errorf("Recall(%v, %v, %d) = %v, want %v", tc.gold, tc.ranked, tc.k, got, tc.want)
+		}
+	}
+}
+
+type fixedQuerier map[string][]string // question → ranked document ids of its chunks
+
+func (f fixedQuerier) Query(_ context.Context, q string, opt retrieval.Options) (*retrieval.Result, error) {
+	res := &retrieval.Result{Query: q, Mode: opt.Mode}
+	for i, d := range f[q] {
+		res.Context.Chunks = append(res.Context.Chunks, retrieval.ChunkItem{ID: string(rune('a' + i)), DocumentID: d})
+	}
+	return res, nil
+}
+
+func TestRunAveragesAndDeduplicatesDocuments(t *testing.T) {
+	q := fixedQuerier{
+		"one": {"d1", "d1", "d2", "d3"}, // two chunks of d1 count as one document
+		"two": {"x", "y", "z", "w", "d9"},
+	}
+	rep, err := Run(context.Background(), q, []Question{
+		{ID: "1", Question: "one", Gold: []string{"d2", "d3"}},
+		{ID: "2", Question: "two", Gold: []string{"d9"}},
+	}, retrieval.Options{Mode: "naive"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"recall@2": 0.25, "recall@5": 1, "recall@10": 1}
+	for k, w := range want {
+		if math.Abs(rep.Recall[k]-w) > 1e-9 {
+			t.Errorf("%s = %v, want %v", k, rep.Recall[k], w)
+		}
+	}
+	if got := rep.Results[0].Documents; strings.Join(got, ",") != "d1,d2,d3" {
+		t.Errorf("documents = %v", got)
+	}
+}
+
+func TestReadQuestionsErrorsNameTheLine(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct{ body, want string }{
+		{`{"id":"q1","question":"?","gold":["a"]}` + "\nnot json\n", ":2: not a JSON object"},
+		{`{"id":"q1","question":"?"}`, `:1: missing "gold"`},
+		{`{"question":"?","gold":["a"]}`, `:1: missing "id"`},
+		{"\n\n", "no questions"},
+	}
+	for i, tc := range tests {
+		p := filepath.Join(dir, "q"+string(rune('0'+i))+".jsonl")
+		if err := os.WriteFile(p, []byte(tc.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadQuestions(p)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("body %q: err = %v, want %q", tc.body, err, tc.want)
+		}
+	}
+	qs, err := ReadQuestions(filepath.Join("..", "..", "testdata", "questions.jsonl"))
+	if err != nil || len(qs) < 10 {
+		t.Fatalf("testdata questions: %d, %v", len(qs), err)
+	}
+}

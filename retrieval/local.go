@@ -1,0 +1,129 @@
+package retrieval
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/stratarag/strata/internal/embed"
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// Shares of the context budget per section in local mode, after GraphRAG's local search (text
+// units get half; reports a tenth; entities and relations the rest).
+const (
+	localReportShare   = 0.10
+	localEntityShare   = 0.20
+	localRelationShare = 0.20
+	localChunkShare    = 0.50
+)
+
+// chunkSimilarityWeight blends the chunk's similarity to the question into the local chunk rank,
+// which otherwise only counts seed entities: among chunks naming as many seeds, the one closer
+// to the question wins.
+const chunkSimilarityWeight = 1.0
+
+// local is GraphRAG-style local search: seed entities by vector and full-text search over entity
+// descriptions, then their neighbourhood (chunks, communities, relations) in one store call.
+func (e *Engine) local(ctx context.Context, question string, qvec []float32, opt Options, res *Result) error {
+	candidates := opt.Entities * 2
+	vhits, err := e.Store.VectorSearch(ctx, graph.EntityEmbedding, qvec, candidates)
+	if err != nil {
+		return err
+	}
+	thits, err := e.Store.TextSearch(ctx, graph.EntityText, question, candidates)
+	if err != nil {
+		return err
+	}
+	seeds := fuse(vhits, thits)
+	seeds = seeds[:min(len(seeds), opt.Entities)]
+	ids := make([]string, len(seeds))
+	seedScore := make(map[string]float64, len(seeds))
+	for i, h := range seeds {
+		ids[i] = h.ID
+		seedScore[h.ID] = h.Score
+	}
+	lc, err := e.Store.ExpandLocal(ctx, ids, graph.LocalOptions{
+		TopChunks:      opt.TopK * 3,
+		TopCommunities: 5,
+		TopInsideRels:  opt.Entities * 3,
+		TopOutsideRels: opt.Entities * 3,
+	})
+	if err != nil {
+		return err
+	}
+
+	chunks := make([]graph.Chunk, len(lc.Chunks))
+	scores := make(map[string]float64, len(lc.Chunks))
+	for i, c := range lc.Chunks {
+		chunks[i] = c.Chunk
+		scores[c.ID] = c.Score + chunkSimilarityWeight*embed.Cosine(qvec, c.Embedding)
+	}
+	slices.SortStableFunc(chunks, func(a, b graph.Chunk) int { return cmp.Compare(scores[b.ID], scores[a.ID]) })
+	chunks = chunks[:min(len(chunks), opt.TopK)]
+	chunkItems, err := e.chunkItems(ctx, chunks, scores)
+	if err != nil {
+		return err
+	}
+
+	names := make(map[string]string, len(lc.Entities))
+	entities := make([]EntityItem, len(lc.Entities))
+	for i, en := range lc.Entities {
+		names[en.ID] = en.Name
+		entities[i] = EntityItem{ID: en.ID, Name: en.Name, Type: en.Type, Description: en.Description, Layer: en.Layer, Score: seedScore[en.ID]}
+	}
+	rels := append(slices.Clone(lc.InsideRelations), lc.OutsideRelations...)
+	if err := e.addNames(ctx, names, rels); err != nil {
+		return err
+	}
+	var paths []PathItem
+	for _, r := range rels {
+		paths = append(paths, PathItem{Source: nameOr(names, r.Source), Target: nameOr(names, r.Target), Description: r.Description, Weight: r.Weight})
+	}
+	var communities []CommunityItem
+	for _, c := range lc.Communities {
+		if c.Title == "" && c.Summary == "" {
+			continue // no report written yet
+		}
+		communities = append(communities, CommunityItem{ID: c.ID, Level: c.Level, Title: c.Title, Summary: c.Summary, Rating: c.Rating})
+	}
+
+	total := float64(opt.MaxContextTokens)
+	b := newContextBuilder(e.Tokenizer)
+	res.Context.Communities = b.communities("Reports", communities, int(total*localReportShare))
+	res.Context.Entities = b.entities("Entities", entities, int(total*localEntityShare))
+	res.Context.Paths = b.paths("Relationships", paths, int(total*localRelationShare))
+	res.Context.Chunks = b.chunks("Sources", chunkItems, int(total*localChunkShare))
+	res.ContextText = b.String()
+	return nil
+}
+
+// addNames looks up the display names of relation endpoints that are not seeds.
+func (e *Engine) addNames(ctx context.Context, names map[string]string, rels []graph.Relation) error {
+	var missing []string
+	for _, r := range rels {
+		for _, id := range []string{r.Source, r.Target} {
+			if _, ok := names[id]; !ok && !slices.Contains(missing, id) {
+				missing = append(missing, id)
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	found, err := e.Store.Entities(ctx, missing)
+	if err != nil {
+		return err
+	}
+	for _, en := range found {
+		names[en.ID] = en.Name
+	}
+	return nil
+}
+
+func nameOr(names map[string]string, id string) string {
+	if n, ok := names[id]; ok {
+		return n
+	}
+	return id
+}

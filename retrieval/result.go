@@ -1,0 +1,73 @@
+// Package retrieval answers questions from the graph: it finds the relevant chunks, entities,
+// relations and community reports for a query mode, fits them into token budgets, assembles the
+// context text, and (when an answerer is configured) generates the answer.
+package retrieval
+
+// Result is the output of one query; its JSON form is the `strata query --json` contract of
+// DESIGN §6.
+type Result struct {
+	Query       string             `json:"query"`
+	Mode        string             `json:"mode"`
+	Answer      *string            `json:"answer"`
+	Context     Context            `json:"context"`
+	ContextText string             `json:"context_text"`
+	Usage       Usage              `json:"usage"`
+	TimingsMS   map[string]float64 `json:"timings_ms"`
+}
+
+// Context holds the items the context text was assembled from, each list in rank order.
+type Context struct {
+	Entities    []EntityItem    `json:"entities"`
+	Communities []CommunityItem `json:"communities"`
+	Paths       []PathItem      `json:"paths"`
+	Chunks      []ChunkItem     `json:"chunks"`
+}
+
+// EntityItem is an entity in the context.
+type EntityItem struct {
+	ID          string  `json:"id"`
+	Name        string  `json:"name"`
+	Type        string  `json:"type"`
+	Description string  `json:"description"`
+	Layer       int     `json:"layer"`
+	Score       float64 `json:"score"`
+}
+
+// CommunityItem is a community report in the context.
+type CommunityItem struct {
+	ID      string  `json:"id"`
+	Level   int     `json:"level"`
+	Title   string  `json:"title"`
+	Summary string  `json:"summary"`
+	Rating  float64 `json:"rating"`
+}
+
+// PathItem is a relation in the context: a relation around the seed entities in local mode, a
+// step of a bridge path in hi mode.
+type PathItem struct {
+	Source      string  `json:"source"`
+	Target      string  `json:"target"`
+	Description string  `json:"description"`
+	Weight      float64 `json:"weight"`
+}
+
+// ChunkItem is a source chunk in the context.
+type ChunkItem struct {
+	ID         string  `json:"id"`
+	DocumentID string  `json:"document_id"`
+	Title      string  `json:"title"`
+	Text       string  `json:"text"`
+	Score      float64 `json:"score"`
+}
+
+// Usage counts model use for the query.
+type Usage struct {
+	LLMCalls         int `json:"llm_calls"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	EmbeddingCalls   int `json:"embedding_calls"`
+}
+
+func emptyContext() Context {
+	return Context{Entities: []EntityItem{}, Communities: []CommunityItem{}, Paths: []PathItem{}, Chunks: []ChunkItem{}}
+}
