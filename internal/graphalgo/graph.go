@@ -1,0 +1,211 @@
+// Package graphalgo holds the graph algorithms that strata's embedded store needs and that the
+// Neo4j backend delegates to GDS: hierarchical Leiden community detection, weakly connected
+// components and shortest paths. The package is self-contained: it depends on the standard
+// library only, so it can be tested and benchmarked against reference implementations on its own.
+//
+// All algorithms work on Graph, an undirected weighted graph stored in compressed sparse row
+// (CSR) form. Nodes are the integers 0..NumNodes()-1; callers map their own identifiers onto
+// them.
+package graphalgo
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Edge is an undirected edge between nodes U and V with weight W. An edge with U == V is a
+// self-loop.
+type Edge struct {
+	U, V int
+	W    float64
+}
+
+// Graph is an undirected weighted graph in CSR form. Duplicate edges are merged (their weights
+// summed) and self-loops are kept as a weight on the node rather than in the adjacency, so that
+// Neighbors never returns the node itself. A Graph is immutable once built and safe for
+// concurrent readers.
+//
+// Weighted degrees follow the usual convention for modularity: a self-loop of weight w adds 2w to
+// the strength of its node, and the total weight counts it once.
+type Graph struct {
+	offsets  []int     // row u of the adjacency is targets[offsets[u]:offsets[u+1]]
+	targets  []int32   // neighbour ids, sorted by id within a row for graphs built by NewGraph
+	weights  []float64 // weights parallel to targets
+	self     []float64 // self-loop weight per node
+	strength []float64 // weighted degree per node, self-loops counted twice
+	total    float64   // sum of all edge weights, each undirected edge and self-loop once
+	loops    int       // number of nodes with a self-loop
+}
+
+// NewGraph builds a graph with n nodes from edges. Duplicate edges (in either orientation) are
+// merged by summing their weights. It panics if an edge refers to a node outside [0, n) or has a
+// negative, infinite or NaN weight; use NewGraphChecked for input that has not been validated.
+func NewGraph(n int, edges []Edge) *Graph {
+	g, err := NewGraphChecked(n, edges)
+	if err != nil {
+		panic("graphalgo: " + err.Error())
+	}
+	return g
+}
+
+// NewGraphChecked is like NewGraph but reports invalid input as an error instead of panicking.
+func NewGraphChecked(n int, edges []Edge) (*Graph, error) {
+	if n < 0 {
+		return nil, fmt.Errorf("negative node count %d", n)
+	}
+	if n > math.MaxInt32 {
+		return nil, fmt.Errorf("node count %d exceeds the int32 node id range", n)
+	}
+	for i, e := range edges {
+		if e.U < 0 || e.U >= n || e.V < 0 || e.V >= n {
+			return nil, fmt.Errorf("edge %d (%d-%d): node out of range [0, %d)", i, e.U, e.V, n)
+		}
+		if e.W < 0 || math.IsNaN(e.W) || math.IsInf(e.W, 0) {
+			return nil, fmt.Errorf("edge %d (%d-%d): invalid weight %v", i, e.U, e.V, e.W)
+		}
+	}
+	return buildCSR(n, edges), nil
+}
+
+// buildCSR builds the adjacency with two counting sorts instead of a comparison sort: the
+// directed half-edges are first bucketed by target and then, in that order, by source, which
+// leaves every row sorted by target in O(n+m). Adjacent duplicates are then merged in place.
+func buildCSR(n int, edges []Edge) *Graph {
+	g := &Graph{
+		offsets:  make([]int, n+1),
+		self:     make([]float64, n),
+		strength: make([]float64, n),
+	}
+	// Count half-edges per target (which equals the count per source for a symmetric list).
+	cnt := make([]int, n+1)
+	for _, e := range edges {
+		if e.U == e.V {
+			g.self[e.U] += e.W
+			continue
+		}
+		cnt[e.U+1]++
+		cnt[e.V+1]++
+	}
+	for i := 1; i <= n; i++ {
+		cnt[i] += cnt[i-1]
+	}
+	h := cnt[n]
+	// Pass 1: half-edges (src, w) bucketed by target.
+	bySrc := make([]int32, h)
+	byW := make([]float64, h)
+	next := make([]int, n)
+	copy(next, cnt[:n])
+	for _, e := range edges {
+		if e.U == e.V {
+			continue
+		}
+		p := next[e.V]
+		bySrc[p], byW[p] = int32(e.U), e.W
+		next[e.V]++
+		p = next[e.U]
+		bySrc[p], byW[p] = int32(e.V), e.W
+		next[e.U]++
+	}
+	// Pass 2: walk the buckets in target order and place each half-edge in its source row. The
+	// degree of a node is the same whether counted as source or as target.
+	targets := make([]int32, h)
+	weights := make([]float64, h)
+	copy(next, cnt[:n])
+	for t := 0; t < n; t++ {
+		for p := cnt[t]; p < cnt[t+1]; p++ {
+			s := bySrc[p]
+			q := next[s]
+			targets[q], weights[q] = int32(t), byW[p]
+			next[s]++
+		}
+	}
+	// Merge duplicates within each (sorted) row, compacting in place.
+	out := 0
+	for u := 0; u < n; u++ {
+		g.offsets[u] = out
+		start := out
+		for p := cnt[u]; p < cnt[u+1]; p++ {
+			if out > start && targets[out-1] == targets[p] {
+				weights[out-1] += weights[p]
+				continue
+			}
+			targets[out], weights[out] = targets[p], weights[p]
+			out++
+		}
+	}
+	g.offsets[n] = out
+	g.targets = targets[:out:out]
+	g.weights = weights[:out:out]
+	g.finish()
+	return g
+}
+
+// finish computes strengths and the total weight from the adjacency and self-loops.
+func (g *Graph) finish() {
+	n := len(g.self)
+	if g.strength == nil {
+		g.strength = make([]float64, n)
+	}
+	var twice float64
+	g.loops = 0
+	for u := 0; u < n; u++ {
+		if g.self[u] != 0 {
+			g.loops++
+		}
+		s := 2 * g.self[u]
+		for _, w := range g.weights[g.offsets[u]:g.offsets[u+1]] {
+			s += w
+		}
+		g.strength[u] = s
+		twice += s
+	}
+	g.total = twice / 2
+}
+
+// NumNodes returns the number of nodes.
+func (g *Graph) NumNodes() int { return len(g.self) }
+
+// NumEdges returns the number of distinct undirected edges, self-loops (of non-zero weight)
+// included, which is how networkx and igraph count the edges of a simple graph.
+func (g *Graph) NumEdges() int { return len(g.targets)/2 + g.loops }
+
+// Neighbors returns the neighbours of u and the weights of the edges to them. Self-loops are not
+// included (see SelfLoop). The slices alias the graph's storage and must not be modified.
+func (g *Graph) Neighbors(u int) (targets []int32, weights []float64) {
+	a, b := g.offsets[u], g.offsets[u+1]
+	return g.targets[a:b:b], g.weights[a:b:b]
+}
+
+// Degree returns the number of distinct neighbours of u.
+func (g *Graph) Degree(u int) int { return g.offsets[u+1] - g.offsets[u] }
+
+// SelfLoop returns the weight of the self-loop on u, 0 if there is none.
+func (g *Graph) SelfLoop(u int) float64 { return g.self[u] }
+
+// Strength returns the weighted degree of u, with its self-loop counted twice.
+func (g *Graph) Strength(u int) float64 { return g.strength[u] }
+
+// TotalWeight returns the sum of the weights of all edges, each self-loop counted once. It is the
+// m of the modularity formula.
+func (g *Graph) TotalWeight() float64 { return g.total }
+
+// Edges returns every edge once with U <= V: node by node, its self-loop (if it has one) and then
+// its edges to higher-numbered neighbours. It allocates a new slice.
+func (g *Graph) Edges() []Edge {
+	out := make([]Edge, 0, len(g.targets)/2+len(g.self))
+	for u := range g.self {
+		if w := g.self[u]; w != 0 {
+			out = append(out, Edge{U: u, V: u, W: w})
+		}
+		ts, ws := g.Neighbors(u)
+		for i, v := range ts {
+			if int(v) > u {
+				out = append(out, Edge{U: u, V: int(v), W: ws[i]})
+			}
+		}
+	}
+	return out
+}
+
+var errEmptyInput = errors.New("no graph in input")

@@ -1,0 +1,683 @@
+package graphalgo
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// LeidenOptions configures Leiden. The zero value selects the defaults that strata uses for both
+// backends (DESIGN §4, the same as GDS): Gamma 1, Theta 0.01, Tolerance 1e-4, MaxLevels 10.
+type LeidenOptions struct {
+	// Gamma is the modularity resolution. Larger values give more, smaller communities. Values
+	// <= 0 select 1.
+	Gamma float64
+	// Theta controls the randomness of the refinement phase: a node joins a sub-community with a
+	// probability proportional to exp(gain/Theta), the gain being measured in edge-weight units
+	// as in GDS and the reference Java implementation. Small values make the refinement almost
+	// greedy. Values <= 0 select 0.01.
+	Theta float64
+	// Tolerance is the smallest modularity gain of a level for which another level is computed.
+	// Zero selects 1e-4; a negative value means 0, so that levels are added for as long as
+	// modularity grows at all.
+	Tolerance float64
+	// MaxLevels bounds the number of levels (local moving + refinement + aggregation rounds)
+	// of one iteration. Values <= 0 select 10.
+	MaxLevels int
+	// Iterations bounds the number of Leiden iterations. The first builds the hierarchy; each
+	// further one starts again from the original graph with the current final partition and
+	// replaces it when it raises modularity. Values <= 0 mean: iterate until an iteration no
+	// longer raises modularity, like leidenalg with n_iterations=-1. 1 gives a single pass, as
+	// GDS does.
+	Iterations int
+	// Seed seeds the random node orders and the refinement choices. The same seed on the same
+	// graph gives the same result.
+	Seed int64
+}
+
+// DefaultLeidenOptions returns the defaults spelled out.
+func DefaultLeidenOptions() LeidenOptions {
+	return LeidenOptions{Gamma: 1, Theta: 0.01, Tolerance: 1e-4, MaxLevels: 10}
+}
+
+func (o LeidenOptions) withDefaults() LeidenOptions {
+	d := DefaultLeidenOptions()
+	if o.Gamma <= 0 || math.IsNaN(o.Gamma) {
+		o.Gamma = d.Gamma
+	}
+	if o.Theta <= 0 || math.IsNaN(o.Theta) {
+		o.Theta = d.Theta
+	}
+	switch {
+	case o.Tolerance == 0 || math.IsNaN(o.Tolerance):
+		o.Tolerance = d.Tolerance
+	case o.Tolerance < 0:
+		o.Tolerance = 0
+	}
+	if o.MaxLevels <= 0 {
+		o.MaxLevels = d.MaxLevels
+	}
+	return o
+}
+
+// LeidenResult is the community hierarchy found by Leiden.
+type LeidenResult struct {
+	// Levels holds one partition of the nodes per level, finest first, like the
+	// intermediateCommunityIds of GDS. Each has one community id per node, dense from 0 and
+	// numbered in order of the smallest node of each community. Every level is a coarsening of
+	// the previous one, every community is connected, and consecutive levels differ. The last
+	// level is the final Leiden partition.
+	Levels [][]int
+	// Modularity is the modularity (with the requested Gamma) of each level.
+	Modularity []float64
+}
+
+// Final returns the final (coarsest) partition, nil for an empty graph.
+func (r LeidenResult) Final() []int {
+	if len(r.Levels) == 0 {
+		return nil
+	}
+	return r.Levels[len(r.Levels)-1]
+}
+
+// Leiden finds communities that maximise modularity with the algorithm of Traag, Waltman and
+// van Eck (2019), "From Louvain to Leiden: guaranteeing well-connected communities". Each level
+// consists of
+//
+//   - fast local moving: nodes are visited from a queue (in random order at first) and moved to
+//     the neighbouring community with the best modularity gain; when a node moves, its
+//     neighbours outside its new community are queued again;
+//   - refinement: inside every community, starting from singletons, well-connected nodes are
+//     merged into well-connected sub-communities chosen at random with probability
+//     proportional to exp(gain/Theta), so that every community of the next level is built from
+//     connected pieces;
+//   - aggregation: the refined sub-communities become the nodes of the next level's graph, and
+//     the next level starts from the (non-refined) communities found by local moving.
+//
+// The partition after local moving, mapped back to the original nodes, is recorded per level.
+// Levels stop when local moving leaves every node of the aggregate graph alone, when a level
+// improves modularity by less than Tolerance, or after MaxLevels levels. That is one
+// iteration; further iterations (see LeidenOptions.Iterations) start again from the original
+// graph with the result as the initial partition and replace the final partition while they
+// improve it.
+//
+// A sub-community of the refined partition can leave its community at the next level, and
+// later iterations can move nodes between final communities, so the raw per-level partitions
+// need not be nested. Because strata builds a strict hierarchy from the levels, each level is
+// intersected with the next (coarser) one, and every community that is not connected is split
+// into its connected components. Both steps can only raise a level's modularity relative to
+// keeping a disconnected community, and the final partition stays as Leiden produced it
+// (Leiden already guarantees its communities to be connected; the split is a safety net).
+func Leiden(g *Graph, opt LeidenOptions) LeidenResult {
+	opt = opt.withDefaults()
+	n := g.NumNodes()
+	if n == 0 {
+		return LeidenResult{}
+	}
+	if g.total <= 0 {
+		// No edges with weight: every node is its own community, modularity is undefined and
+		// reported as 0 like Modularity does.
+		lv := make([]int, n)
+		for i := range lv {
+			lv[i] = i
+		}
+		return LeidenResult{Levels: [][]int{lv}, Modularity: []float64{Modularity(g, lv, opt.Gamma)}}
+	}
+
+	l := newLeiden(n, opt)
+	part := make([]int32, n)
+	for i := range part {
+		part[i] = int32(i)
+	}
+	raw := l.run(g, part, opt, true)
+
+	// Further iterations restart from the original graph with the current result as the
+	// initial partition. They often gain several thousandths of modularity on graphs with weak
+	// community structure, where one pass stops in a poor local optimum.
+	final := raw[len(raw)-1]
+	q := modularityDense(g, final, int(slices.Max(final))+1, opt.Gamma)
+	for it := 1; opt.Iterations <= 0 || it < opt.Iterations; it++ {
+		cand := l.run(g, slices.Clone(final), opt, false)[0]
+		cq := modularityDense(g, cand, int(slices.Max(cand))+1, opt.Gamma)
+		if !(cq-q > 1e-12) {
+			break
+		}
+		final, q = cand, cq
+	}
+	raw[len(raw)-1] = final
+
+	levels := nestLevels(g, raw)
+	res := LeidenResult{Levels: make([][]int, len(levels)), Modularity: make([]float64, len(levels))}
+	for k, lv := range levels {
+		out := make([]int, n)
+		for i, c := range lv {
+			out[i] = int(c)
+		}
+		res.Levels[k] = out
+		res.Modularity[k] = Modularity(g, out, opt.Gamma)
+	}
+	return res
+}
+
+// run performs one Leiden iteration on g starting from the partition part (dense ids, updated
+// in place): levels of local moving, refinement and aggregation until nothing merges any more,
+// Tolerance or MaxLevels. It returns the partition of each level mapped to the nodes of g, or
+// only the last one when all is false.
+func (l *leiden) run(g *Graph, part []int32, opt LeidenOptions, all bool) [][]int32 {
+	n := g.NumNodes()
+	cur := g
+	member := make([]int32, n) // node of cur that each node of g belongs to
+	for i := range member {
+		member[i] = int32(i)
+	}
+	var raw [][]int32
+	prevQ := math.Inf(-1)
+	for level := 0; level < opt.MaxLevels; level++ {
+		nc := l.moveNodes(cur, part)
+		lv := make([]int32, n)
+		for i, m := range member {
+			lv[i] = part[m]
+		}
+		if all || len(raw) == 0 {
+			raw = append(raw, lv)
+		} else {
+			raw[0] = lv
+		}
+		if nc == cur.NumNodes() || level == opt.MaxLevels-1 {
+			break
+		}
+		q := modularityDense(cur, part, nc, opt.Gamma)
+		if q-prevQ < opt.Tolerance {
+			break
+		}
+		prevQ = q
+
+		ref, nr := l.refine(cur, part, nc)
+		var next []int32
+		if nr == cur.NumNodes() {
+			// The refinement merged nothing, so aggregating it would give the same graph again.
+			// Aggregate the communities themselves instead (one Louvain step), which still makes
+			// progress.
+			ref, nr = part, nc
+			next = make([]int32, nr)
+			for i := range next {
+				next[i] = int32(i)
+			}
+		} else {
+			next = make([]int32, nr)
+			for u, r := range ref {
+				next[r] = part[u]
+			}
+		}
+		agg := l.aggregate(cur, ref, nr)
+		for i, m := range member {
+			member[i] = ref[m]
+		}
+		cur, part = agg, next
+	}
+	return raw
+}
+
+// leiden holds the options, the random source and scratch buffers sized for the input graph,
+// which every aggregate graph is no larger than. Reusing them keeps the hot loops free of
+// allocation and maps: communities are accumulated in dense arrays indexed by community id, and
+// only the touched entries are reset.
+type leiden struct {
+	gamma, theta float64
+	rng          *rand.Rand
+
+	pos      []int32   // community -> index in touched, or -1
+	touched  []int32   // communities seen around the current node
+	touchedW []float64 // weight from the current node to each touched community
+	gains    []float64 // refinement gain per touched community, NaN when not eligible
+
+	tot   []float64 // total strength per community
+	size  []int32   // number of nodes per community
+	empty []int32   // ids of empty communities, a stack
+	queue []int32   // ring buffer of nodes to visit
+	inQ   []bool
+	relab []int32 // scratch for dense relabelling
+
+	cw     []float64 // refinement: strength per sub-community
+	ext    []float64 // refinement: weight from a sub-community to the rest of its community
+	single []bool    // refinement: sub-community still holds only its founding node
+	ctot   []float64 // refinement: strength per community
+}
+
+func newLeiden(n int, opt LeidenOptions) *leiden {
+	l := &leiden{
+		gamma:    opt.Gamma,
+		theta:    opt.Theta,
+		rng:      rand.New(rand.NewPCG(uint64(opt.Seed), 0x5eed1e1de)),
+		pos:      make([]int32, n),
+		touched:  make([]int32, 0, 64),
+		touchedW: make([]float64, 0, 64),
+		gains:    make([]float64, 0, 64),
+		tot:      make([]float64, n),
+		size:     make([]int32, n),
+		empty:    make([]int32, 0, n),
+		queue:    make([]int32, n),
+		inQ:      make([]bool, n),
+		relab:    make([]int32, n),
+		cw:       make([]float64, n),
+		ext:      make([]float64, n),
+		single:   make([]bool, n),
+		ctot:     make([]float64, n),
+	}
+	for i := range l.pos {
+		l.pos[i] = -1
+	}
+	return l
+}
+
+// shuffled fills buf with 0..len(buf)-1 in random order.
+func (l *leiden) shuffled(buf []int32) {
+	for i := range buf {
+		buf[i] = int32(i)
+	}
+	for i := len(buf) - 1; i > 0; i-- {
+		j := l.rng.IntN(i + 1)
+		buf[i], buf[j] = buf[j], buf[i]
+	}
+}
+
+// gather accumulates, in l.touched/l.touchedW, the weight from u to each community of its
+// neighbours, as given by comm. With within >= 0 only neighbours v with part[v] == within count.
+// The caller must reset l.pos for the touched communities.
+func (l *leiden) gather(g *Graph, u int32, comm, part []int32, within int32) {
+	touched, tw := l.touched[:0], l.touchedW[:0]
+	pos := l.pos
+	a, b := g.offsets[u], g.offsets[u+1]
+	ts, ws := g.targets[a:b], g.weights[a:b]
+	for i, v := range ts {
+		if within >= 0 && part[v] != within {
+			continue
+		}
+		c := comm[v]
+		if p := pos[c]; p >= 0 {
+			tw[p] += ws[i]
+			continue
+		}
+		pos[c] = int32(len(touched))
+		touched = append(touched, c)
+		tw = append(tw, ws[i])
+	}
+	l.touched, l.touchedW = touched, tw
+}
+
+// moveNodes runs the fast local moving phase on g starting from part, which it updates in place
+// and relabels densely (in order of first node). It returns the number of communities.
+func (l *leiden) moveNodes(g *Graph, part []int32) int {
+	n := g.NumNodes()
+	tot, size := l.tot[:n], l.size[:n]
+	clear(tot)
+	clear(size)
+	for u, c := range part {
+		tot[c] += g.strength[u]
+		size[c]++
+	}
+	empty := l.empty[:0]
+	for c := n - 1; c >= 0; c-- {
+		if size[c] == 0 {
+			empty = append(empty, int32(c))
+		}
+	}
+	queue, inQ := l.queue[:n], l.inQ[:n]
+	l.shuffled(queue)
+	for i := range inQ {
+		inQ[i] = true
+	}
+	head, count := 0, n
+	scale := l.gamma / (2 * g.total)
+	pos := l.pos
+
+	for count > 0 {
+		u := queue[head]
+		head++
+		if head == n {
+			head = 0
+		}
+		count--
+		inQ[u] = false
+
+		cu := part[u]
+		ku := g.strength[u]
+		l.gather(g, u, part, nil, -1)
+		tot[cu] -= ku
+		size[cu]--
+		if size[cu] == 0 {
+			tot[cu] = 0 // drop accumulated rounding error
+		}
+		best := cu
+		var wOwn float64
+		if p := pos[cu]; p >= 0 {
+			wOwn = l.touchedW[p]
+		}
+		bestGain := wOwn - scale*ku*tot[cu]
+		kScaled := scale * ku
+		for i, c := range l.touched {
+			if gain := l.touchedW[i] - kScaled*tot[c]; gain > bestGain {
+				best, bestGain = c, gain
+			}
+			pos[c] = -1
+		}
+		if bestGain < 0 && size[cu] > 0 {
+			// Every community, including the node's own, costs more than it brings: start a new
+			// one, whose gain is 0.
+			best = empty[len(empty)-1]
+			empty = empty[:len(empty)-1]
+		}
+		tot[best] += ku
+		size[best]++
+		if best == cu {
+			continue
+		}
+		if size[cu] == 0 {
+			empty = append(empty, cu)
+		}
+		part[u] = best
+		a, b := g.offsets[u], g.offsets[u+1]
+		for _, v := range g.targets[a:b] {
+			if !inQ[v] && part[v] != best {
+				inQ[v] = true
+				tail := head + count
+				if tail >= n {
+					tail -= n
+				}
+				queue[tail] = v
+				count++
+			}
+		}
+	}
+	l.empty = empty
+	return l.relabel(part, n)
+}
+
+// relabel renumbers the ids in part (all in [0, bound)) densely in order of first appearance and
+// returns how many there are.
+func (l *leiden) relabel(part []int32, bound int) int {
+	ids := l.relab[:bound]
+	for i := range ids {
+		ids[i] = -1
+	}
+	k := int32(0)
+	for u, c := range part {
+		if ids[c] < 0 {
+			ids[c] = k
+			k++
+		}
+		part[u] = ids[c]
+	}
+	return int(k)
+}
+
+// refine computes the refined partition of g within the nc communities of part. Sub-communities
+// are identified by their founding node; the result is relabelled densely.
+func (l *leiden) refine(g *Graph, part []int32, nc int) ([]int32, int) {
+	n := g.NumNodes()
+	scale := l.gamma / (2 * g.total)
+	ctot := l.ctot[:nc]
+	clear(ctot)
+	for u, c := range part {
+		ctot[c] += g.strength[u]
+	}
+	ref := make([]int32, n)
+	cw, ext, single := l.cw[:n], l.ext[:n], l.single[:n]
+	for u := 0; u < n; u++ {
+		ref[u] = int32(u)
+		cw[u] = g.strength[u]
+		single[u] = true
+		var e float64
+		a, b := g.offsets[u], g.offsets[u+1]
+		ws := g.weights[a:b]
+		for i, v := range g.targets[a:b] {
+			if part[v] == part[u] {
+				e += ws[i]
+			}
+		}
+		ext[u] = e
+	}
+	order := l.queue[:n]
+	l.shuffled(order)
+	pos := l.pos
+	for _, v := range order {
+		if !single[v] {
+			continue
+		}
+		cv := part[v]
+		kv := g.strength[v]
+		total := ctot[cv]
+		extV := ext[v]
+		if extV < scale*kv*(total-kv) {
+			continue // v is not well connected to its community
+		}
+		cw[v] = 0
+		l.gather(g, v, ref, part, cv)
+
+		// Candidates: v's own (now empty) sub-community with gain 0, and every well-connected
+		// sub-community with a non-negative gain.
+		gains := l.gains[:0]
+		maxGain := 0.0
+		for i, c := range l.touched {
+			gain := math.NaN()
+			if c != v && ext[c] >= scale*cw[c]*(total-cw[c]) {
+				if d := l.touchedW[i] - scale*kv*cw[c]; d >= 0 {
+					gain = d
+					maxGain = max(maxGain, d)
+				}
+			}
+			gains = append(gains, gain)
+		}
+		// Sample with probability proportional to exp(gain/theta); shifting by the largest gain
+		// keeps exp from overflowing without changing the distribution.
+		inv := 1 / l.theta
+		sum := math.Exp(-maxGain * inv)
+		for i, d := range gains {
+			if !math.IsNaN(d) {
+				e := math.Exp((d - maxGain) * inv)
+				gains[i] = e
+				sum += e
+			}
+		}
+		chosen, wChosen := v, 0.0
+		r := l.rng.Float64() * sum
+		r -= math.Exp(-maxGain * inv)
+		if r >= 0 {
+			last := -1
+			for i, e := range gains {
+				if math.IsNaN(e) {
+					continue
+				}
+				last = i
+				if r < e {
+					break
+				}
+				r -= e
+			}
+			// last is the sampled index; rounding may carry r past the final candidate, in
+			// which case the final candidate is taken.
+			if last >= 0 {
+				chosen, wChosen = l.touched[last], l.touchedW[last]
+			}
+		}
+		for _, c := range l.touched {
+			pos[c] = -1
+		}
+		l.gains = gains
+
+		if chosen == v {
+			cw[v] = kv
+			continue
+		}
+		ref[v] = chosen
+		cw[chosen] += kv
+		ext[chosen] += extV - 2*wChosen
+		single[chosen] = false
+		single[v] = false
+	}
+	nr := l.relabel(ref, n)
+	return ref, nr
+}
+
+// aggregate builds the graph whose nodes are the nr groups of ref: edge weights between groups
+// are summed and the weight inside a group becomes its self-loop, so modularity is preserved.
+func (l *leiden) aggregate(g *Graph, ref []int32, nr int) *Graph {
+	n := g.NumNodes()
+	start := make([]int, nr+1)
+	for _, r := range ref {
+		start[r+1]++
+	}
+	for i := 1; i <= nr; i++ {
+		start[i] += start[i-1]
+	}
+	members := make([]int32, n)
+	next := make([]int, nr)
+	copy(next, start[:nr])
+	for u, r := range ref {
+		members[next[r]] = int32(u)
+		next[r]++
+	}
+
+	agg := &Graph{
+		offsets:  make([]int, nr+1),
+		self:     make([]float64, nr),
+		strength: make([]float64, nr),
+		total:    g.total,
+	}
+	targets := make([]int32, 0, len(g.targets)/2)
+	weights := make([]float64, 0, len(g.targets)/2)
+	pos := l.pos
+	for c := 0; c < nr; c++ {
+		agg.offsets[c] = len(targets)
+		rowStart := len(targets)
+		var self, str float64
+		for _, u := range members[start[c]:start[c+1]] {
+			self += g.self[u]
+			str += g.strength[u]
+			a, b := g.offsets[u], g.offsets[u+1]
+			ws := g.weights[a:b]
+			for i, v := range g.targets[a:b] {
+				d := ref[v]
+				if d == int32(c) {
+					self += ws[i] / 2 // seen once from each end
+					continue
+				}
+				if p := pos[d]; p >= 0 {
+					weights[p] += ws[i]
+					continue
+				}
+				pos[d] = int32(len(targets))
+				targets = append(targets, d)
+				weights = append(weights, ws[i])
+			}
+		}
+		for _, d := range targets[rowStart:] {
+			pos[d] = -1
+		}
+		agg.self[c] = self
+		agg.strength[c] = str
+	}
+	agg.offsets[nr] = len(targets)
+	agg.targets, agg.weights = targets, weights
+	return agg
+}
+
+// modularityDense is Modularity for a partition with ids already dense in [0, nc).
+func modularityDense(g *Graph, part []int32, nc int, gamma float64) float64 {
+	if g.total <= 0 {
+		return 0
+	}
+	in := make([]float64, nc)
+	tot := make([]float64, nc)
+	for u, c := range part {
+		tot[c] += g.strength[u]
+		in[c] += 2 * g.self[u]
+		a, b := g.offsets[u], g.offsets[u+1]
+		ws := g.weights[a:b]
+		for i, v := range g.targets[a:b] {
+			if part[v] == c {
+				in[c] += ws[i]
+			}
+		}
+	}
+	twoM := 2 * g.total
+	var q float64
+	for c := range in {
+		f := tot[c] / twoM
+		q += in[c]/twoM - gamma*f*f
+	}
+	return q
+}
+
+// nestLevels turns the raw per-level partitions into a strict hierarchy: each level is
+// intersected with the (already nested) next one, every community is split into its connected
+// components, and consecutive duplicates are dropped. Both steps keep or raise modularity:
+// removing a piece from a community that it shares no edges with only removes a negative
+// term, and the intersection of a level with its successor differs from it only where Leiden
+// moved a refined sub-community away in the next level.
+func nestLevels(g *Graph, raw [][]int32) [][]int32 {
+	k := len(raw)
+	out := make([][]int32, k)
+	out[k-1] = raw[k-1]
+	for i := k - 2; i >= 0; i-- {
+		out[i] = meet(raw[i], out[i+1])
+	}
+	var uf unionFind
+	for i := range out {
+		out[i] = splitDisconnected(g, out[i], &uf)
+	}
+	dedup := out[:1]
+	for _, lv := range out[1:] {
+		if !slices.Equal(lv, dedup[len(dedup)-1]) {
+			dedup = append(dedup, lv)
+		}
+	}
+	return dedup
+}
+
+// meet returns the partition whose communities are the non-empty intersections of the
+// communities of a and b, numbered in order of first node.
+func meet(a, b []int32) []int32 {
+	ids := make(map[uint64]int32)
+	out := make([]int32, len(a))
+	for i := range a {
+		key := uint64(uint32(a[i]))<<32 | uint64(uint32(b[i]))
+		id, ok := ids[key]
+		if !ok {
+			id = int32(len(ids))
+			ids[key] = id
+		}
+		out[i] = id
+	}
+	return out
+}
+
+// splitDisconnected splits every community of part into its connected components and numbers
+// the result in order of first node.
+func splitDisconnected(g *Graph, part []int32, uf *unionFind) []int32 {
+	n := g.NumNodes()
+	uf.reset(n)
+	for u := 0; u < n; u++ {
+		a, b := g.offsets[u], g.offsets[u+1]
+		for _, v := range g.targets[a:b] {
+			if int(v) > u && part[v] == part[u] {
+				uf.union(int32(u), v)
+			}
+		}
+	}
+	ids := make([]int32, n)
+	for i := range ids {
+		ids[i] = -1
+	}
+	out := make([]int32, n)
+	k := int32(0)
+	for u := 0; u < n; u++ {
+		r := uf.find(int32(u))
+		if ids[r] < 0 {
+			ids[r] = k
+			k++
+		}
+		out[u] = ids[r]
+	}
+	return out
+}

@@ -1,0 +1,226 @@
+package graphalgo
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+// checkPath verifies that path is a walk from src to dst along edges of g and returns its hop
+// count and its cost under cost.
+func checkPath(t *testing.T, g *Graph, path []int, src, dst int, cost func(float64) float64) (int, float64) {
+	t.Helper()
+	if len(path) == 0 || path[0] != src || path[len(path)-1] != dst {
+		t.Fatalf("path %v does not run from %d to %d", path, src, dst)
+	}
+	var total float64
+	for i := 1; i < len(path); i++ {
+		ts, ws := g.Neighbors(path[i-1])
+		j, ok := slices.BinarySearch(ts, int32(path[i]))
+		if !ok {
+			t.Fatalf("path %v uses the non-edge %d-%d", path, path[i-1], path[i])
+		}
+		total += cost(ws[j])
+	}
+	return len(path) - 1, total
+}
+
+func identity(w float64) float64 { return w }
+
+func TestShortestPathsMatchNetworkx(t *testing.T) {
+	for _, fg := range loadFixture(t) {
+		t.Run(fg.Name, func(t *testing.T) {
+			unit, weighted := graphFor(t, fg)
+			if unit.NumNodes() != fg.N || unit.NumEdges() != fg.M {
+				t.Fatalf("graph has n=%d m=%d, fixture n=%d m=%d", unit.NumNodes(), unit.NumEdges(), fg.N, fg.M)
+			}
+			pairs := make([]Pair, len(fg.Pairs))
+			for i, p := range fg.Pairs {
+				pairs[i] = Pair{int(p[0]), int(p[1])}
+			}
+			for _, maxHops := range []int{0, 1, 2, 3} {
+				batch := ShortestPaths(unit, pairs, maxHops)
+				for i, p := range pairs {
+					want := int(fg.Pairs[i][2])
+					if maxHops > 0 && want > maxHops {
+						want = -1
+					}
+					for _, got := range [][]int{ShortestPathBFS(unit, p.Src, p.Dst, maxHops), batch[i]} {
+						if want < 0 {
+							if got != nil {
+								t.Errorf("BFS %d->%d (max %d hops) = %v, want none", p.Src, p.Dst, maxHops, got)
+							}
+							continue
+						}
+						if got == nil {
+							t.Errorf("BFS %d->%d (max %d hops) = none, want %d hops", p.Src, p.Dst, maxHops, want)
+							continue
+						}
+						if hops, _ := checkPath(t, unit, got, p.Src, p.Dst, identity); hops != want {
+							t.Errorf("BFS %d->%d (max %d hops) has %d hops, networkx %d", p.Src, p.Dst, maxHops, hops, want)
+						}
+					}
+				}
+			}
+			paths, costs := ShortestPathsDijkstra(weighted, pairs, 0, nil)
+			for i, p := range pairs {
+				want := fg.Pairs[i][3]
+				path, cost := ShortestPathDijkstra(weighted, p.Src, p.Dst, 0, nil)
+				if !slices.Equal(path, paths[i]) || cost != costs[i] {
+					t.Errorf("Dijkstra %d->%d: single %v/%v, batch %v/%v", p.Src, p.Dst, path, cost, paths[i], costs[i])
+				}
+				if want < 0 {
+					if path != nil || !math.IsInf(cost, 1) {
+						t.Errorf("Dijkstra %d->%d = %v (%v), want none", p.Src, p.Dst, path, cost)
+					}
+					continue
+				}
+				_, sum := checkPath(t, weighted, path, p.Src, p.Dst, identity)
+				if math.Abs(cost-want) > 1e-9 || math.Abs(sum-want) > 1e-9 {
+					t.Errorf("Dijkstra %d->%d costs %v (path sums to %v), networkx %v", p.Src, p.Dst, cost, sum, want)
+				}
+			}
+		})
+	}
+}
+
+// hopLimitedCost is the cheapest cost from src to dst with at most maxHops edges, by dynamic
+// programming over the hop count (Bellman-Ford truncated at maxHops rounds).
+func hopLimitedCost(g *Graph, src, dst, maxHops int, cost func(float64) float64) float64 {
+	n := g.NumNodes()
+	dist := make([]float64, n)
+	for i := range dist {
+		dist[i] = math.Inf(1)
+	}
+	dist[src] = 0
+	for range maxHops {
+		next := slices.Clone(dist)
+		for u := range n {
+			if math.IsInf(dist[u], 1) {
+				continue
+			}
+			ts, ws := g.Neighbors(u)
+			for i, v := range ts {
+				if c := cost(ws[i]); c >= 0 && !math.IsInf(c, 1) {
+					next[v] = min(next[v], dist[u]+c)
+				}
+			}
+		}
+		dist = next
+	}
+	return dist[dst]
+}
+
+func TestDijkstraHopLimit(t *testing.T) {
+	fixture := loadFixture(t)
+	costs := map[string]func(float64) float64{
+		"weight":  identity,
+		"inverse": func(w float64) float64 { return 1 / w },
+		"squared": func(w float64) float64 { return w * w },
+	}
+	for _, fg := range fixture[:3] {
+		_, weighted := graphFor(t, fg)
+		for name, cost := range costs {
+			for _, maxHops := range []int{1, 2, 3, 4} {
+				pairs := make([]Pair, 0, 20)
+				for _, p := range fg.Pairs[:20] {
+					pairs = append(pairs, Pair{int(p[0]), int(p[1])})
+				}
+				paths, got := ShortestPathsDijkstra(weighted, pairs, maxHops, cost)
+				for i, p := range pairs {
+					want := hopLimitedCost(weighted, p.Src, p.Dst, maxHops, cost)
+					if math.IsInf(want, 1) {
+						if paths[i] != nil || !math.IsInf(got[i], 1) {
+							t.Errorf("%s cost=%s hops<=%d %d->%d: got %v, want none", fg.Name, name, maxHops, p.Src, p.Dst, paths[i])
+						}
+						continue
+					}
+					hops, sum := checkPath(t, weighted, paths[i], p.Src, p.Dst, cost)
+					if hops > maxHops || math.Abs(got[i]-want) > 1e-9 || math.Abs(sum-want) > 1e-9 {
+						t.Errorf("%s cost=%s hops<=%d %d->%d: %d hops, cost %v (sum %v), want cost %v",
+							fg.Name, name, maxHops, p.Src, p.Dst, hops, got[i], sum, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestShortestPathEdgeCases(t *testing.T) {
+	// 0-1-2-3 path plus a heavy shortcut 0-3 and an isolated node 4.
+	g := NewGraph(5, []Edge{{0, 1, 1}, {1, 2, 1}, {2, 3, 1}, {0, 3, 10}})
+	tests := []struct {
+		name          string
+		src, dst, max int
+		bfs           []int
+		dijkstra      []int
+		cost          float64
+	}{
+		{"same node", 2, 2, 0, []int{2}, []int{2}, 0},
+		{"shortcut vs cheap", 0, 3, 0, []int{0, 3}, []int{0, 1, 2, 3}, 3},
+		{"hop limit forces shortcut", 0, 3, 1, []int{0, 3}, []int{0, 3}, 10},
+		{"hop limit 2", 0, 2, 1, nil, nil, math.Inf(1)},
+		{"isolated", 0, 4, 0, nil, nil, math.Inf(1)},
+		{"source out of range", -1, 2, 0, nil, nil, math.Inf(1)},
+		{"destination out of range", 1, 9, 0, nil, nil, math.Inf(1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ShortestPathBFS(g, tt.src, tt.dst, tt.max); !slices.Equal(got, tt.bfs) {
+				t.Errorf("BFS = %v, want %v", got, tt.bfs)
+			}
+			got, cost := ShortestPathDijkstra(g, tt.src, tt.dst, tt.max, nil)
+			if !slices.Equal(got, tt.dijkstra) || cost != tt.cost {
+				t.Errorf("Dijkstra = %v (%v), want %v (%v)", got, cost, tt.dijkstra, tt.cost)
+			}
+		})
+	}
+	// Edges whose cost is +Inf or negative are treated as absent.
+	skip := func(w float64) float64 {
+		if w > 5 {
+			return math.Inf(1)
+		}
+		return -w
+	}
+	if got, cost := ShortestPathDijkstra(g, 0, 3, 0, skip); got != nil || !math.IsInf(cost, 1) {
+		t.Errorf("Dijkstra with unusable edges = %v (%v), want none", got, cost)
+	}
+	// Batch results follow the order of the pairs, with repeated and invalid pairs.
+	pairs := []Pair{{3, 0}, {0, 2}, {3, 1}, {0, 2}, {7, 0}, {2, 2}}
+	want := [][]int{{3, 0}, {0, 1, 2}, {3, 0, 1}, {0, 1, 2}, nil, {2}} // ties: lowest neighbour first
+	if got := ShortestPaths(g, pairs, 0); !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("ShortestPaths = %v, want %v", got, want)
+	}
+	// A PathFinder reused across many searches gives the same answers.
+	pf := NewPathFinder(g)
+	for range 3 {
+		for i, p := range pairs {
+			if got := pf.BFS(p.Src, p.Dst, 0); !slices.Equal(got, want[i]) {
+				t.Errorf("reused PathFinder: %v = %v, want %v", p, got, want[i])
+			}
+		}
+	}
+}
+
+func BenchmarkShortestPaths(b *testing.B) {
+	g, _ := loadShared(b, "lfr_n1000_mu0.3.gml")
+	pairs := make([]Pair, 0, 1000)
+	for i := range 1000 {
+		pairs = append(pairs, Pair{(i * 37) % 50, (i * 7919) % g.NumNodes()})
+	}
+	b.Run("bfs", func(b *testing.B) {
+		for b.Loop() {
+			ShortestPaths(g, pairs, 0)
+		}
+	})
+	b.Run("dijkstra", func(b *testing.B) {
+		for b.Loop() {
+			ShortestPathsDijkstra(g, pairs, 0, nil)
+		}
+	})
+	b.Run("dijkstra-hops4", func(b *testing.B) {
+		for b.Loop() {
+			ShortestPathsDijkstra(g, pairs, 4, nil)
+		}
+	})
+}

@@ -1,0 +1,76 @@
+package graphalgo
+
+// unionFind is a disjoint-set forest with union by size and path halving, which keeps both
+// operations effectively constant time.
+type unionFind struct {
+	parent []int32
+	size   []int32
+}
+
+// reset makes n singleton sets, reusing the storage when it is large enough.
+func (uf *unionFind) reset(n int) {
+	if cap(uf.parent) < n {
+		uf.parent = make([]int32, n)
+		uf.size = make([]int32, n)
+	}
+	uf.parent, uf.size = uf.parent[:n], uf.size[:n]
+	for i := range uf.parent {
+		uf.parent[i] = int32(i)
+		uf.size[i] = 1
+	}
+}
+
+func (uf *unionFind) find(x int32) int32 {
+	p := uf.parent
+	for p[x] != x {
+		p[x] = p[p[x]]
+		x = p[x]
+	}
+	return x
+}
+
+func (uf *unionFind) union(a, b int32) {
+	ra, rb := uf.find(a), uf.find(b)
+	if ra == rb {
+		return
+	}
+	if uf.size[ra] < uf.size[rb] {
+		ra, rb = rb, ra
+	}
+	uf.parent[rb] = ra
+	uf.size[ra] += uf.size[rb]
+}
+
+// WCC returns the weakly connected components of g (for an undirected graph, simply its
+// connected components). component[u] is the component of node u; ids are dense from 0 and
+// numbered in order of each component's smallest node, so node 0 is always in component 0.
+// sizes[c] is the number of nodes in component c. Edges of weight 0 still connect their ends.
+func WCC(g *Graph) (component []int, sizes []int) {
+	n := g.NumNodes()
+	var uf unionFind
+	uf.reset(n)
+	for u := 0; u < n; u++ {
+		a, b := g.offsets[u], g.offsets[u+1]
+		for _, v := range g.targets[a:b] {
+			if int(v) > u {
+				uf.union(int32(u), v)
+			}
+		}
+	}
+	ids := make([]int32, n)
+	for i := range ids {
+		ids[i] = -1
+	}
+	component = make([]int, n)
+	for u := 0; u < n; u++ {
+		r := uf.find(int32(u))
+		if ids[r] < 0 {
+			ids[r] = int32(len(sizes))
+			sizes = append(sizes, 0)
+		}
+		c := ids[r]
+		component[u] = int(c)
+		sizes[c]++
+	}
+	return component, sizes
+}
