@@ -1,0 +1,178 @@
+package embedded
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// Apply writes the batch in one transaction. Every item is an upsert that replaces the stored
+// properties; Entity.ComponentID and Entity.Degree are not written, they belong to
+// ComputeComponents (a new entity starts at -1 and 0, an updated one keeps its values).
+func (s *Store) Apply(ctx context.Context, b graph.Batch) error {
+	return s.write(ctx, "apply batch", func(tx *sql.Tx) error {
+		steps := []func(context.Context, *sql.Tx, *graph.Batch) error{
+			applyDocuments, applyChunks, applyEntities, applyRelations, applyMentions,
+			applySummaryLinks, applyCommunities, applyMeta,
+		}
+		for _, step := range steps {
+			if err := step(ctx, tx, &b); err != nil {
+				return err
+			}
+		}
+		return bumpVectorGens(ctx, tx, &b)
+	})
+}
+
+// eachRow prepares query once and runs it with the args of every item; label names a failing item.
+func eachRow[T any](ctx context.Context, tx *sql.Tx, query string, items []T, label func(T) string, args func(T) []any) error {
+	if len(items) == 0 {
+		return nil
+	}
+	stmt, err := tx.PrepareContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, it := range items {
+		if _, err := stmt.ExecContext(ctx, args(it)...); err != nil {
+			return fmt.Errorf("write %s: %w", label(it), err)
+		}
+	}
+	return nil
+}
+
+func applyDocuments(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
+	return eachRow(ctx, tx, `
+		INSERT INTO documents (id, title, source, sha256, metadata, ingested_at) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET title = excluded.title, source = excluded.source,
+			sha256 = excluded.sha256, metadata = excluded.metadata, ingested_at = excluded.ingested_at`,
+		b.Documents,
+		func(d graph.Document) string { return "document " + d.ID },
+		func(d graph.Document) []any {
+			return []any{d.ID, d.Title, d.Source, d.SHA256, d.Metadata, encodeTime(d.IngestedAt)}
+		})
+}
+
+func applyChunks(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
+	return eachRow(ctx, tx, `
+		INSERT INTO chunks (id, document_id, seq, text, tokens, embedding) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET document_id = excluded.document_id, seq = excluded.seq,
+			text = excluded.text, tokens = excluded.tokens, embedding = excluded.embedding`,
+		b.Chunks,
+		func(c graph.Chunk) string { return "chunk " + c.ID },
+		func(c graph.Chunk) []any {
+			return []any{c.ID, c.DocumentID, c.Seq, c.Text, c.Tokens, encodeVector(c.Embedding)}
+		})
+}
+
+func applyEntities(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
+	return eachRow(ctx, tx, `
+		INSERT INTO entities (id, name, type, description, layer, embedding) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET name = excluded.name, type = excluded.type,
+			description = excluded.description, layer = excluded.layer, embedding = excluded.embedding`,
+		b.Entities,
+		func(e graph.Entity) string { return "entity " + e.ID },
+		func(e graph.Entity) []any {
+			return []any{e.ID, e.Name, e.Type, e.Description, e.Layer, encodeVector(e.Embedding)}
+		})
+}
+
+func applyRelations(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
+	return eachRow(ctx, tx, `
+		INSERT INTO relations (source, target, description, weight, chunk_ids) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (source, target) DO UPDATE SET description = excluded.description,
+			weight = excluded.weight, chunk_ids = excluded.chunk_ids`,
+		b.Relations,
+		func(r graph.Relation) string { return fmt.Sprintf("relation %s-%s", r.Source, r.Target) },
+		func(r graph.Relation) []any {
+			// Relations are undirected; a key in the wrong order still names the same pair.
+			k := graph.NewRelationKey(r.Source, r.Target)
+			return []any{k.Source, k.Target, r.Description, r.Weight, encodeStrings(r.ChunkIDs)}
+		})
+}
+
+func applyMentions(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
+	return eachRow(ctx, tx, `
+		INSERT INTO mentions (chunk_id, entity_id) VALUES (?, ?) ON CONFLICT DO NOTHING`,
+		b.Mentions,
+		func(m graph.Mention) string { return fmt.Sprintf("mention %s-%s", m.ChunkID, m.EntityID) },
+		func(m graph.Mention) []any { return []any{m.ChunkID, m.EntityID} })
+}
+
+func applySummaryLinks(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
+	return eachRow(ctx, tx, `
+		INSERT INTO summary_links (member, summary, description, weight) VALUES (?, ?, ?, ?)
+		ON CONFLICT (member, summary) DO UPDATE SET description = excluded.description, weight = excluded.weight`,
+		b.SummaryLinks,
+		func(l graph.SummaryLink) string { return fmt.Sprintf("summary link %s-%s", l.Member, l.Summary) },
+		func(l graph.SummaryLink) []any { return []any{l.Member, l.Summary, l.Description, l.Weight} })
+}
+
+// applyCommunities updates report properties only: communities themselves are created by
+// ComputeCommunities, so an unknown id means the caller's reports are for an older run.
+func applyCommunities(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
+	if len(b.Communities) == 0 {
+		return nil
+	}
+	stmt, err := tx.PrepareContext(ctx, `
+		UPDATE communities SET title = ?, summary = ?, report = ?, rating = ?, embedding = ? WHERE id = ?`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, c := range b.Communities {
+		res, err := stmt.ExecContext(ctx, c.Title, c.Summary, c.Report, c.Rating, encodeVector(c.Embedding), c.ID)
+		if err != nil {
+			return fmt.Errorf("write community %s: %w", c.ID, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("write community %s: %w", c.ID, err)
+		}
+		if n == 0 {
+			return fmt.Errorf("write community %s: no such community (communities are created by ComputeCommunities)", c.ID)
+		}
+	}
+	return nil
+}
+
+func applyMeta(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
+	type kv struct{ k, v string }
+	items := make([]kv, 0, len(b.Meta))
+	for k, v := range b.Meta {
+		items = append(items, kv{k, v})
+	}
+	return eachRow(ctx, tx, `
+		INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+		items,
+		func(it kv) string { return "meta " + it.k },
+		func(it kv) []any { return []any{it.k, it.v} })
+}
+
+// bumpVectorGens marks the vector indexes the batch may have changed, so that cached vectors of
+// this and other processes are reloaded.
+func bumpVectorGens(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
+	var names []graph.VectorIndex
+	if len(b.Chunks) > 0 {
+		names = append(names, graph.ChunkEmbedding)
+	}
+	if len(b.Entities) > 0 {
+		names = append(names, graph.EntityEmbedding)
+	}
+	if len(b.Communities) > 0 {
+		names = append(names, graph.CommunityEmbedding)
+	}
+	return bumpVectorGen(ctx, tx, names...)
+}
+
+func bumpVectorGen(ctx context.Context, tx *sql.Tx, names ...graph.VectorIndex) error {
+	for _, name := range names {
+		if _, err := tx.ExecContext(ctx, `UPDATE vector_gen SET gen = gen + 1 WHERE name = ?`, string(name)); err != nil {
+			return fmt.Errorf("mark %s changed: %w", name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,102 @@
+package embedded
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// ExpandLocal gathers the neighbourhood of the seed entities (GraphRAG local search) from one
+// snapshot of the store. Seeds that do not exist are ignored, repeated seeds count once.
+func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.LocalOptions) (graph.LocalContext, error) {
+	const what = "expand local context"
+	var lc graph.LocalContext
+	seeds := dedupe(entityIDs)
+	if len(seeds) == 0 {
+		return lc, ctxErr(ctx, what)
+	}
+	err := s.read(ctx, what, func(tx *sql.Tx) error {
+		found, err := queryAll(ctx, tx, scanEntity, `SELECT `+entityCols("e")+` FROM entities e WHERE e.id IN (SELECT value FROM json_each(?))`,
+			encodeStrings(seeds))
+		if err != nil {
+			return err
+		}
+		byID := make(map[string]graph.Entity, len(found))
+		for _, e := range found {
+			byID[e.ID] = e
+		}
+		var ids []string
+		for _, id := range seeds {
+			if e, ok := byID[id]; ok {
+				lc.Entities = append(lc.Entities, e)
+				ids = append(ids, id)
+			}
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		set := encodeStrings(ids)
+
+		if opt.TopChunks > 0 {
+			lc.Chunks, err = queryAll(ctx, tx, scanScoredChunk, `
+				SELECT `+chunkCols("c")+`, count(*) AS n
+				FROM mentions m JOIN chunks c ON c.id = m.chunk_id
+				WHERE m.entity_id IN (SELECT value FROM json_each(?1))
+				GROUP BY c.id ORDER BY n DESC, c.id LIMIT ?2`, set, opt.TopChunks)
+			if err != nil {
+				return err
+			}
+		}
+
+		if opt.TopCommunities > 0 {
+			lc.Communities, err = queryAll(ctx, tx, scanScoredCommunity, `
+				SELECT `+communityCols("c")+`, count(*) AS n
+				FROM community_members cm JOIN communities c ON c.id = cm.community_id
+				WHERE cm.entity_id IN (SELECT value FROM json_each(?1))
+				GROUP BY c.id ORDER BY n DESC, c.rating DESC, c.id LIMIT ?2`, set, opt.TopCommunities)
+			if err != nil {
+				return err
+			}
+		}
+
+		// A relation is inside when both ends are seeds and outside when exactly one is; the
+		// other end of an outside relation must exist.
+		relations := func(inside bool, limit int) ([]graph.Relation, error) {
+			if limit <= 0 {
+				return nil, nil
+			}
+			return queryAll(ctx, tx, scanRelation, `
+				WITH seeds (id) AS (SELECT value FROM json_each(?1)),
+				touching (source, target) AS (
+					SELECT source, target FROM relations WHERE source IN seeds
+					UNION SELECT source, target FROM relations WHERE target IN seeds)
+				SELECT `+relationCols("r")+`
+				FROM touching t
+				JOIN relations r ON r.source = t.source AND r.target = t.target
+				JOIN entities a ON a.id = r.source
+				JOIN entities b ON b.id = r.target
+				WHERE (r.source IN seeds AND r.target IN seeds) = ?2
+				ORDER BY r.weight DESC, r.source, r.target LIMIT ?3`, set, inside, limit)
+		}
+		if lc.InsideRelations, err = relations(true, opt.TopInsideRels); err != nil {
+			return err
+		}
+		lc.OutsideRelations, err = relations(false, opt.TopOutsideRels)
+		return err
+	})
+	return lc, err
+}
+
+// dedupe returns ids without repeats, keeping first occurrences in order.
+func dedupe(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}

@@ -1,0 +1,188 @@
+package embedded
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// byIDs looks up nodes by id and returns them in the order of ids, skipping missing ones. A
+// repeated id yields its node again, as a query per id would.
+func byIDs[T any](ctx context.Context, s *Store, what, query string, ids []string, scan func(scanner, ...any) (T, error), id func(T) string) ([]T, error) {
+	if len(ids) == 0 {
+		return nil, ctxErr(ctx, what)
+	}
+	var found []T
+	err := s.read(ctx, what, func(tx *sql.Tx) error {
+		var err error
+		found, err = queryAll(ctx, tx, scan, query, encodeStrings(ids))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	index := make(map[string]int, len(found))
+	for i, v := range found {
+		index[id(v)] = i
+	}
+	out := make([]T, 0, len(found))
+	for _, k := range ids {
+		if i, ok := index[k]; ok {
+			out = append(out, found[i])
+		}
+	}
+	return out, nil
+}
+
+// Documents returns the documents with the given ids that exist, in the order of ids.
+func (s *Store) Documents(ctx context.Context, ids []string) ([]graph.Document, error) {
+	return byIDs(ctx, s, "look up documents",
+		`SELECT `+documentCols("d")+` FROM documents d WHERE d.id IN (SELECT value FROM json_each(?))`,
+		ids, scanDocument, func(d graph.Document) string { return d.ID })
+}
+
+// Chunks returns the chunks with the given ids that exist, in the order of ids.
+func (s *Store) Chunks(ctx context.Context, ids []string) ([]graph.Chunk, error) {
+	return byIDs(ctx, s, "look up chunks",
+		`SELECT `+chunkCols("c")+` FROM chunks c WHERE c.id IN (SELECT value FROM json_each(?))`,
+		ids, scanChunk, func(c graph.Chunk) string { return c.ID })
+}
+
+// Entities returns the entities with the given ids that exist, in the order of ids.
+func (s *Store) Entities(ctx context.Context, ids []string) ([]graph.Entity, error) {
+	return byIDs(ctx, s, "look up entities",
+		`SELECT `+entityCols("e")+` FROM entities e WHERE e.id IN (SELECT value FROM json_each(?))`,
+		ids, scanEntity, func(e graph.Entity) string { return e.ID })
+}
+
+// Communities returns the communities with the given ids that exist, in the order of ids.
+func (s *Store) Communities(ctx context.Context, ids []string) ([]graph.Community, error) {
+	return byIDs(ctx, s, "look up communities",
+		`SELECT `+communityCols("c")+` FROM communities c WHERE c.id IN (SELECT value FROM json_each(?))`,
+		ids, scanCommunity, func(c graph.Community) string { return c.ID })
+}
+
+// Relations returns the relations with the given keys that exist, in the order of keys. A key
+// whose endpoints are swapped names the same relation. A relation is only visible once both of its
+// entities exist.
+func (s *Store) Relations(ctx context.Context, keys []graph.RelationKey) ([]graph.Relation, error) {
+	if len(keys) == 0 {
+		return nil, ctxErr(ctx, "look up relations")
+	}
+	pairs := make([][2]string, len(keys))
+	for i, k := range keys {
+		k = graph.NewRelationKey(k.Source, k.Target)
+		pairs[i] = [2]string{k.Source, k.Target}
+	}
+	pairsJSON, _ := json.Marshal(pairs) // cannot fail for strings
+	var found []graph.Relation
+	err := s.read(ctx, "look up relations", func(tx *sql.Tx) error {
+		var err error
+		found, err = queryAll(ctx, tx, scanRelation, `
+			SELECT `+relationCols("r")+`
+			FROM (SELECT DISTINCT value ->> 0 AS source, value ->> 1 AS target FROM json_each(?)) k
+			JOIN relations r ON r.source = k.source AND r.target = k.target
+			JOIN entities a ON a.id = r.source
+			JOIN entities b ON b.id = r.target`,
+			string(pairsJSON))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	index := make(map[graph.RelationKey]int, len(found))
+	for i, r := range found {
+		index[r.Key()] = i
+	}
+	out := make([]graph.Relation, 0, len(found))
+	for _, k := range keys {
+		if i, ok := index[graph.NewRelationKey(k.Source, k.Target)]; ok {
+			out = append(out, found[i])
+		}
+	}
+	return out, nil
+}
+
+// DocumentChunks returns the chunks of a document in Seq order.
+func (s *Store) DocumentChunks(ctx context.Context, documentID string) ([]graph.Chunk, error) {
+	var out []graph.Chunk
+	err := s.read(ctx, "chunks of document "+documentID, func(tx *sql.Tx) error {
+		var err error
+		out, err = queryAll(ctx, tx, scanChunk, `SELECT `+chunkCols("c")+` FROM chunks c WHERE c.document_id = ? ORDER BY c.seq, c.id`, documentID)
+		return err
+	})
+	return out, err
+}
+
+// EntitiesByLayer returns all entities of one layer, ordered by id.
+func (s *Store) EntitiesByLayer(ctx context.Context, layer int) ([]graph.Entity, error) {
+	var out []graph.Entity
+	err := s.read(ctx, fmt.Sprintf("entities of layer %d", layer), func(tx *sql.Tx) error {
+		var err error
+		out, err = queryAll(ctx, tx, scanEntity, `SELECT `+entityCols("e")+` FROM entities e WHERE e.layer = ? ORDER BY e.id`, layer)
+		return err
+	})
+	return out, err
+}
+
+// CommunitiesByLevel returns the communities of one level (all levels when level < 0), ordered by
+// level then community id.
+func (s *Store) CommunitiesByLevel(ctx context.Context, level int) ([]graph.Community, error) {
+	var out []graph.Community
+	err := s.read(ctx, fmt.Sprintf("communities of level %d", level), func(tx *sql.Tx) error {
+		var err error
+		out, err = queryAll(ctx, tx, scanCommunity, `SELECT `+communityCols("c")+` FROM communities c WHERE ? < 0 OR c.level = ? ORDER BY c.level, c.community_id`,
+			level, level)
+		return err
+	})
+	return out, err
+}
+
+// CommunityMembers returns the member entities of a community ordered by id, the relations among
+// them ordered by key, and its child communities ordered by community id. An unknown community has
+// no members.
+func (s *Store) CommunityMembers(ctx context.Context, communityID string) (graph.Members, error) {
+	var m graph.Members
+	err := s.read(ctx, "members of community "+communityID, func(tx *sql.Tx) error {
+		var err error
+		m.Entities, err = queryAll(ctx, tx, scanEntity, `
+			SELECT `+entityCols("e")+` FROM community_members cm JOIN entities e ON e.id = cm.entity_id
+			WHERE cm.community_id = ? ORDER BY e.id`, communityID)
+		if err != nil {
+			return err
+		}
+		m.Relations, err = queryAll(ctx, tx, scanRelation, `
+			SELECT `+relationCols("r")+` FROM community_members a
+			JOIN relations r ON r.source = a.entity_id
+			JOIN community_members b ON b.community_id = a.community_id AND b.entity_id = r.target
+			JOIN entities ea ON ea.id = r.source
+			JOIN entities eb ON eb.id = r.target
+			WHERE a.community_id = ? ORDER BY r.source, r.target`, communityID)
+		if err != nil {
+			return err
+		}
+		m.Children, err = queryAll(ctx, tx, scanCommunity, `
+			SELECT `+communityCols("c")+` FROM communities c WHERE c.parent_id = ? ORDER BY c.community_id`,
+			communityID)
+		return err
+	})
+	return m, err
+}
+
+// Meta returns a value written with Batch.Meta.
+func (s *Store) Meta(ctx context.Context, key string) (string, bool, error) {
+	var v string
+	found := false
+	err := s.read(ctx, "read meta "+key, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
+		if err == sql.ErrNoRows {
+			return nil
+		}
+		found = err == nil
+		return err
+	})
+	return v, found, err
+}

@@ -1,0 +1,221 @@
+package embedded
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+func TestOpenCreatesDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a", "b", ".strata")
+	s, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer s.Close()
+	for _, name := range []string{dbFile, lockFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("store file %s: %v", name, err)
+		}
+	}
+	if s.Dir() != dir {
+		t.Errorf("Dir() = %q, want %q", s.Dir(), dir)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "plain-file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	foreign := t.TempDir()
+	createForeignDB(t, filepath.Join(foreign, dbFile))
+	missing := filepath.Join(t.TempDir(), "missing")
+
+	for _, tc := range []struct {
+		name string
+		dir  string
+		opt  Options
+		want []string // substrings of the error
+	}{
+		{"no directory", "", Options{}, []string{"no data directory"}},
+		{"directory is a file", file, Options{}, []string{file}},
+		{"directory is a file, read-only", file, Options{ReadOnly: true}, []string{file}},
+		{"missing store, read-only", missing, Options{ReadOnly: true}, []string{missing, "strata ingest"}},
+		{"foreign database", foreign, Options{}, []string{foreign, "not a strata store"}},
+		{"foreign database, read-only", foreign, Options{ReadOnly: true}, []string{foreign, "not a strata store"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Open(t.Context(), tc.dir, tc.opt)
+			if err == nil {
+				s.Close()
+				t.Fatal("Open succeeded")
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not mention %q", err, want)
+				}
+			}
+		})
+	}
+	if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("read-only Open created %s (stat: %v)", missing, err)
+	}
+}
+
+// createForeignDB writes an SQLite database that is not a strata store.
+func createForeignDB(t *testing.T, path string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TABLE notes (body TEXT)`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSecondWriterIsLocked(t *testing.T) {
+	dir := t.TempDir()
+	first, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	second, err := Open(t.Context(), dir, Options{})
+	if err == nil {
+		second.Close()
+		t.Fatal("second writer opened the store")
+	}
+	if !errors.Is(err, graph.ErrLocked) || !strings.Contains(err.Error(), dir) {
+		t.Errorf("second writer: error %q, want graph.ErrLocked naming %s", err, dir)
+	}
+
+	// Readers take no lock.
+	reader, err := Open(t.Context(), dir, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("reader next to a writer: %v", err)
+	}
+	reader.Close()
+
+	if err := first.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	again, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatalf("Open after the first writer closed: %v", err)
+	}
+	again.Close()
+}
+
+func TestReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer w.Close()
+	doc := graph.Document{ID: "d", Metadata: "{}"}
+	chunk := func(id string, v ...float32) graph.Chunk {
+		return graph.Chunk{ID: id, DocumentID: "d", Text: "text " + id, Embedding: v}
+	}
+	if err := w.Apply(t.Context(), graph.Batch{Documents: []graph.Document{doc}, Chunks: []graph.Chunk{chunk("x", 1, 0)}}); err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+
+	r, err := Open(t.Context(), dir, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("Open read-only: %v", err)
+	}
+	defer r.Close()
+	search := func() []graph.Hit {
+		t.Helper()
+		hits, err := r.VectorSearch(t.Context(), graph.ChunkEmbedding, []float32{0, 1}, 1)
+		if err != nil {
+			t.Fatalf("VectorSearch: %v", err)
+		}
+		return hits
+	}
+	if hits := search(); len(hits) != 1 || hits[0].ID != "x" {
+		t.Fatalf("reader VectorSearch = %v, want x", hits)
+	}
+
+	// The reader sees what the writer commits later, cached vectors included.
+	if err := w.Apply(t.Context(), graph.Batch{Chunks: []graph.Chunk{chunk("y", 0, 1)}}); err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	if hits := search(); len(hits) != 1 || hits[0].ID != "y" {
+		t.Errorf("reader VectorSearch after a write = %v, want y", hits)
+	}
+
+	writes := map[string]func(context.Context) error{
+		"Apply": func(ctx context.Context) error {
+			return r.Apply(ctx, graph.Batch{Documents: []graph.Document{{ID: "e", Metadata: "{}"}}})
+		},
+		"ComputeComponents": func(ctx context.Context) error { _, err := r.ComputeComponents(ctx); return err },
+		"ComputeCommunities": func(ctx context.Context) error {
+			_, err := r.ComputeCommunities(ctx, graph.DefaultLeidenParams())
+			return err
+		},
+	}
+	for name, write := range writes {
+		if err := write(t.Context()); err == nil {
+			t.Errorf("%s on a read-only store succeeded", name)
+		}
+	}
+	if docs, _ := w.Documents(t.Context(), []string{"e"}); len(docs) != 0 {
+		t.Errorf("read-only Apply wrote %v", docs)
+	}
+}
+
+func TestSchemaVersion(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	if _, err := s.db.Exec(`PRAGMA user_version = 99`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	for _, opt := range []Options{{}, {ReadOnly: true}} {
+		s, err := Open(t.Context(), dir, opt)
+		if err == nil {
+			s.Close()
+			t.Fatalf("Open(%+v) of a store with schema version 99 succeeded", opt)
+		}
+		if !strings.Contains(err.Error(), "99") || !strings.Contains(err.Error(), dir) {
+			t.Errorf("Open(%+v): error %q does not name the version and the store", opt, err)
+		}
+	}
+}
+
+func TestReopenKeepsData(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	b := graph.Batch{Meta: map[string]string{"k": "v"}}
+	if err := s.Apply(t.Context(), b); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	// A closed writer leaves no WAL behind; a reader must cope with that.
+	for _, opt := range []Options{{ReadOnly: true}, {}} {
+		s, err = Open(t.Context(), dir, opt)
+		if err != nil {
+			t.Fatalf("reopen(%+v): %v", opt, err)
+		}
+		if v, ok, err := s.Meta(t.Context(), "k"); err != nil || !ok || v != "v" {
+			t.Errorf("reopen(%+v): Meta = %q, %v, %v", opt, v, ok, err)
+		}
+		s.Close()
+	}
+}

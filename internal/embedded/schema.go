@@ -1,0 +1,205 @@
+package embedded
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// schemaVersion is stored in PRAGMA user_version. Bump it with every change to schemaSQL and
+// teach migrate how to get there from the previous version.
+const schemaVersion = 1
+
+// applicationID marks the database file as a strata store (PRAGMA application_id, "STRA"), so
+// that an unrelated SQLite file in the data directory is refused instead of written into.
+const applicationID = 0x53545241
+
+// schemaSQL returns the statements that create an empty store of schemaVersion.
+//
+// Tables that are indexed by FTS5 carry an INTEGER PRIMARY KEY (rid) because an external-content
+// FTS5 table needs a stable integer rowid; the node id is a UNIQUE column next to it. Relationship
+// endpoints are not foreign keys: a batch may name nodes a later batch writes (the contract lets
+// stages write in any order), and relationships with a missing endpoint are simply invisible until
+// it exists.
+func schemaSQL() []string {
+	return []string{
+		`CREATE TABLE meta (
+		key   TEXT PRIMARY KEY,
+		value TEXT NOT NULL
+	) WITHOUT ROWID`,
+
+		// vector_gen counts writes per vector index; the in-memory vector cache compares it to know
+		// whether it is stale, also when another process wrote.
+		`CREATE TABLE vector_gen (
+		name TEXT PRIMARY KEY,
+		gen  INTEGER NOT NULL
+	) WITHOUT ROWID`,
+		`INSERT INTO vector_gen (name, gen) VALUES ('chunk_embedding', 0), ('entity_embedding', 0), ('community_embedding', 0)`,
+
+		`CREATE TABLE documents (
+		id          TEXT PRIMARY KEY,
+		title       TEXT NOT NULL,
+		source      TEXT NOT NULL,
+		sha256      TEXT NOT NULL,
+		metadata    TEXT NOT NULL,
+		ingested_at TEXT NOT NULL
+	) WITHOUT ROWID`,
+
+		`CREATE TABLE chunks (
+		rid         INTEGER PRIMARY KEY,
+		id          TEXT NOT NULL UNIQUE,
+		document_id TEXT NOT NULL,
+		seq         INTEGER NOT NULL,
+		text        TEXT NOT NULL,
+		tokens      INTEGER NOT NULL,
+		embedding   BLOB
+	)`,
+		`CREATE INDEX chunks_document ON chunks (document_id, seq)`,
+		`CREATE VIRTUAL TABLE chunk_text USING fts5(text, content='chunks', content_rowid='rid', tokenize='unicode61 remove_diacritics 2')`,
+		`CREATE TRIGGER chunks_text_insert AFTER INSERT ON chunks BEGIN
+		INSERT INTO chunk_text (rowid, text) VALUES (new.rid, new.text);
+	END`,
+		`CREATE TRIGGER chunks_text_delete AFTER DELETE ON chunks BEGIN
+		INSERT INTO chunk_text (chunk_text, rowid, text) VALUES ('delete', old.rid, old.text);
+	END`,
+		`CREATE TRIGGER chunks_text_update AFTER UPDATE OF text ON chunks BEGIN
+		INSERT INTO chunk_text (chunk_text, rowid, text) VALUES ('delete', old.rid, old.text);
+		INSERT INTO chunk_text (rowid, text) VALUES (new.rid, new.text);
+	END`,
+
+		`CREATE TABLE entities (
+		rid          INTEGER PRIMARY KEY,
+		id           TEXT NOT NULL UNIQUE,
+		name         TEXT NOT NULL,
+		type         TEXT NOT NULL,
+		description  TEXT NOT NULL,
+		layer        INTEGER NOT NULL,
+		embedding    BLOB,
+		component_id INTEGER NOT NULL DEFAULT -1,
+		degree       INTEGER NOT NULL DEFAULT 0
+	)`,
+		`CREATE INDEX entities_layer ON entities (layer, id)`,
+		`CREATE VIRTUAL TABLE entity_text USING fts5(name, description, content='entities', content_rowid='rid', tokenize='unicode61 remove_diacritics 2')`,
+		`CREATE TRIGGER entities_text_insert AFTER INSERT ON entities BEGIN
+		INSERT INTO entity_text (rowid, name, description) VALUES (new.rid, new.name, new.description);
+	END`,
+		`CREATE TRIGGER entities_text_delete AFTER DELETE ON entities BEGIN
+		INSERT INTO entity_text (entity_text, rowid, name, description) VALUES ('delete', old.rid, old.name, old.description);
+	END`,
+		`CREATE TRIGGER entities_text_update AFTER UPDATE OF name, description ON entities BEGIN
+		INSERT INTO entity_text (entity_text, rowid, name, description) VALUES ('delete', old.rid, old.name, old.description);
+		INSERT INTO entity_text (rowid, name, description) VALUES (new.rid, new.name, new.description);
+	END`,
+
+		// relations hold RELATED with source < target; chunk_ids is a JSON array.
+		`CREATE TABLE relations (
+		source      TEXT NOT NULL,
+		target      TEXT NOT NULL,
+		description TEXT NOT NULL,
+		weight      REAL NOT NULL,
+		chunk_ids   TEXT NOT NULL,
+		PRIMARY KEY (source, target)
+	) WITHOUT ROWID`,
+		`CREATE INDEX relations_target ON relations (target)`,
+
+		`CREATE TABLE mentions (
+		chunk_id  TEXT NOT NULL,
+		entity_id TEXT NOT NULL,
+		PRIMARY KEY (chunk_id, entity_id)
+	) WITHOUT ROWID`,
+		`CREATE INDEX mentions_entity ON mentions (entity_id, chunk_id)`,
+
+		`CREATE TABLE summary_links (
+		member      TEXT NOT NULL,
+		summary     TEXT NOT NULL,
+		description TEXT NOT NULL,
+		weight      REAL NOT NULL,
+		PRIMARY KEY (member, summary)
+	) WITHOUT ROWID`,
+		`CREATE INDEX summary_links_summary ON summary_links (summary)`,
+
+		`CREATE TABLE communities (
+		id           TEXT PRIMARY KEY,
+		level        INTEGER NOT NULL,
+		community_id INTEGER NOT NULL,
+		parent_id    TEXT NOT NULL,
+		title        TEXT NOT NULL DEFAULT '',
+		summary      TEXT NOT NULL DEFAULT '',
+		report       TEXT NOT NULL DEFAULT '',
+		rating       REAL NOT NULL DEFAULT 0,
+		size         INTEGER NOT NULL,
+		embedding    BLOB
+	) WITHOUT ROWID`,
+		`CREATE INDEX communities_level ON communities (level, community_id)`,
+		`CREATE INDEX communities_parent ON communities (parent_id)`,
+
+		// community_members holds IN_COMMUNITY.
+		`CREATE TABLE community_members (
+		community_id TEXT NOT NULL,
+		entity_id    TEXT NOT NULL,
+		PRIMARY KEY (community_id, entity_id)
+	) WITHOUT ROWID`,
+		`CREATE INDEX community_members_entity ON community_members (entity_id)`,
+	}
+}
+
+// initSchema creates the schema in an empty database, or checks that an existing one is a strata
+// store this code can read. dir names the store in errors.
+func initSchema(ctx context.Context, db *sql.DB, dir string, readOnly bool) error {
+	version, appID, err := readVersion(ctx, db)
+	if err != nil {
+		return fmt.Errorf("open store %s: read schema version: %w", dir, err)
+	}
+	if version == 0 {
+		var tables int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema`).Scan(&tables); err != nil {
+			return fmt.Errorf("open store %s: %w", dir, err)
+		}
+		if tables > 0 {
+			return fmt.Errorf("open store %s: %s is not a strata store (it holds other tables)", dir, dbFile)
+		}
+		if readOnly {
+			return fmt.Errorf("open store %s: no strata store here yet; run `strata ingest` first", dir)
+		}
+		return createSchema(ctx, db, dir)
+	}
+	if appID != applicationID {
+		return fmt.Errorf("open store %s: %s is not a strata store (application id %#x)", dir, dbFile, appID)
+	}
+	if version > schemaVersion {
+		return fmt.Errorf("open store %s: schema version %d is newer than this strata supports (%d); upgrade strata", dir, version, schemaVersion)
+	}
+	return nil
+}
+
+func readVersion(ctx context.Context, db *sql.DB) (version, appID int64, err error) {
+	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return 0, 0, err
+	}
+	if err := db.QueryRowContext(ctx, `PRAGMA application_id`).Scan(&appID); err != nil {
+		return 0, 0, err
+	}
+	return version, appID, nil
+}
+
+// createSchema runs schemaSQL and stamps the version in one transaction, so a store is either
+// complete or still empty.
+func createSchema(ctx context.Context, db *sql.DB, dir string) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("create store %s: %w", dir, err)
+	}
+	defer tx.Rollback()
+	stmts := append(schemaSQL(),
+		fmt.Sprintf(`PRAGMA application_id = %d`, applicationID),
+		fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion))
+	for _, q := range stmts {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("create store %s: %w", dir, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("create store %s: %w", dir, err)
+	}
+	return nil
+}

@@ -1,0 +1,58 @@
+package embedded
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// statQueries count each label and relationship type the way Neo4j would see them: a
+// relationship whose endpoint does not exist yet is not counted, and PART_OF and NEXT are derived
+// from chunk properties.
+func statQueries() []statQuery {
+	return []statQuery{
+		{false, "Document", `SELECT count(*) FROM documents`},
+		{false, "Chunk", `SELECT count(*) FROM chunks`},
+		{false, "Entity", `SELECT count(*) FROM entities`},
+		{false, "Summary", `SELECT count(*) FROM entities WHERE layer >= 1`},
+		{false, "Community", `SELECT count(*) FROM communities`},
+		{true, "PART_OF", `SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id`},
+		{true, "NEXT", `SELECT count(*) FROM chunks a JOIN chunks b ON b.document_id = a.document_id AND b.seq = a.seq + 1`},
+		{true, "HAS_ENTITY", `SELECT count(*) FROM mentions m
+		JOIN chunks c ON c.id = m.chunk_id JOIN entities e ON e.id = m.entity_id`},
+		{true, "RELATED", `SELECT count(*) FROM relations r
+		JOIN entities a ON a.id = r.source JOIN entities b ON b.id = r.target`},
+		{true, "SUMMARIZED_BY", `SELECT count(*) FROM summary_links l
+		JOIN entities a ON a.id = l.member JOIN entities b ON b.id = l.summary`},
+		{true, "IN_COMMUNITY", `SELECT count(*) FROM community_members`},
+		{true, "CHILD_OF", `SELECT count(*) FROM communities WHERE parent_id <> ''`},
+	}
+}
+
+// statQuery counts one label (rel false) or relationship type (rel true).
+type statQuery struct {
+	rel   bool
+	name  string
+	query string
+}
+
+// Stats counts nodes per label and relationships per type; every key is present.
+func (s *Store) Stats(ctx context.Context) (graph.Stats, error) {
+	st := graph.Stats{Nodes: map[string]int64{}, Relationships: map[string]int64{}}
+	err := s.read(ctx, "count store contents", func(tx *sql.Tx) error {
+		for _, q := range statQueries() {
+			var n int64
+			if err := tx.QueryRowContext(ctx, q.query).Scan(&n); err != nil {
+				return err
+			}
+			if q.rel {
+				st.Relationships[q.name] = n
+			} else {
+				st.Nodes[q.name] = n
+			}
+		}
+		return nil
+	})
+	return st, err
+}

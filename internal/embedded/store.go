@@ -1,0 +1,180 @@
+package embedded
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// dbFile is the name of the database inside the data directory.
+const dbFile = "strata.db"
+
+// busyTimeoutMS bounds how long a statement waits for SQLite's own file locks (a reader
+// checkpointing, another connection of this process) before failing with SQLITE_BUSY.
+const busyTimeoutMS = 10000
+
+// Options configures Open.
+type Options struct {
+	// ReadOnly opens an existing store for reading: no writer lock is taken, nothing is created,
+	// and every write method fails. Several readers may run next to one writer.
+	ReadOnly bool
+}
+
+// Store is the embedded graph.Store. It is safe for concurrent use.
+type Store struct {
+	dir      string
+	db       *sql.DB
+	readOnly bool
+	lock     *writerLock // nil when read-only
+
+	// writeMu serializes write transactions of this process; other processes are kept out by
+	// lock.
+	writeMu sync.Mutex
+	vectors vectorCache
+}
+
+var _ graph.Store = (*Store)(nil)
+
+// Open opens the store in dir, creating dir and an empty store when needed (unless read-only).
+func Open(ctx context.Context, dir string, opt Options) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("open store: no data directory given")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
+	path := filepath.Join(abs, dbFile)
+
+	s := &Store{dir: dir, readOnly: opt.ReadOnly}
+	if opt.ReadOnly {
+		if _, err := os.Stat(path); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("open store %s: no strata store here (%s is missing); run `strata ingest` first", dir, dbFile)
+			}
+			return nil, fmt.Errorf("open store %s: %w", dir, err)
+		}
+	} else {
+		if err := os.MkdirAll(abs, 0o755); err != nil {
+			return nil, fmt.Errorf("open store %s: create directory: %w", dir, err)
+		}
+		if s.lock, err = acquireWriterLock(dir, filepath.Join(abs, lockFile)); err != nil {
+			return nil, err
+		}
+	}
+
+	s.db, err = sql.Open("sqlite", dsn(path, opt.ReadOnly))
+	if err == nil {
+		err = s.db.PingContext(ctx)
+	}
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
+	if err := initSchema(ctx, s.db, dir, opt.ReadOnly); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// dsn builds the SQLite URI for the database at path. Every pooled connection gets the same
+// pragmas: WAL so readers never block the writer and a killed writer leaves the last committed
+// state; synchronous=NORMAL, which in WAL mode is still atomic and durable across process crashes
+// (only an OS crash can lose the newest commits).
+func dsn(path string, readOnly bool) string {
+	// SQLite URIs decode %XX escapes; escape what would otherwise end or confuse the path.
+	esc := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+	q := fmt.Sprintf("?_pragma=busy_timeout(%d)", busyTimeoutMS)
+	if readOnly {
+		return "file:" + esc + q + "&mode=ro"
+	}
+	return "file:" + esc + q + "&mode=rwc&_txlock=immediate&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+}
+
+// Dir returns the data directory the store was opened in.
+func (s *Store) Dir() string { return s.dir }
+
+// Close closes the database and then releases the writer lock.
+func (s *Store) Close() error {
+	var errs []error
+	if s.db != nil {
+		if err := s.db.Close(); err != nil {
+			errs = append(errs, err)
+		}
+		s.db = nil
+	}
+	if s.lock != nil {
+		if err := s.lock.release(); err != nil {
+			errs = append(errs, err)
+		}
+		s.lock = nil
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close store %s: %w", s.dir, err)
+	}
+	return nil
+}
+
+// write runs fn in one write transaction: all of it commits or none of it does. what names the
+// operation in errors.
+func (s *Store) write(ctx context.Context, what string, fn func(tx *sql.Tx) error) error {
+	if s.readOnly {
+		return fmt.Errorf("%s: store %s is open read-only", what, s.dir)
+	}
+	if err := ctxErr(ctx, what); err != nil {
+		return err
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("%s: commit: %w", what, err)
+	}
+	return nil
+}
+
+// read runs fn in one read transaction, so that the several queries of one method see a single
+// snapshot even while another process writes.
+func (s *Store) read(ctx context.Context, what string, fn func(tx *sql.Tx) error) error {
+	if err := ctxErr(ctx, what); err != nil {
+		return err
+	}
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// ctxErr reports a done context as an error of the operation what.
+func ctxErr(ctx context.Context, what string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}

@@ -1,0 +1,215 @@
+package embedded
+
+import (
+	"container/heap"
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// vectorTable returns the table holding the embeddings of a vector index.
+func vectorTable(index graph.VectorIndex) (table string, ok bool) {
+	switch index {
+	case graph.ChunkEmbedding:
+		return "chunks", true
+	case graph.EntityEmbedding:
+		return "entities", true
+	case graph.CommunityEmbedding:
+		return "communities", true
+	}
+	return "", false
+}
+
+// vectorSet is every embedding of one index, decoded and L2-normalized so that a cosine is a dot
+// product. Zero vectors are left out: their cosine is undefined, and Neo4j's cosine vector
+// indexes do not index them either.
+type vectorSet struct {
+	gen  int64 // vector_gen value the set was loaded at
+	dim  int   // 0 when the index holds no vectors
+	ids  []string
+	vecs []float32 // len(ids)*dim, row-major
+}
+
+// vectorCache keeps one vectorSet per index until a write changes vector_gen.
+type vectorCache struct {
+	mu   sync.Mutex
+	sets map[graph.VectorIndex]*vectorSet
+}
+
+// VectorSearch returns the k nodes of the index whose embeddings are most similar to vec by
+// cosine, scored (1+cos)/2 and ordered by score descending, then id.
+func (s *Store) VectorSearch(ctx context.Context, index graph.VectorIndex, vec []float32, k int) ([]graph.Hit, error) {
+	what := fmt.Sprintf("vector search %s", index)
+	table, ok := vectorTable(index)
+	if !ok {
+		return nil, fmt.Errorf("%s: no such vector index", what)
+	}
+	if err := ctxErr(ctx, what); err != nil {
+		return nil, err
+	}
+	set, err := s.vectorSet(ctx, index, table)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if set.dim == 0 || k <= 0 {
+		return nil, nil
+	}
+	if len(vec) != set.dim {
+		return nil, fmt.Errorf("%s: query vector has %d dimensions, the index has %d", what, len(vec), set.dim)
+	}
+	q := normalized(vec)
+	if q == nil {
+		return nil, fmt.Errorf("%s: query vector has zero length", what)
+	}
+	return set.search(q, k), nil
+}
+
+// vectorSet returns the cached vectors of index, reloading them when vector_gen moved on.
+func (s *Store) vectorSet(ctx context.Context, index graph.VectorIndex, table string) (*vectorSet, error) {
+	s.vectors.mu.Lock()
+	defer s.vectors.mu.Unlock()
+	var out *vectorSet
+	err := s.read(ctx, "load vectors", func(tx *sql.Tx) error {
+		// Reading the generation and the vectors in one snapshot keeps them consistent.
+		var gen int64
+		if err := tx.QueryRowContext(ctx, `SELECT gen FROM vector_gen WHERE name = ?`, string(index)).Scan(&gen); err != nil {
+			return err
+		}
+		if cached := s.vectors.sets[index]; cached != nil && cached.gen == gen {
+			out = cached
+			return nil
+		}
+		set, err := loadVectors(ctx, tx, table)
+		if err != nil {
+			return err
+		}
+		set.gen = gen
+		if s.vectors.sets == nil {
+			s.vectors.sets = map[graph.VectorIndex]*vectorSet{}
+		}
+		s.vectors.sets[index] = set
+		out = set
+		return nil
+	})
+	return out, err
+}
+
+// loadVectors reads and normalizes every embedding of a table. Mixed dimensions mean the store was
+// filled by different embedding models; searching it would compare meaningless numbers.
+func loadVectors(ctx context.Context, tx *sql.Tx, table string) (*vectorSet, error) {
+	// table comes from vectorTable, never from the caller.
+	rows, err := tx.QueryContext(ctx, `SELECT id, embedding FROM `+table+` WHERE embedding IS NOT NULL ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	set := &vectorSet{}
+	for rows.Next() {
+		var id string
+		var blob []byte
+		if err := rows.Scan(&id, &blob); err != nil {
+			return nil, err
+		}
+		v, err := decodeVector(blob)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", table, id, err)
+		}
+		if len(v) == 0 {
+			continue
+		}
+		if set.dim == 0 {
+			set.dim = len(v)
+		} else if len(v) != set.dim {
+			return nil, fmt.Errorf("%s %s: embedding has %d dimensions, others have %d", table, id, len(v), set.dim)
+		}
+		v = normalized(v)
+		if v == nil {
+			continue
+		}
+		set.ids = append(set.ids, id)
+		set.vecs = append(set.vecs, v...)
+	}
+	return set, rows.Err()
+}
+
+// normalized returns v scaled to unit length, or nil for a zero (or non-finite) vector.
+func normalized(v []float32) []float32 {
+	var sum float64
+	for _, x := range v {
+		sum += float64(x) * float64(x)
+	}
+	norm := math.Sqrt(sum)
+	if norm == 0 || math.IsInf(norm, 0) || math.IsNaN(norm) {
+		return nil
+	}
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(float64(x) / norm)
+	}
+	return out
+}
+
+// search scans every vector and keeps the k best in a min-heap.
+func (set *vectorSet) search(q []float32, k int) []graph.Hit {
+	h := make(hitHeap, 0, min(k, len(set.ids)))
+	for i, id := range set.ids {
+		v := set.vecs[i*set.dim : (i+1)*set.dim]
+		cos := dot(q, v)
+		score := (1 + cos) / 2
+		if len(h) < k {
+			heap.Push(&h, graph.Hit{ID: id, Score: score})
+		} else if worse(h[0], graph.Hit{ID: id, Score: score}) {
+			h[0] = graph.Hit{ID: id, Score: score}
+			heap.Fix(&h, 0)
+		}
+	}
+	out := make([]graph.Hit, len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&h).(graph.Hit)
+	}
+	return out
+}
+
+// dot is the inner product, accumulated in float64 and clamped to the cosine range that rounding
+// can leave.
+func dot(a, b []float32) float64 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += float64(a[i]) * float64(b[i])
+		s1 += float64(a[i+1]) * float64(b[i+1])
+		s2 += float64(a[i+2]) * float64(b[i+2])
+		s3 += float64(a[i+3]) * float64(b[i+3])
+	}
+	for ; i < len(a); i++ {
+		s0 += float64(a[i]) * float64(b[i])
+	}
+	return max(-1, min(1, s0+s1+s2+s3))
+}
+
+// worse reports whether a ranks below b: lower score, or equal score and larger id.
+func worse(a, b graph.Hit) bool {
+	if a.Score != b.Score {
+		return a.Score < b.Score
+	}
+	return a.ID > b.ID
+}
+
+// hitHeap is a min-heap of hits with the worst hit on top.
+type hitHeap []graph.Hit
+
+func (h hitHeap) Len() int           { return len(h) }
+func (h hitHeap) Less(i, j int) bool { return worse(h[i], h[j]) }
+func (h hitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *hitHeap) Push(x any)        { *h = append(*h, x.(graph.Hit)) }
+func (h *hitHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

@@ -1,0 +1,184 @@
+package storetest
+
+import (
+	"testing"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+func applyTests() []test {
+	return []test{
+		{"Apply/Empty", testEmpty},
+		{"Apply/RoundTrip", testRoundTrip},
+		{"Apply/Idempotent", testIdempotent},
+		{"Apply/UpsertReplaces", testUpsertReplaces},
+		{"Apply/Derived", testDerived},
+		{"Apply/Meta", testMeta},
+		{"Apply/UnknownCommunity", testUnknownCommunity},
+	}
+}
+
+// testEmpty: a new store is empty, Stats has every key, and an empty batch is accepted.
+func testEmpty(t *testing.T, s graph.Store) {
+	check(t, "Stats of a new store", stats(t, s), counts(nil))
+	apply(t, s, graph.Batch{})
+	check(t, "Stats after an empty batch", stats(t, s), counts(nil))
+	if got := must[[]graph.Entity](t, "EntitiesByLayer")(s.EntitiesByLayer(ctx(t), 0)); len(got) != 0 {
+		t.Errorf("EntitiesByLayer(0) of a new store = %v, want none", got)
+	}
+	if got := must[[]graph.Community](t, "CommunitiesByLevel")(s.CommunitiesByLevel(ctx(t), -1)); len(got) != 0 {
+		t.Errorf("CommunitiesByLevel(-1) of a new store = %v, want none", got)
+	}
+}
+
+// testRoundTrip: everything written comes back with every field, through every lookup.
+func testRoundTrip(t *testing.T, s graph.Store) {
+	b := baseBatch()
+	apply(t, s, b)
+
+	check(t, "Documents", must[[]graph.Document](t, "Documents")(s.Documents(ctx(t), []string{"doc-1", "doc-2"})), b.Documents)
+	check(t, "Chunks", must[[]graph.Chunk](t, "Chunks")(s.Chunks(ctx(t), []string{"c-1", "c-2", "c-3", "c-4"})), b.Chunks)
+	check(t, "Entities", must[[]graph.Entity](t, "Entities")(s.Entities(ctx(t), []string{"ACME", "ALICE", "BOB", "PEOPLE"})), stored(b.Entities))
+	check(t, "Relations", must[[]graph.Relation](t, "Relations")(s.Relations(ctx(t), []graph.RelationKey{
+		graph.NewRelationKey("ALICE", "ACME"), graph.NewRelationKey("ALICE", "BOB"),
+	})), b.Relations)
+	check(t, "DocumentChunks(doc-1)", must[[]graph.Chunk](t, "DocumentChunks")(s.DocumentChunks(ctx(t), "doc-1")), b.Chunks[:3])
+	check(t, "DocumentChunks(doc-2)", must[[]graph.Chunk](t, "DocumentChunks")(s.DocumentChunks(ctx(t), "doc-2")), b.Chunks[3:])
+	check(t, "EntitiesByLayer(0)", must[[]graph.Entity](t, "EntitiesByLayer")(s.EntitiesByLayer(ctx(t), 0)), stored(b.Entities[:3]))
+	check(t, "EntitiesByLayer(1)", must[[]graph.Entity](t, "EntitiesByLayer")(s.EntitiesByLayer(ctx(t), 1)), stored(b.Entities[3:]))
+	check(t, "Stats", stats(t, s), baseCounts())
+	v, ok, err := s.Meta(ctx(t), "embedding_model")
+	if err != nil || !ok || v != "test-model" {
+		t.Errorf(`Meta("embedding_model") = %q, %v, %v; want "test-model", true, nil`, v, ok, err)
+	}
+}
+
+// testIdempotent: applying the same batch twice leaves the store as applying it once.
+func testIdempotent(t *testing.T, s graph.Store) {
+	apply(t, s, baseBatch())
+	once := snapshot(t, s)
+	apply(t, s, baseBatch())
+	check(t, "store after applying the batch twice", snapshot(t, s), once)
+	check(t, "Stats after applying the batch twice", stats(t, s), baseCounts())
+}
+
+// state is everything a lookup can see of the base fixture.
+type state struct {
+	Stats     graph.Stats
+	Documents []graph.Document
+	Chunks    []graph.Chunk
+	Entities  []graph.Entity
+	Relations []graph.Relation
+}
+
+func snapshot(t *testing.T, s graph.Store) state {
+	t.Helper()
+	return state{
+		Stats:     stats(t, s),
+		Documents: must[[]graph.Document](t, "Documents")(s.Documents(ctx(t), []string{"doc-1", "doc-2"})),
+		Chunks:    must[[]graph.Chunk](t, "Chunks")(s.Chunks(ctx(t), []string{"c-1", "c-2", "c-3", "c-4"})),
+		Entities:  must[[]graph.Entity](t, "Entities")(s.Entities(ctx(t), []string{"ACME", "ALICE", "BOB", "PEOPLE"})),
+		Relations: must[[]graph.Relation](t, "Relations")(s.Relations(ctx(t), []graph.RelationKey{
+			{Source: "ACME", Target: "ALICE"}, {Source: "ALICE", Target: "BOB"},
+		})),
+	}
+}
+
+// testUpsertReplaces: a second write of an id replaces the stored properties, also with empty
+// values, and adds nothing.
+func testUpsertReplaces(t *testing.T, s graph.Store) {
+	apply(t, s, baseBatch())
+
+	doc := baseDocuments()[0]
+	doc.Title, doc.Metadata, doc.SHA256 = "Alpha report, revised", `{"lang":"fr"}`, "ffff"
+	chunk := baseChunks()[0]
+	chunk.Text, chunk.Tokens, chunk.Embedding = "Alice left Paris.", 4, []float32{0, 0.6, 0.8}
+	alice := baseEntities()[1]
+	alice.Name, alice.Type, alice.Description, alice.Embedding = "ALICE", "engineer", "Chief engineer at Acme.", []float32{0, 1, 0}
+	acme := baseEntities()[0]
+	acme.Description, acme.Embedding = "", nil // replaced by empty values, not merged
+	rel := baseRelations()[1]
+	rel.Description, rel.Weight, rel.ChunkIDs = "Alice and Bob are friends.", 4, []string{"c-1", "c-3"}
+	apply(t, s, graph.Batch{
+		Documents: []graph.Document{doc},
+		Chunks:    []graph.Chunk{chunk},
+		Entities:  []graph.Entity{alice, acme},
+		Relations: []graph.Relation{rel},
+	})
+
+	check(t, "replaced document", must[[]graph.Document](t, "Documents")(s.Documents(ctx(t), []string{"doc-1"})), []graph.Document{doc})
+	check(t, "replaced chunk", must[[]graph.Chunk](t, "Chunks")(s.Chunks(ctx(t), []string{"c-1"})), []graph.Chunk{chunk})
+	check(t, "replaced entities", must[[]graph.Entity](t, "Entities")(s.Entities(ctx(t), []string{"ALICE", "ACME"})), stored([]graph.Entity{alice, acme}))
+	check(t, "replaced relation", must[[]graph.Relation](t, "Relations")(s.Relations(ctx(t), []graph.RelationKey{rel.Key()})), []graph.Relation{rel})
+	check(t, "Stats after upserts", stats(t, s), baseCounts())
+
+	// The indexes follow the replaced values.
+	hits := must[[]graph.Hit](t, "VectorSearch")(s.VectorSearch(ctx(t), graph.EntityEmbedding, []float32{0, 1, 0}, 1))
+	if len(hits) != 1 || hits[0].ID != "ALICE" {
+		t.Errorf("VectorSearch for Alice's new embedding = %v, want ALICE first", hits)
+	}
+	hits = must[[]graph.Hit](t, "VectorSearch")(s.VectorSearch(ctx(t), graph.EntityEmbedding, []float32{0.5, 0.5, 0}, 10))
+	for _, h := range hits {
+		if h.ID == "ACME" {
+			t.Errorf("VectorSearch found ACME after its embedding was removed: %v", hits)
+		}
+	}
+	if hits := must[[]graph.Hit](t, "TextSearch")(s.TextSearch(ctx(t), graph.ChunkText, "met", 10)); len(hits) != 0 {
+		t.Errorf(`TextSearch("met") after the only chunk saying it was replaced = %v, want none`, hits)
+	}
+	if hits := must[[]graph.Hit](t, "TextSearch")(s.TextSearch(ctx(t), graph.ChunkText, "left", 10)); len(hits) != 1 || hits[0].ID != "c-1" {
+		t.Errorf(`TextSearch("left") = %v, want c-1`, hits)
+	}
+	if hits := must[[]graph.Hit](t, "TextSearch")(s.TextSearch(ctx(t), graph.EntityText, "chief", 10)); len(hits) != 1 || hits[0].ID != "ALICE" {
+		t.Errorf(`TextSearch(entity_text, "chief") = %v, want ALICE`, hits)
+	}
+}
+
+// testDerived: PART_OF and NEXT follow from Chunk.DocumentID and Chunk.Seq, whatever order the
+// chunks arrive in and however they are split over batches.
+func testDerived(t *testing.T, s graph.Store) {
+	docs := []graph.Document{{ID: "d", Title: "D", Metadata: "{}"}, {ID: "e", Title: "E", Metadata: "{}"}}
+	chunk := func(id, doc string, seq int) graph.Chunk {
+		return graph.Chunk{ID: id, DocumentID: doc, Seq: seq, Text: "text of " + id, Tokens: 3}
+	}
+	apply(t, s, graph.Batch{Documents: docs, Chunks: []graph.Chunk{chunk("d2", "d", 2), chunk("d0", "d", 0)}})
+	apply(t, s, graph.Batch{Chunks: []graph.Chunk{chunk("d3", "d", 3), chunk("d1", "d", 1), chunk("e0", "e", 0), chunk("e1", "e", 1)}})
+
+	check(t, "Stats", stats(t, s), counts(map[string]int64{"Document": 2, "Chunk": 6, "PART_OF": 6, "NEXT": 4}))
+	got := must[[]graph.Chunk](t, "DocumentChunks")(s.DocumentChunks(ctx(t), "d"))
+	check(t, "DocumentChunks(d) in Seq order", got, []graph.Chunk{chunk("d0", "d", 0), chunk("d1", "d", 1), chunk("d2", "d", 2), chunk("d3", "d", 3)})
+}
+
+// testMeta: values are written, replaced, and missing keys are reported as missing.
+func testMeta(t *testing.T, s graph.Store) {
+	if v, ok, err := s.Meta(ctx(t), "missing"); err != nil || ok || v != "" {
+		t.Errorf(`Meta("missing") = %q, %v, %v; want "", false, nil`, v, ok, err)
+	}
+	apply(t, s, graph.Batch{Meta: map[string]string{"a": "1", "b": ""}})
+	apply(t, s, graph.Batch{Meta: map[string]string{"a": "2"}})
+	for _, tc := range []struct {
+		key, want string
+	}{{"a", "2"}, {"b", ""}} {
+		if v, ok, err := s.Meta(ctx(t), tc.key); err != nil || !ok || v != tc.want {
+			t.Errorf("Meta(%q) = %q, %v, %v; want %q, true, nil", tc.key, v, ok, err, tc.want)
+		}
+	}
+	check(t, "Stats after meta writes", stats(t, s), counts(nil))
+}
+
+// testUnknownCommunity: reports for communities that do not exist are an error, and the failed
+// batch writes nothing at all.
+func testUnknownCommunity(t *testing.T, s graph.Store) {
+	b := baseBatch()
+	b.Communities = []graph.Community{{ID: graph.CommunityID(0, 99), Title: "Nobody", Rating: 5}}
+	if err := s.Apply(ctx(t), b); err == nil {
+		t.Fatal("Apply with a report for an unknown community succeeded")
+	}
+	check(t, "Stats after the failed batch", stats(t, s), counts(nil))
+	if got := must[[]graph.Document](t, "Documents")(s.Documents(ctx(t), []string{"doc-1"})); len(got) != 0 {
+		t.Errorf("the failed batch wrote documents: %v", got)
+	}
+	if _, ok, _ := s.Meta(ctx(t), "embedding_model"); ok {
+		t.Error("the failed batch wrote meta")
+	}
+}

@@ -1,0 +1,106 @@
+package storetest
+
+import (
+	"testing"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+func localTests() []test {
+	return []test{
+		{"ExpandLocal/ChunksAndRelations", testLocalChunksRelations},
+		{"ExpandLocal/Caps", testLocalCaps},
+	}
+}
+
+// localBatch is a neighbourhood for the seeds A and B:
+//
+//	k-1 mentions A, B     k-2 mentions A     k-3 mentions C     k-4 mentions B     k-5 mentions A, B, C
+//	A-B 2 (inside)   A-C 5, A-E 5, B-D 1 (outside)   C-D 9 (neither)
+func localBatch() graph.Batch {
+	b := graph.Batch{Documents: []graph.Document{{ID: "d", Title: "D", Metadata: "{}"}}}
+	for i, id := range []string{"k-1", "k-2", "k-3", "k-4", "k-5"} {
+		b.Chunks = append(b.Chunks, graph.Chunk{ID: id, DocumentID: "d", Seq: i, Text: "chunk " + id, Tokens: 2})
+	}
+	for _, id := range []string{"A", "B", "C", "D", "E"} {
+		b.Entities = append(b.Entities, graph.Entity{ID: id, Name: id, Type: "thing", Description: "entity " + id})
+	}
+	for _, m := range [][2]string{{"k-1", "A"}, {"k-1", "B"}, {"k-2", "A"}, {"k-3", "C"}, {"k-4", "B"}, {"k-5", "A"}, {"k-5", "B"}, {"k-5", "C"}} {
+		b.Mentions = append(b.Mentions, graph.Mention{ChunkID: m[0], EntityID: m[1]})
+	}
+	b.Relations = localRelations()
+	return b
+}
+
+func localRelations() []graph.Relation {
+	rel := func(a, b string, w float64) graph.Relation {
+		return graph.Relation{Source: a, Target: b, Description: a + " and " + b, Weight: w, ChunkIDs: []string{"k-1"}}
+	}
+	return []graph.Relation{rel("A", "B", 2), rel("A", "C", 5), rel("A", "E", 5), rel("B", "D", 1), rel("C", "D", 9)}
+}
+
+// testLocalChunksRelations: seeds in asked order (missing ones skipped); chunks ranked by the
+// number of seeds they mention, then id; inside and outside relations ranked by weight, then key.
+func testLocalChunksRelations(t *testing.T, s graph.Store) {
+	b := localBatch()
+	apply(t, s, b)
+	lc, err := s.ExpandLocal(ctx(t), []string{"B", "MISSING", "A"}, graph.LocalOptions{
+		TopChunks: 10, TopCommunities: 10, TopInsideRels: 10, TopOutsideRels: 10,
+	})
+	if err != nil {
+		t.Fatalf("ExpandLocal: %v", err)
+	}
+	check(t, "Entities", lc.Entities, stored(pick(b.Entities, entityID, "B", "A")))
+	chunks := map[string]graph.Chunk{}
+	for _, c := range b.Chunks {
+		chunks[c.ID] = c
+	}
+	check(t, "Chunks", lc.Chunks, []graph.ScoredChunk{
+		{Chunk: chunks["k-1"], Score: 2}, {Chunk: chunks["k-5"], Score: 2},
+		{Chunk: chunks["k-2"], Score: 1}, {Chunk: chunks["k-4"], Score: 1},
+	})
+	if len(lc.Communities) != 0 {
+		t.Errorf("Communities before ComputeCommunities = %v, want none", lc.Communities)
+	}
+	rels := localRelations()
+	check(t, "InsideRelations", lc.InsideRelations, []graph.Relation{rels[0]})
+	check(t, "OutsideRelations", lc.OutsideRelations, []graph.Relation{rels[1], rels[2], rels[3]})
+}
+
+// testLocalCaps: every kind is capped by its option, and zero means none of it.
+func testLocalCaps(t *testing.T, s graph.Store) {
+	b := localBatch()
+	apply(t, s, b)
+	rels := localRelations()
+	for _, tc := range []struct {
+		name    string
+		opt     graph.LocalOptions
+		chunks  []string
+		inside  []graph.Relation
+		outside []graph.Relation
+	}{
+		{"zero", graph.LocalOptions{}, nil, nil, nil},
+		{"one each", graph.LocalOptions{TopChunks: 1, TopInsideRels: 1, TopOutsideRels: 1}, []string{"k-1"}, rels[:1], rels[1:2]},
+		{"some", graph.LocalOptions{TopChunks: 3, TopOutsideRels: 2}, []string{"k-1", "k-5", "k-2"}, nil, rels[1:3]},
+	} {
+		lc, err := s.ExpandLocal(ctx(t), []string{"A", "B"}, tc.opt)
+		if err != nil {
+			t.Fatalf("ExpandLocal %s: %v", tc.name, err)
+		}
+		check(t, tc.name+": Entities", lc.Entities, stored(pick(b.Entities, entityID, "A", "B")))
+		var ids []string
+		for _, c := range lc.Chunks {
+			ids = append(ids, c.ID)
+		}
+		check(t, tc.name+": Chunks", ids, tc.chunks)
+		check(t, tc.name+": InsideRelations", lc.InsideRelations, tc.inside)
+		check(t, tc.name+": OutsideRelations", lc.OutsideRelations, tc.outside)
+	}
+	lc, err := s.ExpandLocal(ctx(t), []string{"NOBODY"}, graph.LocalOptions{TopChunks: 5, TopInsideRels: 5, TopOutsideRels: 5})
+	if err != nil {
+		t.Fatalf("ExpandLocal of a missing seed: %v", err)
+	}
+	if len(lc.Entities)+len(lc.Chunks)+len(lc.Communities)+len(lc.InsideRelations)+len(lc.OutsideRelations) != 0 {
+		t.Errorf("ExpandLocal of a missing seed = %+v, want nothing", lc)
+	}
+}
