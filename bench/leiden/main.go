@@ -53,7 +53,7 @@ func usage() {
 // degree and community size distributions.
 func plantedDefaults() graphalgo.PlantedConfig {
 	return graphalgo.PlantedConfig{
-		N: 100_000, AvgDegree: 20, MaxDegree: 200, DegreeExp: 2.5,
+		N: 100_000, AvgDegree: 21, MaxDegree: 200, DegreeExp: 2.5,
 		MinCommunity: 50, MaxCommunity: 2000, CommunityExp: 1.5,
 		Mu: 0.3, Seed: 1,
 	}

@@ -129,22 +129,39 @@ func Leiden(g *Graph, opt LeidenOptions) LeidenResult {
 	for i := range part {
 		part[i] = int32(i)
 	}
-	raw := l.run(g, part, opt, true)
+	raw := l.run(g, part, nil, opt, true)
 
 	// Further iterations restart from the original graph with the current result as the
 	// initial partition. They often gain several thousandths of modularity on graphs with weak
 	// community structure, where one pass stops in a poor local optimum.
 	final := raw[len(raw)-1]
 	q := modularityDense(g, final, int(slices.Max(final))+1, opt.Gamma)
+	improved := false
 	for it := 1; opt.Iterations <= 0 || it < opt.Iterations; it++ {
-		cand := l.run(g, slices.Clone(final), opt, false)[0]
+		cand := l.run(g, slices.Clone(final), nil, opt, false)[0]
 		cq := modularityDense(g, cand, int(slices.Max(cand))+1, opt.Gamma)
 		if !(cq-q > 1e-12) {
 			break
 		}
-		final, q = cand, cq
+		final, q, improved = cand, cq, true
 	}
-	raw[len(raw)-1] = final
+	if improved {
+		// The first iteration's levels lead up to a partition that later iterations replaced,
+		// and intersecting them with the new one would fragment them. Build the hierarchy
+		// again with one more iteration from singletons in which nodes may only join
+		// communities inside their final community, so that every level is a good partition
+		// on its way to the final one.
+		for i := range part {
+			part[i] = int32(i)
+		}
+		raw = l.run(g, part, final, opt, true)
+		// The constrained levels are subpartitions of the final one. If the last of them is no
+		// worse (Leiden found a split that pays off), it becomes the final partition.
+		last := raw[len(raw)-1]
+		if modularityDense(g, last, int(slices.Max(last))+1, opt.Gamma) < q {
+			raw = append(raw, final)
+		}
+	}
 
 	levels := nestLevels(g, raw)
 	res := LeidenResult{Levels: make([][]int, len(levels)), Modularity: make([]float64, len(levels))}
@@ -162,8 +179,9 @@ func Leiden(g *Graph, opt LeidenOptions) LeidenResult {
 // run performs one Leiden iteration on g starting from the partition part (dense ids, updated
 // in place): levels of local moving, refinement and aggregation until nothing merges any more,
 // Tolerance or MaxLevels. It returns the partition of each level mapped to the nodes of g, or
-// only the last one when all is false.
-func (l *leiden) run(g *Graph, part []int32, opt LeidenOptions, all bool) [][]int32 {
+// only the last one when all is false. With cons non-nil, a node may only join a community of
+// neighbours in the same cons group, and part must respect the groups.
+func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, all bool) [][]int32 {
 	n := g.NumNodes()
 	cur := g
 	member := make([]int32, n) // node of cur that each node of g belongs to
@@ -173,7 +191,7 @@ func (l *leiden) run(g *Graph, part []int32, opt LeidenOptions, all bool) [][]in
 	var raw [][]int32
 	prevQ := math.Inf(-1)
 	for level := 0; level < opt.MaxLevels; level++ {
-		nc := l.moveNodes(cur, part)
+		nc := l.moveNodes(cur, part, cons)
 		lv := make([]int32, n)
 		for i, m := range member {
 			lv[i] = part[m]
@@ -212,6 +230,14 @@ func (l *leiden) run(g *Graph, part []int32, opt LeidenOptions, all bool) [][]in
 		agg := l.aggregate(cur, ref, nr)
 		for i, m := range member {
 			member[i] = ref[m]
+		}
+		if cons != nil {
+			// Every group of ref lies inside one cons group, so the constraint carries over.
+			aggCons := make([]int32, nr)
+			for u, r := range ref {
+				aggCons[r] = cons[u]
+			}
+			cons = aggCons
 		}
 		cur, part = agg, next
 	}
@@ -306,8 +332,9 @@ func (l *leiden) gather(g *Graph, u int32, comm, part []int32, within int32) {
 }
 
 // moveNodes runs the fast local moving phase on g starting from part, which it updates in place
-// and relabels densely (in order of first node). It returns the number of communities.
-func (l *leiden) moveNodes(g *Graph, part []int32) int {
+// and relabels densely (in order of first node). It returns the number of communities. With
+// cons non-nil only neighbours in the node's cons group are considered.
+func (l *leiden) moveNodes(g *Graph, part, cons []int32) int {
 	n := g.NumNodes()
 	tot, size := l.tot[:n], l.size[:n]
 	clear(tot)
@@ -342,7 +369,11 @@ func (l *leiden) moveNodes(g *Graph, part []int32) int {
 
 		cu := part[u]
 		ku := g.strength[u]
-		l.gather(g, u, part, nil, -1)
+		if cons == nil {
+			l.gather(g, u, part, nil, -1)
+		} else {
+			l.gather(g, u, part, cons, cons[u])
+		}
 		tot[cu] -= ku
 		size[cu]--
 		if size[cu] == 0 {
