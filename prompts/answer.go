@@ -1,0 +1,50 @@
+package prompts
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+)
+
+// Answer renders the answer-generation prompt for question over retrieved contextText. Sources in
+// contextText are expected to carry bracketed ids such as [doc:ID] or [chunk:ID].
+func (s *Set) Answer(question, contextText string) (Prompt, error) {
+	if strings.TrimSpace(question) == "" {
+		return Prompt{}, errors.New("answer prompt: empty question")
+	}
+	return s.renderPair("answer", struct {
+		Question string
+		Context  fenced
+	}{strings.Join(strings.Fields(question), " "), fence(ContextLabel, contextText)})
+}
+
+// citationRe matches a bracketed source id such as [doc:abc-1] or [chunk:9f2c]; several ids may
+// share brackets: [doc:a, doc:b] or [doc:a; chunk:b].
+var citationRe = regexp.MustCompile(`\[((?:[a-z]+:[^\]\s,;]+[,;]?\s*)+)\]`)
+
+var citationIDRe = regexp.MustCompile(`([a-z]+):([^\]\s,;]+)`)
+
+// Citation is a source cited in an answer.
+type Citation struct {
+	Kind string // "doc", "chunk", "report", …
+	ID   string
+}
+
+// Citations returns the distinct sources cited in an answer, in order of first citation.
+func Citations(answer string) []Citation {
+	var out []Citation
+	seen := map[Citation]bool{}
+	for _, m := range citationRe.FindAllStringSubmatch(answer, -1) {
+		for _, id := range citationIDRe.FindAllStringSubmatch(m[1], -1) {
+			c := Citation{Kind: id[1], ID: id[2]}
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// CleanAnswer removes reasoning blocks from an answer and trims it.
+func CleanAnswer(answer string) string { return strings.TrimSpace(StripThinking(answer)) }

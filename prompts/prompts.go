@@ -1,0 +1,93 @@
+// Package prompts holds strata's prompt templates and the parsers for what models return.
+//
+// Templates are text/template files embedded with go:embed. Every prompt is a Prompt: a system
+// message that stays the same across calls of one kind (so providers that cache prompt prefixes
+// can reuse it) and a user message carrying the data. Document text is always fenced between
+// marker lines and the model is told to treat it as data, never as instructions.
+//
+// Parsers never fail on malformed model output: bad records are dropped and counted.
+package prompts
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+	"text/template"
+)
+
+//go:embed templates/*.tmpl
+var templateFS embed.FS
+
+// Prompt is a rendered prompt: one system and one user message.
+type Prompt struct {
+	System string
+	User   string
+}
+
+// Set renders the embedded templates. It is immutable and safe for concurrent use.
+type Set struct {
+	t       *template.Template
+	version string
+}
+
+// New parses the embedded templates. The templates are part of the binary and covered by tests,
+// so a parse failure is a programming error and New panics, like template.Must.
+func New() *Set {
+	t := template.New("prompts").Funcs(template.FuncMap{
+		"join": strings.Join,
+	})
+	t, err := t.ParseFS(templateFS, "templates/*.tmpl")
+	if err != nil {
+		panic(fmt.Sprintf("prompts: parse embedded templates: %v", err))
+	}
+	return &Set{t: t, version: hashTemplates()}
+}
+
+// Version is a short digest of all template files. Extractors put it in their Name so that a
+// changed prompt is visible in the store and in logs.
+func (s *Set) Version() string { return s.version }
+
+func hashTemplates() string {
+	names, err := fs.Glob(templateFS, "templates/*.tmpl")
+	if err != nil {
+		return "unknown"
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	for _, n := range names {
+		b, err := templateFS.ReadFile(n)
+		if err != nil {
+			return "unknown"
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", n, len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:8]
+}
+
+// render executes the named template and trims surrounding blank space.
+func (s *Set) render(name string, data any) (string, error) {
+	var b bytes.Buffer
+	if err := s.t.ExecuteTemplate(&b, name, data); err != nil {
+		return "", fmt.Errorf("render prompt %s: %w", name, err)
+	}
+	return strings.TrimSpace(b.String()), nil
+}
+
+// renderPair renders the "<base>.system" and "<base>.user" templates into a Prompt.
+func (s *Set) renderPair(base string, data any) (Prompt, error) {
+	sys, err := s.render(base+".system", data)
+	if err != nil {
+		return Prompt{}, err
+	}
+	user, err := s.render(base+".user", data)
+	if err != nil {
+		return Prompt{}, err
+	}
+	return Prompt{System: sys, User: user}, nil
+}

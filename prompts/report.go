@@ -1,0 +1,117 @@
+package prompts
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Report finding counts asked for when the caller gives none.
+const (
+	DefaultMinFindings = 3
+	DefaultMaxFindings = 8
+)
+
+// ReportPrompt renders the community-report prompt. communityText describes the community
+// (entities, relationships, child reports) as assembled by the reports stage.
+func (s *Set) ReportPrompt(communityText string, minFindings, maxFindings int) (Prompt, error) {
+	if strings.TrimSpace(communityText) == "" {
+		return Prompt{}, errors.New("report prompt: empty community")
+	}
+	if minFindings <= 0 {
+		minFindings = DefaultMinFindings
+	}
+	if maxFindings < minFindings {
+		maxFindings = max(minFindings, DefaultMaxFindings)
+	}
+	return s.renderPair("report", struct {
+		Community                fenced
+		MinFindings, MaxFindings int
+	}{fence(CommunityLabel, communityText), minFindings, maxFindings})
+}
+
+// Report is a community report as DESIGN §4 defines it.
+type Report struct {
+	Title             string    `json:"title"`
+	Summary           string    `json:"summary"`
+	Rating            float64   `json:"rating"`
+	RatingExplanation string    `json:"rating_explanation"`
+	Findings          []Finding `json:"findings"`
+}
+
+// Finding is one insight of a community report.
+type Finding struct {
+	Summary     string `json:"summary"`
+	Explanation string `json:"explanation"`
+}
+
+// ParseReport reads a report from a model answer: fenced, surrounded by prose, truncated, with a
+// rating written as a string or findings written as plain strings. Missing fields stay empty;
+// dropped counts findings that held nothing usable. It fails only when the answer holds no JSON
+// object, or one without a title, a summary or a finding.
+func ParseReport(answer string) (r Report, dropped int, err error) {
+	js, err := ExtractJSON(answer)
+	if err != nil {
+		return Report{}, 0, err
+	}
+	var v any
+	if err := json.Unmarshal([]byte(js), &v); err != nil {
+		return Report{}, 0, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		if arr, isArr := v.([]any); isArr && len(arr) > 0 {
+			m, ok = arr[0].(map[string]any)
+		}
+		if !ok {
+			return Report{}, 0, errors.New("report answer is not a JSON object")
+		}
+	}
+	r.Title = cleanText(str(pick(m, "title", "name")))
+	r.Summary = cleanText(str(pick(m, "summary", "overview")))
+	r.RatingExplanation = cleanText(str(pick(m, "rating_explanation", "ratingExplanation", "rating explanation", "explanation")))
+	r.Rating = clampRating(pick(m, "rating", "impact", "importance", "score"), 10)
+	findings, _ := pick(m, "findings", "insights").([]any)
+	for _, f := range findings {
+		var fd Finding
+		switch t := f.(type) {
+		case string:
+			fd.Summary = cleanText(t)
+		case map[string]any:
+			fd.Summary = cleanText(str(pick(t, "summary", "title", "insight")))
+			fd.Explanation = cleanText(str(pick(t, "explanation", "details", "description")))
+		}
+		if fd.Summary == "" && fd.Explanation == "" {
+			dropped++
+			continue
+		}
+		r.Findings = append(r.Findings, fd)
+	}
+	if r.Title == "" && r.Summary == "" && len(r.Findings) == 0 {
+		return Report{}, dropped, errors.New("report answer has no title, summary or findings")
+	}
+	return r, dropped, nil
+}
+
+// clampRating reads a number (or numeric string) and clamps it to [0, hi]; anything else is 0.
+func clampRating(v any, hi float64) float64 {
+	var f float64
+	switch t := v.(type) {
+	case float64:
+		f = t
+	case string:
+		m := strengthRe.FindStringSubmatch(cleanText(t))
+		if m == nil {
+			return 0
+		}
+		f, _ = strconv.ParseFloat(m[1], 64)
+	default:
+		return 0
+	}
+	if math.IsNaN(f) || f < 0 {
+		return 0
+	}
+	return math.Min(f, hi)
+}
