@@ -104,8 +104,8 @@ func TestParseRecords(t *testing.T) {
 			ents: []EntityRecord{ilsa}, rels: []RelationshipRecord{founded}, dropped: 1, done: true,
 		},
 		{
-			name: "prose only counts as one dropped answer",
-			in:   "I'm sorry, I can't find any entities here.",
+			name:    "prose only counts as one dropped answer",
+			in:      "I'm sorry, I can't find any entities here.",
 			dropped: 1,
 		},
 		{
