@@ -17,9 +17,10 @@ type LeidenOptions struct {
 	// as in GDS and the reference Java implementation. Small values make the refinement almost
 	// greedy. Values <= 0 select 0.01.
 	Theta float64
-	// Tolerance is the smallest modularity gain of a level for which another level is computed.
-	// Zero selects 1e-4; a negative value means 0, so that levels are added for as long as
-	// modularity grows at all.
+	// Tolerance is the smallest modularity gain of a level for which another level is computed
+	// in the iterations that build the hierarchy (further iterations, which only improve the
+	// final partition, run their levels out). Zero selects 1e-4; a negative value means 0, so
+	// that levels are added for as long as modularity grows at all.
 	Tolerance float64
 	// MaxLevels bounds the number of levels (local moving + refinement + aggregation rounds)
 	// of one iteration. Values <= 0 select 10.
@@ -99,15 +100,16 @@ func (r LeidenResult) Final() []int {
 // improves modularity by less than Tolerance, or after MaxLevels levels. That is one
 // iteration; further iterations (see LeidenOptions.Iterations) start again from the original
 // graph with the result as the initial partition and replace the final partition while they
-// improve it.
+// improve it. When they did, the levels are rebuilt by one more iteration from singletons in
+// which nodes may only join communities inside their final community, so that the hierarchy
+// leads up to the final partition instead of to the one it replaced.
 //
-// A sub-community of the refined partition can leave its community at the next level, and
-// later iterations can move nodes between final communities, so the raw per-level partitions
-// need not be nested. Because strata builds a strict hierarchy from the levels, each level is
-// intersected with the next (coarser) one, and every community that is not connected is split
-// into its connected components. Both steps can only raise a level's modularity relative to
-// keeping a disconnected community, and the final partition stays as Leiden produced it
-// (Leiden already guarantees its communities to be connected; the split is a safety net).
+// A refined sub-community can still leave its community at the next level, so the raw
+// per-level partitions need not be nested. Because strata builds a strict hierarchy from the
+// levels, each level is intersected with the next (coarser) one, and every community that is
+// not connected is split into its connected components (splitting can only raise modularity;
+// Leiden already keeps communities connected, so this is a safety net). The final partition is
+// left as Leiden produced it.
 func Leiden(g *Graph, opt LeidenOptions) LeidenResult {
 	opt = opt.withDefaults()
 	n := g.NumNodes()
@@ -137,8 +139,10 @@ func Leiden(g *Graph, opt LeidenOptions) LeidenResult {
 	final := raw[len(raw)-1]
 	q := modularityDense(g, final, int(slices.Max(final))+1, opt.Gamma)
 	improved := false
+	polish := opt
+	polish.Tolerance = 0 // these iterations only serve the final partition: run their levels out
 	for it := 1; opt.Iterations <= 0 || it < opt.Iterations; it++ {
-		cand := l.run(g, slices.Clone(final), nil, opt, false)[0]
+		cand := l.run(g, slices.Clone(final), nil, polish, false)[0]
 		cq := modularityDense(g, cand, int(slices.Max(cand))+1, opt.Gamma)
 		if !(cq-q > 1e-12) {
 			break
@@ -642,10 +646,10 @@ func modularityDense(g *Graph, part []int32, nc int, gamma float64) float64 {
 
 // nestLevels turns the raw per-level partitions into a strict hierarchy: each level is
 // intersected with the (already nested) next one, every community is split into its connected
-// components, and consecutive duplicates are dropped. Both steps keep or raise modularity:
-// removing a piece from a community that it shares no edges with only removes a negative
-// term, and the intersection of a level with its successor differs from it only where Leiden
-// moved a refined sub-community away in the next level.
+// components, and consecutive duplicates are dropped. Splitting keeps or raises modularity
+// (separating a piece from a community it shares no edges with only removes a negative term);
+// the intersection changes a level only where Leiden moved a refined sub-community away in the
+// next level, which is rare and costs little.
 func nestLevels(g *Graph, raw [][]int32) [][]int32 {
 	k := len(raw)
 	out := make([][]int32, k)
