@@ -9,7 +9,6 @@
 package graphalgo
 
 import (
-	"errors"
 	"fmt"
 	"math"
 )
@@ -207,5 +206,3 @@ func (g *Graph) Edges() []Edge {
 	}
 	return out
 }
-
-var errEmptyInput = errors.New("no graph in input")

@@ -273,7 +273,10 @@ type gmlToken struct {
 	line   int
 }
 
-var errGMLEOF = errors.New("unexpected end of input")
+var (
+	errGMLEOF     = errors.New("unexpected end of input")
+	errEmptyInput = errors.New("no graph in input")
+)
 
 // token returns the next token: "[", "]", a quoted string (without quotes) or a bare word.
 // io.EOF at a clean end of input.

@@ -108,8 +108,8 @@ func (r LeidenResult) Final() []int {
 // per-level partitions need not be nested. Because strata builds a strict hierarchy from the
 // levels, each level is intersected with the next (coarser) one, and every community that is
 // not connected is split into its connected components (splitting can only raise modularity;
-// Leiden already keeps communities connected, so this is a safety net). The final partition is
-// left as Leiden produced it.
+// Leiden already keeps communities connected, so this is a safety net). Apart from that split,
+// the final partition is left as Leiden produced it.
 func Leiden(g *Graph, opt LeidenOptions) LeidenResult {
 	opt = opt.withDefaults()
 	n := g.NumNodes()

@@ -355,8 +355,8 @@ func less(a, b heapItem) bool {
 	return a.dist < b.dist || (a.dist == b.dist && a.idx < b.idx)
 }
 
-// groupBySource returns the indices of pairs grouped by source, groups in order of first
-// appearance.
+// groupBySource returns the indices of pairs grouped by source, groups ordered by source and
+// indices within a group in their original order.
 func groupBySource(pairs []Pair) [][]int {
 	idx := make([]int, len(pairs))
 	for i := range idx {
