@@ -22,7 +22,7 @@ func (s *Store) Apply(ctx context.Context, b graph.Batch) error {
 				return err
 			}
 		}
-		return bumpVectorGens(ctx, tx, &b)
+		return bumpGenerations(ctx, tx, &b)
 	})
 }
 
@@ -152,27 +152,20 @@ func applyMeta(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 		func(it kv) []any { return []any{it.k, it.v} })
 }
 
-// bumpVectorGens marks the vector indexes the batch may have changed, so that cached vectors of
-// this and other processes are reloaded.
-func bumpVectorGens(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
-	var names []graph.VectorIndex
+// bumpGenerations marks the cached structures the batch may have changed.
+func bumpGenerations(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
+	var names []string
 	if len(b.Chunks) > 0 {
-		names = append(names, graph.ChunkEmbedding)
+		names = append(names, string(graph.ChunkEmbedding))
 	}
 	if len(b.Entities) > 0 {
-		names = append(names, graph.EntityEmbedding)
+		names = append(names, string(graph.EntityEmbedding), genEntityGraph)
+	}
+	if len(b.Relations) > 0 || len(b.SummaryLinks) > 0 {
+		names = append(names, genEntityGraph)
 	}
 	if len(b.Communities) > 0 {
-		names = append(names, graph.CommunityEmbedding)
+		names = append(names, string(graph.CommunityEmbedding))
 	}
-	return bumpVectorGen(ctx, tx, names...)
-}
-
-func bumpVectorGen(ctx context.Context, tx *sql.Tx, names ...graph.VectorIndex) error {
-	for _, name := range names {
-		if _, err := tx.ExecContext(ctx, `UPDATE vector_gen SET gen = gen + 1 WHERE name = ?`, string(name)); err != nil {
-			return fmt.Errorf("mark %s changed: %w", name, err)
-		}
-	}
-	return nil
+	return bumpGeneration(ctx, tx, names...)
 }

@@ -28,13 +28,13 @@ func schemaSQL() []string {
 		value TEXT NOT NULL
 	) WITHOUT ROWID`,
 
-		// vector_gen counts writes per vector index; the in-memory vector cache compares it to know
-		// whether it is stale, also when another process wrote.
-		`CREATE TABLE vector_gen (
+		// generations counts writes per cached structure (see generation.go).
+		`CREATE TABLE generations (
 		name TEXT PRIMARY KEY,
 		gen  INTEGER NOT NULL
 	) WITHOUT ROWID`,
-		`INSERT INTO vector_gen (name, gen) VALUES ('chunk_embedding', 0), ('entity_embedding', 0), ('community_embedding', 0)`,
+		`INSERT INTO generations (name, gen) VALUES
+			('chunk_embedding', 0), ('entity_embedding', 0), ('community_embedding', 0), ('entity_graph', 0)`,
 
 		`CREATE TABLE documents (
 		id          TEXT PRIMARY KEY,

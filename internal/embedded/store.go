@@ -41,6 +41,7 @@ type Store struct {
 	// lock.
 	writeMu sync.Mutex
 	vectors vectorCache
+	graphs  graphCache
 }
 
 var _ graph.Store = (*Store)(nil)

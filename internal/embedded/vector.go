@@ -28,13 +28,13 @@ func vectorTable(index graph.VectorIndex) (table string, ok bool) {
 // product. Zero vectors are left out: their cosine is undefined, and Neo4j's cosine vector
 // indexes do not index them either.
 type vectorSet struct {
-	gen  int64 // vector_gen value the set was loaded at
+	gen  int64 // generation the set was loaded at
 	dim  int   // 0 when the index holds no vectors
 	ids  []string
 	vecs []float32 // len(ids)*dim, row-major
 }
 
-// vectorCache keeps one vectorSet per index until a write changes vector_gen.
+// vectorCache keeps one vectorSet per index until a write changes its generation.
 type vectorCache struct {
 	mu   sync.Mutex
 	sets map[graph.VectorIndex]*vectorSet
@@ -68,15 +68,15 @@ func (s *Store) VectorSearch(ctx context.Context, index graph.VectorIndex, vec [
 	return set.search(q, k), nil
 }
 
-// vectorSet returns the cached vectors of index, reloading them when vector_gen moved on.
+// vectorSet returns the cached vectors of index, reloading them when their generation moved on.
 func (s *Store) vectorSet(ctx context.Context, index graph.VectorIndex, table string) (*vectorSet, error) {
 	s.vectors.mu.Lock()
 	defer s.vectors.mu.Unlock()
 	var out *vectorSet
 	err := s.read(ctx, "load vectors", func(tx *sql.Tx) error {
 		// Reading the generation and the vectors in one snapshot keeps them consistent.
-		var gen int64
-		if err := tx.QueryRowContext(ctx, `SELECT gen FROM vector_gen WHERE name = ?`, string(index)).Scan(&gen); err != nil {
+		gen, err := generation(ctx, tx, string(index))
+		if err != nil {
 			return err
 		}
 		if cached := s.vectors.sets[index]; cached != nil && cached.gen == gen {

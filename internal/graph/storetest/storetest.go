@@ -11,6 +11,7 @@ package storetest
 
 import (
 	"context"
+	"strconv"
 	"testing"
 
 	"github.com/stratarag/strata/internal/graph"
@@ -41,6 +42,9 @@ func tests() []test {
 		vectorTests(),
 		textTests(),
 		localTests(),
+		pathTests(),
+		componentTests(),
+		communityTests(),
 		contextTests(),
 	} {
 		all = append(all, group...)
@@ -73,6 +77,9 @@ func stats(t *testing.T, s graph.Store) graph.Stats {
 	t.Helper()
 	return must[graph.Stats](t, "Stats")(s.Stats(t.Context()))
 }
+
+// itoa formats an int for test names and messages.
+func itoa(i int) string { return strconv.Itoa(i) }
 
 // ctx is a shorthand for the test's context.
 func ctx(t *testing.T) context.Context { return t.Context() }

@@ -1,0 +1,40 @@
+package embedded
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/stratarag/strata/internal/graphalgo"
+)
+
+// ComputeComponents runs WCC over the entity graph and writes every entity's componentId and
+// degree (its number of RELATED relationships) in one transaction. Component ids are dense from
+// 0, numbered in order of each component's smallest entity id. It returns the number of
+// components.
+func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
+	var n int
+	err := s.write(ctx, "compute components", func(tx *sql.Tx) error {
+		eg, err := s.entityGraph(ctx, tx)
+		if err != nil {
+			return err
+		}
+		component, sizes := graphalgo.WCC(eg.g)
+		// Rows that already hold the right values are left alone, so a re-run writes little.
+		stmt, err := tx.PrepareContext(ctx, `
+			UPDATE entities SET component_id = ?1, degree = ?2
+			WHERE id = ?3 AND (component_id <> ?1 OR degree <> ?2)`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for i, id := range eg.ids {
+			if _, err := stmt.ExecContext(ctx, component[i], eg.related[i], id); err != nil {
+				return fmt.Errorf("write component of entity %s: %w", id, err)
+			}
+		}
+		n = len(sizes)
+		return nil
+	})
+	return n, err
+}

@@ -1,0 +1,36 @@
+package embedded
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// Generations let this process cache structures derived from the database (decoded vectors, the
+// entity graph) without missing writes, including writes of another process: every write that
+// can change a structure increments its counter in the generations table inside the same
+// transaction, and a reader compares the counter it cached with the one in its snapshot.
+//
+// The names are the three vector index names and genEntityGraph.
+
+// genEntityGraph counts writes to entities, RELATED and SUMMARIZED_BY.
+const genEntityGraph = "entity_graph"
+
+// generation reads the counter of name in tx's snapshot.
+func generation(ctx context.Context, tx *sql.Tx, name string) (int64, error) {
+	var gen int64
+	if err := tx.QueryRowContext(ctx, `SELECT gen FROM generations WHERE name = ?`, name).Scan(&gen); err != nil {
+		return 0, fmt.Errorf("read generation of %s: %w", name, err)
+	}
+	return gen, nil
+}
+
+// bumpGeneration increments the counters of names.
+func bumpGeneration(ctx context.Context, tx *sql.Tx, names ...string) error {
+	for _, name := range names {
+		if _, err := tx.ExecContext(ctx, `UPDATE generations SET gen = gen + 1 WHERE name = ?`, name); err != nil {
+			return fmt.Errorf("mark %s changed: %w", name, err)
+		}
+	}
+	return nil
+}

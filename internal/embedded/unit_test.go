@@ -1,0 +1,82 @@
+package embedded
+
+import (
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+func TestFTSMatch(t *testing.T) {
+	for _, tc := range []struct{ query, want string }{
+		{"", ""},
+		{"  ", ""},
+		{`"`, ""},
+		{"*", ""},
+		{"river", `"river"`},
+		{"River river RIVER", `"river"`},
+		{`AND "foo`, `"and" OR "foo"`},
+		{"NEAR(a b)", `"near" OR "a" OR "b"`},
+		{"title:zebra^2", `"title" OR "zebra" OR "2"`},
+		{"don't-stop", `"don" OR "t" OR "stop"`},
+		{"Ärger über Straßen", `"ärger" OR "über" OR "straßen"`},
+		{"東京 tower", `"東京" OR "tower"`},
+	} {
+		if got := ftsMatch(tc.query); got != tc.want {
+			t.Errorf("ftsMatch(%q) = %s, want %s", tc.query, got, tc.want)
+		}
+	}
+}
+
+func TestVectorCodec(t *testing.T) {
+	for _, v := range [][]float32{nil, {0}, {1, -2.5, float32(math.Pi), math.MaxFloat32, math.SmallestNonzeroFloat32}} {
+		got, err := decodeVector(encodeVector(v))
+		if err != nil {
+			t.Fatalf("decode(encode(%v)): %v", v, err)
+		}
+		if len(v) == 0 && got != nil || len(v) > 0 && !reflect.DeepEqual(got, v) {
+			t.Errorf("decode(encode(%v)) = %v", v, got)
+		}
+	}
+	if _, err := decodeVector([]byte{1, 2, 3}); err == nil {
+		t.Error("decoding 3 bytes succeeded")
+	}
+	// Little-endian float32: 1.0 is 0x3f800000.
+	if got := encodeVector([]float32{1}); !reflect.DeepEqual(got, []byte{0, 0, 0x80, 0x3f}) {
+		t.Errorf("encodeVector(1) = % x, want 00 00 80 3f", got)
+	}
+}
+
+func TestEdgeWeight(t *testing.T) {
+	for _, tc := range []struct{ in, want float64 }{
+		{2.5, 2.5}, {1e-9, 1e-9}, {0, 1}, {-3, 1}, {math.NaN(), 1}, {math.Inf(1), 1}, {math.Inf(-1), 1},
+	} {
+		if got := edgeWeight(tc.in); got != tc.want {
+			t.Errorf("edgeWeight(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestHierarchy(t *testing.T) {
+	// Five nodes; finest level {0,1} {2,3} {4}, coarsest {0,1,2,3} {4}.
+	levels := [][]int{{0, 0, 1, 1, 2}, {0, 0, 0, 0, 1}}
+	comms, members := hierarchy(levels)
+	want := []graph.Community{
+		{ID: "0-0", Level: 0, CommunityID: 0, Size: 4},
+		{ID: "0-1", Level: 0, CommunityID: 1, Size: 1},
+		{ID: "1-0", Level: 1, CommunityID: 0, ParentID: "0-0", Size: 2},
+		{ID: "1-1", Level: 1, CommunityID: 1, ParentID: "0-0", Size: 2},
+		{ID: "1-2", Level: 1, CommunityID: 2, ParentID: "0-1", Size: 1},
+	}
+	if !reflect.DeepEqual(comms, want) {
+		t.Errorf("hierarchy communities =\n%+v\nwant\n%+v", comms, want)
+	}
+	wantMembers := [][]int{{0, 1, 2, 3}, {4}, {0, 1}, {2, 3}, {4}}
+	if !reflect.DeepEqual(members, wantMembers) {
+		t.Errorf("hierarchy members = %v, want %v", members, wantMembers)
+	}
+	if comms, members := hierarchy(nil); comms != nil || members != nil {
+		t.Errorf("hierarchy(nil) = %v, %v", comms, members)
+	}
+}

@@ -1,0 +1,362 @@
+package storetest
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+func communityTests() []test {
+	return []test{
+		{"ComputeCommunities/TwoClusters", testTwoClusters},
+		{"ComputeCommunities/RingOfCliques", testRingOfCliques},
+		{"ComputeCommunities/Rerun", testCommunityRerun},
+		{"ComputeCommunities/Reports", testCommunityReports},
+		{"ExpandLocal/Communities", testLocalCommunities},
+	}
+}
+
+// clusterBatch is two dense clusters joined by one edge, a summary entity hanging off the first
+// cluster, and an isolated entity:
+//
+//	P1..P5 fully connected  -- P1-Q1 --  Q1..Q5 fully connected;  P2, P3 ==> SP (layer 1);  Z
+func clusterBatch() graph.Batch {
+	var b graph.Batch
+	ids := []string{"P1", "P2", "P3", "P4", "P5", "Q1", "Q2", "Q3", "Q4", "Q5", "Z"}
+	for _, id := range ids {
+		b.Entities = append(b.Entities, graph.Entity{ID: id, Name: id, Type: "thing", Description: "entity " + id})
+	}
+	b.Entities = append(b.Entities, graph.Entity{ID: "SP", Name: "SP", Type: "thing", Description: "summary of P", Layer: 1})
+	for _, cluster := range [][]string{ids[:5], ids[5:10]} {
+		for i, a := range cluster {
+			for _, c := range cluster[i+1:] {
+				b.Relations = append(b.Relations, graph.Relation{Source: a, Target: c, Description: a + "-" + c, Weight: 1})
+			}
+		}
+	}
+	b.Relations = append(b.Relations, graph.Relation{Source: "P1", Target: "Q1", Description: "bridge", Weight: 1})
+	b.SummaryLinks = []graph.SummaryLink{{Member: "P2", Summary: "SP", Weight: 1}, {Member: "P3", Summary: "SP", Weight: 1}}
+	return b
+}
+
+func clusterEntityIDs() []string {
+	return []string{"P1", "P2", "P3", "P4", "P5", "Q1", "Q2", "Q3", "Q4", "Q5", "SP", "Z"}
+}
+
+// computeCommunities runs ComputeCommunities with the default parameters and checks the order
+// of the result.
+func computeCommunities(t *testing.T, s graph.Store) []graph.Community {
+	t.Helper()
+	comms := must[[]graph.Community](t, "ComputeCommunities")(s.ComputeCommunities(ctx(t), graph.DefaultLeidenParams()))
+	if len(comms) == 0 {
+		t.Fatal("ComputeCommunities returned no communities")
+	}
+	if !slices.IsSortedFunc(comms, compareCommunities) {
+		t.Errorf("ComputeCommunities result is not ordered by level then community id: %v", comms)
+	}
+	return comms
+}
+
+func compareCommunities(a, b graph.Community) int {
+	return cmp.Or(cmp.Compare(a.Level, b.Level), cmp.Compare(a.CommunityID, b.CommunityID))
+}
+
+// checkHierarchy checks the communities comms just computed over the entities ids: levels are
+// nested, level 0 is the coarsest, every entity has one community per level, sizes, ids and
+// CHILD_OF are consistent, and the lookups agree with the result. It returns the community of
+// each entity per level.
+func checkHierarchy(t *testing.T, s graph.Store, comms []graph.Community, ids []string) map[string]map[int]string {
+	t.Helper()
+	levels := comms[len(comms)-1].Level + 1
+	byID := map[string]graph.Community{}
+	members := map[string][]string{}       // community id -> member entity ids
+	levelOf := map[string]map[int]string{} // entity -> level -> community id
+	perLevel := make([]int, levels)
+	for _, c := range comms {
+		if c.ID != graph.CommunityID(c.Level, c.CommunityID) {
+			t.Errorf("community %+v: id is not CommunityID(level, communityId)", c)
+		}
+		if c.Level < 0 || c.Level >= levels {
+			t.Fatalf("community %s has level %d outside 0..%d", c.ID, c.Level, levels-1)
+		}
+		if c.Title != "" || c.Summary != "" || c.Report != "" || c.Rating != 0 || len(c.Embedding) != 0 {
+			t.Errorf("new community %s carries a report: %+v", c.ID, c)
+		}
+		byID[c.ID] = c
+		perLevel[c.Level]++
+		m := must[graph.Members](t, "CommunityMembers")(s.CommunityMembers(ctx(t), c.ID))
+		if len(m.Entities) != c.Size || c.Size == 0 {
+			t.Errorf("community %s: Size %d, %d member entities", c.ID, c.Size, len(m.Entities))
+		}
+		for _, e := range m.Entities {
+			members[c.ID] = append(members[c.ID], e.ID)
+			if levelOf[e.ID] == nil {
+				levelOf[e.ID] = map[int]string{}
+			}
+			if prev, dup := levelOf[e.ID][c.Level]; dup {
+				t.Errorf("entity %s is in %s and %s, both of level %d", e.ID, prev, c.ID, c.Level)
+			}
+			levelOf[e.ID][c.Level] = c.ID
+		}
+	}
+	for l := range levels {
+		if perLevel[l] == 0 {
+			t.Errorf("level %d has no communities (levels 0..%d)", l, levels-1)
+		}
+		if l > 0 && perLevel[l] < perLevel[l-1] {
+			t.Errorf("level %d has %d communities, fewer than the coarser level %d (%d)", l, perLevel[l], l-1, perLevel[l-1])
+		}
+	}
+	if len(levelOf) != len(ids) {
+		t.Errorf("%d entities have communities, want all %d", len(levelOf), len(ids))
+	}
+	for _, id := range ids {
+		if len(levelOf[id]) != levels {
+			t.Errorf("entity %s has communities at %d of %d levels: %v", id, len(levelOf[id]), levels, levelOf[id])
+		}
+	}
+
+	// CHILD_OF: the parent is one level coarser and holds every member of the child.
+	children := map[string][]string{}
+	childOf := 0
+	for _, c := range comms {
+		if c.Level == 0 {
+			if c.ParentID != "" {
+				t.Errorf("level-0 community %s has parent %q", c.ID, c.ParentID)
+			}
+			continue
+		}
+		childOf++
+		parent, ok := byID[c.ParentID]
+		if !ok || parent.Level != c.Level-1 {
+			t.Errorf("community %s (level %d) has parent %q, want a community of level %d", c.ID, c.Level, c.ParentID, c.Level-1)
+			continue
+		}
+		children[parent.ID] = append(children[parent.ID], c.ID)
+		for _, e := range members[c.ID] {
+			if levelOf[e][parent.Level] != parent.ID {
+				t.Errorf("entity %s is in %s but not in its parent %s", e, c.ID, parent.ID)
+			}
+		}
+	}
+	for _, c := range comms {
+		m := must[graph.Members](t, "CommunityMembers")(s.CommunityMembers(ctx(t), c.ID))
+		var got []string
+		for _, ch := range m.Children {
+			got = append(got, ch.ID)
+		}
+		slices.Sort(got)
+		want := slices.Clone(children[c.ID])
+		slices.Sort(want)
+		check(t, "children of "+c.ID, got, want)
+	}
+
+	check(t, "CommunitiesByLevel(-1)", must[[]graph.Community](t, "CommunitiesByLevel")(s.CommunitiesByLevel(ctx(t), -1)), comms)
+	for l := range levels {
+		var want []graph.Community
+		for _, c := range comms {
+			if c.Level == l {
+				want = append(want, c)
+			}
+		}
+		check(t, "CommunitiesByLevel("+itoa(l)+")", must[[]graph.Community](t, "CommunitiesByLevel")(s.CommunitiesByLevel(ctx(t), l)), want)
+	}
+	check(t, "Communities", must[[]graph.Community](t, "Communities")(s.Communities(ctx(t), []string{comms[len(comms)-1].ID, "nope", comms[0].ID})),
+		[]graph.Community{comms[len(comms)-1], comms[0]})
+	st := stats(t, s)
+	check(t, "Stats: Community", st.Nodes["Community"], int64(len(comms)))
+	check(t, "Stats: IN_COMMUNITY", st.Relationships["IN_COMMUNITY"], int64(len(ids)*levels))
+	check(t, "Stats: CHILD_OF", st.Relationships["CHILD_OF"], int64(childOf))
+	return levelOf
+}
+
+// testTwoClusters: the hierarchy over two dense clusters is consistent, the clusters end up apart
+// and the summary entity sits with its members.
+func testTwoClusters(t *testing.T, s graph.Store) {
+	b := clusterBatch()
+	apply(t, s, b)
+	comms := computeCommunities(t, s)
+	levelOf := checkHierarchy(t, s, comms, clusterEntityIDs())
+
+	top := func(id string) string { return levelOf[id][0] }
+	for _, id := range []string{"P2", "P3", "P4", "P5", "SP"} {
+		if top(id) != top("P1") {
+			t.Errorf("level 0: %s is in %s, P1 in %s; want the P cluster together", id, top(id), top("P1"))
+		}
+	}
+	for _, id := range []string{"Q2", "Q3", "Q4", "Q5"} {
+		if top(id) != top("Q1") {
+			t.Errorf("level 0: %s is in %s, Q1 in %s; want the Q cluster together", id, top(id), top("Q1"))
+		}
+	}
+	if top("P1") == top("Q1") || top("Z") == top("P1") || top("Z") == top("Q1") {
+		t.Errorf("level 0: P1 in %s, Q1 in %s, Z in %s; want three different communities", top("P1"), top("Q1"), top("Z"))
+	}
+
+	// Members.Relations are the relations among the members: the P cluster's ten, not the bridge.
+	m := must[graph.Members](t, "CommunityMembers")(s.CommunityMembers(ctx(t), top("P1")))
+	var rels []graph.Relation
+	for _, r := range b.Relations {
+		if r.Source[0] == 'P' && r.Target[0] == 'P' {
+			rels = append(rels, r)
+		}
+	}
+	sortRelations(m.Relations)
+	check(t, "relations of the P community", m.Relations, rels)
+	levels, childOf := comms[len(comms)-1].Level+1, 0
+	for _, c := range comms {
+		if c.Level > 0 {
+			childOf++
+		}
+	}
+	entities := len(clusterEntityIDs())
+	check(t, "Stats", stats(t, s), counts(map[string]int64{
+		"Entity": int64(entities), "Summary": 1, "Community": int64(len(comms)),
+		"RELATED": int64(len(b.Relations)), "SUMMARIZED_BY": 2,
+		"IN_COMMUNITY": int64(entities * levels), "CHILD_OF": int64(childOf),
+	}))
+}
+
+// RingOfCliques returns k cliques of size entities each (ids "R<clique>-<node>"), every clique
+// joined to the next by one edge and the last to the first. Modularity merges neighbouring
+// cliques once they are aggregated (the resolution limit), so hierarchical Leiden yields more
+// than one level on it: cliques, then groups of cliques.
+func RingOfCliques(k, size int) graph.Batch {
+	var b graph.Batch
+	name := func(c, i int) string { return fmt.Sprintf("R%02d-%d", c, i) }
+	for c := range k {
+		for i := range size {
+			b.Entities = append(b.Entities, graph.Entity{ID: name(c, i), Name: name(c, i), Type: "thing", Description: "ring node"})
+			for j := range i {
+				b.Relations = append(b.Relations, graph.Relation{Source: name(c, j), Target: name(c, i), Weight: 1})
+			}
+		}
+		key := graph.NewRelationKey(name(c, 0), name((c+1)%k, 1))
+		b.Relations = append(b.Relations, graph.Relation{Source: key.Source, Target: key.Target, Weight: 1})
+	}
+	return b
+}
+
+// testRingOfCliques: the hierarchy over a ring of cliques (usually several levels) is
+// consistent, and the finest level never splits a clique.
+func testRingOfCliques(t *testing.T, s graph.Store) {
+	b := RingOfCliques(16, 4)
+	apply(t, s, b)
+	comms := computeCommunities(t, s)
+	var ids []string
+	for _, e := range b.Entities {
+		ids = append(ids, e.ID)
+	}
+	levelOf := checkHierarchy(t, s, comms, ids)
+	finest := comms[len(comms)-1].Level
+	for _, e := range b.Entities {
+		first := e.ID[:len("R00")] + "-0"
+		if levelOf[e.ID][finest] != levelOf[first][finest] {
+			t.Errorf("finest level %d splits clique %s: %s in %s, %s in %s", finest, e.ID[:3], e.ID, levelOf[e.ID][finest], first, levelOf[first][finest])
+		}
+	}
+}
+
+func sortRelations(rs []graph.Relation) {
+	slices.SortFunc(rs, func(a, b graph.Relation) int {
+		return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Target, b.Target))
+	})
+}
+
+// testCommunityRerun: a second run with the same parameters replaces the communities (reports
+// included) instead of adding to them, and gives the same hierarchy.
+func testCommunityRerun(t *testing.T, s graph.Store) {
+	apply(t, s, clusterBatch())
+	first := computeCommunities(t, s)
+	before := stats(t, s)
+	apply(t, s, graph.Batch{Communities: []graph.Community{{ID: first[0].ID, Title: "Old report", Rating: 7}}})
+
+	second := computeCommunities(t, s)
+	check(t, "communities of the second run", second, first)
+	check(t, "Stats after the second run", stats(t, s), before)
+	got := must[[]graph.Community](t, "Communities")(s.Communities(ctx(t), []string{first[0].ID}))
+	if len(got) != 1 || got[0].Title != "" || got[0].Rating != 0 {
+		t.Errorf("community %s after the re-run = %+v, want it replaced without its report", first[0].ID, got)
+	}
+}
+
+// testCommunityReports: Batch.Communities sets the report properties and nothing else; a batch
+// naming an unknown community fails as a whole.
+func testCommunityReports(t *testing.T, s graph.Store) {
+	apply(t, s, clusterBatch())
+	comms := computeCommunities(t, s)
+	a, b := comms[0], comms[len(comms)-1]
+	withReport := func(c graph.Community, title string, rating float64, emb []float32) graph.Community {
+		c.Title, c.Summary, c.Report, c.Rating, c.Embedding = title, "summary of "+title, `{"title":"`+title+`"}`, rating, emb
+		return c
+	}
+	ra := withReport(a, "First", 8.5, []float32{1, 0})
+	rb := withReport(b, "Last", 3, []float32{0.6, 0.8})
+	// The batch carries only the report properties; the structure must survive it.
+	onlyReport := func(c graph.Community) graph.Community {
+		return graph.Community{ID: c.ID, Title: c.Title, Summary: c.Summary, Report: c.Report, Rating: c.Rating, Embedding: c.Embedding}
+	}
+	apply(t, s, graph.Batch{Communities: []graph.Community{onlyReport(ra), onlyReport(rb)}})
+	check(t, "communities with reports", must[[]graph.Community](t, "Communities")(s.Communities(ctx(t), []string{a.ID, b.ID})), []graph.Community{ra, rb})
+
+	hits := must[[]graph.Hit](t, "VectorSearch")(s.VectorSearch(ctx(t), graph.CommunityEmbedding, []float32{0, 1}, 5))
+	checkHits(t, "VectorSearch(community_embedding)", hits, []graph.Hit{{ID: b.ID, Score: 0.9}, {ID: a.ID, Score: 0.5}})
+
+	bad := graph.Batch{
+		Communities: []graph.Community{onlyReport(withReport(a, "Changed", 1, nil)), {ID: "99-99", Title: "unknown"}},
+		Entities:    []graph.Entity{{ID: "NEW", Name: "New", Type: "thing"}},
+	}
+	if err := s.Apply(ctx(t), bad); err == nil {
+		t.Fatal("Apply with a report for an unknown community succeeded")
+	}
+	check(t, "communities after the failed batch", must[[]graph.Community](t, "Communities")(s.Communities(ctx(t), []string{a.ID, b.ID})), []graph.Community{ra, rb})
+	if got := must[[]graph.Entity](t, "Entities")(s.Entities(ctx(t), []string{"NEW"})); len(got) != 0 {
+		t.Errorf("the failed batch wrote %v", got)
+	}
+}
+
+// testLocalCommunities: ExpandLocal ranks the communities of every level that contain seeds by
+// the number of seeds they contain, then rating, then id.
+func testLocalCommunities(t *testing.T, s graph.Store) {
+	apply(t, s, clusterBatch())
+	comms := computeCommunities(t, s)
+	// Distinct ratings for some communities, so that ties on seeds are broken by rating.
+	var reports []graph.Community
+	for i, c := range comms {
+		if i%2 == 0 {
+			reports = append(reports, graph.Community{ID: c.ID, Title: "report " + c.ID, Rating: float64(i)})
+		}
+	}
+	apply(t, s, graph.Batch{Communities: reports})
+
+	seeds := []string{"P2", "P3", "Q2", "NOBODY"}
+	var want []graph.ScoredCommunity
+	for _, c := range must[[]graph.Community](t, "CommunitiesByLevel")(s.CommunitiesByLevel(ctx(t), -1)) {
+		m := must[graph.Members](t, "CommunityMembers")(s.CommunityMembers(ctx(t), c.ID))
+		hits := 0
+		for _, e := range m.Entities {
+			if slices.Contains(seeds, e.ID) {
+				hits++
+			}
+		}
+		if hits > 0 {
+			want = append(want, graph.ScoredCommunity{Community: c, Score: float64(hits)})
+		}
+	}
+	slices.SortFunc(want, func(a, b graph.ScoredCommunity) int {
+		return cmp.Or(-cmp.Compare(a.Score, b.Score), -cmp.Compare(a.Rating, b.Rating), cmp.Compare(a.ID, b.ID))
+	})
+	if want[0].Score != 2 {
+		t.Fatalf("no community holds both P seeds: %v", want)
+	}
+	for _, top := range []int{1, 2, len(want), len(want) + 5} {
+		lc, err := s.ExpandLocal(ctx(t), seeds, graph.LocalOptions{TopCommunities: top})
+		if err != nil {
+			t.Fatalf("ExpandLocal: %v", err)
+		}
+		check(t, "Communities with TopCommunities "+itoa(top), lc.Communities, want[:min(top, len(want))])
+	}
+}

@@ -1,0 +1,64 @@
+package storetest
+
+import (
+	"testing"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+func componentTests() []test {
+	return []test{
+		{"ComputeComponents", testComponents},
+	}
+}
+
+// testComponents: WCC over RELATED and SUMMARIZED_BY of all layers; component ids are equal
+// within a component and differ across; degree counts RELATED only.
+//
+//	A - B - C      D ==> S (summary)      E      F -0- G (weight 0 still connects)
+func testComponents(t *testing.T, s graph.Store) {
+	var b graph.Batch
+	for _, id := range []string{"A", "B", "C", "D", "E", "F", "G"} {
+		b.Entities = append(b.Entities, graph.Entity{ID: id, Name: id, Type: "thing", Description: "entity " + id})
+	}
+	b.Entities = append(b.Entities, graph.Entity{ID: "S", Name: "S", Type: "thing", Description: "summary S", Layer: 1})
+	b.Relations = []graph.Relation{
+		{Source: "A", Target: "B", Weight: 1}, {Source: "B", Target: "C", Weight: 1}, {Source: "F", Target: "G", Weight: 0},
+	}
+	b.SummaryLinks = []graph.SummaryLink{{Member: "D", Summary: "S", Weight: 1}}
+	apply(t, s, b)
+
+	groups := [][]string{{"A", "B", "C"}, {"D", "S"}, {"E"}, {"F", "G"}}
+	degree := map[string]int{"A": 1, "B": 2, "C": 1, "D": 0, "S": 0, "E": 0, "F": 1, "G": 1}
+	for run := 1; run <= 2; run++ { // a re-run gives the same answer
+		n, err := s.ComputeComponents(ctx(t))
+		if err != nil {
+			t.Fatalf("ComputeComponents: %v", err)
+		}
+		if n != len(groups) {
+			t.Errorf("run %d: ComputeComponents = %d components, want %d", run, n, len(groups))
+		}
+		seen := map[int64]string{}
+		for _, g := range groups {
+			es := must[[]graph.Entity](t, "Entities")(s.Entities(ctx(t), g))
+			if len(es) != len(g) {
+				t.Fatalf("Entities(%v) = %v", g, es)
+			}
+			for _, e := range es {
+				if e.ComponentID != es[0].ComponentID {
+					t.Errorf("run %d: %s is in component %d, %s in %d; want the same", run, e.ID, e.ComponentID, es[0].ID, es[0].ComponentID)
+				}
+				if e.ComponentID < 0 {
+					t.Errorf("run %d: %s has component %d after ComputeComponents", run, e.ID, e.ComponentID)
+				}
+				if e.Degree != degree[e.ID] {
+					t.Errorf("run %d: degree of %s = %d, want %d", run, e.ID, e.Degree, degree[e.ID])
+				}
+			}
+			if other, dup := seen[es[0].ComponentID]; dup {
+				t.Errorf("run %d: %s and %s are in different components but share id %d", run, other, es[0].ID, es[0].ComponentID)
+			}
+			seen[es[0].ComponentID] = es[0].ID
+		}
+	}
+}
