@@ -1,0 +1,3 @@
+// A misspelt label must be reported.
+MATCH (e:Entiy)
+RETURN e.id AS id

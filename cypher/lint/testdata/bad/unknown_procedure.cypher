@@ -1,0 +1,5 @@
+// A procedure that does not exist must be reported.
+// @param graphName STRING
+CALL gds.leiden.streamz($graphName, {})
+YIELD nodeId
+RETURN nodeId

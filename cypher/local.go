@@ -1,0 +1,86 @@
+package cypher
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// ExpandLocal implements graph.Store with a single statement (expand_local.cypher) that gathers
+// chunks, communities and inside/outside relations of the seeds, ranked and capped on the
+// server.
+func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.LocalOptions) (graph.LocalContext, error) {
+	if err := ctx.Err(); err != nil {
+		return graph.LocalContext{}, err
+	}
+	if len(entityIDs) == 0 {
+		return graph.LocalContext{}, nil
+	}
+	cap0 := func(n int) int64 { return int64(max(n, 0)) }
+	rows, err := s.readRows(ctx, qExpandLocal, map[string]any{
+		"ids":            uniq(entityIDs),
+		"topChunks":      cap0(opt.TopChunks),
+		"topCommunities": cap0(opt.TopCommunities),
+		"topInsideRels":  cap0(opt.TopInsideRels),
+		"topOutsideRels": cap0(opt.TopOutsideRels),
+	})
+	if err != nil {
+		return graph.LocalContext{}, fmt.Errorf("cypher: expand local: %w", err)
+	}
+	if len(rows) == 0 {
+		return graph.LocalContext{}, nil
+	}
+	lc, err := decodeLocal(rows[0], entityIDs)
+	if err != nil {
+		return graph.LocalContext{}, fmt.Errorf("cypher: expand local: %w", err)
+	}
+	return lc, nil
+}
+
+// decodeLocal reads the one row of expand_local.cypher and puts the seeds back in asked order.
+func decodeLocal(row map[string]any, asked []string) (graph.LocalContext, error) {
+	f := &fields{m: row}
+	var lc graph.LocalContext
+	seeds, err := decodeList(f, "entities", decodeEntity)
+	if err != nil {
+		return lc, err
+	}
+	byID := make(map[string]graph.Entity, len(seeds))
+	for _, e := range seeds {
+		byID[e.ID] = e
+	}
+	for _, id := range uniq(asked) {
+		if e, ok := byID[id]; ok {
+			lc.Entities = append(lc.Entities, e)
+		}
+	}
+	if lc.Chunks, err = decodeList(f, "chunks", func(m map[string]any) (graph.ScoredChunk, error) {
+		c, err := decodeChunk(m)
+		g := fields{m: m}
+		return graph.ScoredChunk{Chunk: c, Score: g.float("score")}, firstErr(err, g.err)
+	}); err != nil {
+		return lc, err
+	}
+	if lc.Communities, err = decodeList(f, "communities", func(m map[string]any) (graph.ScoredCommunity, error) {
+		c, err := decodeCommunity(m)
+		g := fields{m: m}
+		return graph.ScoredCommunity{Community: c, Score: g.float("score")}, firstErr(err, g.err)
+	}); err != nil {
+		return lc, err
+	}
+	if lc.InsideRelations, err = decodeList(f, "insideRelations", decodeRelation); err != nil {
+		return lc, err
+	}
+	lc.OutsideRelations, err = decodeList(f, "outsideRelations", decodeRelation)
+	return lc, err
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,235 @@
+package cypher
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// readRows runs one statement in a read transaction.
+func (s *Store) readRows(ctx context.Context, name string, params map[string]any) ([]map[string]any, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var rows []map[string]any
+	err := s.run.read(ctx, func(t tx) (err error) {
+		rows, err = t.run(ctx, s.q.get(name), params)
+		return err
+	})
+	return rows, err
+}
+
+// byIDs looks up items by id and returns them in the order of ids, skipping missing ones.
+func byIDs[T any](ctx context.Context, s *Store, what, name, col string, ids []string,
+	decode func(map[string]any) (T, error), id func(T) string) ([]T, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	found := make(map[string]T, len(ids))
+	for _, part := range chunked(uniq(ids), s.batchSize) {
+		rows, err := s.readRows(ctx, name, map[string]any{"ids": part})
+		if err != nil {
+			return nil, fmt.Errorf("cypher: %s: %w", what, err)
+		}
+		items, err := decodeColumn(rows, col, decode)
+		if err != nil {
+			return nil, fmt.Errorf("cypher: %s: %w", what, err)
+		}
+		for _, it := range items {
+			found[id(it)] = it
+		}
+	}
+	var out []T
+	for _, k := range ids {
+		if it, ok := found[k]; ok {
+			out = append(out, it)
+		}
+	}
+	return out, nil
+}
+
+// uniq drops repeated strings, keeping the first occurrence.
+func uniq(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Documents implements graph.Store.
+func (s *Store) Documents(ctx context.Context, ids []string) ([]graph.Document, error) {
+	return byIDs(ctx, s, "documents", qReadDocuments, "document", ids, decodeDocument,
+		func(d graph.Document) string { return d.ID })
+}
+
+// Chunks implements graph.Store.
+func (s *Store) Chunks(ctx context.Context, ids []string) ([]graph.Chunk, error) {
+	return byIDs(ctx, s, "chunks", qReadChunks, "chunk", ids, decodeChunk,
+		func(c graph.Chunk) string { return c.ID })
+}
+
+// Entities implements graph.Store.
+func (s *Store) Entities(ctx context.Context, ids []string) ([]graph.Entity, error) {
+	return byIDs(ctx, s, "entities", qReadEntities, "entity", ids, decodeEntity,
+		func(e graph.Entity) string { return e.ID })
+}
+
+// Communities implements graph.Store.
+func (s *Store) Communities(ctx context.Context, ids []string) ([]graph.Community, error) {
+	return byIDs(ctx, s, "communities", qReadCommunities, "community", ids, decodeCommunity,
+		func(c graph.Community) string { return c.ID })
+}
+
+// Relations implements graph.Store. Keys may name a pair in either order.
+func (s *Store) Relations(ctx context.Context, keys []graph.RelationKey) ([]graph.Relation, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	norm := make([]graph.RelationKey, len(keys))
+	seen := map[graph.RelationKey]bool{}
+	var params []map[string]any
+	for i, k := range keys {
+		norm[i] = graph.NewRelationKey(k.Source, k.Target)
+		if !seen[norm[i]] {
+			seen[norm[i]] = true
+			params = append(params, map[string]any{"source": norm[i].Source, "target": norm[i].Target})
+		}
+	}
+	found := map[graph.RelationKey]graph.Relation{}
+	for _, part := range chunked(params, s.batchSize) {
+		rows, err := s.readRows(ctx, qReadRelations, map[string]any{"keys": part})
+		if err != nil {
+			return nil, fmt.Errorf("cypher: relations: %w", err)
+		}
+		rels, err := decodeColumn(rows, "relation", decodeRelation)
+		if err != nil {
+			return nil, fmt.Errorf("cypher: relations: %w", err)
+		}
+		for _, r := range rels {
+			found[r.Key()] = r
+		}
+	}
+	var out []graph.Relation
+	for _, k := range norm {
+		if r, ok := found[k]; ok {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// DocumentChunks implements graph.Store.
+func (s *Store) DocumentChunks(ctx context.Context, documentID string) ([]graph.Chunk, error) {
+	rows, err := s.readRows(ctx, qReadDocumentChunks, map[string]any{"documentId": documentID})
+	if err != nil {
+		return nil, fmt.Errorf("cypher: document chunks: %w", err)
+	}
+	return decodeAs("document chunks", rows, "chunk", decodeChunk)
+}
+
+// EntitiesByLayer implements graph.Store.
+func (s *Store) EntitiesByLayer(ctx context.Context, layer int) ([]graph.Entity, error) {
+	rows, err := s.readRows(ctx, qReadEntitiesByLayer, map[string]any{"layer": int64(layer)})
+	if err != nil {
+		return nil, fmt.Errorf("cypher: entities by layer: %w", err)
+	}
+	return decodeAs("entities by layer", rows, "entity", decodeEntity)
+}
+
+// CommunitiesByLevel implements graph.Store.
+func (s *Store) CommunitiesByLevel(ctx context.Context, level int) ([]graph.Community, error) {
+	rows, err := s.readRows(ctx, qReadCommunitiesLevel, map[string]any{"level": int64(level)})
+	if err != nil {
+		return nil, fmt.Errorf("cypher: communities by level: %w", err)
+	}
+	return decodeAs("communities by level", rows, "community", decodeCommunity)
+}
+
+// CommunityMembers implements graph.Store. An unknown community has no members.
+func (s *Store) CommunityMembers(ctx context.Context, communityID string) (graph.Members, error) {
+	rows, err := s.readRows(ctx, qReadCommunityMembers, map[string]any{"id": communityID})
+	if err != nil {
+		return graph.Members{}, fmt.Errorf("cypher: community members: %w", err)
+	}
+	if len(rows) == 0 {
+		return graph.Members{}, nil
+	}
+	f := &fields{m: rows[0]}
+	var m graph.Members
+	if m.Entities, err = decodeList(f, "entities", decodeEntity); err == nil {
+		if m.Relations, err = decodeList(f, "relations", decodeRelation); err == nil {
+			m.Children, err = decodeList(f, "children", decodeCommunity)
+		}
+	}
+	if err != nil {
+		return graph.Members{}, fmt.Errorf("cypher: community members: %w", err)
+	}
+	return m, nil
+}
+
+// Meta implements graph.Store.
+func (s *Store) Meta(ctx context.Context, key string) (string, bool, error) {
+	rows, err := s.readRows(ctx, qReadMeta, map[string]any{"key": key})
+	if err != nil {
+		return "", false, fmt.Errorf("cypher: meta %q: %w", key, err)
+	}
+	if len(rows) == 0 {
+		return "", false, nil
+	}
+	f := fields{m: rows[0]}
+	v := f.str("value")
+	if f.err != nil {
+		return "", false, fmt.Errorf("cypher: meta %q: %w", key, f.err)
+	}
+	return v, true, nil
+}
+
+// Stats implements graph.Store. Every key of the contract is present, zero or not.
+func (s *Store) Stats(ctx context.Context) (graph.Stats, error) {
+	rows, err := s.readRows(ctx, qReadStats, nil)
+	if err != nil {
+		return graph.Stats{}, fmt.Errorf("cypher: stats: %w", err)
+	}
+	st := graph.Stats{
+		Nodes:         map[string]int64{"Document": 0, "Chunk": 0, "Entity": 0, "Summary": 0, "Community": 0},
+		Relationships: map[string]int64{"PART_OF": 0, "NEXT": 0, "HAS_ENTITY": 0, "RELATED": 0, "SUMMARIZED_BY": 0, "IN_COMMUNITY": 0, "CHILD_OF": 0},
+	}
+	if len(rows) == 0 {
+		return graph.Stats{}, fmt.Errorf("cypher: stats: no result")
+	}
+	f := &fields{m: rows[0]}
+	nodes, rels := f.sub("nodes"), f.sub("relationships")
+	for k := range st.Nodes {
+		st.Nodes[k] = nodes.int(k)
+	}
+	for k := range st.Relationships {
+		st.Relationships[k] = rels.int(k)
+	}
+	for _, e := range []error{f.err, nodes.err, rels.err} {
+		if e != nil {
+			return graph.Stats{}, fmt.Errorf("cypher: stats: %w", e)
+		}
+	}
+	return st, nil
+}
+
+// decodeAs decodes a column and adds context to a decoding error.
+func decodeAs[T any](what string, rows []map[string]any, col string, decode func(map[string]any) (T, error)) ([]T, error) {
+	out, err := decodeColumn(rows, col, decode)
+	if err != nil {
+		return nil, fmt.Errorf("cypher: %s: %w", what, err)
+	}
+	return out, nil
+}

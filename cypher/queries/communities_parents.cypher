@@ -1,0 +1,8 @@
+// CHILD_OF from each community to the community one level coarser that contains it.
+// @param rows LIST<MAP>
+UNWIND $rows AS row
+MATCH (child:Community)
+WHERE child.id = row.child
+MATCH (parent:Community)
+WHERE parent.id = row.parent
+CREATE (child)-[:CHILD_OF]->(parent)

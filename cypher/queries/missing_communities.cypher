@@ -1,0 +1,8 @@
+// Returns the ids among $ids that no Community node has, so that a batch referring to them fails with
+// a clear message instead of silently dropping rows.
+// @param ids LIST<STRING>
+UNWIND $ids AS id
+WITH DISTINCT id
+WHERE NOT EXISTS { MATCH (:Community {id: id}) }
+RETURN id
+ORDER BY id

@@ -1,0 +1,6 @@
+// Vector index behind VectorSearch(entity_embedding). Cosine scores come back as (1+cos)/2.
+// The dimension comes from the first embeddings written (or the embedding.dimensions meta value).
+// @param dimensions INTEGER
+CREATE VECTOR INDEX entity_embedding IF NOT EXISTS
+FOR (n:Entity) ON (n.embedding)
+OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}}

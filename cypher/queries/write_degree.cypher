@@ -1,0 +1,3 @@
+// Entity.degree = number of RELATED relationships, either direction.
+MATCH (e:Entity)
+SET e.degree = COUNT { (e)-[:RELATED]-() }

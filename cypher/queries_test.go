@@ -1,0 +1,69 @@
+package cypher
+
+import (
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// allQueryNames lists the q* constants.
+var allQueryNames = []string{
+	qSchemaConstraintDocument, qSchemaConstraintChunk, qSchemaConstraintEntity,
+	qSchemaConstraintCommunity, qSchemaConstraintMeta, qSchemaIndexEntityLayer,
+	qSchemaIndexCommunityLevel, qSchemaFulltextChunk, qSchemaFulltextEntity, qSchemaVectorChunk,
+	qSchemaVectorEntity, qSchemaVectorCommunity, qSchemaVectorIndexes, qSchemaAwait,
+	qServerComponents, qServerGDSVersion,
+	qMissingDocuments, qMissingChunks, qMissingEntities, qMissingCommunities,
+	qWriteDocuments, qWriteChunks, qWriteNextUnlink, qWriteNextLink, qWriteEntities,
+	qWriteRelations, qWriteMentions, qWriteSummaryLinks, qWriteCommunityReports, qWriteMeta,
+	qWriteDegree,
+	qReadDocuments, qReadChunks, qReadEntities, qReadRelations, qReadCommunities,
+	qReadDocumentChunks, qReadEntitiesByLayer, qReadCommunitiesLevel, qReadCommunityMembers,
+	qReadMeta, qReadStats, qReadEntityIDs, qSearchVector, qSearchText, qExpandLocal, qPathsCypher,
+	qPathsGDS, qCountEntities, qGDSDrop, qGDSExists, qGDSProject, qGDSWCCWrite, qGDSLeidenStream,
+	qCommunitiesDelete, qCommunitiesCreate, qCommunitiesMembers, qCommunitiesParents,
+}
+
+// TestQueryFiles: every name the code uses has a file, every file is used, and each file's
+// declared parameters are the ones its text refers to.
+func TestQueryFiles(t *testing.T) {
+	qs, err := loadQueries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for name := range qs {
+		files = append(files, name)
+	}
+	sort.Strings(files)
+	names := slices.Clone(allQueryNames)
+	sort.Strings(names)
+	if !slices.Equal(files, slices.Compact(names)) {
+		t.Errorf("query files %v\ndo not match the names in querynames.go %v", files, names)
+	}
+	for _, q := range qs {
+		for _, p := range q.params {
+			if !strings.Contains(q.text, "$"+p) {
+				t.Errorf("%s: declares $%s but never uses it", q.name, p)
+			}
+		}
+		used := map[string]bool{}
+		for _, part := range strings.Split(q.text, "$")[1:] {
+			end := strings.IndexFunc(part, func(r rune) bool {
+				return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+			})
+			if end < 0 {
+				end = len(part)
+			}
+			if end > 0 {
+				used[part[:end]] = true
+			}
+		}
+		for p := range used {
+			if !slices.Contains(q.params, p) {
+				t.Errorf("%s: uses $%s without declaring it", q.name, p)
+			}
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package cypher
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+)
+
+// runner is what the store needs from a Neo4j session: managed read and write transactions.
+// Both may run work more than once (retries on transient errors), so work must be repeatable.
+// The driver implements it in production; tests use a fake that records queries and parameters.
+type runner interface {
+	read(ctx context.Context, work func(tx) error) error
+	write(ctx context.Context, work func(tx) error) error
+	close(ctx context.Context) error
+}
+
+// tx runs statements inside one transaction and returns every record as a map by column name.
+type tx interface {
+	run(ctx context.Context, q query, params map[string]any) ([]map[string]any, error)
+}
+
+// driverRunner runs transactions on one database through neo4j-go-driver.
+type driverRunner struct {
+	driver   neo4j.DriverWithContext
+	database string // "" is the server's default database
+}
+
+func (r *driverRunner) read(ctx context.Context, work func(tx) error) error {
+	return r.exec(ctx, neo4j.AccessModeRead, work)
+}
+
+func (r *driverRunner) write(ctx context.Context, work func(tx) error) error {
+	return r.exec(ctx, neo4j.AccessModeWrite, work)
+}
+
+func (r *driverRunner) close(ctx context.Context) error { return r.driver.Close(ctx) }
+
+func (r *driverRunner) exec(ctx context.Context, mode neo4j.AccessMode, work func(tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	session := r.driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: mode, DatabaseName: r.database})
+	defer session.Close(ctx)
+	t := &driverTx{}
+	fn := func(mt neo4j.ManagedTransaction) (any, error) {
+		t.tx = mt
+		return nil, work(t)
+	}
+	var err error
+	if mode == neo4j.AccessModeRead {
+		_, err = session.ExecuteRead(ctx, fn)
+	} else {
+		_, err = session.ExecuteWrite(ctx, fn)
+	}
+	if err != nil && t.failed != "" {
+		// Name the statement that failed. Wrapping happens only here, after the driver has
+		// decided about retries, because it inspects the error types that work returns.
+		return fmt.Errorf("%s: %w", t.failed, err)
+	}
+	return err
+}
+
+// driverTx adapts a managed transaction and remembers which statement failed.
+type driverTx struct {
+	tx     neo4j.ManagedTransaction
+	failed string
+}
+
+func (t *driverTx) run(ctx context.Context, q query, params map[string]any) ([]map[string]any, error) {
+	t.failed = ""
+	res, err := t.tx.Run(ctx, q.text, params)
+	if err != nil {
+		t.failed = q.name
+		return nil, err
+	}
+	records, err := res.Collect(ctx)
+	if err != nil {
+		t.failed = q.name
+		return nil, err
+	}
+	out := make([]map[string]any, len(records))
+	for i, rec := range records {
+		out[i] = rec.AsMap()
+	}
+	return out, nil
+}

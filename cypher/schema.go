@@ -1,0 +1,174 @@
+package cypher
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// MetaEmbeddingDimensions is the Batch.Meta key whose value, when set, lets Open create the
+// vector indexes before the first embeddings arrive.
+const MetaEmbeddingDimensions = "embedding_dimensions"
+
+// awaitSeconds bounds how long Open and a new vector index wait for indexes to come online.
+const awaitSeconds = 300
+
+// vectorIndexQuery names the statement that creates each vector index.
+func vectorIndexQuery(idx graph.VectorIndex) (string, bool) {
+	switch idx {
+	case graph.ChunkEmbedding:
+		return qSchemaVectorChunk, true
+	case graph.EntityEmbedding:
+		return qSchemaVectorEntity, true
+	case graph.CommunityEmbedding:
+		return qSchemaVectorCommunity, true
+	}
+	return "", false
+}
+
+// ensureSchema creates what Open promises: uniqueness constraints, range and full-text indexes,
+// and the vector indexes whose dimension is known. Schema statements cannot share a
+// transaction with reads or data writes, so each runs in its own.
+func (s *Store) ensureSchema(ctx context.Context) error {
+	for _, name := range []string{
+		qSchemaConstraintDocument, qSchemaConstraintChunk, qSchemaConstraintEntity,
+		qSchemaConstraintCommunity, qSchemaConstraintMeta, qSchemaIndexEntityLayer,
+		qSchemaIndexCommunityLevel, qSchemaFulltextChunk, qSchemaFulltextEntity,
+	} {
+		if err := s.schemaWrite(ctx, name, nil); err != nil {
+			return fmt.Errorf("create schema: %w", err)
+		}
+	}
+	dims, err := s.loadVectorDims(ctx)
+	if err != nil {
+		return err
+	}
+	s.dimsMu.Lock()
+	s.dims = dims
+	s.dimsMu.Unlock()
+
+	value, ok, err := s.Meta(ctx, MetaEmbeddingDimensions)
+	if err != nil {
+		return err
+	}
+	if ok {
+		dim, err := strconv.Atoi(value)
+		if err != nil || dim <= 0 {
+			return fmt.Errorf("meta %s = %q is not a positive integer", MetaEmbeddingDimensions, value)
+		}
+		for _, idx := range []graph.VectorIndex{graph.ChunkEmbedding, graph.EntityEmbedding, graph.CommunityEmbedding} {
+			if err := s.ensureVectorIndex(ctx, idx, dim); err != nil {
+				return err
+			}
+		}
+	}
+	return s.awaitIndexes(ctx)
+}
+
+func (s *Store) schemaWrite(ctx context.Context, name string, params map[string]any) error {
+	return s.run.write(ctx, func(t tx) error {
+		_, err := t.run(ctx, s.q.get(name), params)
+		return err
+	})
+}
+
+func (s *Store) awaitIndexes(ctx context.Context) error {
+	err := s.run.read(ctx, func(t tx) error {
+		_, err := t.run(ctx, s.q.get(qSchemaAwait), map[string]any{"timeoutSeconds": int64(awaitSeconds)})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("wait for indexes to come online: %w", err)
+	}
+	return nil
+}
+
+// loadVectorDims reads the dimension of every strata vector index on the server.
+func (s *Store) loadVectorDims(ctx context.Context) (map[graph.VectorIndex]int, error) {
+	dims := map[graph.VectorIndex]int{}
+	err := s.run.read(ctx, func(t tx) error {
+		rows, err := t.run(ctx, s.q.get(qSchemaVectorIndexes), nil)
+		if err != nil {
+			return err
+		}
+		clear(dims)
+		for _, row := range rows {
+			f := fields{m: row}
+			name, dim := f.str("name"), f.int("dimensions")
+			if f.err != nil {
+				return f.err
+			}
+			dims[graph.VectorIndex(name)] = int(dim)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list vector indexes: %w", err)
+	}
+	return dims, nil
+}
+
+// vectorDim returns the dimension of a vector index, asking the server when this process has
+// not seen the index yet (another process may have created it). ok is false when the index
+// does not exist, that is when no embeddings were ever written to it.
+func (s *Store) vectorDim(ctx context.Context, idx graph.VectorIndex) (dim int, ok bool, err error) {
+	s.dimsMu.Lock()
+	defer s.dimsMu.Unlock()
+	if dim, ok := s.dims[idx]; ok {
+		return dim, true, nil
+	}
+	dims, err := s.loadVectorDims(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	s.dims = dims
+	dim, ok = dims[idx]
+	return dim, ok, nil
+}
+
+// ensureVectorIndex creates the vector index with dim dimensions if it does not exist, and
+// fails if it exists with another dimension: Neo4j would silently leave such vectors out of the
+// index, so searches would miss them.
+func (s *Store) ensureVectorIndex(ctx context.Context, idx graph.VectorIndex, dim int) error {
+	have, ok, err := s.vectorDim(ctx, idx)
+	if err != nil {
+		return err
+	}
+	if ok {
+		return checkDim(idx, have, dim)
+	}
+	name, known := vectorIndexQuery(idx)
+	if !known {
+		return fmt.Errorf("unknown vector index %q", idx)
+	}
+	if err := s.schemaWrite(ctx, name, map[string]any{"dimensions": int64(dim)}); err != nil {
+		return fmt.Errorf("create vector index %s: %w", idx, err)
+	}
+	if err := s.awaitIndexes(ctx); err != nil {
+		return err
+	}
+	// Re-read rather than trust dim: a concurrent writer may have won the race with another
+	// dimension, and IF NOT EXISTS would have kept its index.
+	s.dimsMu.Lock()
+	delete(s.dims, idx)
+	s.dimsMu.Unlock()
+	have, ok, err = s.vectorDim(ctx, idx)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("vector index %s was created but is not listed", idx)
+	}
+	return checkDim(idx, have, dim)
+}
+
+func checkDim(idx graph.VectorIndex, have, want int) error {
+	if have != want {
+		return fmt.Errorf("vector index %s holds %d-dimensional embeddings, got %d-dimensional ones "+
+			"(did the embedding model change? use a new database or drop the index to re-embed)",
+			idx, have, want)
+	}
+	return nil
+}

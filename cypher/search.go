@@ -1,0 +1,78 @@
+package cypher
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// VectorSearch implements graph.Store through db.index.vector.queryNodes. Scores are Neo4j's
+// cosine scores, already (1+cos)/2. A store that never received embeddings for the index has
+// no index yet and returns no hits; a query vector of another dimension than the index is an
+// error, checked here so that the message names both dimensions.
+func (s *Store) VectorSearch(ctx context.Context, index graph.VectorIndex, vec []float32, k int) ([]graph.Hit, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if _, ok := vectorIndexQuery(index); !ok {
+		return nil, fmt.Errorf("cypher: vector search: unknown index %q", index)
+	}
+	if len(vec) == 0 {
+		return nil, fmt.Errorf("cypher: vector search %s: empty query vector", index)
+	}
+	if k <= 0 {
+		return nil, nil
+	}
+	dim, ok, err := s.vectorDim(ctx, index)
+	if err != nil {
+		return nil, fmt.Errorf("cypher: vector search %s: %w", index, err)
+	}
+	if !ok {
+		return nil, nil
+	}
+	if dim != len(vec) {
+		return nil, fmt.Errorf("cypher: vector search %s: query vector has %d dimensions, the index holds %d-dimensional embeddings",
+			index, len(vec), dim)
+	}
+	rows, err := s.readRows(ctx, qSearchVector, map[string]any{
+		"index": string(index), "k": int64(k), "vector": vectorParam(vec),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cypher: vector search %s: %w", index, err)
+	}
+	return decodeHits(rows)
+}
+
+// TextSearch implements graph.Store through db.index.fulltext.queryNodes (Lucene BM25). The
+// query is reduced to plain words first (see luceneQuery); text without any word has no hits.
+func (s *Store) TextSearch(ctx context.Context, index graph.TextIndex, query string, k int) ([]graph.Hit, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if index != graph.ChunkText && index != graph.EntityText {
+		return nil, fmt.Errorf("cypher: text search: unknown index %q", index)
+	}
+	q := luceneQuery(query)
+	if q == "" || k <= 0 {
+		return nil, nil
+	}
+	rows, err := s.readRows(ctx, qSearchText, map[string]any{"index": string(index), "query": q, "k": int64(k)})
+	if err != nil {
+		return nil, fmt.Errorf("cypher: text search %s: %w", index, err)
+	}
+	return decodeHits(rows)
+}
+
+func decodeHits(rows []map[string]any) ([]graph.Hit, error) {
+	hits := make([]graph.Hit, 0, len(rows))
+	for _, row := range rows {
+		f := fields{m: row}
+		h := graph.Hit{ID: f.str("id"), Score: f.float("score")}
+		if f.err != nil {
+			return nil, fmt.Errorf("cypher: decode hits: %w", f.err)
+		}
+		hits = append(hits, h)
+	}
+	return hits, nil
+}

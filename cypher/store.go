@@ -1,0 +1,136 @@
+package cypher
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j/config"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// Store is the Neo4j implementation of graph.Store. It is safe for concurrent use.
+type Store struct {
+	run       runner
+	q         queries
+	batchSize int
+	graphName string // GDS catalog name of the entity projection
+
+	server string // "5.26.0 enterprise", from dbms.components()
+	gds    string // GDS version, "" when the plugin is missing
+
+	// writeMu serializes this process's writes (Apply, algorithms): Neo4j would serialize
+	// conflicting ones too, but only by failing and retrying transactions.
+	writeMu sync.Mutex
+
+	dimsMu sync.Mutex
+	dims   map[graph.VectorIndex]int // dimension of each existing vector index
+}
+
+var _ graph.Store = (*Store)(nil)
+
+// Open connects to the server in cfg and prepares the database: it checks that the server is
+// reachable, accepts the credentials, has the database and is recent enough, detects the GDS
+// plugin, creates constraints and indexes (if missing) and waits until they are online. Errors
+// say what to fix and never contain the password.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	qs, err := loadQueries()
+	if err != nil {
+		return nil, err
+	}
+	auth := neo4j.NoAuth()
+	if cfg.Username != "" || cfg.Password != "" {
+		auth = neo4j.BasicAuth(cfg.Username, cfg.Password, "")
+	}
+	driver, err := neo4j.NewDriverWithContext(cfg.URI, auth, func(c *config.Config) {
+		c.UserAgent = "strata"
+	})
+	if err != nil {
+		return nil, explainOpen(cfg, err)
+	}
+	if err := driver.VerifyConnectivity(ctx); err != nil {
+		_ = driver.Close(ctx)
+		return nil, explainOpen(cfg, err)
+	}
+	s := newStore(&driverRunner{driver: driver, database: cfg.Database}, qs, cfg)
+	if err := s.init(ctx); err != nil {
+		_ = driver.Close(ctx)
+		return nil, explainOpen(cfg, err)
+	}
+	return s, nil
+}
+
+// newStore wires a store to a runner; Open and the tests call it.
+func newStore(r runner, qs queries, cfg Config) *Store {
+	name := "strata-entities"
+	if cfg.Database != "" {
+		name += "-" + cfg.Database
+	}
+	return &Store{
+		run:       r,
+		q:         qs,
+		batchSize: cfg.batchSize(),
+		graphName: name,
+		dims:      map[graph.VectorIndex]int{},
+	}
+}
+
+// init runs the startup checks and the schema setup of Open.
+func (s *Store) init(ctx context.Context) error {
+	var rows []map[string]any
+	err := s.run.read(ctx, func(t tx) (err error) {
+		rows, err = t.run(ctx, s.q.get(qServerComponents), nil)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if s.server, err = checkComponents(rows); err != nil {
+		return err
+	}
+	if s.gds, err = s.detectGDS(ctx); err != nil {
+		return err
+	}
+	return s.ensureSchema(ctx)
+}
+
+// detectGDS returns the GDS version, or "" when the plugin is not installed.
+func (s *Store) detectGDS(ctx context.Context) (string, error) {
+	var version string
+	err := s.run.read(ctx, func(t tx) error {
+		rows, err := t.run(ctx, s.q.get(qServerGDSVersion), nil)
+		if err != nil {
+			return err
+		}
+		if len(rows) > 0 {
+			f := fields{m: rows[0]}
+			version = f.str("gdsVersion")
+			return f.err
+		}
+		return nil
+	})
+	if neo4jCode(err) == codeProcedureNotFound {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("detect the Graph Data Science plugin: %w", err)
+	}
+	return version, nil
+}
+
+// ServerVersion is the Neo4j version and edition found by Open, e.g. "5.26.0 enterprise".
+func (s *Store) ServerVersion() string { return s.server }
+
+// GDSVersion is the version of the Graph Data Science plugin, or "" when it is not installed
+// (then ComputeComponents and ComputeCommunities return ErrNoGDS).
+func (s *Store) GDSVersion() string { return s.gds }
+
+// Close releases the driver's connections.
+func (s *Store) Close() error {
+	return s.run.close(context.Background())
+}
