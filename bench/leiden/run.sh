@@ -11,8 +11,8 @@
 #
 # Environment:
 #   SEEDS=5             runs per graph (seeds 0..SEEDS-1); Q is the best, time the mean
-#   REF_ITERATIONS=-1   leidenalg n_iterations (-1 = until stable, like graphalgo's default;
-#                       2 is leidenalg's own default)
+#   REF_ITERATIONS=-1   leidenalg n_iterations (-1 = until stable, the closest match to
+#                       graphalgo's default; 2 is leidenalg's own default)
 #   GRAPHS_DIR          shared graphs (default: ../shared/data/graphs next to the repository)
 #   WORK_DIR            where the generated graph and raw results go (default: a temp dir)
 #   ONLY_LARGE=1        skip the shared graphs

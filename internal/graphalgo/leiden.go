@@ -27,9 +27,9 @@ type LeidenOptions struct {
 	MaxLevels int
 	// Iterations bounds the number of Leiden iterations. The first builds the hierarchy; each
 	// further one starts again from the original graph with the current final partition and
-	// replaces it when it raises modularity. Values <= 0 mean: iterate until an iteration no
-	// longer raises modularity, like leidenalg with n_iterations=-1. 1 gives a single pass, as
-	// GDS does.
+	// replaces it when it raises modularity. Values <= 0 mean: iterate until an iteration
+	// raises modularity by less than Tolerance/10 (with a negative Tolerance: not at all, like
+	// leidenalg with n_iterations=-1). 1 gives a single pass, as GDS does.
 	Iterations int
 	// Seed seeds the random node orders and the refinement choices. The same seed on the same
 	// graph gives the same result.
@@ -147,7 +147,13 @@ func Leiden(g *Graph, opt LeidenOptions) LeidenResult {
 		if !(cq-q > 1e-12) {
 			break
 		}
+		gain := cq - q
 		final, q, improved = cand, cq, true
+		if gain < opt.Tolerance/10 {
+			// Later iterations gain less and less; below a tenth of the level tolerance they
+			// no longer pay for a pass over the whole graph.
+			break
+		}
 	}
 	if improved {
 		// The first iteration's levels lead up to a partition that later iterations replaced,
