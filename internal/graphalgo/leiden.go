@@ -214,11 +214,13 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, all bool) 
 		if nc == cur.NumNodes() || level == opt.MaxLevels-1 {
 			break
 		}
-		q := modularityDense(cur, part, nc, opt.Gamma)
-		if q-prevQ < opt.Tolerance {
-			break
+		if opt.Tolerance > 0 { // with no tolerance, levels run until nothing merges
+			q := modularityDense(cur, part, nc, opt.Gamma)
+			if q-prevQ < opt.Tolerance {
+				break
+			}
+			prevQ = q
 		}
-		prevQ = q
 
 		ref, nr := l.refine(cur, part, nc)
 		var next []int32
