@@ -57,7 +57,7 @@ type reportedError struct{ error }
 func (e reportedError) Unwrap() error { return e.error }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:  "strata",
 		Usage: "build a hierarchical knowledge graph from documents and answer questions from it",
 		Description: "strata ingests .txt, .md and .jsonl documents into a knowledge graph (chunks, entities,\n" +
@@ -78,4 +78,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			evalCommand(),
 		},
 	}
+	for _, c := range app.Commands {
+		c.OnUsageError = app.OnUsageError
+	}
+	return app
 }

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+var (
+	corpusDir    = filepath.Join("..", "..", "testdata", "corpus")
+	questionFile = filepath.Join("..", "..", "testdata", "questions.jsonl")
+)
+
+// strata runs the CLI in-process, offline, and returns its exit code, stdout and stderr.
+func strata(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	t.Setenv("NEO4J_URI", "")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), append([]string{"strata"}, args...), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func ingested(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	code, out, errOut := strata(t, "ingest", "--data-dir", dir, "--json", corpusDir)
+	if code != 0 {
+		t.Fatalf("ingest exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("ingest --json output is not one JSON object: %v\n%s", err, out)
+	}
+	if rep["documents"] != float64(17) {
+		t.Fatalf("ingest report: %v", rep)
+	}
+	return dir
+}
+
+func keys(m map[string]any) []string {
+	var k []string
+	for key := range m {
+		k = append(k, key)
+	}
+	sort.Strings(k)
+	return k
+}
+
+func TestQueryJSONShape(t *testing.T) {
+	dir := ingested(t)
+	for _, mode := range []string{"naive", "local"} {
+		code, out, errOut := strata(t, "query", "--data-dir", dir, "--json", "--mode", mode, "Who founded the Saltmere Cartographers' Guild?")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", mode, code, errOut)
+		}
+		dec := json.NewDecoder(strings.NewReader(out))
+		var res map[string]any
+		if err := dec.Decode(&res); err != nil {
+			t.Fatalf("%s: %v\n%s", mode, err, out)
+		}
+		if dec.More() {
+			t.Fatalf("%s: more than one JSON value on stdout", mode)
+		}
+		want := []string{"answer", "context", "context_text", "mode", "query", "timings_ms", "usage"}
+		if got := keys(res); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: keys %v, want %v", mode, got, want)
+		}
+		if res["answer"] != nil || res["mode"] != mode {
+			t.Errorf("%s: answer %v mode %v", mode, res["answer"], res["mode"])
+		}
+		ctx := res["context"].(map[string]any)
+		if got := keys(ctx); !reflect.DeepEqual(got, []string{"chunks", "communities", "entities", "paths"}) {
+			t.Errorf("%s: context keys %v", mode, got)
+		}
+		itemKeys := map[string][]string{
+			"chunks":      {"document_id", "id", "score", "text", "title"},
+			"entities":    {"description", "id", "layer", "name", "score", "type"},
+			"communities": {"id", "level", "rating", "summary", "title"},
+			"paths":       {"description", "source", "target", "weight"},
+		}
+		for list, wantKeys := range itemKeys {
+			items, ok := ctx[list].([]any)
+			if !ok {
+				t.Errorf("%s: context.%s is not a list: %v", mode, list, ctx[list])
+				continue
+			}
+			for _, it := range items {
+				if got := keys(it.(map[string]any)); !reflect.DeepEqual(got, wantKeys) {
+					t.Errorf("%s: context.%s item keys %v, want %v", mode, list, got, wantKeys)
+				}
+			}
+		}
+		chunks := ctx["chunks"].([]any)
+		if len(chunks) == 0 {
+			t.Fatalf("%s: no chunks", mode)
+		}
+		for i := 1; i < len(chunks); i++ {
+			if chunks[i].(map[string]any)["score"].(float64) > chunks[i-1].(map[string]any)["score"].(float64) {
+				t.Errorf("%s: chunks not in rank order", mode)
+			}
+		}
+		if mode == "local" && len(ctx["entities"].([]any)) == 0 {
+			t.Error("local mode returned no entities")
+		}
+		if got := keys(res["usage"].(map[string]any)); !reflect.DeepEqual(got, []string{"completion_tokens", "embedding_calls", "llm_calls", "prompt_tokens"}) {
+			t.Errorf("usage keys %v", got)
+		}
+		if !strings.Contains(res["context_text"].(string), "harbor-guild.md") {
+			t.Errorf("%s: context text does not cite the founding document", mode)
+		}
+	}
+}
+
+func TestQueryTextSaysNoAnswer(t *testing.T) {
+	dir := ingested(t)
+	code, out, _ := strata(t, "query", "--data-dir", dir, "Where is Port Avel?")
+	if code != 0 || !strings.Contains(out, "No answer generated") || !strings.Contains(out, "-----Sources-----") {
+		t.Errorf("exit %d, output:\n%s", code, out)
+	}
+}
+
+func TestStatusAndEval(t *testing.T) {
+	dir := ingested(t)
+	code, out, errOut := strata(t, "status", "--data-dir", dir, "--json")
+	if code != 0 {
+		t.Fatalf("status exit %d: %s", code, errOut)
+	}
+	var st struct {
+		Backend struct{ Kind string }
+		Nodes   map[string]int
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Backend.Kind != "embedded" || st.Nodes["Document"] != 17 || st.Nodes["Entity"] == 0 {
+		t.Errorf("status = %+v", st)
+	}
+
+	code, out, errOut = strata(t, "eval", "--data-dir", dir, "--questions", questionFile, "--mode", "naive", "--json")
+	if code != 0 {
+		t.Fatalf("eval exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Questions int
+		Recall    map[string]float64
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Questions != 16 || rep.Recall["recall@10"] < rep.Recall["recall@2"] || rep.Recall["recall@10"] == 0 {
+		t.Errorf("eval report = %+v", rep)
+	}
+}
+
+func TestExitCodesAndErrors(t *testing.T) {
+	empty := t.TempDir()
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		inStdout string // with --json, errors are one object on stdout
+		inStderr string
+	}{
+		{"no paths", []string{"ingest"}, exitUsage, "", "at least one PATH"},
+		{"bad mode", []string{"query", "--mode", "psychic", "q"}, exitUsage, "", `unknown mode "psychic"`},
+		{"no question", []string{"query"}, exitUsage, "", "exactly one argument"},
+		{"unknown flag", []string{"query", "--nope", "q"}, exitUsage, "", "nope"},
+		{"bad chunking", []string{"ingest", "--chunk-size", "10", "--chunk-overlap", "10", corpusDir}, exitUsage, "", "overlap"},
+		{"missing store", []string{"query", "--data-dir", filepath.Join(empty, "none"), "q"}, exitFailure, "", "strata ingest"},
+		{"missing store json", []string{"query", "--json", "--data-dir", filepath.Join(empty, "none"), "q"}, exitFailure, `"error"`, ""},
+		{"nothing to ingest", []string{"ingest", "--data-dir", empty, filepath.Join("..", "..", "testdata", "bad", "empty.txt")}, exitFailure, "", "nothing could be ingested"},
+		{"missing questions", []string{"eval", "--data-dir", empty, "--questions", filepath.Join(empty, "q.jsonl")}, exitFailure, "", "q.jsonl"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := strata(t, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, out, errOut)
+			}
+			if !strings.Contains(out, tc.inStdout) || !strings.Contains(errOut, tc.inStderr) {
+				t.Errorf("stdout %q / stderr %q, want %q / %q", out, errOut, tc.inStdout, tc.inStderr)
+			}
+			if tc.inStdout != "" {
+				var obj map[string]any
+				if err := json.Unmarshal([]byte(out), &obj); err != nil {
+					t.Errorf("stdout is not one JSON object: %v", err)
+				}
+			}
+		})
+	}
+}

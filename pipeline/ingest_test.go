@@ -1,0 +1,348 @@
+package pipeline_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/stratarag/strata/internal/embed"
+	"github.com/stratarag/strata/internal/embedded"
+	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/tokenizer"
+	"github.com/stratarag/strata/pipeline"
+	"github.com/stratarag/strata/pipeline/extract"
+	"github.com/stratarag/strata/pipeline/reports"
+)
+
+var (
+	corpusDir = filepath.Join("..", "testdata", "corpus")
+	badDir    = filepath.Join("..", "testdata", "bad")
+)
+
+func newIngester(t testing.TB, store graph.Store, ex extract.Extractor) *pipeline.Ingester {
+	t.Helper()
+	tok, err := tokenizer.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb := embed.NewOffline(64)
+	if ex == nil {
+		ex = extract.NewOffline()
+	}
+	return &pipeline.Ingester{
+		Store: store, Extractor: ex, Embedder: emb, Tokenizer: tok,
+		Reporter: &reports.Extractive{Embedder: emb},
+		Log:      zerolog.Nop(), Options: pipeline.DefaultOptions(),
+	}
+}
+
+func openStore(t testing.TB, dir string) *embedded.Store {
+	t.Helper()
+	s, err := embedded.Open(context.Background(), dir, embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func ingest(t testing.TB, store graph.Store, paths ...string) pipeline.Report {
+	t.Helper()
+	rep, err := newIngester(t, store, nil).Run(context.Background(), paths)
+	if err != nil {
+		t.Fatalf("ingest %v: %v", paths, err)
+	}
+	return rep
+}
+
+type expectedFacts struct {
+	Entities []struct {
+		Name      string   `json:"name"`
+		Documents []string `json:"documents"`
+	} `json:"entities"`
+	Relations []struct {
+		Source   string `json:"source"`
+		Target   string `json:"target"`
+		Document string `json:"document"`
+	} `json:"relations"`
+}
+
+func TestIngestTestdataBuildsExpectedGraph(t *testing.T) {
+	store := openStore(t, t.TempDir())
+	rep := ingest(t, store, corpusDir)
+	if rep.Documents != 17 || rep.Failed != 0 || len(rep.Problems) != 0 {
+		t.Fatalf("report = %+v", rep)
+	}
+	if rep.Components == 0 || rep.Communities == 0 {
+		t.Errorf("structure stages did not run: %+v", rep)
+	}
+	ctx := context.Background()
+	var want expectedFacts
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &want); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range want.Entities {
+		id := graph.NormalizeID(e.Name)
+		got, err := store.Entities(ctx, []string{id})
+		if err != nil || len(got) != 1 {
+			t.Errorf("entity %q missing (%v)", e.Name, err)
+			continue
+		}
+		if got[0].Name != e.Name || got[0].Description == "" || len(got[0].Embedding) == 0 || got[0].ComponentID < 0 {
+			t.Errorf("entity %q = %+v", e.Name, got[0])
+		}
+		// Each listed document has a chunk that mentions the entity.
+		lc, err := store.ExpandLocal(ctx, []string{id}, graph.LocalOptions{TopChunks: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs := map[string]bool{}
+		for _, c := range lc.Chunks {
+			docs[c.DocumentID] = true
+		}
+		for _, d := range e.Documents {
+			if !docs[d] {
+				t.Errorf("no HAS_ENTITY from %s to %q", d, e.Name)
+			}
+		}
+	}
+	for _, r := range want.Relations {
+		key := graph.NewRelationKey(graph.NormalizeID(r.Source), graph.NormalizeID(r.Target))
+		got, err := store.Relations(ctx, []graph.RelationKey{key})
+		if err != nil || len(got) != 1 || got[0].Weight <= 0 || got[0].Description == "" {
+			t.Errorf("relation %q -- %q missing or empty: %+v %v", r.Source, r.Target, got, err)
+		}
+	}
+	communities, err := store.CommunitiesByLevel(ctx, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range communities {
+		if c.Title == "" || c.Report == "" || len(c.Embedding) == 0 {
+			t.Errorf("community %s has no report: %+v", c.ID, c)
+		}
+	}
+}
+
+func TestIngestTwiceChangesNothing(t *testing.T) {
+	store := openStore(t, t.TempDir())
+	ingest(t, store, corpusDir)
+	before := snapshot(t, store)
+	rep := ingest(t, store, corpusDir)
+	if rep.Documents != 0 || rep.Unchanged != 17 || rep.Chunks != 0 || rep.Entities != 0 {
+		t.Errorf("second run wrote something: %+v", rep)
+	}
+	if after := snapshot(t, store); !reflect.DeepEqual(before, after) {
+		t.Error("second run changed the graph")
+	}
+}
+
+// TestIngestInTwoRunsEqualsOneRun checks that merging with the stored graph gives the same result
+// as ingesting everything at once.
+func TestIngestInTwoRunsEqualsOneRun(t *testing.T) {
+	once := openStore(t, t.TempDir())
+	ingest(t, once, corpusDir)
+
+	twice := openStore(t, t.TempDir())
+	// The first files in walk order, given one by one: their ids are their base names, as in the
+	// folder walk.
+	ingest(t, twice, filepath.Join(corpusDir, "ashfever.txt"), filepath.Join(corpusDir, "brinewright-company.md"))
+	rep := ingest(t, twice, corpusDir)
+	if rep.Unchanged != 2 || rep.Documents != 15 {
+		t.Fatalf("second run: %+v", rep)
+	}
+	a, b := snapshot(t, once), snapshot(t, twice)
+	if !reflect.DeepEqual(a.entities, b.entities) {
+		t.Error("entities differ between one run and two runs")
+	}
+	if !reflect.DeepEqual(a.relations, b.relations) {
+		t.Error("relations differ between one run and two runs")
+	}
+	if !reflect.DeepEqual(a.stats, b.stats) {
+		t.Errorf("stats differ: %v vs %v", a.stats, b.stats)
+	}
+}
+
+func TestIngestSkipsBadInputs(t *testing.T) {
+	store := openStore(t, t.TempDir())
+	rep := ingest(t, store, badDir, filepath.Join(corpusDir, "harbor-guild.md"))
+	if rep.Documents != 2 { // harbor-guild.md and the one good line of broken.jsonl
+		t.Errorf("documents = %d, want 2", rep.Documents)
+	}
+	var sources []string
+	for _, p := range rep.Problems {
+		sources = append(sources, filepath.Base(p.Source))
+	}
+	joined := strings.Join(sources, " ")
+	for _, name := range []string{"empty.txt", "binary.txt", "latin1.txt", "whitespace.md", "broken.jsonl:2", "broken.jsonl:3"} {
+		if !strings.Contains(joined, name) {
+			t.Errorf("problem for %s not reported; got %v", name, sources)
+		}
+	}
+
+	empty := openStore(t, t.TempDir())
+	_, err := newIngester(t, empty, nil).Run(context.Background(), []string{filepath.Join(badDir, "empty.txt"), filepath.Join(badDir, "binary.txt")})
+	if !errors.Is(err, pipeline.ErrNothingIngested) {
+		t.Errorf("only bad inputs: err = %v, want ErrNothingIngested", err)
+	}
+}
+
+// failingExtractor fails on chunks containing a marker, like a model that keeps erroring.
+type failingExtractor struct {
+	extract.Offline
+	marker string
+}
+
+func (f *failingExtractor) Extract(ctx context.Context, text string) (extract.Result, error) {
+	if strings.Contains(text, f.marker) {
+		return extract.Result{}, errors.New("model unavailable")
+	}
+	return f.Offline.Extract(ctx, text)
+}
+
+func TestIngestFailedDocumentIsRetriedNextRun(t *testing.T) {
+	store := openStore(t, t.TempDir())
+	in := newIngester(t, store, &failingExtractor{marker: "Ashfever"})
+	rep, err := in.Run(context.Background(), []string{corpusDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := rep.Failed
+	if failed == 0 || rep.Documents+failed != 17 {
+		t.Fatalf("report = %+v", rep)
+	}
+	rep = ingest(t, store, corpusDir)
+	if rep.Documents != failed || rep.Unchanged != 17-failed || rep.Failed != 0 {
+		t.Errorf("retry run = %+v, want the %d failed documents written", rep, failed)
+	}
+}
+
+func TestIngestRejectsOtherEmbeddingModel(t *testing.T) {
+	store := openStore(t, t.TempDir())
+	ingest(t, store, filepath.Join(corpusDir, "harbor-guild.md"))
+	in := newIngester(t, store, nil)
+	in.Embedder = embed.NewOffline(32)
+	_, err := in.Run(context.Background(), []string{corpusDir})
+	if err == nil || !strings.Contains(err.Error(), "embedding model") {
+		t.Errorf("err = %v, want an embedding model mismatch", err)
+	}
+}
+
+// slowExtractor delays every chunk so a test can kill the process mid-run.
+type slowExtractor struct{ extract.Offline }
+
+func (s *slowExtractor) Extract(ctx context.Context, text string) (extract.Result, error) {
+	time.Sleep(150 * time.Millisecond)
+	return s.Offline.Extract(ctx, text)
+}
+
+// TestIngestResumesAfterKill runs an ingest in a child process, kills it with SIGKILL once a few
+// documents are stored, and checks that the store is readable and a re-run completes to the same
+// graph as an uninterrupted run.
+func TestIngestResumesAfterKill(t *testing.T) {
+	if dir := os.Getenv("STRATA_TEST_CHILD_INGEST"); dir != "" {
+		store, err := embedded.Open(context.Background(), dir, embedded.Options{})
+		if err != nil {
+			os.Exit(3)
+		}
+		in := newIngester(t, store, &slowExtractor{})
+		in.Options.Concurrency = 1
+		_, _ = in.Run(context.Background(), []string{corpusDir})
+		os.Exit(0)
+	}
+	if testing.Short() {
+		t.Skip("spawns a child process")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestIngestResumesAfterKill$")
+	cmd.Env = append(os.Environ(), "STRATA_TEST_CHILD_INGEST="+dir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	var stored int64
+	for time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		stored = storedDocuments(dir)
+		if stored >= 3 {
+			break
+		}
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	if stored < 3 || stored >= 17 {
+		t.Fatalf("child had stored %d documents when killed; want a partial run", stored)
+	}
+
+	store := openStore(t, dir) // opens: the killed writer's lock is gone with its process
+	rep := ingest(t, store, corpusDir)
+	if rep.Unchanged < int(stored) || rep.Unchanged+rep.Documents != 17 {
+		t.Errorf("resume run = %+v after %d stored", rep, stored)
+	}
+	fresh := openStore(t, t.TempDir())
+	ingest(t, fresh, corpusDir)
+	if a, b := snapshot(t, fresh), snapshot(t, store); !reflect.DeepEqual(a.stats, b.stats) || !reflect.DeepEqual(a.relations, b.relations) {
+		t.Error("resumed graph differs from an uninterrupted run")
+	}
+}
+
+func storedDocuments(dir string) int64 {
+	s, err := embedded.Open(context.Background(), dir, embedded.Options{ReadOnly: true})
+	if err != nil {
+		return 0
+	}
+	defer s.Close()
+	st, err := s.Stats(context.Background())
+	if err != nil {
+		return 0
+	}
+	return st.Nodes["Document"]
+}
+
+type graphSnapshot struct {
+	stats     graph.Stats
+	entities  []graph.Entity
+	relations map[graph.RelationKey]graph.Relation
+}
+
+func snapshot(t testing.TB, s graph.Store) graphSnapshot {
+	t.Helper()
+	ctx := context.Background()
+	st, err := s.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entities, err := s.EntitiesByLayer(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []graph.RelationKey
+	for i := range entities {
+		for j := i + 1; j < len(entities); j++ {
+			keys = append(keys, graph.NewRelationKey(entities[i].ID, entities[j].ID))
+		}
+	}
+	rels, err := s.Relations(ctx, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := graphSnapshot{stats: st, entities: entities, relations: map[graph.RelationKey]graph.Relation{}}
+	for _, r := range rels {
+		snap.relations[r.Key()] = r
+	}
+	return snap
+}
+

@@ -1,0 +1,58 @@
+package retrieval
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/tokenizer"
+)
+
+func TestFuse(t *testing.T) {
+	got := fuse(
+		[]graph.Hit{{ID: "a"}, {ID: "b"}, {ID: "c"}},
+		[]graph.Hit{{ID: "c"}, {ID: "b"}, {ID: "d"}},
+	)
+	var ids []string
+	for _, h := range got {
+		ids = append(ids, h.ID)
+	}
+	// c (ranks 3 and 1) edges out b (2 and 2): 1/61+1/63 > 2/62. Then a (rank 1) before d (rank 3).
+	if want := "c b a d"; strings.Join(ids, " ") != want {
+		t.Errorf("fuse order %v, want %s", ids, want)
+	}
+	if got[0].Score != 1.0/61+1.0/63 || got[1].Score != 2.0/62 {
+		t.Errorf("scores %v, %v", got[0].Score, got[1].Score)
+	}
+}
+
+func TestContextBuilderBudgets(t *testing.T) {
+	tok, err := tokenizer.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("lantern ", 400)
+	items := []ChunkItem{
+		{ID: "c1", DocumentID: "d1", Title: "One", Text: long},
+		{ID: "c2", DocumentID: "d2", Title: "Two", Text: "short"},
+	}
+	b := newContextBuilder(tok)
+	kept := b.chunks("Sources", items, 100)
+	if len(kept) != 1 || kept[0].ID != "c1" {
+		t.Fatalf("kept %v; the first item must be kept (clipped) even over budget", kept)
+	}
+	text := b.String()
+	if n := tok.Count(text); n > 130 {
+		t.Errorf("context text has %d tokens for a budget of 100", n)
+	}
+	if !strings.Contains(text, "[doc:d1 chunk:c1]") || strings.Contains(text, "c2") {
+		t.Errorf("text does not match kept items:\n%s", text)
+	}
+
+	b = newContextBuilder(tok)
+	kept = b.chunks("Sources", items[1:], 1000)
+	paths := b.paths("Relationships", nil, 1000)
+	if len(kept) != 1 || len(paths) != 0 || strings.Contains(b.String(), "Relationships") {
+		t.Errorf("empty sections must not be written: %q", b.String())
+	}
+}

@@ -1,0 +1,105 @@
+package retrieval_test
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/stratarag/strata/internal/embed"
+	"github.com/stratarag/strata/internal/embedded"
+	"github.com/stratarag/strata/internal/tokenizer"
+	"github.com/stratarag/strata/pipeline"
+	"github.com/stratarag/strata/pipeline/extract"
+	"github.com/stratarag/strata/pipeline/reports"
+	"github.com/stratarag/strata/retrieval"
+	"github.com/stratarag/strata/retrieval/eval"
+)
+
+func testEngine(t *testing.T) *retrieval.Engine {
+	t.Helper()
+	ctx := context.Background()
+	store, err := embedded.Open(ctx, t.TempDir(), embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	tok, err := tokenizer.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb := embed.NewOffline(384)
+	in := &pipeline.Ingester{
+		Store: store, Extractor: extract.NewOffline(), Embedder: emb, Tokenizer: tok,
+		Reporter: &reports.Extractive{Embedder: emb}, Log: zerolog.Nop(), Options: pipeline.DefaultOptions(),
+	}
+	if _, err := in.Run(ctx, []string{filepath.Join("..", "testdata", "corpus")}); err != nil {
+		t.Fatal(err)
+	}
+	return &retrieval.Engine{Store: store, Embedder: emb, Tokenizer: tok}
+}
+
+// TestGoldDocumentsInTopFive checks, per mode, that for most testdata questions a gold document is
+// among the first five retrieved documents, and reports recall.
+func TestGoldDocumentsInTopFive(t *testing.T) {
+	engine := testEngine(t)
+	questions, err := eval.ReadQuestions(filepath.Join("..", "testdata", "questions.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range retrieval.Modes {
+		rep, err := eval.Run(context.Background(), engine, questions, retrieval.Options{Mode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits := 0
+		for _, r := range rep.Results {
+			top := r.Documents[:min(5, len(r.Documents))]
+			if slices.ContainsFunc(r.Gold, func(g string) bool { return slices.Contains(top, g) }) {
+				hits++
+			} else {
+				t.Logf("%s: %s: no gold document in top 5 %v (gold %v)", mode, r.ID, top, r.Gold)
+			}
+		}
+		t.Logf("%s: gold in top 5 for %d/%d questions; recall %v", mode, hits, len(questions), rep.Recall)
+		if hits*4 < len(questions)*3 {
+			t.Errorf("%s: a gold document is in the top 5 for only %d of %d questions", mode, hits, len(questions))
+		}
+	}
+}
+
+func TestQueryRejectsBadInput(t *testing.T) {
+	engine := testEngine(t)
+	if _, err := engine.Query(context.Background(), "   ", retrieval.Options{Mode: "naive"}); err != retrieval.ErrEmptyQuery {
+		t.Errorf("blank question: %v", err)
+	}
+	if _, err := engine.Query(context.Background(), "harbor", retrieval.Options{Mode: "psychic"}); err == nil {
+		t.Error("unknown mode accepted")
+	}
+}
+
+type echoAnswerer struct{ got string }
+
+func (a *echoAnswerer) Answer(_ context.Context, q, contextText string) (string, error) {
+	a.got = contextText
+	return "answer to " + q, nil
+}
+
+func TestQueryAnswersWithContext(t *testing.T) {
+	engine := testEngine(t)
+	ans := &echoAnswerer{}
+	engine.Answerer = ans
+	res, err := engine.Query(context.Background(), "Who rescued the crew of the Seventh Lantern?", retrieval.Options{Mode: "local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Answer == nil || *res.Answer != "answer to Who rescued the crew of the Seventh Lantern?" || ans.got != res.ContextText {
+		t.Errorf("answer %v; answerer saw the context: %v", res.Answer, ans.got == res.ContextText)
+	}
+	res, err = engine.Query(context.Background(), "Who rescued the crew?", retrieval.Options{Mode: "local", ContextOnly: true})
+	if err != nil || res.Answer != nil {
+		t.Errorf("--context-only still answered: %v %v", res.Answer, err)
+	}
+}
