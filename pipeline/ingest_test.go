@@ -345,4 +345,3 @@ func snapshot(t testing.TB, s graph.Store) graphSnapshot {
 	}
 	return snap
 }
-
