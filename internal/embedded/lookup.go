@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/stratarag/strata/internal/graph"
@@ -178,7 +179,7 @@ func (s *Store) Meta(ctx context.Context, key string) (string, bool, error) {
 	found := false
 	err := s.read(ctx, "read meta "+key, func(tx *sql.Tx) error {
 		err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
-		if err == sql.ErrNoRows {
+		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
 		found = err == nil

@@ -219,3 +219,22 @@ func TestReopenKeepsData(t *testing.T) {
 		s.Close()
 	}
 }
+
+func TestUseAfterClose(t *testing.T) {
+	s, err := Open(t.Context(), t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if _, err := s.Stats(t.Context()); err == nil {
+		t.Error("Stats after Close succeeded")
+	}
+	if err := s.Apply(t.Context(), graph.Batch{Meta: map[string]string{"k": "v"}}); err == nil {
+		t.Error("Apply after Close succeeded")
+	}
+}

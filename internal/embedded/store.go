@@ -42,6 +42,9 @@ type Store struct {
 	writeMu sync.Mutex
 	vectors vectorCache
 	graphs  graphCache
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 var _ graph.Store = (*Store)(nil)
@@ -109,25 +112,22 @@ func dsn(path string, readOnly bool) string {
 // Dir returns the data directory the store was opened in.
 func (s *Store) Dir() string { return s.dir }
 
-// Close closes the database and then releases the writer lock.
+// Close closes the database and then releases the writer lock. Later calls return the result of
+// the first; methods called after Close fail.
 func (s *Store) Close() error {
-	var errs []error
-	if s.db != nil {
-		if err := s.db.Close(); err != nil {
-			errs = append(errs, err)
+	s.closeOnce.Do(func() {
+		var errs []error
+		if s.db != nil {
+			errs = append(errs, s.db.Close())
 		}
-		s.db = nil
-	}
-	if s.lock != nil {
-		if err := s.lock.release(); err != nil {
-			errs = append(errs, err)
+		if s.lock != nil {
+			errs = append(errs, s.lock.release())
 		}
-		s.lock = nil
-	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("close store %s: %w", s.dir, err)
-	}
-	return nil
+		if err := errors.Join(errs...); err != nil {
+			s.closeErr = fmt.Errorf("close store %s: %w", s.dir, err)
+		}
+	})
+	return s.closeErr
 }
 
 // write runs fn in one write transaction: all of it commits or none of it does. what names the

@@ -63,7 +63,7 @@ func (s *Store) VectorSearch(ctx context.Context, index graph.VectorIndex, vec [
 	}
 	q := normalized(vec)
 	if q == nil {
-		return nil, fmt.Errorf("%s: query vector has zero length", what)
+		return nil, fmt.Errorf("%s: query vector is zero or not finite", what)
 	}
 	return set.search(q, k), nil
 }

@@ -45,6 +45,7 @@ func tests() []test {
 		pathTests(),
 		componentTests(),
 		communityTests(),
+		concurrencyTests(),
 		contextTests(),
 	} {
 		all = append(all, group...)
