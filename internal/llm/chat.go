@@ -1,0 +1,248 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/stratarag/strata/prompts"
+)
+
+// Message roles.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+)
+
+// Message is one chat message.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// ChatRequest is one chat completion request.
+type ChatRequest struct {
+	// Stage labels the call for accounting; when empty the stage of the context is used.
+	Stage    string
+	Messages []Message
+	// MaxTokens caps the completion; 0 leaves it to the server. It is also what the request is
+	// charged against the tokens-per-minute limit (1024 when 0).
+	MaxTokens int
+	// Temperature 0 (the default) is sent as 0, for answers as repeatable as the server allows.
+	Temperature float32
+	// JSON asks for a JSON object (response_format json_object). Servers that reject the
+	// parameter get the request again without it, and are not sent it again.
+	JSON bool
+}
+
+// ChatResponse is a completion.
+type ChatResponse struct {
+	// Content is the answer with reasoning blocks (<think>…</think>) removed.
+	Content string
+	// FinishReason is the server's; "length" means the answer was cut at MaxTokens.
+	FinishReason string
+	// Tokens as billed: from the API's usage when it reports it, else counted with cl100k.
+	PromptTokens     int
+	CompletionTokens int
+	// Cached reports that the response came from the cache and cost nothing.
+	Cached bool
+}
+
+// Truncated reports whether the answer was cut off by the token limit.
+func (r ChatResponse) Truncated() bool { return r.FinishReason == string(openai.FinishReasonLength) }
+
+// Chatter is what prompt users need from a client. *Client implements it; tests may fake it.
+type Chatter interface {
+	Chat(ctx context.Context, req ChatRequest) (ChatResponse, error)
+}
+
+// defaultCharge is what a request without MaxTokens is charged for its completion.
+const defaultCharge = 1024
+
+// Chat sends a chat completion request, or answers it from the cache.
+func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error) {
+	stage := stageOf(ctx, req.Stage, StageOther)
+	if len(req.Messages) == 0 {
+		return ChatResponse{}, errors.New("chat request without messages")
+	}
+	key := c.chatKey(req)
+	if resp, ok := c.cachedChat(key); ok {
+		c.record(ctx, stage, StageUsage{CacheHits: 1, SavedTokens: resp.PromptTokens + resp.CompletionTokens})
+		return resp, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return ChatResponse{}, err
+	}
+	promptEst := c.CountMessages(req.Messages)
+	charge := promptEst + req.MaxTokens
+	if req.MaxTokens <= 0 {
+		charge = promptEst + defaultCharge
+	}
+	var out openai.ChatCompletionResponse
+	send := func(useJSON bool) error {
+		return c.call(ctx, stage, charge, func(actx context.Context) error {
+			r, err := c.api.CreateChatCompletion(actx, c.openaiRequest(req, useJSON))
+			if err != nil {
+				return err
+			}
+			if len(r.Choices) == 0 {
+				return errEmptyResponse
+			}
+			out = r
+			return nil
+		})
+	}
+	useJSON := req.JSON && !c.noJSON.Load()
+	err := send(useJSON)
+	if err != nil && useJSON && statusOf(err) == 400 {
+		c.noJSON.Store(true)
+		c.warn(fmt.Errorf("server at %s rejected response_format json_object; asking for JSON in the prompt only: %w", c.cfg.BaseURL, err))
+		err = send(false)
+	}
+	if err != nil {
+		return ChatResponse{}, fmt.Errorf("chat completion (%s, model %s): %w", stage, c.cfg.ChatModel, err)
+	}
+	choice := out.Choices[0]
+	resp := ChatResponse{
+		Content:          strings.TrimSpace(prompts.StripThinking(choice.Message.Content)),
+		FinishReason:     string(choice.FinishReason),
+		PromptTokens:     out.Usage.PromptTokens,
+		CompletionTokens: out.Usage.CompletionTokens,
+	}
+	if resp.PromptTokens <= 0 {
+		resp.PromptTokens = promptEst
+	}
+	if resp.CompletionTokens <= 0 {
+		resp.CompletionTokens = c.tok.Count(choice.Message.Content)
+	}
+	c.record(ctx, stage, StageUsage{LLMCalls: 1, PromptTokens: resp.PromptTokens, CompletionTokens: resp.CompletionTokens})
+	c.storeChat(key, resp)
+	return resp, nil
+}
+
+// isReasoningModel reports whether model belongs to OpenAI's reasoning families, which take
+// max_completion_tokens and a fixed temperature.
+func isReasoningModel(model string) bool {
+	for _, p := range []string{"o1", "o3", "o4", "gpt-5"} {
+		if strings.HasPrefix(model, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Client) openaiRequest(req ChatRequest, useJSON bool) openai.ChatCompletionRequest {
+	msgs := make([]openai.ChatCompletionMessage, len(req.Messages))
+	for i, m := range req.Messages {
+		msgs[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
+	}
+	r := openai.ChatCompletionRequest{Model: c.cfg.ChatModel, Messages: msgs}
+	if isReasoningModel(c.cfg.ChatModel) {
+		r.MaxCompletionTokens = req.MaxTokens
+	} else {
+		r.MaxTokens = req.MaxTokens
+		r.Temperature = req.Temperature
+		if r.Temperature == 0 {
+			// go-openai omits a zero temperature, and servers then default to 0.7–1.0.
+			r.Temperature = math.SmallestNonzeroFloat32
+		}
+	}
+	if useJSON {
+		r.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
+	}
+	return r
+}
+
+// CountMessages estimates the prompt tokens of messages in cl100k: content plus the few tokens
+// of framing the chat format adds per message and per reply.
+func (c *Client) CountMessages(msgs []Message) int {
+	return CountMessages(c.tok, msgs)
+}
+
+// Counter counts tokens; *tokenizer.Tokenizer implements it.
+type Counter interface {
+	Count(s string) int
+}
+
+// Chat framing overhead in tokens, as documented for OpenAI chat models.
+const (
+	tokensPerMessage = 4
+	tokensPerReply   = 3
+)
+
+// CountMessages estimates the prompt tokens of msgs with tok.
+func CountMessages(tok Counter, msgs []Message) int {
+	n := tokensPerReply
+	for _, m := range msgs {
+		n += tokensPerMessage + tok.Count(m.Content)
+	}
+	return n
+}
+
+// cachedChatEntry is the on-disk form of a cached completion.
+type cachedChatEntry struct {
+	Model            string `json:"model"`
+	Content          string `json:"content"`
+	FinishReason     string `json:"finish_reason"`
+	PromptTokens     int    `json:"prompt_tokens"`
+	CompletionTokens int    `json:"completion_tokens"`
+}
+
+// chatKey addresses a request in the cache: model, messages and every parameter that changes
+// the answer. The base URL is left out on purpose: the same model behind another endpoint may
+// reuse answers.
+func (c *Client) chatKey(req ChatRequest) string {
+	msgs, _ := json.Marshal(req.Messages)
+	return Key("chat-v1", c.cfg.ChatModel, string(msgs),
+		strconv.Itoa(req.MaxTokens), strconv.FormatFloat(float64(req.Temperature), 'g', -1, 32),
+		strconv.FormatBool(req.JSON))
+}
+
+func (c *Client) cachedChat(key string) (ChatResponse, bool) {
+	if c.cache == nil {
+		return ChatResponse{}, false
+	}
+	b, ok, err := c.cache.Get("chat", key)
+	if err != nil {
+		c.warn(err)
+	}
+	if !ok {
+		return ChatResponse{}, false
+	}
+	var e cachedChatEntry
+	if err := json.Unmarshal(b, &e); err != nil {
+		c.warn(fmt.Errorf("ignore corrupt LLM cache entry chat/%s: %w", key, err))
+		return ChatResponse{}, false
+	}
+	return ChatResponse{
+		Content: e.Content, FinishReason: e.FinishReason,
+		PromptTokens: e.PromptTokens, CompletionTokens: e.CompletionTokens, Cached: true,
+	}, true
+}
+
+func (c *Client) storeChat(key string, r ChatResponse) {
+	if c.cache == nil {
+		return
+	}
+	b, err := json.Marshal(cachedChatEntry{
+		Model: c.cfg.ChatModel, Content: r.Content, FinishReason: r.FinishReason,
+		PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens,
+	})
+	if err == nil {
+		err = c.cache.Put("chat", key, b)
+	}
+	c.warn(err)
+}
+
+// Lookup returns the cached response to req without calling the API or counting anything. The
+// dry-run estimator uses it to tell work already done from work still to pay for.
+func (c *Client) Lookup(req ChatRequest) (ChatResponse, bool) {
+	return c.cachedChat(c.chatKey(req))
+}

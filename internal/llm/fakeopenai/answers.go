@@ -1,0 +1,159 @@
+package fakeopenai
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/stratarag/strata/prompts"
+)
+
+var maxWordsRe = regexp.MustCompile(`at most (\d+) words`)
+
+var subjectRe = regexp.MustCompile(`(?m)^Subject:\s*(.*)$`)
+
+// summarizeAnswer merges descriptions by keeping the first sentence of each distinct one, within
+// the word limit the prompt states.
+func summarizeAnswer(system, user string) string {
+	limit := 200
+	if m := maxWordsRe.FindStringSubmatch(system); m != nil {
+		limit, _ = strconv.Atoi(m[1])
+	}
+	name := ""
+	if m := subjectRe.FindStringSubmatch(user); m != nil {
+		name = strings.TrimSpace(m[1])
+	}
+	data, _ := prompts.Unfence(user, prompts.DescriptionsLabel)
+	seen := map[string]bool{}
+	var parts []string
+	for _, line := range strings.Split(data, "\n") {
+		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "- "))
+		if line == "" {
+			continue
+		}
+		first := line
+		if ss := sentences(line); len(ss) > 0 {
+			first = ss[0].text
+		}
+		if !seen[first] {
+			seen[first] = true
+			parts = append(parts, first)
+		}
+	}
+	out := strings.Join(parts, " ")
+	if name != "" && !strings.Contains(out, name) {
+		out = name + ": " + out
+	}
+	return clip(out, limit)
+}
+
+var citeRe = regexp.MustCompile(`\[[a-z]+:[^\]\s]+\]`)
+
+func questionWords(q string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range words(strings.ToLower(q)) {
+		if len(w) > 3 {
+			m[w] = true
+		}
+	}
+	return m
+}
+
+func overlap(line string, q map[string]bool) int {
+	n := 0
+	for _, w := range words(strings.ToLower(line)) {
+		if q[w] {
+			n++
+		}
+	}
+	return n
+}
+
+var questionRe = regexp.MustCompile(`(?m)^Question:\s*(.*)$`)
+
+// answerAnswer picks the context line that shares most words with the question and cites the
+// source id in force at that line.
+func answerAnswer(user string) string {
+	ctx, _ := prompts.Unfence(user, prompts.ContextLabel)
+	q := ""
+	if m := questionRe.FindStringSubmatch(user); m != nil {
+		q = m[1]
+	}
+	qw := questionWords(q)
+	best, bestScore, bestCite, cite := "", 0, "", ""
+	for _, line := range strings.Split(ctx, "\n") {
+		if ids := citeRe.FindAllString(line, -1); len(ids) > 0 {
+			cite = ids[0]
+		}
+		text := strings.TrimSpace(citeRe.ReplaceAllString(line, ""))
+		if s := overlap(text, qw); s > bestScore && cite != "" && text != "" {
+			best, bestScore, bestCite = text, s, cite
+		}
+	}
+	if best == "" {
+		return "The context does not answer this question."
+	}
+	return fmt.Sprintf("According to the sources, %s %s", clip(best, maxDescWords), bestCite)
+}
+
+// reportAnswer writes a JSON community report about the names in text.
+func reportAnswer(text string) string {
+	var names []string
+	seen := map[string]bool{}
+	for _, s := range sentences(text) {
+		for _, sp := range s.spans {
+			if !seen[sp.name] {
+				seen[sp.name] = true
+				names = append(names, sp.name)
+			}
+		}
+	}
+	title := "Unnamed community"
+	switch {
+	case len(names) >= 2:
+		title = names[0] + " and " + names[1]
+	case len(names) == 1:
+		title = names[0]
+	}
+	ss := sentences(text)
+	type finding struct {
+		Summary     string `json:"summary"`
+		Explanation string `json:"explanation"`
+	}
+	var findings []finding
+	for _, n := range names[:min(3, len(names))] {
+		findings = append(findings, finding{Summary: "The role of " + n, Explanation: describe(n, ss)})
+	}
+	b, _ := json.Marshal(map[string]any{
+		"title":              title,
+		"summary":            fmt.Sprintf("This community centres on %s (%d named entities).", title, len(names)),
+		"rating":             float64(min(10, 2+len(names))),
+		"rating_explanation": "The rating grows with the number of named entities in the community.",
+		"findings":           findings,
+	})
+	return string(b)
+}
+
+// keyPointsAnswer scores the report lines that share words with the question.
+func keyPointsAnswer(user string) string {
+	q := ""
+	if m := questionRe.FindStringSubmatch(user); m != nil {
+		q = m[1]
+	}
+	reports, _ := prompts.Unfence(user, prompts.ReportsLabel)
+	qw := questionWords(q)
+	type point struct {
+		Description string `json:"description"`
+		Score       int    `json:"score"`
+	}
+	points := []point{}
+	for _, line := range strings.Split(reports, "\n") {
+		if s := overlap(line, qw); s > 0 && len(points) < 5 {
+			points = append(points, point{Description: clip(strings.TrimSpace(line), maxDescWords), Score: min(100, 20*s)})
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"points": points})
+	return string(b)
+}

@@ -1,0 +1,135 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/stratarag/strata/prompts"
+)
+
+// SummarizerOptions configures a Summarizer. Zero fields take defaults.
+type SummarizerOptions struct {
+	// MaxWords bounds the merged description (prompts.DefaultSummaryWords, 200).
+	MaxWords int
+	// MaxInputTokens bounds the descriptions sent in one request (6000). Longer lists are
+	// merged in groups first, then the group summaries are merged.
+	MaxInputTokens int
+	// Counter counts tokens for that budget; when nil a cl100k tokenizer is loaded.
+	Counter Counter
+}
+
+// Summarizer merges the descriptions an entity or relation collected across chunks into one,
+// with the LLM. It implements the Summarizer interface of pipeline/resolve.
+type Summarizer struct {
+	chat    Chatter
+	prompts *prompts.Set
+	opts    SummarizerOptions
+}
+
+// NewSummarizer returns a summarizer that calls chat (normally a *Client).
+func NewSummarizer(chat Chatter, opts SummarizerOptions) (*Summarizer, error) {
+	if opts.MaxWords <= 0 {
+		opts.MaxWords = prompts.DefaultSummaryWords
+	}
+	if opts.MaxInputTokens <= 0 {
+		opts.MaxInputTokens = 6000
+	}
+	if opts.Counter == nil {
+		if c, ok := chat.(*Client); ok {
+			opts.Counter = c.Tokenizer()
+		} else {
+			tok, err := newTokenizer()
+			if err != nil {
+				return nil, err
+			}
+			opts.Counter = tok
+		}
+	}
+	return &Summarizer{chat: chat, prompts: prompts.New(), opts: opts}, nil
+}
+
+// Summarize returns one description for name merging descriptions. Exact duplicates are sent
+// once; a single description within the word limit is returned as is, at no cost.
+func (s *Summarizer) Summarize(ctx context.Context, name string, descriptions []string) (string, error) {
+	return s.merge(ctx, name, dedupe(descriptions))
+}
+
+// merge summarizes parts, in groups first when they exceed the input budget. Every group holds
+// at least two parts, so each round at least halves the count and the recursion ends.
+func (s *Summarizer) merge(ctx context.Context, name string, parts []string) (string, error) {
+	switch {
+	case len(parts) == 0:
+		return "", nil
+	case len(parts) == 1 && len(strings.Fields(parts[0])) <= s.opts.MaxWords:
+		return parts[0], nil
+	}
+	groups := s.group(parts)
+	if len(groups) == 1 {
+		return s.summarize(ctx, name, groups[0])
+	}
+	merged := make([]string, 0, len(groups))
+	for _, g := range groups {
+		m, err := s.summarize(ctx, name, g)
+		if err != nil {
+			return "", err
+		}
+		merged = append(merged, m)
+	}
+	return s.merge(ctx, name, merged)
+}
+
+func (s *Summarizer) summarize(ctx context.Context, name string, parts []string) (string, error) {
+	p, err := s.prompts.Summarize(name, parts, s.opts.MaxWords)
+	if err != nil {
+		return "", err
+	}
+	resp, err := s.chat.Chat(ctx, ChatRequest{
+		Stage:     StageSummarize,
+		Messages:  []Message{{Role: RoleSystem, Content: p.System}, {Role: RoleUser, Content: p.User}},
+		MaxTokens: s.opts.MaxWords*2 + 64, // about 1.3 tokens a word, with room to finish
+	})
+	if err != nil {
+		return "", fmt.Errorf("summarize %s: %w", name, err)
+	}
+	out := prompts.CleanSummary(resp.Content)
+	if out == "" {
+		return "", errors.New("summarize " + name + ": empty answer")
+	}
+	return out, nil
+}
+
+// group splits parts into runs that fit the input budget, with at least two parts a run (the
+// budget is exceeded rather than leaving a part alone, which would not shrink it).
+func (s *Summarizer) group(parts []string) [][]string {
+	var groups [][]string
+	var cur []string
+	used := 0
+	for i, p := range parts {
+		n := s.opts.Counter.Count(p) + 2
+		if len(cur) >= 2 && used+n > s.opts.MaxInputTokens && i < len(parts)-1 {
+			groups = append(groups, cur)
+			cur, used = nil, 0
+		}
+		cur = append(cur, p)
+		used += n
+	}
+	if len(cur) > 0 {
+		groups = append(groups, cur)
+	}
+	return groups
+}
+
+func dedupe(in []string) []string {
+	seen := make(map[string]bool, len(in))
+	var out []string
+	for _, d := range in {
+		d = strings.Join(strings.Fields(d), " ")
+		if d != "" && !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}

@@ -1,0 +1,181 @@
+package llm
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"text/tabwriter"
+)
+
+// Stage labels used by strata's packages. Any string works; these keep tables consistent.
+const (
+	StageExtract   = "extract"   // entity (or combined) extraction pass
+	StageRelations = "relations" // relation pass of two-pass extraction
+	StageGlean     = "glean"     // gleaning follow-ups
+	StageSummarize = "summarize" // description merging
+	StageLayers    = "layers"    // HiIndex summary entities
+	StageReport    = "report"    // community reports
+	StageMap       = "map"       // global search key points
+	StageAnswer    = "answer"    // answer generation
+	StageEmbed     = "embed"     // embeddings
+	StageOther     = "chat"      // calls with no stage
+)
+
+type stageKey struct{}
+
+// WithStage labels the LLM calls made with ctx for accounting. A Stage set on a request wins.
+func WithStage(ctx context.Context, stage string) context.Context {
+	return context.WithValue(ctx, stageKey{}, stage)
+}
+
+// StageFrom returns the stage label of ctx, or "".
+func StageFrom(ctx context.Context) string {
+	s, _ := ctx.Value(stageKey{}).(string)
+	return s
+}
+
+type meterKey struct{}
+
+// WithMeter makes calls made with ctx also count in m, besides the client's own meter. A server
+// uses it to report the usage of one query.
+func WithMeter(ctx context.Context, m *Meter) context.Context {
+	prev, _ := ctx.Value(meterKey{}).([]*Meter)
+	next := append(append([]*Meter(nil), prev...), m)
+	return context.WithValue(ctx, meterKey{}, next)
+}
+
+func metersFrom(ctx context.Context) []*Meter {
+	m, _ := ctx.Value(meterKey{}).([]*Meter)
+	return m
+}
+
+// Usage is the usage object of the query output contract (DESIGN §6).
+type Usage struct {
+	LLMCalls         int `json:"llm_calls"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	EmbeddingCalls   int `json:"embedding_calls"`
+}
+
+// StageUsage counts the work of one stage. Calls and tokens are what the API was asked for and
+// billed; cache hits cost nothing, and SavedTokens says what they would have cost.
+type StageUsage struct {
+	LLMCalls         int `json:"llm_calls"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	EmbeddingCalls   int `json:"embedding_calls"`
+	EmbeddingTokens  int `json:"embedding_tokens"`
+	CacheHits        int `json:"cache_hits"`
+	SavedTokens      int `json:"saved_tokens"`
+	Retries          int `json:"retries"`
+	Failures         int `json:"failures"`
+}
+
+func (s *StageUsage) add(o StageUsage) {
+	s.LLMCalls += o.LLMCalls
+	s.PromptTokens += o.PromptTokens
+	s.CompletionTokens += o.CompletionTokens
+	s.EmbeddingCalls += o.EmbeddingCalls
+	s.EmbeddingTokens += o.EmbeddingTokens
+	s.CacheHits += o.CacheHits
+	s.SavedTokens += o.SavedTokens
+	s.Retries += o.Retries
+	s.Failures += o.Failures
+}
+
+// Stats is a snapshot of a Meter: totals and the per-stage breakdown.
+type Stats struct {
+	Total  StageUsage            `json:"total"`
+	Stages map[string]StageUsage `json:"stages"`
+}
+
+// Usage returns the DESIGN §6 usage object of the snapshot.
+func (s Stats) Usage() Usage {
+	return Usage{
+		LLMCalls:         s.Total.LLMCalls,
+		PromptTokens:     s.Total.PromptTokens,
+		CompletionTokens: s.Total.CompletionTokens,
+		EmbeddingCalls:   s.Total.EmbeddingCalls,
+	}
+}
+
+// Meter accumulates usage per stage. The zero value is ready; it is safe for concurrent use.
+type Meter struct {
+	mu     sync.Mutex
+	stages map[string]*StageUsage
+}
+
+// NewMeter returns an empty meter.
+func NewMeter() *Meter { return &Meter{} }
+
+// Add records o under stage.
+func (m *Meter) Add(stage string, o StageUsage) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stages == nil {
+		m.stages = map[string]*StageUsage{}
+	}
+	s := m.stages[stage]
+	if s == nil {
+		s = &StageUsage{}
+		m.stages[stage] = s
+	}
+	s.add(o)
+}
+
+// Stats returns a snapshot.
+func (m *Meter) Stats() Stats {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st := Stats{Stages: make(map[string]StageUsage, len(m.stages))}
+	for name, s := range m.stages {
+		st.Stages[name] = *s
+		st.Total.add(*s)
+	}
+	return st
+}
+
+// sortedStages lists the stages of m in pipeline order; unknown stages follow alphabetically.
+func sortedStages[V any](m map[string]V) []string {
+	stageOrder := []string{
+		StageExtract, StageRelations, StageGlean, StageSummarize, StageEmbed, StageLayers, StageReport,
+		StageMap, StageAnswer, StageOther,
+	}
+	rank := func(s string) int {
+		for i, o := range stageOrder {
+			if o == s {
+				return i
+			}
+		}
+		return len(stageOrder)
+	}
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		ri, rj := rank(names[i]), rank(names[j])
+		if ri != rj {
+			return ri < rj
+		}
+		return names[i] < names[j]
+	})
+	return names
+}
+
+// WriteUsageTable prints one row per stage and a total row.
+func WriteUsageTable(w io.Writer, s Stats) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "stage\tcalls\tcached\tretries\tfailed\tprompt tok\tcompletion tok\tembed calls\tembed tok\tsaved tok\t")
+	row := func(name string, u StageUsage) {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", name, u.LLMCalls, u.CacheHits, u.Retries,
+			u.Failures, u.PromptTokens, u.CompletionTokens, u.EmbeddingCalls, u.EmbeddingTokens, u.SavedTokens)
+	}
+	for _, name := range sortedStages(s.Stages) {
+		row(name, s.Stages[name])
+	}
+	row("total", s.Total)
+	return tw.Flush()
+}
