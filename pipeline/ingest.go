@@ -73,6 +73,7 @@ type Report struct {
 	Documents     int // documents written (new or changed)
 	Unchanged     int // documents already stored with the same text
 	Failed        int // documents whose extraction failed; a re-run retries them
+	Duplicates    int // inputs whose document id appeared earlier in the run (the later one is kept)
 	Chunks        int // chunks written
 	Entities      int // entities written (new or merged)
 	Relations     int // relations written (new or merged)
@@ -110,8 +111,18 @@ func (in *Ingester) Run(ctx context.Context, paths []string) (Report, error) {
 	}
 
 	var docs []load.Document
+	seen := map[string]int{} // document id → index in docs
 	t := time.Now()
 	rep.Problems, err = load.Walk(ctx, paths, func(d load.Document) error {
+		if i, dup := seen[d.ID]; dup {
+			// The same id twice in one run: the later document wins, as a later run would.
+			in.Log.Warn().Str("document", d.ID).Str("source", d.Source).Str("earlier", docs[i].Source).
+				Bool("same_text", d.Text == docs[i].Text).Msg("duplicate document id; keeping the later one")
+			docs[i] = d
+			rep.Duplicates++
+			return nil
+		}
+		seen[d.ID] = len(docs)
 		docs = append(docs, d)
 		return nil
 	})

@@ -48,9 +48,6 @@ type Engine struct {
 	Answerer  Answerer // nil: no answer is generated
 }
 
-// ErrNoAnswerer is reported (as a note, not a failure) when no model is configured.
-var ErrNoAnswerer = errors.New("no LLM configured: context only, no answer generated")
-
 // ErrEmptyQuery is returned for a blank question.
 var ErrEmptyQuery = errors.New("the question is empty")
 

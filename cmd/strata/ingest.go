@@ -114,7 +114,11 @@ func runIngest(c *cli.Context) error {
 	fmt.Fprintf(w, "Ingested into the %s\n", describe(be))
 	fmt.Fprintf(w, "  documents  %d written, %d unchanged, %d failed, %d inputs skipped\n", out.Documents, out.Unchanged, out.Failed, len(out.Skipped))
 	fmt.Fprintf(w, "  graph      %d chunks, %d entities, %d relations written\n", out.Chunks, out.Entities, out.Relations)
-	fmt.Fprintf(w, "  structure  %d components, %d communities\n", out.Components, out.Communities)
+	if out.Components > 0 {
+		fmt.Fprintf(w, "  structure  %d components, %d communities\n", out.Components, out.Communities)
+	} else {
+		fmt.Fprintln(w, "  structure  unchanged")
+	}
 	stages := make([]string, 0, len(out.TimingsMS))
 	for s := range out.TimingsMS {
 		stages = append(stages, s)

@@ -108,7 +108,7 @@ func runQuery(c *cli.Context) error {
 		}
 	default:
 		if !opt.ContextOnly {
-			fmt.Fprintln(w, "No answer generated ("+retrieval.ErrNoAnswerer.Error()+"). Retrieved context:")
+			fmt.Fprintln(w, "No answer generated: no LLM configured (offline). Retrieved context:")
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintln(w, res.ContextText)
