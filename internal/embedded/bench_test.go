@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/graph/storetest"
 )
 
 // benchBatch is a batch of the size one ingested document typically produces: chunks with
@@ -91,6 +92,41 @@ func BenchmarkTextSearch(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		if _, err := s.TextSearch(b.Context(), graph.ChunkText, "topic7 topic42 doc3", 10); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkComputeCommunities measures Leiden plus rewriting the hierarchy on 4000 entities.
+func BenchmarkComputeCommunities(b *testing.B) {
+	s := openTemp(b)
+	if err := s.Apply(b.Context(), storetest.RingOfCliques(500, 8)); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := s.ComputeCommunities(b.Context(), graph.DefaultLeidenParams()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkShortestPaths measures ten path requests on a cached graph of 4000 entities.
+func BenchmarkShortestPaths(b *testing.B) {
+	s := openTemp(b)
+	if err := s.Apply(b.Context(), storetest.RingOfCliques(500, 8)); err != nil {
+		b.Fatal(err)
+	}
+	var reqs []graph.PathRequest
+	for i := range 10 {
+		reqs = append(reqs, graph.PathRequest{Source: fmt.Sprintf("R%02d-3", i), Target: fmt.Sprintf("R%02d-5", 40+i*7)})
+	}
+	if _, err := s.ShortestPaths(b.Context(), reqs, 200); err != nil {
+		b.Fatal(err) // loads the graph cache outside the timed loop
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := s.ShortestPaths(b.Context(), reqs, 200); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -16,10 +16,10 @@ import (
 // genEntityGraph counts writes to entities, RELATED and SUMMARIZED_BY.
 const genEntityGraph = "entity_graph"
 
-// generation reads the counter of name in tx's snapshot.
-func generation(ctx context.Context, tx *sql.Tx, name string) (int64, error) {
+// generation reads the counter of name, in the snapshot of q when q is a transaction.
+func generation(ctx context.Context, q rowQuerier, name string) (int64, error) {
 	var gen int64
-	if err := tx.QueryRowContext(ctx, `SELECT gen FROM generations WHERE name = ?`, name).Scan(&gen); err != nil {
+	if err := q.QueryRowContext(ctx, `SELECT gen FROM generations WHERE name = ?`, name).Scan(&gen); err != nil {
 		return 0, fmt.Errorf("read generation of %s: %w", name, err)
 	}
 	return gen, nil
@@ -33,4 +33,9 @@ func bumpGeneration(ctx context.Context, tx *sql.Tx, names ...string) error {
 		}
 	}
 	return nil
+}
+
+// rowQuerier is what *sql.DB and *sql.Tx have in common for single-row queries.
+type rowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }

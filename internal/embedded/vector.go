@@ -72,6 +72,18 @@ func (s *Store) VectorSearch(ctx context.Context, index graph.VectorIndex, vec [
 func (s *Store) vectorSet(ctx context.Context, index graph.VectorIndex, table string) (*vectorSet, error) {
 	s.vectors.mu.Lock()
 	defer s.vectors.mu.Unlock()
+	// Fast path: one statement outside a transaction. A current cache is consistent with the
+	// generation it was loaded at, whatever else happened since.
+	cached := s.vectors.sets[index]
+	if cached != nil {
+		gen, err := generation(ctx, s.db, string(index))
+		if err != nil {
+			return nil, err
+		}
+		if cached.gen == gen {
+			return cached, nil
+		}
+	}
 	var out *vectorSet
 	err := s.read(ctx, "load vectors", func(tx *sql.Tx) error {
 		// Reading the generation and the vectors in one snapshot keeps them consistent.
@@ -79,7 +91,7 @@ func (s *Store) vectorSet(ctx context.Context, index graph.VectorIndex, table st
 		if err != nil {
 			return err
 		}
-		if cached := s.vectors.sets[index]; cached != nil && cached.gen == gen {
+		if cached != nil && cached.gen == gen {
 			out = cached
 			return nil
 		}
@@ -174,22 +186,28 @@ func (set *vectorSet) search(q []float32, k int) []graph.Hit {
 	return out
 }
 
-// dot is the inner product, accumulated in float64 and clamped to the cosine range that rounding
-// can leave.
+// dot is the inner product of two unit vectors, clamped to the cosine range that rounding can
+// leave. It accumulates in float32 over eight independent sums, which keeps the CPU's pipelines
+// busy; for unit vectors the rounding error stays far below what ranking can notice.
 func dot(a, b []float32) float64 {
 	b = b[:len(a)]
-	var s0, s1, s2, s3 float64
+	var s0, s1, s2, s3, s4, s5, s6, s7 float32
 	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += float64(a[i]) * float64(b[i])
-		s1 += float64(a[i+1]) * float64(b[i+1])
-		s2 += float64(a[i+2]) * float64(b[i+2])
-		s3 += float64(a[i+3]) * float64(b[i+3])
+	for ; i+8 <= len(a); i += 8 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+		s4 += a[i+4] * b[i+4]
+		s5 += a[i+5] * b[i+5]
+		s6 += a[i+6] * b[i+6]
+		s7 += a[i+7] * b[i+7]
 	}
 	for ; i < len(a); i++ {
-		s0 += float64(a[i]) * float64(b[i])
+		s0 += a[i] * b[i]
 	}
-	return max(-1, min(1, s0+s1+s2+s3))
+	sum := float64(s0+s1) + float64(s2+s3) + float64(s4+s5) + float64(s6+s7)
+	return max(-1, min(1, sum))
 }
 
 // worse reports whether a ranks below b: lower score, or equal score and larger id.
