@@ -16,6 +16,7 @@ import (
 type call struct {
 	name   string
 	write  bool // inside a write transaction
+	txn    int  // which transaction, counted from 1
 	params map[string]any
 }
 
@@ -27,6 +28,7 @@ type fakeRunner struct {
 
 	mu    sync.Mutex
 	calls []call
+	txns  int
 	// answer returns the records for a statement; nil answers every statement with no rows.
 	answer func(name string, params map[string]any) ([]map[string]any, error)
 	closed bool
@@ -44,7 +46,11 @@ func (f *fakeRunner) exec(ctx context.Context, write bool, work func(tx) error) 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return work(&fakeTx{f: f, write: write})
+	f.mu.Lock()
+	f.txns++
+	n := f.txns
+	f.mu.Unlock()
+	return work(&fakeTx{f: f, write: write, txn: n})
 }
 
 func (f *fakeRunner) close(context.Context) error {
@@ -55,6 +61,7 @@ func (f *fakeRunner) close(context.Context) error {
 type fakeTx struct {
 	f     *fakeRunner
 	write bool
+	txn   int
 }
 
 func (t *fakeTx) run(_ context.Context, q query, params map[string]any) ([]map[string]any, error) {
@@ -69,7 +76,7 @@ func (t *fakeTx) run(_ context.Context, q query, params map[string]any) ([]map[s
 		f.t.Errorf("%s sent parameters %v, its file declares %v", q.name, got, q.params)
 	}
 	f.mu.Lock()
-	f.calls = append(f.calls, call{name: q.name, write: t.write, params: params})
+	f.calls = append(f.calls, call{name: q.name, write: t.write, txn: t.txn, params: params})
 	f.mu.Unlock()
 	if f.answer == nil {
 		return nil, nil

@@ -22,13 +22,20 @@ type hierarchy struct {
 
 type membership struct{ entityID, communityID string }
 
-// buildHierarchy turns Leiden's per-node levels into strata's communities. GDS lists
-// intermediateCommunityIds finest first while strata's level 0 is the coarsest, so GDS level i
-// of n becomes level n-1-i. GDS community ids are arbitrary (they depend on internal node ids),
-// so each level is renumbered 0..k-1 in the order of each community's smallest entity id, which
-// makes ids stable for the same graph. A community's parent is the community one level coarser
-// that holds most of its members (ties: the smaller id); Leiden's levels nest, so that is
-// normally all of them.
+// buildHierarchy turns Leiden's per-node levels into strata's communities.
+//
+// GDS lists intermediateCommunityIds finest first while strata's level 0 is the coarsest, so
+// GDS level i of n becomes level n-1-i.
+//
+// Levels must nest (CHILD_OF names the one coarser community holding all of a community's
+// members), but Leiden only nearly guarantees it: a later level's local moving may move a
+// refined part of a community elsewhere. So a community of level l is the set of entities that
+// share both their level l-1 community and their GDS community at level l; where GDS's levels
+// nest, that is exactly GDS's partition.
+//
+// GDS community ids are arbitrary (they follow internal node ids), so each level is numbered
+// 0..k-1 in the order of each community's smallest entity id, which gives the same ids for the
+// same graph on every run and every server.
 func buildHierarchy(rows []leidenRow) (hierarchy, error) {
 	if len(rows) == 0 {
 		return hierarchy{}, nil
@@ -43,63 +50,47 @@ func buildHierarchy(rows []leidenRow) (hierarchy, error) {
 	sorted := append([]leidenRow(nil), rows...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].entityID < sorted[j].entityID })
 
-	// assign[level][entity index] = renumbered community id at that level.
-	assign := make([][]int64, n)
+	type key struct {
+		parent int64 // community id one level coarser; -1 at level 0
+		gds    int64 // GDS community id at this level
+	}
 	var h hierarchy
+	parentOf := make([]int64, len(sorted)) // entity index -> community id at the previous level
+	for i := range parentOf {
+		parentOf[i] = -1
+	}
 	for level := 0; level < n; level++ {
 		gdsLevel := n - 1 - level
-		renumber := map[int64]int64{}
-		sizes := map[int64]int{}
-		assign[level] = make([]int64, len(sorted))
+		ids := map[key]int64{}
+		var sizes []int
+		var parents []int64
+		current := make([]int64, len(sorted))
 		for i, r := range sorted { // ascending entity id: first seen = smallest member
-			gid := r.levels[gdsLevel]
-			id, ok := renumber[gid]
+			k := key{parent: parentOf[i], gds: r.levels[gdsLevel]}
+			id, ok := ids[k]
 			if !ok {
-				id = int64(len(renumber))
-				renumber[gid] = id
+				id = int64(len(ids))
+				ids[k] = id
+				sizes = append(sizes, 0)
+				parents = append(parents, k.parent)
 			}
-			assign[level][i] = id
 			sizes[id]++
+			current[i] = id
+			h.members = append(h.members, membership{entityID: r.entityID, communityID: graph.CommunityID(level, id)})
 		}
-		parents := map[int64]string{}
-		if level > 0 {
-			parents = majorityParents(assign[level], assign[level-1], level-1)
-		}
-		for id := int64(0); id < int64(len(renumber)); id++ {
-			h.communities = append(h.communities, graph.Community{
-				ID:          graph.CommunityID(level, id),
+		for id := range sizes {
+			c := graph.Community{
+				ID:          graph.CommunityID(level, int64(id)),
 				Level:       level,
-				CommunityID: id,
-				ParentID:    parents[id],
+				CommunityID: int64(id),
 				Size:        sizes[id],
-			})
+			}
+			if level > 0 {
+				c.ParentID = graph.CommunityID(level-1, parents[id])
+			}
+			h.communities = append(h.communities, c)
 		}
-		for i, r := range sorted {
-			h.members = append(h.members, membership{entityID: r.entityID, communityID: graph.CommunityID(level, assign[level][i])})
-		}
+		parentOf = current
 	}
 	return h, nil
-}
-
-// majorityParents maps each community of a level to the id of the coarser-level community that
-// holds most of its members.
-func majorityParents(fine, coarse []int64, coarseLevel int) map[int64]string {
-	counts := map[int64]map[int64]int{}
-	for i, c := range fine {
-		if counts[c] == nil {
-			counts[c] = map[int64]int{}
-		}
-		counts[c][coarse[i]]++
-	}
-	parents := make(map[int64]string, len(counts))
-	for c, byParent := range counts {
-		best, bestN := int64(-1), -1
-		for p, k := range byParent {
-			if k > bestN || k == bestN && p < best {
-				best, bestN = p, k
-			}
-		}
-		parents[c] = graph.CommunityID(coarseLevel, best)
-	}
-	return parents
 }

@@ -38,18 +38,27 @@ func loadQueries() (queries, error) {
 		if err != nil {
 			return nil, err
 		}
-		q := query{name: strings.TrimSuffix(path.Base(f), ".cypher"), text: string(b)}
-		for _, line := range strings.Split(q.text, "\n") {
-			if m := paramLine.FindStringSubmatch(line); m != nil {
-				q.params = append(q.params, m[1])
-			} else if strings.Contains(line, "@param") {
-				return nil, fmt.Errorf("cypher: %s: malformed @param line %q", f, line)
-			}
+		q, err := parseQuery(strings.TrimSuffix(path.Base(f), ".cypher"), string(b))
+		if err != nil {
+			return nil, fmt.Errorf("cypher: %s: %w", f, err)
 		}
-		sort.Strings(q.params)
 		qs[q.name] = q
 	}
 	return qs, nil
+}
+
+// parseQuery reads the "// @param name TYPE" header lines of a statement.
+func parseQuery(name, text string) (query, error) {
+	q := query{name: name, text: text}
+	for _, line := range strings.Split(text, "\n") {
+		if m := paramLine.FindStringSubmatch(line); m != nil {
+			q.params = append(q.params, m[1])
+		} else if strings.Contains(line, "@param") {
+			return query{}, fmt.Errorf("malformed @param line %q", line)
+		}
+	}
+	sort.Strings(q.params)
+	return q, nil
 }
 
 // get returns the named statement; a missing name is a programming error caught by the tests.

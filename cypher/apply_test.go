@@ -1,0 +1,290 @@
+package cypher
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// schemaServer answers the vector-index statements like a server would: created indexes are
+// listed with their dimension. missing answers the missing_* statements.
+type schemaServer struct {
+	dims    map[string]int64
+	missing map[string][]string
+	rows    map[string][]map[string]any
+}
+
+func (s *schemaServer) answer(name string, params map[string]any) ([]map[string]any, error) {
+	switch name {
+	case qSchemaVectorChunk, qSchemaVectorEntity, qSchemaVectorCommunity:
+		idx := strings.TrimPrefix(name, "schema_vector_") + "_embedding"
+		if _, ok := s.dims[idx]; !ok {
+			s.dims[idx] = params["dimensions"].(int64)
+		}
+		return nil, nil
+	case qSchemaVectorIndexes:
+		var rows []map[string]any
+		for name, d := range s.dims {
+			rows = append(rows, map[string]any{"name": name, "dimensions": d})
+		}
+		return rows, nil
+	case qMissingDocuments, qMissingChunks, qMissingEntities, qMissingCommunities:
+		var rows []map[string]any
+		for _, id := range s.missing[name] {
+			rows = append(rows, map[string]any{"id": id})
+		}
+		return rows, nil
+	}
+	return s.rows[name], nil
+}
+
+func newSchemaServer() *schemaServer {
+	return &schemaServer{dims: map[string]int64{}, missing: map[string][]string{}, rows: map[string][]map[string]any{}}
+}
+
+func testBatch() graph.Batch {
+	at := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+	return graph.Batch{
+		Documents: []graph.Document{{ID: "doc-1", Title: "Alpha", Metadata: "{}", IngestedAt: at}},
+		Chunks: []graph.Chunk{
+			{ID: "c-1", DocumentID: "doc-1", Seq: 0, Text: "Alice met Bob.", Tokens: 4, Embedding: []float32{1, 0, 0}},
+			{ID: "c-2", DocumentID: "doc-1", Seq: 1, Text: "No vector.", Tokens: 2},
+		},
+		Entities: []graph.Entity{
+			{ID: "ALICE", Name: "Alice", Type: "person", Embedding: []float32{0, 1}, ComponentID: 7, Degree: 3},
+			{ID: "PEOPLE", Name: "People", Layer: 1},
+		},
+		Relations:    []graph.Relation{{Source: "BOB", Target: "ALICE", Description: "met", Weight: 2}},
+		Mentions:     []graph.Mention{{ChunkID: "c-1", EntityID: "ALICE"}},
+		SummaryLinks: []graph.SummaryLink{{Member: "ALICE", Summary: "PEOPLE", Weight: 1}},
+		Meta:         map[string]string{"b": "2", "a": "1"},
+	}
+}
+
+func TestApplyStatementsAndParams(t *testing.T) {
+	s, f := newFakeStore(t, Config{}, "")
+	srv := newSchemaServer()
+	f.answer = srv.answer
+	if err := s.Apply(t.Context(), testBatch()); err != nil {
+		t.Fatal(err)
+	}
+	sequence(t, f,
+		// vector indexes first, each in its own transactions: list, create, await, re-list
+		qSchemaVectorIndexes, qSchemaVectorChunk, qSchemaAwait, qSchemaVectorIndexes,
+		qSchemaVectorIndexes, qSchemaVectorEntity, qSchemaAwait, qSchemaVectorIndexes,
+		// then one write transaction: references the batch does not hold, writes
+		qMissingEntities,
+		qWriteDocuments, qWriteChunks, qWriteNextUnlink, qWriteNextLink,
+		qWriteEntities, qWriteRelations, qWriteMentions, qWriteSummaryLinks, qWriteMeta,
+	)
+	if srv.dims["chunk_embedding"] != 3 || srv.dims["entity_embedding"] != 2 {
+		t.Errorf("vector index dimensions = %v, want chunk 3 and entity 2", srv.dims)
+	}
+	txn := f.only(qMissingEntities)[0].txn
+	for _, c := range f.calls {
+		if (strings.HasPrefix(c.name, "write_") || strings.HasPrefix(c.name, "missing_")) && c.txn != txn {
+			t.Errorf("%s ran in transaction %d, want every data statement in one transaction (%d)", c.name, c.txn, txn)
+		}
+		wantWrite := !strings.HasPrefix(c.name, "schema_vector_indexes") && c.name != qSchemaAwait
+		if c.write != wantWrite {
+			t.Errorf("%s ran in a write transaction: %v, want %v", c.name, c.write, wantWrite)
+		}
+	}
+
+	// References that the batch does not hold itself are checked against the store.
+	if got := f.only(qMissingEntities)[0].params["ids"]; !reflect.DeepEqual(got, []string{"BOB"}) {
+		t.Errorf("missing_entities ids = %v, want [BOB]", got)
+	}
+
+	chunks := rowsParam(t, f.only(qWriteChunks)[0])
+	if got := chunks[0]["embedding"]; !reflect.DeepEqual(got, []float64{1, 0, 0}) {
+		t.Errorf("chunk embedding param = %#v, want []float64{1, 0, 0}", got)
+	}
+	if got := chunks[1]["embedding"]; got != nil {
+		t.Errorf("chunk without embedding sends %#v, want nil (removes the property)", got)
+	}
+	if got := chunks[0]["seq"]; got != int64(0) {
+		t.Errorf("seq param = %#v, want int64", got)
+	}
+	ents := rowsParam(t, f.only(qWriteEntities)[0])
+	for _, key := range []string{"componentId", "degree"} {
+		if _, ok := ents[0][key]; ok {
+			t.Errorf("entity row carries %s; it belongs to ComputeComponents", key)
+		}
+	}
+	if ents[1]["layer"] != int64(1) {
+		t.Errorf("layer param = %#v, want int64(1)", ents[1]["layer"])
+	}
+	rel := rowsParam(t, f.only(qWriteRelations)[0])[0]
+	if rel["source"] != "ALICE" || rel["target"] != "BOB" {
+		t.Errorf("relation row %v, want it stored from ALICE to BOB", rel)
+	}
+	if got := rel["chunkIds"]; !reflect.DeepEqual(got, []string{}) {
+		t.Errorf("chunkIds param = %#v, want an empty list, never null", got)
+	}
+	meta := rowsParam(t, f.only(qWriteMeta)[0])
+	if meta[0]["key"] != "a" || meta[1]["key"] != "b" {
+		t.Errorf("meta rows %v, want sorted by key", meta)
+	}
+	docs := rowsParam(t, f.only(qWriteDocuments)[0])
+	if _, ok := docs[0]["ingestedAt"].(time.Time); !ok {
+		t.Errorf("ingestedAt param is %T, want time.Time (a Neo4j DATETIME)", docs[0]["ingestedAt"])
+	}
+	if got := f.only(qWriteNextLink)[0].params["documentIds"]; !reflect.DeepEqual(got, []string{"doc-1"}) {
+		t.Errorf("NEXT rebuilt for %v, want [doc-1]", got)
+	}
+
+	// A second batch with embeddings of the same dimensions creates no index.
+	f.reset()
+	if err := s.Apply(t.Context(), graph.Batch{Chunks: testBatch().Chunks[:1], Documents: testBatch().Documents}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.only(qSchemaVectorChunk)); n != 0 {
+		t.Errorf("second batch created the chunk index again (%d times)", n)
+	}
+}
+
+func TestApplyBatchSize(t *testing.T) {
+	s, f := newFakeStore(t, Config{BatchSize: 2}, "")
+	f.answer = newSchemaServer().answer
+	var b graph.Batch
+	for _, id := range []string{"A", "B", "C", "D", "E"} {
+		b.Entities = append(b.Entities, graph.Entity{ID: id, Name: id})
+	}
+	if err := s.Apply(t.Context(), b); err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int
+	for _, c := range f.only(qWriteEntities) {
+		sizes = append(sizes, len(rowsParam(t, c)))
+	}
+	if !slices.Equal(sizes, []int{2, 2, 1}) {
+		t.Errorf("write_entities batches = %v, want [2 2 1]", sizes)
+	}
+}
+
+func TestApplyRejects(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		batch   graph.Batch
+		dims    map[string]int64
+		missing map[string][]string
+		want    string
+	}{
+		{
+			name:  "embedding of another dimension than the index",
+			batch: graph.Batch{Entities: []graph.Entity{{ID: "A", Embedding: []float32{1, 2, 3, 4}}}},
+			dims:  map[string]int64{"entity_embedding": 3},
+			want:  "entity_embedding holds 3-dimensional embeddings, got 4-dimensional",
+		},
+		{
+			name: "mixed dimensions in one batch",
+			batch: graph.Batch{Entities: []graph.Entity{
+				{ID: "A", Embedding: []float32{1, 2}}, {ID: "B", Embedding: []float32{1, 2, 3}},
+			}},
+			want: "entity B has a 3-dimensional embedding but entity A a 2-dimensional one",
+		},
+		{
+			name:    "unknown community",
+			batch:   graph.Batch{Communities: []graph.Community{{ID: "0-99", Title: "x"}}},
+			missing: map[string][]string{qMissingCommunities: {"0-99"}},
+			want:    `communities that do not exist (communities are made by ComputeCommunities): "0-99"`,
+		},
+		{
+			name:    "relation to an unknown entity",
+			batch:   graph.Batch{Relations: []graph.Relation{{Source: "A", Target: "ZED"}}},
+			missing: map[string][]string{qMissingEntities: {"ZED"}},
+			want:    `entities that do not exist: "ZED"`,
+		},
+		{
+			name:    "chunk of an unknown document",
+			batch:   graph.Batch{Chunks: []graph.Chunk{{ID: "c", DocumentID: "nope"}}},
+			missing: map[string][]string{qMissingDocuments: {"nope"}},
+			want:    `documents that do not exist: "nope"`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, f := newFakeStore(t, Config{}, "")
+			srv := newSchemaServer()
+			for k, v := range tc.dims {
+				srv.dims[k] = v
+			}
+			srv.missing = tc.missing
+			f.answer = srv.answer
+			err := s.Apply(t.Context(), tc.batch)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Apply = %v, want an error containing %q", err, tc.want)
+			}
+			for _, c := range f.calls {
+				if strings.HasPrefix(c.name, "write_") {
+					t.Errorf("Apply ran %s before failing", c.name)
+				}
+			}
+		})
+	}
+}
+
+func TestApplyNothing(t *testing.T) {
+	s, f := newFakeStore(t, Config{}, "2.13.0")
+	if err := s.Apply(t.Context(), graph.Batch{}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := s.Apply(ctx, testBatch()); err == nil {
+		t.Error("Apply with a canceled context succeeded")
+	}
+	sequence(t, f)
+}
+
+func TestApplyDropsStaleProjection(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		gds   string
+		batch graph.Batch
+		drop  bool
+	}{
+		{"entities change the graph", "2.13.0", graph.Batch{Entities: []graph.Entity{{ID: "A"}}}, true},
+		{"meta does not", "2.13.0", graph.Batch{Meta: map[string]string{"k": "v"}}, false},
+		{"no GDS, nothing to drop", "", graph.Batch{Entities: []graph.Entity{{ID: "A"}}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, f := newFakeStore(t, Config{}, tc.gds)
+			f.answer = newSchemaServer().answer
+			if err := s.Apply(t.Context(), tc.batch); err != nil {
+				t.Fatal(err)
+			}
+			drops := f.only(qGDSDrop)
+			if (len(drops) > 0) != tc.drop {
+				t.Errorf("gds_drop ran %d times, want drop=%v", len(drops), tc.drop)
+			}
+			if len(drops) > 0 && drops[0].params["graphName"] != "strata-entities" {
+				t.Errorf("dropped %v, want strata-entities", drops[0].params["graphName"])
+			}
+		})
+	}
+}
+
+func TestApplyRelinksDocumentsAChunkLeft(t *testing.T) {
+	s, f := newFakeStore(t, Config{}, "")
+	srv := newSchemaServer()
+	srv.rows[qWriteChunks] = []map[string]any{{"previousDocumentIds": []any{"old-doc"}}}
+	f.answer = srv.answer
+	b := graph.Batch{
+		Documents: []graph.Document{{ID: "new-doc"}},
+		Chunks:    []graph.Chunk{{ID: "c", DocumentID: "new-doc"}},
+	}
+	if err := s.Apply(t.Context(), b); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{qWriteNextUnlink, qWriteNextLink} {
+		if got := f.only(name)[0].params["documentIds"]; !reflect.DeepEqual(got, []string{"new-doc", "old-doc"}) {
+			t.Errorf("%s for %v, want [new-doc old-doc]", name, got)
+		}
+	}
+}

@@ -1,0 +1,136 @@
+package cypher
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+func TestAlgorithmsNeedGDS(t *testing.T) {
+	s, f := newFakeStore(t, Config{}, "")
+	if _, err := s.ComputeComponents(t.Context()); !errors.Is(err, ErrNoGDS) {
+		t.Errorf("ComputeComponents without GDS = %v, want ErrNoGDS", err)
+	}
+	if _, err := s.ComputeCommunities(t.Context(), graph.DefaultLeidenParams()); !errors.Is(err, ErrNoGDS) {
+		t.Errorf("ComputeCommunities without GDS = %v, want ErrNoGDS", err)
+	}
+	sequence(t, f)
+}
+
+func TestComputeComponents(t *testing.T) {
+	s, f := newFakeStore(t, Config{Database: "graphs"}, "2.13.0")
+	f.answer = answers(map[string][]map[string]any{
+		qCountEntities: {{"entities": int64(8)}},
+		qGDSProject:    {{"nodeCount": int64(8), "relationshipCount": int64(8)}},
+		qGDSWCCWrite:   {{"componentCount": int64(4), "nodePropertiesWritten": int64(8)}},
+	})
+	n, err := s.ComputeComponents(t.Context())
+	if err != nil || n != 4 {
+		t.Fatalf("ComputeComponents = %d, %v; want 4", n, err)
+	}
+	sequence(t, f, qCountEntities, qGDSDrop, qGDSProject, qGDSWCCWrite, qWriteDegree)
+	if drop, project := f.only(qGDSDrop)[0], f.only(qGDSProject)[0]; drop.txn != project.txn {
+		t.Error("drop and project ran in different transactions")
+	}
+	for _, c := range f.calls {
+		if g, ok := c.params["graphName"]; ok && g != "strata-entities-graphs" {
+			t.Errorf("%s used graph %v, want strata-entities-graphs", c.name, g)
+		}
+	}
+
+	// An empty entity graph has no components and needs no GDS call.
+	s, f = newFakeStore(t, Config{}, "2.13.0")
+	f.answer = answers(map[string][]map[string]any{qCountEntities: {{"entities": int64(0)}}})
+	if n, err := s.ComputeComponents(t.Context()); err != nil || n != 0 {
+		t.Errorf("ComputeComponents on an empty graph = %d, %v", n, err)
+	}
+	sequence(t, f, qCountEntities)
+}
+
+func TestComputeCommunities(t *testing.T) {
+	s, f := newFakeStore(t, Config{BatchSize: 3}, "2.13.0")
+	f.answer = answers(map[string][]map[string]any{
+		qCountEntities: {{"entities": int64(3)}},
+		qGDSProject:    {{"nodeCount": int64(3), "relationshipCount": int64(2)}},
+		qGDSLeidenStream: {
+			{"entityId": "B", "communityId": int64(4), "intermediateCommunityIds": []any{int64(9), int64(4)}},
+			{"entityId": "A", "communityId": int64(4), "intermediateCommunityIds": []any{int64(9), int64(4)}},
+			{"entityId": "C", "communityId": int64(4), "intermediateCommunityIds": []any{int64(2), int64(4)}},
+			{"entityId": nil, "communityId": int64(1), "intermediateCommunityIds": []any{int64(1), int64(1)}},
+		},
+	})
+	p := graph.LeidenParams{Gamma: 1, Theta: 0.01, Tolerance: 1e-4, MaxLevels: 10, Seed: 42}
+	got, err := s.ComputeCommunities(t.Context(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []graph.Community{
+		{ID: "0-0", Level: 0, CommunityID: 0, Size: 3},
+		{ID: "1-0", Level: 1, CommunityID: 0, ParentID: "0-0", Size: 2},
+		{ID: "1-1", Level: 1, CommunityID: 1, ParentID: "0-0", Size: 1},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("communities\n got  %+v\n want %+v", got, want)
+	}
+	sequence(t, f, qCountEntities, qGDSDrop, qGDSProject, qGDSLeidenStream,
+		qCommunitiesDelete, qCommunitiesCreate, qCommunitiesMembers, qCommunitiesMembers, qCommunitiesParents)
+	leiden := f.only(qGDSLeidenStream)[0].params
+	wantParams := map[string]any{"graphName": "strata-entities", "gamma": 1.0, "theta": 0.01, "tolerance": 1e-4,
+		"maxLevels": int64(10), "randomSeed": int64(42)}
+	if !reflect.DeepEqual(leiden, wantParams) {
+		t.Errorf("leiden params = %#v, want %#v", leiden, wantParams)
+	}
+	txn := f.only(qCommunitiesDelete)[0].txn
+	var members []map[string]any
+	for _, c := range f.calls[len(f.calls)-5:] {
+		if c.txn != txn || !c.write {
+			t.Errorf("%s ran outside the one write transaction that replaces the hierarchy", c.name)
+		}
+		if c.name == qCommunitiesMembers {
+			members = append(members, rowsParam(t, c)...)
+		}
+	}
+	wantMembers := []map[string]any{
+		{"entityId": "A", "community": "0-0"}, {"entityId": "B", "community": "0-0"}, {"entityId": "C", "community": "0-0"},
+		{"entityId": "A", "community": "1-0"}, {"entityId": "B", "community": "1-0"}, {"entityId": "C", "community": "1-1"},
+	}
+	if !reflect.DeepEqual(members, wantMembers) {
+		t.Errorf("IN_COMMUNITY rows\n got  %v\n want %v", members, wantMembers)
+	}
+	parents := rowsParam(t, f.only(qCommunitiesParents)[0])
+	wantParents := []map[string]any{{"child": "1-0", "parent": "0-0"}, {"child": "1-1", "parent": "0-0"}}
+	if !reflect.DeepEqual(parents, wantParents) {
+		t.Errorf("CHILD_OF rows %v, want %v", parents, wantParents)
+	}
+}
+
+func TestComputeCommunitiesWithoutRelationships(t *testing.T) {
+	s, f := newFakeStore(t, Config{}, "2.13.0")
+	f.answer = answers(map[string][]map[string]any{
+		qCountEntities:   {{"entities": int64(2)}},
+		qGDSProject:      {{"nodeCount": int64(2), "relationshipCount": int64(0)}},
+		qReadEntityIDs:   {{"id": "A"}, {"id": "B"}},
+		qGDSLeidenStream: nil,
+	})
+	got, err := s.ComputeCommunities(t.Context(), graph.DefaultLeidenParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []graph.Community{{ID: "0-0", Level: 0, CommunityID: 0, Size: 1}, {ID: "0-1", Level: 0, CommunityID: 1, Size: 1}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("communities = %+v, want one per entity: %+v", got, want)
+	}
+	if len(f.only(qGDSLeidenStream)) != 0 {
+		t.Error("ran Leiden on a graph without relationships (it would fail on the missing weight property)")
+	}
+
+	// No entities: the old hierarchy is removed and nothing else runs.
+	s, f = newFakeStore(t, Config{}, "2.13.0")
+	f.answer = answers(map[string][]map[string]any{qCountEntities: {{"entities": int64(0)}}})
+	if got, err := s.ComputeCommunities(t.Context(), graph.DefaultLeidenParams()); err != nil || len(got) != 0 {
+		t.Errorf("ComputeCommunities on an empty graph = %v, %v", got, err)
+	}
+	sequence(t, f, qCountEntities, qCommunitiesDelete)
+}

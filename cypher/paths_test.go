@@ -1,0 +1,129 @@
+package cypher
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// pathRecord is a row of paths_cypher.cypher or paths_gds.cypher.
+func pathRecord(nodes []string, steps ...map[string]any) map[string]any {
+	ns := make([]any, len(nodes))
+	for i, n := range nodes {
+		ns[i] = n
+	}
+	ss := make([]any, len(steps))
+	for i, s := range steps {
+		ss[i] = s
+	}
+	return map[string]any{"source": nodes[0], "target": nodes[len(nodes)-1], "nodes": ns, "steps": ss}
+}
+
+func step(typ, desc string, w float64) map[string]any {
+	return map[string]any{"type": typ, "description": desc, "weight": w}
+}
+
+func TestShortestPaths(t *testing.T) {
+	aToC := pathRecord([]string{"A", "B", "C"}, step("RELATED", "ab", 1), step("SUMMARIZED_BY", "cb", 0.5))
+	aToCPath := graph.Path{Source: "A", Target: "C", Nodes: []string{"A", "B", "C"}, Steps: []graph.PathStep{
+		{From: "A", To: "B", Type: "RELATED", Description: "ab", Weight: 1},
+		{From: "B", To: "C", Type: "SUMMARIZED_BY", Description: "cb", Weight: 0.5},
+	}}
+	reqs := []graph.PathRequest{{Source: "A", Target: "C"}, {Source: "A", Target: "Z"}, {Source: "A", Target: "A"}}
+	sameA := graph.Path{Source: "A", Target: "A", Nodes: []string{"A"}}
+	entities := []map[string]any{{"entity": entityRecord("A", 0)}}
+
+	for _, tc := range []struct {
+		name    string
+		gds     string
+		exists  bool
+		gdsErr  error
+		gdsRows []map[string]any
+		cypher  []map[string]any
+		maxHops int
+		want    []graph.Path
+		ran     []string // path statements expected to run
+		retry   bool     // Cypher re-asks only what GDS answered wrongly
+	}{
+		{
+			name: "no GDS: plain Cypher", cypher: []map[string]any{aToC}, maxHops: 3,
+			want: []graph.Path{aToCPath, sameA}, ran: []string{qPathsCypher},
+		},
+		{
+			name: "projection present: GDS only", gds: "2.13.0", exists: true, gdsRows: []map[string]any{aToC}, maxHops: 3,
+			want: []graph.Path{aToCPath, sameA}, ran: []string{qPathsGDS},
+		},
+		{
+			name: "projection gone: Cypher", gds: "2.13.0", exists: false, cypher: []map[string]any{aToC}, maxHops: 3,
+			want: []graph.Path{aToCPath, sameA}, ran: []string{qPathsCypher},
+		},
+		{
+			name: "GDS fails: Cypher answers", gds: "2.13.0", exists: true, gdsErr: errors.New("node not in graph"),
+			cypher: []map[string]any{aToC}, maxHops: 3,
+			want: []graph.Path{aToCPath, sameA}, ran: []string{qPathsGDS, qPathsCypher},
+		},
+		{
+			name: "GDS path with a hop the database lost: Cypher answers", gds: "2.13.0", exists: true,
+			gdsRows: []map[string]any{pathRecord([]string{"A", "B", "C"}, step("RELATED", "ab", 1))},
+			cypher:  []map[string]any{aToC}, maxHops: 3, retry: true,
+			want: []graph.Path{aToCPath, sameA}, ran: []string{qPathsGDS, qPathsCypher},
+		},
+		{
+			name: "longer than maxHops", cypher: []map[string]any{aToC}, maxHops: 1,
+			want: []graph.Path{sameA}, ran: []string{qPathsCypher},
+		},
+		{
+			name: "maxHops 0: only the zero-step path", maxHops: 0,
+			want: []graph.Path{sameA}, ran: nil,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, f := newFakeStore(t, Config{}, tc.gds)
+			f.answer = func(name string, params map[string]any) ([]map[string]any, error) {
+				switch name {
+				case qGDSExists:
+					return []map[string]any{{"exists": tc.exists}}, nil
+				case qPathsGDS:
+					return tc.gdsRows, tc.gdsErr
+				case qPathsCypher:
+					return tc.cypher, nil
+				case qReadEntities:
+					return entities, nil
+				}
+				return nil, nil
+			}
+			got, err := s.ShortestPaths(t.Context(), reqs, tc.maxHops)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("paths\n got  %+v\n want %+v", got, tc.want)
+			}
+			var ran []string
+			for _, n := range f.names() {
+				if n == qPathsGDS || n == qPathsCypher {
+					ran = append(ran, n)
+				}
+			}
+			if !reflect.DeepEqual(ran, tc.ran) {
+				t.Errorf("ran %v, want %v", ran, tc.ran)
+			}
+			for _, c := range f.only(qPathsCypher) {
+				want := []map[string]any{{"source": "A", "target": "C"}, {"source": "A", "target": "Z"}}
+				if tc.retry {
+					want = want[:1]
+				}
+				if !reflect.DeepEqual(c.params["requests"], want) {
+					t.Errorf("paths_cypher requests = %v, want %v", c.params["requests"], want)
+				}
+			}
+			for _, c := range f.only(qPathsGDS) {
+				if c.params["graphName"] != "strata-entities" || !c.write {
+					t.Errorf("paths_gds ran with %v (write %v), want strata-entities in a write transaction", c.params["graphName"], c.write)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,3 @@
+// Contract test only: empties the test database between subtests.
+MATCH (n)
+DETACH DELETE n

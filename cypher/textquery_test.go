@@ -1,0 +1,52 @@
+package cypher
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestLuceneQuery(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"river zebra", "river zebra"},
+		{"River RIVER river", "river"},
+		{`AND "zebra`, "and zebra"},
+		{"NOT zebra OR TO", "not zebra or to"},
+		{"zebra*", "zebra"},
+		{"+zebra -river", "zebra river"},
+		{"title:zebra", "title zebra"},
+		{"NEAR(zebra plain)", "near zebra plain"},
+		{"{zebra} [a TO z] zebra^2 zebra~ /re.*/", "zebra a to z 2 re"},
+		{`" ' \ * : ~ && || !`, ""},
+		{"", ""},
+		{"   ", ""},
+		{"¿dónde está el río?", "dónde está el río"},
+		{"cafe\u0301 au lait", "cafe\u0301 au lait"}, // combining accent stays in the word
+		{"covid-19 3.5", "covid 19 3 5"},
+		{"東京 タワー", "東京 タワー"},
+	} {
+		if got := luceneQuery(tc.in); got != tc.want {
+			t.Errorf("luceneQuery(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestLuceneQueryBounded(t *testing.T) {
+	var words []string
+	for i := range 1000 {
+		words = append(words, "w"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+string(rune('a'+i/26%26)))
+	}
+	if n := len(strings.Fields(luceneQuery(strings.Join(words, " ")))); n > maxQueryWords {
+		t.Errorf("query has %d words, want at most %d", n, maxQueryWords)
+	}
+}
+
+func TestEscapeLucene(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain", "plain"},
+		{`a+b-c&&d||e!f(g)h{i}j[k]l^m"n~o*p?q:r\s/t`, `a\+b\-c\&\&d\|\|e\!f\(g\)h\{i\}j\[k\]l\^m\"n\~o\*p\?q\:r\\s\/t`},
+	} {
+		if got := escapeLucene(tc.in); got != tc.want {
+			t.Errorf("escapeLucene(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
