@@ -171,6 +171,9 @@ func (out *Records) add(tag, body, delim string, paren, last bool) {
 	if paren {
 		if end := closingParen(body, delim); end >= 0 {
 			closed = true
+			if brokenRecord(body[end+1:]) {
+				out.Dropped++ // a record between two records that could not be read
+			}
 			body = body[:end]
 		}
 	} else if nl := strings.IndexAny(body, "\r\n"); nl >= 0 {
@@ -297,6 +300,14 @@ func cleanName(s string) string {
 		}
 		s = t
 	}
+}
+
+// brokenRecord reports whether text left between the end of one record and the start of the
+// next looks like a record the start expressions could not recognize, such as
+// ("entity"|NAME|…) among well-formed records.
+func brokenRecord(rest string) bool {
+	rest = strings.TrimSpace(rest)
+	return strings.Contains(rest, "(") && strings.Contains(rest, "|")
 }
 
 // dropUnmatchedOpens removes "(" characters that are never closed. They come from cut-off text,

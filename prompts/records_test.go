@@ -217,3 +217,13 @@ func FuzzParseRecords(f *testing.F) {
 		}
 	})
 }
+
+func TestParseRecordsCountsUnreadableRecordsBetweenRecords(t *testing.T) {
+	got := ParseRecords(`("entity"<|>A<|>person<|>a)##
+("entity"|B|person|b)##
+("entity"<|>C<|>person<|>c)##
+<|COMPLETE|>`)
+	if len(got.Entities) != 2 || got.Dropped != 1 {
+		t.Errorf("got %+v, want 2 entities and 1 dropped", got)
+	}
+}
