@@ -18,7 +18,7 @@ import (
 	"github.com/stratarag/strata/retrieval/eval"
 )
 
-func testEngine(t *testing.T) *retrieval.Engine {
+func testEngine(t testing.TB) *retrieval.Engine {
 	t.Helper()
 	ctx := context.Background()
 	store, err := embedded.Open(ctx, t.TempDir(), embedded.Options{})
