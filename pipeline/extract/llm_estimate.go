@@ -1,0 +1,167 @@
+package extract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/internal/tokenizer"
+	"github.com/stratarag/strata/prompts"
+)
+
+// Completion sizes assumed by Estimate, as tokens of answer per token of chunk text. They come
+// from typical extraction answers of instruction-tuned models on prose: a record costs 25–40
+// tokens and a dense 1200-token chunk yields 20–30 records. Dense technical text runs higher,
+// dialogue lower; treat completion estimates as ±50 %.
+const (
+	CombinedCompletionRatio = 0.6  // combined pass: entities and relationships
+	EntityCompletionRatio   = 0.35 // two-pass, entity pass
+	RelationCompletionRatio = 0.35 // two-pass, relation pass
+	GleanCompletionRatio    = 0.2  // one gleaning round (it only adds what was missed)
+	// listTokensPerEntityToken is the size of the entity list in the relation prompt ("Name
+	// (type); …") relative to the entity answer, which also carries descriptions.
+	listTokensPerEntityToken = 0.25
+	completionFloor          = 20 // even an empty answer costs a few tokens
+)
+
+// Estimate predicts, without calling the model, the calls and tokens Extract would spend on
+// texts. Prompt tokens are counted exactly on the rendered prompts (cl100k; other tokenizers
+// differ by ±15 %), completion tokens follow the ratios above and are capped at MaxTokens.
+// When the chat client can look up its cache (as *llm.Client can), chunks whose every call is
+// already cached are counted as cached calls that cost nothing.
+func (x *LLM) Estimate(ctx context.Context, texts []string) (llm.Estimate, error) {
+	var tok llm.Counter
+	if c, ok := x.chat.(interface{ Tokenizer() *tokenizer.Tokenizer }); ok {
+		tok = c.Tokenizer()
+	} else {
+		t, err := tokenizer.New()
+		if err != nil {
+			return llm.Estimate{}, fmt.Errorf("estimate extraction: %w", err)
+		}
+		tok = t
+	}
+	lookup, _ := x.chat.(interface {
+		Lookup(llm.ChatRequest) (llm.ChatResponse, bool)
+	})
+	var est llm.Estimate
+	for _, text := range texts {
+		if err := ctx.Err(); err != nil {
+			return llm.Estimate{}, err
+		}
+		if lookup != nil {
+			if cached, ok := x.cachedCalls(ctx, lookup.Lookup, text); ok {
+				for stage, n := range cached {
+					est.Add(stage, llm.StageEstimate{CachedCalls: n})
+				}
+				continue
+			}
+		}
+		e, err := x.estimateChunk(tok, text)
+		if err != nil {
+			return llm.Estimate{}, err
+		}
+		est.Merge(e)
+	}
+	est.Assumptions = x.assumptions()
+	return est, nil
+}
+
+func (x *LLM) assumptions() []string {
+	a := []string{"prompt tokens counted in cl100k on the rendered prompts"}
+	switch x.opts.Mode {
+	case ModeTwoPass:
+		a = append(a, fmt.Sprintf("entity answers %.2f and relation answers %.2f tokens per chunk token", EntityCompletionRatio, RelationCompletionRatio))
+	default:
+		a = append(a, fmt.Sprintf("combined answers %.2f tokens per chunk token", CombinedCompletionRatio))
+	}
+	if x.opts.Gleaning > 0 {
+		a = append(a, fmt.Sprintf("every gleaning round runs and adds %.2f tokens per chunk token", GleanCompletionRatio))
+	}
+	return append(a, fmt.Sprintf("answers capped at %d tokens", x.opts.MaxTokens),
+		"chunks with any uncached call are counted in full")
+}
+
+func (x *LLM) completion(chunkTokens int, ratio float64) int {
+	return min(x.opts.MaxTokens, completionFloor+int(math.Round(ratio*float64(chunkTokens))))
+}
+
+// estimateChunk predicts the calls of Extract on one chunk.
+func (x *LLM) estimateChunk(tok llm.Counter, text string) (llm.Estimate, error) {
+	var est llm.Estimate
+	if text == "" {
+		return est, nil
+	}
+	chunk := tok.Count(text)
+	in := prompts.ExtractInput{Text: text, EntityTypes: x.opts.EntityTypes}
+	follow, err := x.prompts.Glean(prompts.GleanAll)
+	if err != nil {
+		return est, err
+	}
+	gleanTok := tok.Count(follow) + 8 // the follow-up plus the framing of two more messages
+	// conversation adds one prompt and its gleaning rounds, each resending the conversation.
+	conversation := func(stage string, prompt, answer int) {
+		est.Add(stage, llm.StageEstimate{Calls: 1, PromptTokens: prompt, CompletionTokens: answer})
+		for range x.opts.Gleaning {
+			prompt += answer + gleanTok
+			answer = x.completion(chunk, GleanCompletionRatio)
+			est.Add(llm.StageGlean, llm.StageEstimate{Calls: 1, PromptTokens: prompt, CompletionTokens: answer})
+		}
+	}
+	count := func(p prompts.Prompt) int {
+		return llm.CountMessages(tok, []llm.Message{{Content: p.System}, {Content: p.User}})
+	}
+	switch x.opts.Mode {
+	case ModeCombined:
+		p, err := x.prompts.Combined(in)
+		if err != nil {
+			return est, err
+		}
+		conversation(llm.StageExtract, count(p), x.completion(chunk, CombinedCompletionRatio))
+	case ModeTwoPass:
+		p, err := x.prompts.Entities(in)
+		if err != nil {
+			return est, err
+		}
+		entAnswer := x.completion(chunk, EntityCompletionRatio)
+		conversation(llm.StageExtract, count(p), entAnswer)
+		r, err := x.prompts.Relations(in, nil)
+		if err != nil {
+			return est, err
+		}
+		list := int(math.Round(listTokensPerEntityToken * float64(entAnswer*(1+x.opts.Gleaning))))
+		conversation(llm.StageRelations, count(r)+list, x.completion(chunk, RelationCompletionRatio))
+	default:
+		return est, fmt.Errorf("LLM extractor: unknown mode %q", x.opts.Mode)
+	}
+	return est, nil
+}
+
+var errNotCached = errors.New("not cached")
+
+// cacheProbe answers from the cache only, counting the calls it answered per stage.
+type cacheProbe struct {
+	lookup func(llm.ChatRequest) (llm.ChatResponse, bool)
+	calls  map[string]int
+}
+
+func (p *cacheProbe) Chat(_ context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
+	resp, ok := p.lookup(req)
+	if !ok {
+		return llm.ChatResponse{}, errNotCached
+	}
+	p.calls[req.Stage]++
+	return resp, nil
+}
+
+// cachedCalls replays Extract on text against the cache alone. It returns the calls per stage
+// when every call Extract would make is cached.
+func (x *LLM) cachedCalls(ctx context.Context, lookup func(llm.ChatRequest) (llm.ChatResponse, bool), text string) (map[string]int, bool) {
+	probe := &cacheProbe{lookup: lookup, calls: map[string]int{}}
+	replay := &LLM{chat: probe, prompts: x.prompts, opts: x.opts, model: x.model}
+	if _, err := replay.Extract(ctx, text); err != nil {
+		return nil, false
+	}
+	return probe.calls, true
+}
