@@ -48,3 +48,36 @@ func Citations(answer string) []Citation {
 
 // CleanAnswer removes reasoning blocks from an answer and trims it.
 func CleanAnswer(answer string) string { return strings.TrimSpace(StripThinking(answer)) }
+
+// FilterCitations removes from answer the cited ids for which keep is false (typically ids that
+// do not occur in the context: the model made them up). A bracket left empty is removed with the
+// space before it. It returns the new answer, the kept citations and the removed ones, each
+// distinct and in order of first citation.
+func FilterCitations(answer string, keep func(Citation) bool) (string, []Citation, []Citation) {
+	var kept, removed []Citation
+	seenK, seenR := map[Citation]bool{}, map[Citation]bool{}
+	out := citationRe.ReplaceAllStringFunc(answer, func(bracket string) string {
+		var ids []string
+		for _, id := range citationIDRe.FindAllStringSubmatch(bracket, -1) {
+			c := Citation{Kind: id[1], ID: id[2]}
+			if keep(c) {
+				ids = append(ids, id[0])
+				if !seenK[c] {
+					seenK[c] = true
+					kept = append(kept, c)
+				}
+			} else if !seenR[c] {
+				seenR[c] = true
+				removed = append(removed, c)
+			}
+		}
+		if len(ids) == 0 {
+			return "\x00" // marks an emptied bracket
+		}
+		return "[" + strings.Join(ids, ", ") + "]"
+	})
+	if strings.Contains(out, "\x00") {
+		out = strings.ReplaceAll(strings.ReplaceAll(out, " \x00", ""), "\x00", "")
+	}
+	return out, kept, removed
+}

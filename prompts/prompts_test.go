@@ -162,3 +162,24 @@ func TestCleanSummary(t *testing.T) {
 		}
 	}
 }
+
+func TestFilterCitations(t *testing.T) {
+	ctx := "[doc:guild chunk:c1] text\n[doc:port chunk:c2] text"
+	keep := func(c Citation) bool { return strings.Contains(ctx, c.Kind+":"+c.ID) }
+	tests := []struct {
+		in, want      string
+		kept, removed int
+	}{
+		{"Founded in 1102 [doc:guild].", "Founded in 1102 [doc:guild].", 1, 0},
+		{"Founded in 1102 [doc:made-up].", "Founded in 1102.", 0, 1},
+		{"Both [doc:guild, doc:nope; chunk:c2] agree.", "Both [doc:guild, chunk:c2] agree.", 2, 1},
+		{"Copied label [doc:port chunk:c2].", "Copied label [doc:port, chunk:c2].", 2, 0},
+		{"No citations.", "No citations.", 0, 0},
+	}
+	for _, tc := range tests {
+		got, kept, removed := FilterCitations(tc.in, keep)
+		if got != tc.want || len(kept) != tc.kept || len(removed) != tc.removed {
+			t.Errorf("FilterCitations(%q) = %q, %v, %v", tc.in, got, kept, removed)
+		}
+	}
+}

@@ -49,7 +49,8 @@ func summarizeAnswer(system, user string) string {
 	return clip(out, limit)
 }
 
-var citeRe = regexp.MustCompile(`\[[a-z]+:[^\]\s]+\]`)
+// citeRe matches a source label such as [doc:a] or [doc:a chunk:b].
+var citeRe = regexp.MustCompile(`\[([a-z]+:[^\]\s]+)[^\]]*\]`)
 
 func questionWords(q string) map[string]bool {
 	m := map[string]bool{}
@@ -84,8 +85,8 @@ func answerAnswer(user string) string {
 	qw := questionWords(q)
 	best, bestScore, bestCite, cite := "", 0, "", ""
 	for _, line := range strings.Split(ctx, "\n") {
-		if ids := citeRe.FindAllString(line, -1); len(ids) > 0 {
-			cite = ids[0]
+		if m := citeRe.FindStringSubmatch(line); m != nil {
+			cite = "[" + m[1] + "]"
 		}
 		text := strings.TrimSpace(citeRe.ReplaceAllString(line, ""))
 		if s := overlap(text, qw); s > bestScore && cite != "" && text != "" {

@@ -1,0 +1,102 @@
+// Package answer generates answers from retrieved context with an LLM, citing the sources the
+// context labels ([doc:ID], [chunk:ID], …).
+package answer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/prompts"
+)
+
+// DefaultMaxTokens caps an answer.
+const DefaultMaxTokens = 1500
+
+// ErrEmptyContext is returned when there is no context to answer from; no call is made.
+var ErrEmptyContext = errors.New("no context to answer from")
+
+// Options configures answer generation. Zero fields take defaults.
+type Options struct {
+	MaxTokens   int     // DefaultMaxTokens when 0
+	Temperature float32 // 0: as repeatable as the server allows
+	// KeepUnknownCitations keeps citations of ids that do not occur in the context. By default
+	// they are removed, since the model made them up.
+	KeepUnknownCitations bool
+}
+
+// Answer is a generated answer.
+type Answer struct {
+	Text string
+	// Citations are the sources the answer cites that occur in the context, in order.
+	Citations []prompts.Citation
+	// Removed are cited ids that do not occur in the context and were taken out of Text.
+	Removed []prompts.Citation
+	// Truncated reports that the answer hit MaxTokens.
+	Truncated bool
+}
+
+// Generate answers question from contextText with the answer prompt and returns the answer text.
+func Generate(ctx context.Context, chat llm.Chatter, question, contextText string) (string, error) {
+	a, err := GenerateWith(ctx, chat, prompts.New(), question, contextText, Options{})
+	if err != nil {
+		return "", err
+	}
+	return a.Text, nil
+}
+
+// GenerateWith is Generate with a prompt set and options, returning citations too.
+func GenerateWith(ctx context.Context, chat llm.Chatter, ps *prompts.Set, question, contextText string, opts Options) (Answer, error) {
+	if strings.TrimSpace(contextText) == "" {
+		return Answer{}, ErrEmptyContext
+	}
+	if opts.MaxTokens <= 0 {
+		opts.MaxTokens = DefaultMaxTokens
+	}
+	p, err := ps.Answer(question, contextText)
+	if err != nil {
+		return Answer{}, err
+	}
+	resp, err := chat.Chat(ctx, llm.ChatRequest{
+		Stage:       llm.StageAnswer,
+		Messages:    []llm.Message{{Role: llm.RoleSystem, Content: p.System}, {Role: llm.RoleUser, Content: p.User}},
+		MaxTokens:   opts.MaxTokens,
+		Temperature: opts.Temperature,
+	})
+	if err != nil {
+		return Answer{}, fmt.Errorf("generate answer: %w", err)
+	}
+	text := prompts.CleanAnswer(resp.Content)
+	if text == "" {
+		return Answer{}, errors.New("generate answer: the model returned an empty answer")
+	}
+	keep := func(c prompts.Citation) bool {
+		return opts.KeepUnknownCitations || strings.Contains(contextText, c.Kind+":"+c.ID)
+	}
+	a := Answer{Truncated: resp.Truncated()}
+	a.Text, a.Citations, a.Removed = prompts.FilterCitations(text, keep)
+	return a, nil
+}
+
+// Generator adapts Generate to an interface with an Answer method (retrieval.Answerer).
+type Generator struct {
+	chat    llm.Chatter
+	prompts *prompts.Set
+	opts    Options
+}
+
+// New returns a Generator calling chat with opts.
+func New(chat llm.Chatter, opts Options) *Generator {
+	return &Generator{chat: chat, prompts: prompts.New(), opts: opts}
+}
+
+// Answer answers question from contextText and returns the answer text.
+func (g *Generator) Answer(ctx context.Context, question, contextText string) (string, error) {
+	a, err := GenerateWith(ctx, g.chat, g.prompts, question, contextText, g.opts)
+	if err != nil {
+		return "", err
+	}
+	return a.Text, nil
+}

@@ -1,0 +1,104 @@
+package answer
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/internal/llm/fakeopenai"
+	"github.com/stratarag/strata/prompts"
+)
+
+const contextText = `-----Sources-----
+[doc:guild chunk:c1] Saltmere Cartographers' Guild
+Ilsa Marrow founded the Saltmere Cartographers' Guild in 1102.
+[doc:port chunk:c2] Port Avel
+Port Avel is a harbour town on the inner channels.`
+
+func TestGenerateWithFake(t *testing.T) {
+	srv, s, err := fakeopenai.Start(fakeopenai.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c, err := llm.New(llm.Config{BaseURL: srv.URL, APIKey: "k", RetryBaseDelay: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Generate(context.Background(), c, "Who founded the Saltmere Cartographers' Guild?", contextText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got, "Ilsa Marrow") || !strings.Contains(got, "[doc:guild]") {
+		t.Errorf("answer %q", got)
+	}
+	if c.Stats().Stages[llm.StageAnswer].LLMCalls != 1 || s.Counts().ByTask[prompts.TaskAnswer] != 1 {
+		t.Errorf("stats %+v", c.Stats().Stages)
+	}
+	if _, err := New(c, Options{}).Answer(context.Background(), "Where is Port Avel?", contextText); err != nil {
+		t.Error(err)
+	}
+}
+
+type canned struct {
+	resp llm.ChatResponse
+	req  llm.ChatRequest
+}
+
+func (c *canned) Chat(_ context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
+	c.req = req
+	return c.resp, nil
+}
+
+func TestGenerateWith(t *testing.T) {
+	tests := []struct {
+		name    string
+		answer  string
+		opts    Options
+		want    string
+		cites   int
+		removed int
+	}{
+		{"cited", "Ilsa Marrow [doc:guild].", Options{}, "Ilsa Marrow [doc:guild].", 1, 0},
+		{"made-up id removed", "Ilsa Marrow [doc:guild] in 1102 [doc:annals].", Options{}, "Ilsa Marrow [doc:guild] in 1102.", 1, 1},
+		{"made-up id kept on request", "In 1102 [doc:annals].", Options{KeepUnknownCitations: true}, "In 1102 [doc:annals].", 1, 0},
+		{"reasoning stripped", "<think>The guild...</think>\nIlsa Marrow [chunk:c1].", Options{}, "Ilsa Marrow [chunk:c1].", 1, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			chat := &canned{resp: llm.ChatResponse{Content: tc.answer, FinishReason: "length"}}
+			a, err := GenerateWith(context.Background(), chat, prompts.New(), "Who?", contextText, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Text != tc.want || len(a.Citations) != tc.cites || len(a.Removed) != tc.removed || !a.Truncated {
+				t.Errorf("got %+v", a)
+			}
+			if chat.req.Stage != llm.StageAnswer || chat.req.MaxTokens != DefaultMaxTokens {
+				t.Errorf("request %+v", chat.req)
+			}
+			if data, ok := prompts.Unfence(chat.req.Messages[1].Content, prompts.ContextLabel); !ok || data != contextText {
+				t.Errorf("context not fenced as data: %q", chat.req.Messages[1].Content)
+			}
+		})
+	}
+}
+
+func TestGenerateErrors(t *testing.T) {
+	chat := &canned{}
+	if _, err := Generate(context.Background(), chat, "Who?", "  "); !errors.Is(err, ErrEmptyContext) {
+		t.Errorf("empty context: %v", err)
+	}
+	if chat.req.Messages != nil {
+		t.Error("empty context made a call")
+	}
+	if _, err := Generate(context.Background(), chat, "Who?", contextText); err == nil {
+		t.Error("empty answer: want error")
+	}
+	if _, err := Generate(context.Background(), chat, " ", contextText); err == nil {
+		t.Error("empty question: want error")
+	}
+}
