@@ -10,19 +10,24 @@ import (
 
 // Apply writes the batch in one transaction. Every item is an upsert that replaces the stored
 // properties; Entity.ComponentID and Entity.Degree are not written, they belong to
-// ComputeComponents (a new entity starts at -1 and 0, an updated one keeps its values).
+// ComputeComponents (a new entity starts at -1 and 0, an updated one keeps its values). A batch
+// that refers to missing nodes or whose embeddings do not fit their index fails as a whole (see
+// checkReferences and checkDimensions).
 func (s *Store) Apply(ctx context.Context, b graph.Batch) error {
 	return s.write(ctx, "apply batch", func(tx *sql.Tx) error {
+		if err := checkDimensions(ctx, tx, &b); err != nil {
+			return err
+		}
 		steps := []func(context.Context, *sql.Tx, *graph.Batch) error{
 			applyDocuments, applyChunks, applyEntities, applyRelations, applyMentions,
-			applySummaryLinks, applyCommunities, applyMeta,
+			applySummaryLinks, applyCommunities, applyMeta, checkReferences, bumpGenerations,
 		}
 		for _, step := range steps {
 			if err := step(ctx, tx, &b); err != nil {
 				return err
 			}
 		}
-		return bumpGenerations(ctx, tx, &b)
+		return nil
 	})
 }
 

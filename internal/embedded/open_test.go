@@ -238,3 +238,50 @@ func TestUseAfterClose(t *testing.T) {
 		t.Error("Apply after Close succeeded")
 	}
 }
+
+// TestUpgradeFromVersion1 turns a new store back into a version-1 store holding a chunk with an
+// embedding, then checks that a reader can use it as it is and that a writer upgrades it, with
+// the index dimension taken from the stored embedding.
+func TestUpgradeFromVersion1(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := graph.Batch{
+		Documents: []graph.Document{{ID: "d", Metadata: "{}"}},
+		Chunks:    []graph.Chunk{{ID: "c", DocumentID: "d", Text: "old chunk", Embedding: []float32{1, 0, 0}}},
+	}
+	if err := s.Apply(t.Context(), b); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`DROP TABLE index_dims`, `PRAGMA user_version = 1`} {
+		if _, err := s.db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	s.Close()
+
+	r, err := Open(t.Context(), dir, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("read-only open of a version-1 store: %v", err)
+	}
+	if hits, err := r.TextSearch(t.Context(), graph.ChunkText, "old", 1); err != nil || len(hits) != 1 {
+		t.Errorf("reader of a version-1 store: TextSearch = %v, %v", hits, err)
+	}
+	r.Close()
+
+	w, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatalf("upgrading open: %v", err)
+	}
+	defer w.Close()
+	var version int
+	if err := w.db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != schemaVersion {
+		t.Errorf("version after upgrade = %d, %v; want %d", version, err, schemaVersion)
+	}
+	bad := graph.Batch{Chunks: []graph.Chunk{{ID: "c2", DocumentID: "d", Text: "new", Embedding: []float32{1, 0}}}}
+	if err := w.Apply(t.Context(), bad); err == nil {
+		t.Error("after the upgrade, a 2-dimensional chunk embedding was accepted next to 3-dimensional ones")
+	}
+}

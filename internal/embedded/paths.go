@@ -12,13 +12,14 @@ import (
 
 // ShortestPaths finds, for each request, a path with the fewest steps (at most maxHops) over
 // RELATED and SUMMARIZED_BY, walked in either direction. Results follow the order of the requests;
-// requests naming a missing entity or without such a path are left out. A request from an entity
-// to itself yields a path of that one entity and no steps. Among several shortest paths the one
-// through entities with smaller ids is preferred, so results are deterministic. Where two
-// entities are joined both ways, the step is the RELATED one.
+// requests naming a missing entity or without such a path are left out, and so is everything
+// when maxHops < 0. A request from an entity to itself yields a path of that one entity and no
+// steps. Among several shortest paths the one through entities with smaller ids is preferred, so
+// results are deterministic. Where two entities are joined both ways, the step is the RELATED
+// one.
 func (s *Store) ShortestPaths(ctx context.Context, reqs []graph.PathRequest, maxHops int) ([]graph.Path, error) {
 	const what = "shortest paths"
-	if len(reqs) == 0 || maxHops <= 0 {
+	if len(reqs) == 0 || maxHops < 0 {
 		return nil, ctxErr(ctx, what)
 	}
 	var out []graph.Path
@@ -31,7 +32,8 @@ func (s *Store) ShortestPaths(ctx context.Context, reqs []graph.PathRequest, max
 		for _, r := range reqs {
 			u, okU := eg.index[r.Source]
 			v, okV := eg.index[r.Target]
-			if okU && okV {
+			// graphalgo reads a limit of 0 as none; with maxHops 0 only trivial paths exist.
+			if okU && okV && (maxHops > 0 || u == v) {
 				pairs = append(pairs, graphalgo.Pair{Src: u, Dst: v})
 			}
 		}

@@ -6,15 +6,20 @@ import (
 	"fmt"
 )
 
-// schemaVersion is stored in PRAGMA user_version. Bump it with every change to schemaSQL and
-// teach migrate how to get there from the previous version.
-const schemaVersion = 1
+// schemaVersion is stored in PRAGMA user_version. A change to the schema is a new entry in
+// migrations and a new version; schemaSQL stays the schema of version 1, so new and upgraded
+// stores are built by the same statements.
+const schemaVersion = 2
+
+// oldestReadable is the oldest schema version a read-only Store can use as it is (readers cannot
+// upgrade a store). Raise it when a migration changes something readers depend on.
+const oldestReadable = 1
 
 // applicationID marks the database file as a strata store (PRAGMA application_id, "STRA"), so
 // that an unrelated SQLite file in the data directory is refused instead of written into.
 const applicationID = 0x53545241
 
-// schemaSQL returns the statements that create an empty store of schemaVersion.
+// schemaSQL returns the statements that create an empty store of version 1.
 //
 // Tables that are indexed by FTS5 carry an INTEGER PRIMARY KEY (rid) because an external-content
 // FTS5 table needs a stable integer rowid; the node id is a UNIQUE column next to it. Relationship
@@ -143,8 +148,28 @@ func schemaSQL() []string {
 	}
 }
 
-// initSchema creates the schema in an empty database, or checks that an existing one is a strata
-// store this code can read. dir names the store in errors.
+// migrations returns, at index v-1, the statements that upgrade a store of version v to v+1.
+func migrations() [][]string {
+	return [][]string{
+		// 1 to 2: index_dims records the dimension of each vector index, so that Apply can refuse
+		// embeddings of another model without scanning the stored vectors.
+		{
+			`CREATE TABLE index_dims (
+				name TEXT PRIMARY KEY,
+				dim  INTEGER NOT NULL
+			) WITHOUT ROWID`,
+			`INSERT INTO index_dims (name, dim)
+				SELECT 'chunk_embedding', length(embedding) / 4 FROM chunks WHERE embedding IS NOT NULL LIMIT 1`,
+			`INSERT INTO index_dims (name, dim)
+				SELECT 'entity_embedding', length(embedding) / 4 FROM entities WHERE embedding IS NOT NULL LIMIT 1`,
+			`INSERT INTO index_dims (name, dim)
+				SELECT 'community_embedding', length(embedding) / 4 FROM communities WHERE embedding IS NOT NULL LIMIT 1`,
+		},
+	}
+}
+
+// initSchema creates the schema in an empty database, upgrades an older one, or checks that an
+// existing one is a strata store this code can read. dir names the store in errors.
 func initSchema(ctx context.Context, db *sql.DB, dir string, readOnly bool) error {
 	version, appID, err := readVersion(ctx, db)
 	if err != nil {
@@ -161,15 +186,22 @@ func initSchema(ctx context.Context, db *sql.DB, dir string, readOnly bool) erro
 		if readOnly {
 			return fmt.Errorf("open store %s: no strata store here yet; run `strata ingest` first", dir)
 		}
-		return createSchema(ctx, db, dir)
+		return upgrade(ctx, db, dir, 0)
 	}
 	if appID != applicationID {
 		return fmt.Errorf("open store %s: %s is not a strata store (application id %#x)", dir, dbFile, appID)
 	}
-	if version > schemaVersion {
+	switch {
+	case version > schemaVersion:
 		return fmt.Errorf("open store %s: schema version %d is newer than this strata supports (%d); upgrade strata", dir, version, schemaVersion)
+	case version == schemaVersion:
+		return nil
+	case readOnly && version < oldestReadable:
+		return fmt.Errorf("open store %s: schema version %d is too old to read; run `strata ingest` once to upgrade it", dir, version)
+	case readOnly:
+		return nil
 	}
-	return nil
+	return upgrade(ctx, db, dir, version)
 }
 
 func readVersion(ctx context.Context, db *sql.DB) (version, appID int64, err error) {
@@ -182,24 +214,31 @@ func readVersion(ctx context.Context, db *sql.DB) (version, appID int64, err err
 	return version, appID, nil
 }
 
-// createSchema runs schemaSQL and stamps the version in one transaction, so a store is either
-// complete or still empty.
-func createSchema(ctx context.Context, db *sql.DB, dir string) error {
+// upgrade brings a store of version from (0: an empty database) to schemaVersion in one
+// transaction, so a store is always at one version, never between two.
+func upgrade(ctx context.Context, db *sql.DB, dir string, from int64) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("create store %s: %w", dir, err)
+		return fmt.Errorf("open store %s: upgrade schema: %w", dir, err)
 	}
 	defer tx.Rollback()
-	stmts := append(schemaSQL(),
-		fmt.Sprintf(`PRAGMA application_id = %d`, applicationID),
-		fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion))
+	start := from
+	var stmts []string
+	if from == 0 {
+		stmts = append(schemaSQL(), fmt.Sprintf(`PRAGMA application_id = %d`, applicationID))
+		from = 1
+	}
+	for _, m := range migrations()[from-1:] {
+		stmts = append(stmts, m...)
+	}
+	stmts = append(stmts, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion))
 	for _, q := range stmts {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("create store %s: %w", dir, err)
+			return fmt.Errorf("open store %s: upgrade schema from version %d: %w", dir, start, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("create store %s: %w", dir, err)
+		return fmt.Errorf("open store %s: upgrade schema: %w", dir, err)
 	}
 	return nil
 }

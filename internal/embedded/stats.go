@@ -18,7 +18,8 @@ func statQueries() []statQuery {
 		{false, "Summary", `SELECT count(*) FROM entities WHERE layer >= 1`},
 		{false, "Community", `SELECT count(*) FROM communities`},
 		{true, "PART_OF", `SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id`},
-		{true, "NEXT", `SELECT count(*) FROM chunks a JOIN chunks b ON b.document_id = a.document_id AND b.seq = a.seq + 1`},
+		// NEXT links the chunks of a document in Seq order: one fewer than the document has.
+		{true, "NEXT", `SELECT count(*) - count(DISTINCT c.document_id) FROM chunks c JOIN documents d ON d.id = c.document_id`},
 		{true, "HAS_ENTITY", `SELECT count(*) FROM mentions m
 		JOIN chunks c ON c.id = m.chunk_id JOIN entities e ON e.id = m.entity_id`},
 		{true, "RELATED", `SELECT count(*) FROM relations r

@@ -15,6 +15,8 @@ func applyTests() []test {
 		{"Apply/Derived", testDerived},
 		{"Apply/Meta", testMeta},
 		{"Apply/UnknownCommunity", testUnknownCommunity},
+		{"Apply/MissingReferences", testMissingReferences},
+		{"Apply/EmbeddingDimensions", testEmbeddingDimensions},
 	}
 }
 
@@ -135,18 +137,27 @@ func testUpsertReplaces(t *testing.T, s graph.Store) {
 }
 
 // testDerived: PART_OF and NEXT follow from Chunk.DocumentID and Chunk.Seq, whatever order the
-// chunks arrive in and however they are split over batches.
+// chunks arrive in and however they are split over batches. NEXT links a document's chunks in
+// Seq order, also across gaps in Seq.
 func testDerived(t *testing.T, s graph.Store) {
 	docs := []graph.Document{{ID: "d", Title: "D", Metadata: "{}"}, {ID: "e", Title: "E", Metadata: "{}"}}
 	chunk := func(id, doc string, seq int) graph.Chunk {
 		return graph.Chunk{ID: id, DocumentID: doc, Seq: seq, Text: "text of " + id, Tokens: 3}
 	}
-	apply(t, s, graph.Batch{Documents: docs, Chunks: []graph.Chunk{chunk("d2", "d", 2), chunk("d0", "d", 0)}})
-	apply(t, s, graph.Batch{Chunks: []graph.Chunk{chunk("d3", "d", 3), chunk("d1", "d", 1), chunk("e0", "e", 0), chunk("e1", "e", 1)}})
+	apply(t, s, graph.Batch{Documents: docs, Chunks: []graph.Chunk{chunk("d2", "d", 2), chunk("d0", "d", 0), chunk("e9", "e", 9)}})
+	apply(t, s, graph.Batch{Chunks: []graph.Chunk{chunk("d3", "d", 3), chunk("d1", "d", 1), chunk("e0", "e", 0), chunk("e4", "e", 4)}})
 
-	check(t, "Stats", stats(t, s), counts(map[string]int64{"Document": 2, "Chunk": 6, "PART_OF": 6, "NEXT": 4}))
-	got := must[[]graph.Chunk](t, "DocumentChunks")(s.DocumentChunks(ctx(t), "d"))
-	check(t, "DocumentChunks(d) in Seq order", got, []graph.Chunk{chunk("d0", "d", 0), chunk("d1", "d", 1), chunk("d2", "d", 2), chunk("d3", "d", 3)})
+	check(t, "Stats", stats(t, s), counts(map[string]int64{"Document": 2, "Chunk": 7, "PART_OF": 7, "NEXT": 5}))
+	check(t, "DocumentChunks(d) in Seq order", must[[]graph.Chunk](t, "DocumentChunks")(s.DocumentChunks(ctx(t), "d")),
+		[]graph.Chunk{chunk("d0", "d", 0), chunk("d1", "d", 1), chunk("d2", "d", 2), chunk("d3", "d", 3)})
+	check(t, "DocumentChunks(e) in Seq order", must[[]graph.Chunk](t, "DocumentChunks")(s.DocumentChunks(ctx(t), "e")),
+		[]graph.Chunk{chunk("e0", "e", 0), chunk("e4", "e", 4), chunk("e9", "e", 9)})
+
+	// A chunk moved to another document leaves the first one.
+	apply(t, s, graph.Batch{Chunks: []graph.Chunk{chunk("d3", "e", 10)}})
+	check(t, "Stats after moving a chunk", stats(t, s), counts(map[string]int64{"Document": 2, "Chunk": 7, "PART_OF": 7, "NEXT": 5}))
+	check(t, "DocumentChunks(d) after moving a chunk", must[[]graph.Chunk](t, "DocumentChunks")(s.DocumentChunks(ctx(t), "d")),
+		[]graph.Chunk{chunk("d0", "d", 0), chunk("d1", "d", 1), chunk("d2", "d", 2)})
 }
 
 // testMeta: values are written, replaced, and missing keys are reported as missing.
@@ -180,5 +191,82 @@ func testUnknownCommunity(t *testing.T, s graph.Store) {
 	}
 	if _, ok, _ := s.Meta(ctx(t), "embedding_model"); ok {
 		t.Error("the failed batch wrote meta")
+	}
+}
+
+// testMissingReferences: a batch referring to a node that exists neither in the store nor in the
+// batch fails as a whole; references to nodes of the same batch are fine.
+func testMissingReferences(t *testing.T, s graph.Store) {
+	apply(t, s, baseBatch())
+	before := snapshot(t, s)
+	newEntity := graph.Entity{ID: "NEW", Name: "New", Type: "thing", Description: "written only with a good batch"}
+	for _, tc := range []struct {
+		name string
+		b    graph.Batch
+	}{
+		{"chunk of a missing document", graph.Batch{Chunks: []graph.Chunk{{ID: "c-9", DocumentID: "doc-9", Text: "x"}}}},
+		{"mention of a missing chunk", graph.Batch{Mentions: []graph.Mention{{ChunkID: "c-9", EntityID: "ALICE"}}}},
+		{"mention of a missing entity", graph.Batch{Mentions: []graph.Mention{{ChunkID: "c-1", EntityID: "NOBODY"}}}},
+		{"relation to a missing entity", graph.Batch{Relations: []graph.Relation{{Source: "ALICE", Target: "NOBODY", Weight: 1}}}},
+		{"summary link to a missing summary", graph.Batch{SummaryLinks: []graph.SummaryLink{{Member: "ALICE", Summary: "NOBODY", Weight: 1}}}},
+		{"summary link from a missing member", graph.Batch{SummaryLinks: []graph.SummaryLink{{Member: "NOBODY", Summary: "PEOPLE", Weight: 1}}}},
+	} {
+		tc.b.Entities = append(tc.b.Entities, newEntity)
+		if err := s.Apply(ctx(t), tc.b); err == nil {
+			t.Errorf("%s: Apply succeeded", tc.name)
+		}
+		check(t, tc.name+": store after the failed batch", snapshot(t, s), before)
+		if got := must[[]graph.Entity](t, "Entities")(s.Entities(ctx(t), []string{"NEW"})); len(got) != 0 {
+			t.Errorf("%s: the failed batch wrote %v", tc.name, got)
+		}
+	}
+
+	// The same kinds of references are fine when the batch brings the nodes along.
+	apply(t, s, graph.Batch{
+		Documents:    []graph.Document{{ID: "doc-9", Metadata: "{}"}},
+		Chunks:       []graph.Chunk{{ID: "c-9", DocumentID: "doc-9", Text: "x"}},
+		Entities:     []graph.Entity{newEntity, {ID: "SUM", Name: "Sum", Layer: 1}},
+		Mentions:     []graph.Mention{{ChunkID: "c-9", EntityID: "NEW"}},
+		Relations:    []graph.Relation{{Source: "ALICE", Target: "NEW", Weight: 1}},
+		SummaryLinks: []graph.SummaryLink{{Member: "NEW", Summary: "SUM", Weight: 1}},
+	})
+	want := baseCounts()
+	for k, v := range map[string]int64{"Document": 1, "Chunk": 1, "Entity": 2, "Summary": 1, "PART_OF": 1, "HAS_ENTITY": 1, "RELATED": 1, "SUMMARIZED_BY": 1} {
+		if _, ok := want.Nodes[k]; ok {
+			want.Nodes[k] += v
+		} else {
+			want.Relationships[k] += v
+		}
+	}
+	check(t, "Stats after a batch with its own references", stats(t, s), want)
+}
+
+// testEmbeddingDimensions: a vector index takes the dimension of its first embeddings; a batch
+// that mixes dimensions in one index, or brings another dimension than the index holds, fails as
+// a whole. Each index has its own dimension.
+func testEmbeddingDimensions(t *testing.T, s graph.Store) {
+	apply(t, s, baseBatch()) // 3 dimensions for chunks and entities
+	before := snapshot(t, s)
+	doc := graph.Document{ID: "doc-9", Metadata: "{}"}
+	for _, tc := range []struct {
+		name string
+		b    graph.Batch
+	}{
+		{"chunk of another dimension", graph.Batch{Documents: []graph.Document{doc},
+			Chunks: []graph.Chunk{{ID: "c-9", DocumentID: "doc-9", Text: "x", Embedding: []float32{1, 0}}}}},
+		{"entity of another dimension", graph.Batch{Documents: []graph.Document{doc},
+			Entities: []graph.Entity{{ID: "NEW", Name: "New", Embedding: []float32{1, 0, 0, 0}}}}},
+		{"mixed dimensions in one batch", graph.Batch{Documents: []graph.Document{doc}, Chunks: []graph.Chunk{
+			{ID: "c-9", DocumentID: "doc-9", Text: "x", Embedding: []float32{1, 0, 0}},
+			{ID: "c-10", DocumentID: "doc-9", Seq: 1, Text: "y", Embedding: []float32{1, 0, 0, 0}},
+		}}},
+	} {
+		if err := s.Apply(ctx(t), tc.b); err == nil {
+			t.Errorf("%s: Apply succeeded", tc.name)
+		}
+		check(t, tc.name+": store after the failed batch", snapshot(t, s), before)
+		if got := must[[]graph.Document](t, "Documents")(s.Documents(ctx(t), []string{"doc-9"})); len(got) != 0 {
+			t.Errorf("%s: the failed batch wrote %v", tc.name, got)
+		}
 	}
 }

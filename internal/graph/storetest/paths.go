@@ -36,7 +36,8 @@ func pathBatch() graph.Batch {
 }
 
 // testShortestPaths: paths over RELATED and SUMMARIZED_BY in either direction, with steps
-// oriented in walking direction; hop limits, unreachable and unknown entities leave requests out.
+// oriented in walking direction; hop limits, unreachable and unknown entities leave requests out;
+// an entity reaches itself in zero steps (so with maxHops 0 too); maxHops < 0 finds nothing.
 func testShortestPaths(t *testing.T, s graph.Store) {
 	apply(t, s, pathBatch())
 	rel := func(from, to, desc string, w float64) graph.PathStep {
@@ -62,16 +63,21 @@ func testShortestPaths(t *testing.T, s graph.Store) {
 	reqs := []graph.PathRequest{
 		{Source: "A", Target: "D"}, {Source: "D", Target: "A"}, {Source: "A", Target: "S"},
 		{Source: "S", Target: "G"}, {Source: "C", Target: "G"},
+		{Source: "F", Target: "F"},
 		{Source: "A", Target: "F"}, {Source: "A", Target: "MISSING"}, {Source: "MISSING", Target: "A"},
+		{Source: "MISSING", Target: "MISSING"},
 	}
+	fToF := graph.Path{Source: "F", Target: "F", Nodes: []string{"F"}}
 	for _, tc := range []struct {
 		maxHops int
 		want    []graph.Path
 	}{
-		{1, []graph.Path{sToG}},
-		{3, []graph.Path{aToD, dToA, sToG, cToG}},
-		{4, []graph.Path{aToD, dToA, aToS, sToG, cToG}},
-		{10, []graph.Path{aToD, dToA, aToS, sToG, cToG}},
+		{-1, nil},
+		{0, []graph.Path{fToF}},
+		{1, []graph.Path{sToG, fToF}},
+		{3, []graph.Path{aToD, dToA, sToG, cToG, fToF}},
+		{4, []graph.Path{aToD, dToA, aToS, sToG, cToG, fToF}},
+		{10, []graph.Path{aToD, dToA, aToS, sToG, cToG, fToF}},
 	} {
 		got, err := s.ShortestPaths(ctx(t), reqs, tc.maxHops)
 		if err != nil {
