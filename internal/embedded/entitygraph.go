@@ -11,8 +11,8 @@ import (
 
 // entityGraph is the graph the algorithms run on (DESIGN §4): every entity of every layer is a
 // node, numbered in id order so that results are deterministic, and RELATED and SUMMARIZED_BY
-// are undirected edges weighted by their weight. A relationship whose endpoint does not exist is
-// left out, as everywhere else in the store.
+// are undirected edges weighted by their weight. Apply refuses relationships to missing entities;
+// loading still skips any, so that the graph can never refer to a node it lacks.
 type entityGraph struct {
 	gen     int64 // genEntityGraph the graph was loaded at
 	ids     []string

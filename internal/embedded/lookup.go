@@ -67,8 +67,7 @@ func (s *Store) Communities(ctx context.Context, ids []string) ([]graph.Communit
 }
 
 // Relations returns the relations with the given keys that exist, in the order of keys. A key
-// whose endpoints are swapped names the same relation. A relation is only visible once both of its
-// entities exist.
+// whose endpoints are swapped names the same relation.
 func (s *Store) Relations(ctx context.Context, keys []graph.RelationKey) ([]graph.Relation, error) {
 	if len(keys) == 0 {
 		return nil, ctxErr(ctx, "look up relations")

@@ -23,9 +23,8 @@ const applicationID = 0x53545241
 //
 // Tables that are indexed by FTS5 carry an INTEGER PRIMARY KEY (rid) because an external-content
 // FTS5 table needs a stable integer rowid; the node id is a UNIQUE column next to it. Relationship
-// endpoints are not foreign keys: a batch may name nodes a later batch writes (the contract lets
-// stages write in any order), and relationships with a missing endpoint are simply invisible until
-// it exists.
+// endpoints are not foreign keys: Apply checks references itself (checkReferences), which lets it
+// name every missing id of a batch in one error, and readers join with the node tables anyway.
 func schemaSQL() []string {
 	return []string{
 		`CREATE TABLE meta (

@@ -7,9 +7,9 @@ import (
 	"github.com/stratarag/strata/internal/graph"
 )
 
-// statQueries count each label and relationship type the way Neo4j would see them: a
-// relationship whose endpoint does not exist yet is not counted, and PART_OF and NEXT are derived
-// from chunk properties.
+// statQueries count each label and relationship type the way Neo4j would see them. PART_OF and
+// NEXT are derived from chunk properties; relationships are joined with their endpoints so that
+// only complete ones count.
 func statQueries() []statQuery {
 	return []statQuery{
 		{false, "Document", `SELECT count(*) FROM documents`},
