@@ -18,6 +18,10 @@ var ErrLocked = errors.New("store is locked by another writer")
 // upsert keyed by its id (relations by RelationKey, mentions and summary links by their endpoints),
 // so applying the same batch twice leaves the store as applying it once. Upserts replace the stored
 // properties; merging with what is already stored is the caller's job (see pipeline/resolve).
+// Apply never writes Entity.ComponentID and Entity.Degree: new entities start at -1 and 0 and
+// updates keep the values ComputeComponents set. A batch fails as a whole when it refers to a node
+// that is neither stored nor in the batch, or when an embedding's dimension differs from its
+// index's.
 type Batch struct {
 	Documents    []Document
 	Chunks       []Chunk // also maintains PART_OF and NEXT (by Seq within a document)
@@ -131,8 +135,9 @@ func DefaultLeidenParams() LeidenParams {
 	return LeidenParams{Gamma: 1.0, Theta: 0.01, Tolerance: 1e-4, MaxLevels: 10, Seed: 42}
 }
 
-// Members is what a community contains: its member entities, the relations among them, and its
-// child communities (one level finer).
+// Members is what a community contains: its member entities (by id), the relations among them
+// (by key), and its child communities (one level finer, by community id). An unknown community
+// has no members.
 type Members struct {
 	Entities  []Entity
 	Relations []Relation
