@@ -163,7 +163,15 @@ func (c *Client) openaiRequest(req ChatRequest, useJSON bool) openai.ChatComplet
 // CountMessages estimates the prompt tokens of messages in cl100k: content plus the few tokens
 // of framing the chat format adds per message and per reply.
 func (c *Client) CountMessages(msgs []Message) int {
-	return CountMessages(c.tok, msgs)
+	n := tokensPerReply
+	for _, m := range msgs {
+		if m.Role == RoleSystem {
+			n += tokensPerMessage + c.sysCounter.Count(m.Content)
+		} else {
+			n += tokensPerMessage + c.tok.Count(m.Content)
+		}
+	}
+	return n
 }
 
 // Counter counts tokens; *tokenizer.Tokenizer implements it.

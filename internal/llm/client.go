@@ -24,6 +24,8 @@ type Client struct {
 
 	dims   atomic.Int64 // embedding dimension, once known
 	noJSON atomic.Bool  // the server rejected response_format; stop sending it
+
+	sysCounter *memoCounter
 }
 
 // New returns a client for cfg (zero fields take the package defaults). It makes no request.
@@ -46,6 +48,7 @@ func New(cfg Config) (*Client, error) {
 		lim:   newLimiter(cfg),
 		tok:   tok,
 	}
+	c.sysCounter = &memoCounter{tok: tok, max: 64}
 	if cfg.CacheDir != "" {
 		if c.cache, err = OpenCache(cfg.CacheDir); err != nil {
 			return nil, err

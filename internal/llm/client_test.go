@@ -595,3 +595,25 @@ func TestWithMeter(t *testing.T) {
 		t.Errorf("client meter counted %d calls, want 2", got)
 	}
 }
+
+func TestMemoCounter(t *testing.T) {
+	c := client(t, "http://127.0.0.1:1", Config{})
+	long := strings.Repeat("system prompt words ", 100)
+	msgs := []Message{{Role: RoleSystem, Content: long}, {Role: RoleUser, Content: "hi"}}
+	want := CountMessages(c.tok, msgs)
+	for range 3 {
+		if got := c.CountMessages(msgs); got != want {
+			t.Fatalf("CountMessages = %d, want %d", got, want)
+		}
+	}
+	if c.sysCounter.n.Load() != 1 {
+		t.Errorf("memo holds %d texts, want 1", c.sysCounter.n.Load())
+	}
+	m := &memoCounter{tok: c.tok, max: 2}
+	for i := range 5 {
+		m.Count(fmt.Sprint(i) + long)
+	}
+	if m.n.Load() != 2 {
+		t.Errorf("memo grew to %d, cap 2", m.n.Load())
+	}
+}

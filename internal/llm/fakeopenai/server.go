@@ -9,6 +9,7 @@
 package fakeopenai
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -143,20 +144,53 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "use POST")
 		return
 	}
-	if !s.wait(r.Context(), s.opts.Latency) {
-		return
-	}
+	start := time.Now()
 	if s.fault(w, r, body) {
 		return
 	}
+	// The answer is computed while the latency runs, so that Latency is the response time a
+	// client sees and benchmarks measure the client, not this server's CPU.
+	var buf buffered
 	switch {
 	case strings.HasSuffix(r.URL.Path, "/chat/completions"):
-		s.chat(w, body)
+		s.chat(&buf, body)
 	case strings.HasSuffix(r.URL.Path, "/embeddings"):
-		s.embeddings(w, body)
+		s.embeddings(&buf, body)
 	default:
-		writeError(w, http.StatusNotFound, "invalid_request_error", "unknown endpoint "+r.URL.Path)
+		writeError(&buf, http.StatusNotFound, "invalid_request_error", "unknown endpoint "+r.URL.Path)
 	}
+	if !s.wait(r.Context(), s.opts.Latency-time.Since(start)) {
+		return
+	}
+	buf.flush(w)
+}
+
+// buffered is a ResponseWriter that keeps the response until flush.
+type buffered struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *buffered) Header() http.Header {
+	if b.header == nil {
+		b.header = http.Header{}
+	}
+	return b.header
+}
+
+func (b *buffered) Write(p []byte) (int, error) { return b.body.Write(p) }
+
+func (b *buffered) WriteHeader(status int) { b.status = status }
+
+func (b *buffered) flush(w http.ResponseWriter) {
+	for k, v := range b.header {
+		w.Header()[k] = v
+	}
+	if b.status != 0 {
+		w.WriteHeader(b.status)
+	}
+	w.Write(b.body.Bytes())
 }
 
 func (s *Server) wait(ctx context.Context, d time.Duration) bool {
@@ -200,6 +234,12 @@ func (s *Server) fault(w http.ResponseWriter, r *http.Request, body []byte) bool
 	s.attempts[key]++
 	s.mu.Unlock()
 	u := s.draw([]byte("fault"), key[:], []byte(strconv.Itoa(attempt)))
+	if u >= s.opts.RateLimitRate+s.opts.ServerErrorRate+s.opts.TimeoutRate {
+		return false
+	}
+	if !s.wait(r.Context(), s.opts.Latency) {
+		return true
+	}
 	switch {
 	case u < s.opts.RateLimitRate:
 		s.count(func(c *Counts) { c.RateLimited++ })
