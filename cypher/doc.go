@@ -11,7 +11,7 @@
 // Config.BatchSize rows; the driver retries the transaction on transient errors, which is safe
 // because every statement is an idempotent MERGE. Schema (constraints, full-text and vector
 // indexes) is created by Open, except the vector indexes, whose dimension is only known once the
-// first embeddings arrive (or from the embedding_dimensions meta value).
+// first embeddings arrive (or from the embedding.dims meta value).
 //
 // The GDS plugin is optional at Open: without it, reads, writes, searches and shortest paths
 // (plain Cypher) work, and ComputeComponents and ComputeCommunities fail with a message saying

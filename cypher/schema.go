@@ -8,9 +8,10 @@ import (
 	"github.com/stratarag/strata/internal/graph"
 )
 
-// MetaEmbeddingDimensions is the Batch.Meta key whose value, when set, lets Open create the
-// vector indexes before the first embeddings arrive.
-const MetaEmbeddingDimensions = "embedding_dimensions"
+// MetaEmbeddingDimensions is the Batch.Meta key (written by the ingest pipeline as
+// pipeline.MetaEmbeddingDims) whose value, when set, lets Open create the vector indexes before
+// the first embeddings arrive.
+const MetaEmbeddingDimensions = "embedding.dims"
 
 // awaitSeconds bounds how long Open and a new vector index wait for indexes to come online.
 const awaitSeconds = 300

@@ -6,6 +6,9 @@
 //   // @param rows LIST<MAP>
 //   // @param k INTEGER
 //
+// A file of several statements separated by semicolons (docker/saved-queries.cypher) says so
+// with a "// @statements many" line; its parameters are declared the same way.
+//
 // The schema the linter checks against is testData.mockSchema (real db.* and gds.* procedure and
 // function signatures) with strata's labels, relationship types and property keys from
 // schema.json, plus the declared parameters of the file. Every diagnostic fails the run: errors,
@@ -97,7 +100,8 @@ function lintFile(path, schema) {
 
   const params = declaredParams(text, report);
   const statements = parseStatementsStrs(text);
-  if (statements.length !== 1) {
+  const many = /^\s*\/\/\s*@statements\s+many\s*$/m.test(text);
+  if (many ? statements.length === 0 : statements.length !== 1) {
     report(1, 1, 'error', `want exactly one statement per file, found ${statements.length}`);
   }
   const used = new Set(parseParameters(text, false));

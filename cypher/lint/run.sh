@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Lints every .cypher file under cypher/queries and cypher/testdata (or the paths given) with Neo4j's own Cypher
-# parser and semantic analysis. Installs the pinned linter from package-lock.json on first use.
+# Lints every .cypher file under cypher/queries and cypher/testdata, and
+# docker/saved-queries.cypher (or the paths given), with Neo4j's own Cypher parser and semantic
+# analysis. Installs the pinned linter from package-lock.json on first use.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 if [[ ! -d "$here/node_modules/@neo4j-cypher/language-support" ]]; then
   (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 if [[ $# -eq 0 ]]; then
-  set -- "$here/../queries" "$here/../testdata"
+  set -- "$here/../queries" "$here/../testdata" "$here/../../docker/saved-queries.cypher"
 fi
 exec node "$here/lint.mjs" "$@"

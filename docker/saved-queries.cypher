@@ -1,0 +1,123 @@
+// strata: saved queries for Neo4j Browser.
+// Add them to Favorites (star icon, then paste) or run one by selecting it. Queries with
+// parameters need them set first, for example:
+//   :param entityId => 'EDDA FENWICK'
+//   :param from => 'EDDA FENWICK'
+//   :param to => 'KESTREL POINT LIGHTHOUSE'
+//   :param communityId => '0-0'
+//   :param level => 0
+//   :param documentId => 'edda-fenwick.txt'
+//   :param text => 'lighthouse'
+// Entity ids are upper-cased names ("Edda Fenwick" is 'EDDA FENWICK'); document ids are file
+// paths relative to the folder ingested (or the "id" of a JSONL line); community ids are
+// '<level>-<communityId>' with level 0 the coarsest.
+// @statements many
+// @param entityId STRING
+// @param from STRING
+// @param to STRING
+// @param communityId STRING
+// @param level INTEGER
+// @param documentId STRING
+// @param text STRING
+
+// strata: what the graph holds
+RETURN
+  COUNT { (:Document) } AS documents,
+  COUNT { (:Chunk) } AS chunks,
+  COUNT { (:Entity) } AS entities,
+  COUNT { (:Summary) } AS summaryEntities,
+  COUNT { (:Community) } AS communities,
+  COUNT { ()-[:RELATED]->() } AS relations;
+
+// strata: documents, newest first
+MATCH (d:Document)
+RETURN d.id AS id, d.title AS title, d.source AS source, d.ingestedAt AS ingested,
+       COUNT { (d)<-[:PART_OF]-(:Chunk) } AS chunks
+ORDER BY ingested DESC
+LIMIT 100;
+
+// strata: one document as its chain of chunks ($documentId)
+MATCH (d:Document {id: $documentId})<-[p:PART_OF]-(c:Chunk)
+OPTIONAL MATCH (c)-[n:NEXT]->(next:Chunk)
+RETURN d, p, c, n, next;
+
+// strata: entities mentioned by most chunks
+MATCH (e:Entity)<-[:HAS_ENTITY]-(c:Chunk)
+WITH e, count(c) AS mentions
+ORDER BY mentions DESC
+LIMIT 25
+RETURN e.name AS name, e.type AS type, mentions, e.description AS description;
+
+// strata: an entity, its relations and the chunks it comes from ($entityId)
+MATCH (e:Entity {id: $entityId})
+OPTIONAL MATCH rel = (e)-[:RELATED]-(:Entity)
+OPTIONAL MATCH src = (e)<-[:HAS_ENTITY]-(:Chunk)
+RETURN e, rel, src
+LIMIT 100;
+
+// strata: entities per layer (0 = extracted, 1 and up = summaries)
+MATCH (e:Entity)
+RETURN e.layer AS layer, count(*) AS entities
+ORDER BY layer;
+
+// strata: the summaries above an entity, layer by layer ($entityId)
+MATCH p = (:Entity {id: $entityId})-[:SUMMARIZED_BY*1..6]->(:Summary)
+RETURN p;
+
+// strata: summary entities with their members
+MATCH (s:Summary)
+RETURN s.layer AS layer, s.name AS summary,
+       COLLECT { MATCH (m:Entity)-[:SUMMARIZED_BY]->(s) RETURN m.name } AS members
+ORDER BY layer DESC, summary
+LIMIT 100;
+
+// strata: connected components by size
+MATCH (e:Entity)
+RETURN e.componentId AS component, count(*) AS entities, collect(e.name)[..10] AS sample
+ORDER BY entities DESC
+LIMIT 25;
+
+// strata: communities per level (0 = coarsest)
+MATCH (c:Community)
+RETURN c.level AS level, count(*) AS communities, avg(c.size) AS meanSize, max(c.size) AS largest
+ORDER BY level;
+
+// strata: best-rated community reports of a level ($level)
+MATCH (c:Community)
+WHERE c.level = $level
+RETURN c.id AS id, c.title AS title, c.rating AS rating, c.size AS size, c.summary AS summary
+ORDER BY rating DESC, size DESC
+LIMIT 25;
+
+// strata: the community tree below the coarsest communities
+MATCH p = (:Community)-[:CHILD_OF*1..]->(top:Community)
+WHERE top.level = 0
+RETURN p
+LIMIT 300;
+
+// strata: one community, its members and the relations among them ($communityId)
+MATCH (c:Community {id: $communityId})<-[m:IN_COMMUNITY]-(e:Entity)
+OPTIONAL MATCH r = (e)-[:RELATED]->(:Entity)-[:IN_COMMUNITY]->(c)
+RETURN c, m, e, r;
+
+// strata: the communities of an entity at every level ($entityId)
+MATCH (e:Entity {id: $entityId})-[:IN_COMMUNITY]->(c:Community)
+RETURN c.level AS level, c.id AS id, c.title AS title, c.size AS size
+ORDER BY level;
+
+// strata: a shortest path between two entities, as bridge retrieval walks it ($from, $to)
+MATCH (a:Entity {id: $from})
+MATCH (b:Entity {id: $to})
+MATCH p = shortestPath((a)-[:RELATED|SUMMARIZED_BY*..10]-(b))
+RETURN p;
+
+// strata: full-text search over entity names and descriptions ($text)
+CALL db.index.fulltext.queryNodes('entity_text', $text)
+YIELD node, score
+RETURN node.name AS name, node.type AS type, node.description AS description, score
+LIMIT 20;
+
+// strata: settings strata recorded (embedding model and others)
+MATCH (m:StrataMeta)
+RETURN m.key AS key, m.value AS value
+ORDER BY key;
