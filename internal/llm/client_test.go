@@ -552,6 +552,9 @@ func TestConfig(t *testing.T) {
 	if strings.Contains(cfg.String(), "sk-abc") {
 		t.Error("String leaks the key")
 	}
+	if s := (Config{BaseURL: "https://user:hunter2@proxy.example/v1"}).String(); strings.Contains(s, "hunter2") {
+		t.Errorf("String leaks the URL password: %s", s)
+	}
 	if b, _ := json.Marshal(cfg); strings.Contains(string(b), "sk-abc") {
 		t.Error("JSON leaks the key")
 	}

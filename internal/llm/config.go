@@ -84,8 +84,12 @@ func (c Config) String() string {
 	if c.APIKey != "" {
 		key = "set"
 	}
+	base := c.BaseURL
+	if u, err := url.Parse(base); err == nil {
+		base = u.Redacted() // a password in the URL is a secret too
+	}
 	return fmt.Sprintf("llm{base=%s chat=%s embed=%s key=%s concurrency=%d rpm=%d tpm=%d retries=%d timeout=%s cache=%q}",
-		c.BaseURL, c.ChatModel, c.EmbeddingModel, key, c.Concurrency, c.RPM, c.TPM, c.MaxRetries, c.Timeout, c.CacheDir)
+		base, c.ChatModel, c.EmbeddingModel, key, c.Concurrency, c.RPM, c.TPM, c.MaxRetries, c.Timeout, c.CacheDir)
 }
 
 // withDefaults fills zero fields and normalizes the base URL.

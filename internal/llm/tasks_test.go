@@ -1,0 +1,59 @@
+package llm
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stratarag/strata/internal/llm/fakeopenai"
+	"github.com/stratarag/strata/prompts"
+)
+
+func TestTasks(t *testing.T) {
+	c, s := fake(t, fakeopenai.Options{}, Config{})
+	ps := prompts.New()
+	ctx := context.Background()
+	r, err := Report(ctx, c, ps, "Ilsa Marrow founded the Saltmere Guild. Corvin Hale surveyed for the Saltmere Guild.")
+	if err != nil || r.Title == "" || len(r.Findings) == 0 {
+		t.Errorf("report %+v %v", r, err)
+	}
+	pts, err := KeyPoints(ctx, c, ps, "Who founded the guild?", "[community:0-1] Ilsa Marrow founded the guild.")
+	if err != nil || len(pts) != 1 {
+		t.Errorf("points %+v %v", pts, err)
+	}
+	recs, err := SummaryEntities(ctx, c, ps, "- Ilsa Marrow: founder\n- Corvin Hale: surveyor", nil)
+	if err != nil || len(recs.Entities) != 1 || len(recs.Relationships) != 2 {
+		t.Errorf("summary entities %+v %v", recs, err)
+	}
+	st := c.Stats().Stages
+	if st[StageReport].LLMCalls != 1 || st[StageMap].LLMCalls != 1 || st[StageLayers].LLMCalls != 1 || s.Counts().Chat != 3 {
+		t.Errorf("stages %+v", st)
+	}
+}
+
+func TestReportAsksAgainAfterUnreadableAnswer(t *testing.T) {
+	chat := &scriptedChat{answers: []string{"I cannot write JSON today.", `{"title":"T","summary":"S"}`}}
+	r, err := Report(context.Background(), chat, prompts.New(), "Ilsa Marrow")
+	if err != nil || r.Title != "T" || len(chat.reqs) != 2 || chat.reqs[1].Temperature == 0 || !chat.reqs[0].JSON {
+		t.Errorf("report %+v %v after %d calls", r, err, len(chat.reqs))
+	}
+	chat = &scriptedChat{answers: []string{"no", "still no"}}
+	if _, err := Report(context.Background(), chat, prompts.New(), "Ilsa Marrow"); err == nil {
+		t.Error("unreadable answers: want error")
+	}
+	chat = &scriptedChat{answers: []string{"no", "still no"}}
+	if pts, err := KeyPoints(context.Background(), chat, prompts.New(), "q?", "r"); err != nil || pts != nil {
+		t.Errorf("unreadable key points: %v %v", pts, err)
+	}
+}
+
+type scriptedChat struct {
+	answers []string
+	reqs    []ChatRequest
+}
+
+func (s *scriptedChat) Chat(_ context.Context, req ChatRequest) (ChatResponse, error) {
+	s.reqs = append(s.reqs, req)
+	a := s.answers[0]
+	s.answers = s.answers[1:]
+	return ChatResponse{Content: a}, nil
+}
