@@ -41,7 +41,13 @@ func (r *driverRunner) exec(ctx context.Context, mode neo4j.AccessMode, work fun
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	session := r.driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: mode, DatabaseName: r.database})
+	// The shared bookmark manager makes every session causally consistent with the writes of
+	// the others: on a cluster a read right after Apply sees what Apply wrote.
+	session := r.driver.NewSession(ctx, neo4j.SessionConfig{
+		AccessMode:      mode,
+		DatabaseName:    r.database,
+		BookmarkManager: r.driver.ExecuteQueryBookmarkManager(),
+	})
 	defer session.Close(ctx)
 	t := &driverTx{}
 	fn := func(mt neo4j.ManagedTransaction) (any, error) {
