@@ -48,7 +48,7 @@ func newSchemaServer() *schemaServer {
 }
 
 func testBatch() graph.Batch {
-	at := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+	at := time.Date(2024, 5, 6, 9, 8, 9, 0, time.FixedZone("CEST", 2*3600))
 	return graph.Batch{
 		Documents: []graph.Document{{ID: "doc-1", Title: "Alpha", Metadata: "{}", IngestedAt: at}},
 		Chunks: []graph.Chunk{
@@ -132,8 +132,8 @@ func TestApplyStatementsAndParams(t *testing.T) {
 		t.Errorf("meta rows %v, want sorted by key", meta)
 	}
 	docs := rowsParam(t, f.only(qWriteDocuments)[0])
-	if _, ok := docs[0]["ingestedAt"].(time.Time); !ok {
-		t.Errorf("ingestedAt param is %T, want time.Time (a Neo4j DATETIME)", docs[0]["ingestedAt"])
+	if at, ok := docs[0]["ingestedAt"].(time.Time); !ok || at.Location() != time.UTC {
+		t.Errorf("ingestedAt param is %#v, want a time.Time in UTC (a Neo4j DATETIME)", docs[0]["ingestedAt"])
 	}
 	if got := f.only(qWriteNextLink)[0].params["documentIds"]; !reflect.DeepEqual(got, []string{"doc-1"}) {
 		t.Errorf("NEXT rebuilt for %v, want [doc-1]", got)

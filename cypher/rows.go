@@ -31,6 +31,8 @@ func stringsParam(s []string) []string {
 	return s
 }
 
+// documentRow sends IngestedAt in UTC: the driver names a time's zone by its Location, and
+// time.Local's name, "Local", is no zone Neo4j knows.
 func documentRow(d graph.Document) map[string]any {
 	return map[string]any{
 		"id":         d.ID,
@@ -38,7 +40,7 @@ func documentRow(d graph.Document) map[string]any {
 		"source":     d.Source,
 		"sha256":     d.SHA256,
 		"metadata":   d.Metadata,
-		"ingestedAt": d.IngestedAt,
+		"ingestedAt": d.IngestedAt.UTC(),
 	}
 }
 
