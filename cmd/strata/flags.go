@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"github.com/urfave/cli/v2"
 )
 
@@ -14,6 +16,15 @@ const (
 	flagOffline        = "offline"
 	flagLLMModel       = "llm-model"
 	flagEmbeddingModel = "embedding-model"
+	flagEmbeddingDims  = "embedding-dims"
+	flagLLMConcurrency = "llm-concurrency"
+	flagLLMRPM         = "llm-rpm"
+	flagLLMTPM         = "llm-tpm"
+	flagLLMTimeout     = "llm-timeout"
+	flagCacheDir       = "cache-dir"
+	flagNoCache        = "no-cache"
+	flagExtractMode    = "extract-mode"
+	flagGleaning       = "gleaning"
 	flagLogLevel       = "log-level"
 	flagLogFormat      = "log-format"
 	flagJSON           = "json"
@@ -42,6 +53,29 @@ func modelFlags() []cli.Flag {
 			Usage: "chat model of the OpenAI-compatible API (OPENAI_API_KEY, OPENAI_BASE_URL)"},
 		&cli.StringFlag{Name: flagEmbeddingModel, Value: "text-embedding-3-small", EnvVars: []string{"STRATA_EMBEDDING_MODEL"}, Category: "Models",
 			Usage: "embedding model of the OpenAI-compatible API"},
+		&cli.IntFlag{Name: flagEmbeddingDims, Category: "Models",
+			Usage: "request this many embedding dimensions (text-embedding-3 models); 0 = the model's own"},
+		&cli.IntFlag{Name: flagLLMConcurrency, Value: 8, EnvVars: []string{"STRATA_LLM_CONCURRENCY"}, Category: "Models",
+			Usage: "LLM requests in flight at most"},
+		&cli.IntFlag{Name: flagLLMRPM, EnvVars: []string{"STRATA_LLM_RPM"}, Category: "Models",
+			Usage: "requests per minute limit (0 = none)"},
+		&cli.IntFlag{Name: flagLLMTPM, EnvVars: []string{"STRATA_LLM_TPM"}, Category: "Models",
+			Usage: "tokens per minute limit (0 = none)"},
+		&cli.DurationFlag{Name: flagLLMTimeout, Value: 3 * time.Minute, Category: "Models",
+			Usage: "timeout of one LLM request attempt (retried on expiry)"},
+		&cli.StringFlag{Name: flagCacheDir, EnvVars: []string{"STRATA_CACHE_DIR"}, Category: "Models",
+			Usage: "LLM response cache (default: <data-dir>/llm-cache); re-runs and resumed runs reuse it"},
+		&cli.BoolFlag{Name: flagNoCache, Category: "Models", Usage: "do not read or write the LLM response cache"},
+	}
+}
+
+// extractionFlags configure the LLM extractor (ingest only).
+func extractionFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: flagExtractMode, Value: "combined", Category: "Models",
+			Usage: "LLM extraction: combined (one call per chunk) or two-pass (entities, then relations, as in HiRAG)"},
+		&cli.IntFlag{Name: flagGleaning, Value: 0, Category: "Models",
+			Usage: "LLM gleaning rounds asking for missed entities (0-1 recommended)"},
 	}
 }
 

@@ -10,9 +10,10 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 
+	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline"
-	"github.com/stratarag/strata/pipeline/reports"
+	"github.com/stratarag/strata/retrieval"
 )
 
 func ingestCommand() *cli.Command {
@@ -26,13 +27,14 @@ func ingestCommand() *cli.Command {
 			"community reports. Unchanged documents are skipped, so re-running is cheap; an interrupted run\n" +
 			"resumes where it stopped. Bad inputs are reported and skipped; the command fails only when\n" +
 			"nothing could be ingested.",
-		Flags: commonFlags(
+		Flags: commonFlags(append(extractionFlags(),
+			&cli.BoolFlag{Name: "dry-run", Usage: "estimate LLM calls and tokens for the inputs without calling anything or writing the store"},
 			&cli.IntFlag{Name: "chunk-size", Value: def.Chunk.Size, Usage: "chunk size in cl100k_base tokens"},
 			&cli.IntFlag{Name: "chunk-overlap", Value: def.Chunk.Overlap, Usage: "tokens shared by consecutive chunks"},
 			&cli.IntFlag{Name: "concurrency", Value: def.Concurrency, Usage: "documents extracted in parallel"},
 			&cli.Int64Flag{Name: "seed", Value: def.Leiden.Seed, Usage: "random seed of community detection"},
 			&cli.BoolFlag{Name: flagJSON, Usage: "print the run report as one JSON object on stdout"},
-		),
+		)...),
 		Action: runIngest,
 	}
 }
@@ -48,7 +50,8 @@ type ingestOutput struct {
 	Relations   int                `json:"relations"`
 	Components  int                `json:"components"`
 	Communities int                `json:"communities"`
-	Usage       any                `json:"usage"`
+	Usage       retrieval.Usage    `json:"usage"`
+	LLM         *llm.Stats         `json:"llm,omitempty"` // per-stage accounting, with a model
 	TimingsMS   map[string]float64 `json:"timings_ms"`
 }
 
@@ -78,6 +81,12 @@ func runIngest(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.Bool("dry-run") {
+		return runDryRun(c, m, tok, opt)
+	}
+	if err := m.prepareEmbedder(c.Context); err != nil {
+		return reportFailure(c, err)
+	}
 	store, be, err := openStore(c.Context, c, log, false)
 	if err != nil {
 		return err
@@ -86,7 +95,7 @@ func runIngest(c *cli.Context) error {
 
 	in := &pipeline.Ingester{
 		Store: store, Extractor: m.extractor, Embedder: m.embedder, Tokenizer: tok,
-		Summarizer: m.summarizer, Reporter: &reports.Extractive{Embedder: m.embedder},
+		Summarizer: m.summarizer, Reporter: m.reporter(tok, log),
 		Log: log, Options: opt,
 	}
 	if isTerminal(c.App.ErrWriter) {
@@ -101,8 +110,15 @@ func runIngest(c *cli.Context) error {
 	for _, p := range rep.Problems {
 		out.Skipped = append(out.Skipped, p.String())
 	}
+	if m.client != nil {
+		st := m.client.Stats()
+		out.LLM = &st
+	}
 	for stage, d := range rep.StageDuration {
 		out.TimingsMS[stage] = ms(d)
+	}
+	if m.client != nil {
+		_ = llm.WriteUsageTable(c.App.ErrWriter, m.client.Stats())
 	}
 	if err != nil {
 		return reportFailure(c, err)

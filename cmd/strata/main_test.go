@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -22,7 +23,13 @@ func strata(t *testing.T, args ...string) (int, string, string) {
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("OPENAI_BASE_URL", "")
 	t.Setenv("NEO4J_URI", "")
-	var stdout, stderr bytes.Buffer
+	return runCLI(t, args...)
+}
+
+// runCLI runs the CLI in-process with the environment as the test set it.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr lockedBuffer
 	code := run(context.Background(), append([]string{"strata"}, args...), &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
 }
@@ -196,3 +203,23 @@ func TestExitCodesAndErrors(t *testing.T) {
 		})
 	}
 }
+
+// lockedBuffer is a bytes.Buffer safe for the concurrent writes of loggers.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }

@@ -1,45 +1,116 @@
 package main
 
 import (
-	"os"
+	"context"
+	"fmt"
+	"path/filepath"
 
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
 
 	"github.com/stratarag/strata/internal/embed"
+	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/internal/tokenizer"
+	"github.com/stratarag/strata/pipeline"
 	"github.com/stratarag/strata/pipeline/extract"
+	"github.com/stratarag/strata/pipeline/reports"
 	"github.com/stratarag/strata/pipeline/resolve"
+	"github.com/stratarag/strata/prompts"
 	"github.com/stratarag/strata/retrieval"
+	"github.com/stratarag/strata/retrieval/answer"
 )
 
-// models are the model-backed parts of a run: real models when an OpenAI-compatible API is
-// configured, the offline stand-ins otherwise.
+// models are the model-backed parts of a run: an OpenAI-compatible API when one is configured,
+// the offline stand-ins otherwise.
 type models struct {
-	offline    bool
+	client     *llm.Client // nil offline
 	extractor  extract.Extractor
 	embedder   embed.Embedder
 	answerer   retrieval.Answerer // nil offline
 	summarizer resolve.Summarizer // nil offline
-	usage      func() retrieval.Usage
 }
 
 // offlineDims is the dimension of the offline embedder's vectors.
 const offlineDims = 384
 
+// setupModels picks the offline path (with --offline, or when neither OPENAI_API_KEY nor
+// OPENAI_BASE_URL is set, saying so once) or builds the LLM client from flags and environment.
+// No request is made here.
 func setupModels(c *cli.Context, log zerolog.Logger) (*models, error) {
-	configured := os.Getenv("OPENAI_API_KEY") != "" || os.Getenv("OPENAI_BASE_URL") != ""
-	switch {
-	case c.Bool(flagOffline):
-		log.Info().Msg("offline mode (--offline): proper-noun extractor and hashing embedder, no LLM; answers are not generated")
-	case !configured:
-		log.Warn().Msg("no OPENAI_API_KEY or OPENAI_BASE_URL set: running offline with the proper-noun extractor and hashing embedder (lower quality); answers are not generated")
-	default:
-		log.Warn().Msg("an OpenAI-compatible API is configured, but the LLM path is not wired into this build yet: running offline")
+	cfg := llm.ConfigFromEnv()
+	if c.Bool(flagOffline) || !cfg.Configured() {
+		if c.Bool(flagOffline) {
+			log.Info().Msg("offline mode (--offline): proper-noun extractor and hashing embedder; no answers are generated")
+		} else {
+			log.Warn().Msg("no OPENAI_API_KEY or OPENAI_BASE_URL set: running offline with the proper-noun extractor and hashing embedder (lower quality); no answers are generated")
+		}
+		return &models{extractor: extract.NewOffline(), embedder: embed.NewOffline(offlineDims)}, nil
+	}
+	cfg.ChatModel = c.String(flagLLMModel)
+	cfg.EmbeddingModel = c.String(flagEmbeddingModel)
+	cfg.EmbeddingDims = c.Int(flagEmbeddingDims)
+	cfg.Concurrency = c.Int(flagLLMConcurrency)
+	cfg.RPM, cfg.TPM = c.Int(flagLLMRPM), c.Int(flagLLMTPM)
+	cfg.Timeout = c.Duration(flagLLMTimeout)
+	if !c.Bool(flagNoCache) {
+		cfg.CacheDir = c.String(flagCacheDir)
+		if cfg.CacheDir == "" {
+			cfg.CacheDir = filepath.Join(c.String(flagDataDir), "llm-cache")
+		}
+	}
+	cfg.OnWarning = func(err error) { log.Warn().Err(err).Msg("llm") }
+	client, err := llm.New(cfg)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	log.Info().Str("llm", client.Config().String()).Msg("using an OpenAI-compatible API")
+
+	mode, err := extract.ParseMode(c.String(flagExtractMode))
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--%s: %w", flagExtractMode, err)}
+	}
+	gleaning := c.Int(flagGleaning)
+	if gleaning < 0 || gleaning > 3 {
+		return nil, usageError{fmt.Errorf("--%s must be between 0 and 3, got %d", flagGleaning, gleaning)}
+	}
+	summarizer, err := llm.NewSummarizer(client, llm.SummarizerOptions{})
+	if err != nil {
+		return nil, err
 	}
 	return &models{
-		offline:   true,
-		extractor: extract.NewOffline(),
-		embedder:  embed.NewOffline(offlineDims),
-		usage:     func() retrieval.Usage { return retrieval.Usage{} },
+		client:     client,
+		extractor:  extract.NewLLM(client, extract.LLMOptions{Mode: mode, Gleaning: gleaning}),
+		embedder:   client,
+		answerer:   answer.New(client, answer.Options{}),
+		summarizer: summarizer,
 	}, nil
+}
+
+// prepareEmbedder learns the embedding dimension (one cached probe call) so that the store's
+// model check and vector indexes know it before the first write.
+func (m *models) prepareEmbedder(ctx context.Context) error {
+	if m.client == nil {
+		return nil
+	}
+	if _, err := m.client.DiscoverDimensions(ctx); err != nil {
+		return fmt.Errorf("embedding model: %w", err)
+	}
+	return nil
+}
+
+// reporter writes community reports with the model when there is one.
+func (m *models) reporter(tok *tokenizer.Tokenizer, log zerolog.Logger) pipeline.Reporter {
+	if m.client == nil {
+		return &reports.Extractive{Embedder: m.embedder}
+	}
+	return &reports.LLM{Chat: m.client, Prompts: prompts.New(), Embedder: m.embedder, Tokenizer: tok, Log: log}
+}
+
+// usage is the §6 usage object of everything the client did so far.
+func (m *models) usage() retrieval.Usage {
+	if m.client == nil {
+		return retrieval.Usage{}
+	}
+	u := m.client.Stats().Usage()
+	return retrieval.Usage{LLMCalls: u.LLMCalls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, EmbeddingCalls: u.EmbeddingCalls}
 }

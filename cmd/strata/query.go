@@ -72,6 +72,10 @@ func newEngine(c *cli.Context) (engine *retrieval.Engine, m *models, closeFn fun
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if err := m.prepareEmbedder(c.Context); err != nil {
+		closeStore(store, log)
+		return nil, nil, nil, err
+	}
 	engine = &retrieval.Engine{Store: store, Embedder: m.embedder, Tokenizer: tok, Answerer: m.answerer}
 	return engine, m, func() { closeStore(store, log) }, nil
 }

@@ -13,23 +13,15 @@ import (
 
 	"github.com/stratarag/strata/internal/embed"
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/prompts"
 )
 
-// Report is the JSON document a community report is stored as (Community.report); the LLM path
-// asks models for the same shape.
-type Report struct {
-	Title             string    `json:"title"`
-	Summary           string    `json:"summary"`
-	Rating            float64   `json:"rating"`
-	RatingExplanation string    `json:"rating_explanation"`
-	Findings          []Finding `json:"findings"`
-}
+// Report is the JSON document a community report is stored as (Community.report): the shape the
+// LLM path asks models for, which extractive reports follow too.
+type Report = prompts.Report
 
 // Finding is one point of a report.
-type Finding struct {
-	Summary     string `json:"summary"`
-	Explanation string `json:"explanation"`
-}
+type Finding = prompts.Finding
 
 // Extractive builds reports without a model: the title names the community's most connected
 // entities, the summary strings together their first descriptive sentences, findings are its
@@ -56,30 +48,41 @@ func (x *Extractive) Reports(ctx context.Context, store graph.Store, communities
 	}
 	for start := 0; start < len(communities); start += size {
 		part := slices.Clone(communities[start:min(start+size, len(communities))])
-		texts := make([]string, len(part))
+		reps := make([]Report, len(part))
 		for i := range part {
 			m, err := store.CommunityMembers(ctx, part[i].ID)
 			if err != nil {
 				return fmt.Errorf("read members of community %s: %w", part[i].ID, err)
 			}
-			r := buildReport(m)
-			body, err := json.Marshal(r)
-			if err != nil {
-				return fmt.Errorf("encode report of %s: %w", part[i].ID, err)
-			}
-			part[i].Title, part[i].Summary, part[i].Rating, part[i].Report = r.Title, r.Summary, r.Rating, string(body)
-			texts[i] = r.Title + "\n" + r.Summary
+			reps[i] = buildReport(m)
 		}
-		vecs, err := x.Embedder.Embed(ctx, texts)
+		if err := write(ctx, store, x.Embedder, part, reps); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// write stores reports on their communities with the embedding of title and summary.
+func write(ctx context.Context, store graph.Store, emb embed.Embedder, part []graph.Community, reps []Report) error {
+	texts := make([]string, len(part))
+	for i, r := range reps {
+		body, err := json.Marshal(r)
 		if err != nil {
-			return fmt.Errorf("embed community reports: %w", err)
+			return fmt.Errorf("encode report of %s: %w", part[i].ID, err)
 		}
-		for i := range part {
-			part[i].Embedding = vecs[i]
-		}
-		if err := store.Apply(ctx, graph.Batch{Communities: part}); err != nil {
-			return fmt.Errorf("write community reports: %w", err)
-		}
+		part[i].Title, part[i].Summary, part[i].Rating, part[i].Report = r.Title, r.Summary, r.Rating, string(body)
+		texts[i] = r.Title + "\n" + r.Summary
+	}
+	vecs, err := emb.Embed(ctx, texts)
+	if err != nil {
+		return fmt.Errorf("embed community reports: %w", err)
+	}
+	for i := range part {
+		part[i].Embedding = vecs[i]
+	}
+	if err := store.Apply(ctx, graph.Batch{Communities: part}); err != nil {
+		return fmt.Errorf("write community reports: %w", err)
 	}
 	return nil
 }

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/stratarag/strata/internal/embedded"
+	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/llm/fakeopenai"
+)
+
+// fakeAPI starts a fake OpenAI-compatible server and points the CLI at it.
+func fakeAPI(t *testing.T, opts fakeopenai.Options) *fakeopenai.Server {
+	t.Helper()
+	fake, err := fakeopenai.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	t.Setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+	t.Setenv("NEO4J_URI", "")
+	t.Setenv("STRATA_OFFLINE", "")
+	return fake
+}
+
+type graphDump struct {
+	Stats     graph.Stats
+	Entities  []graph.Entity
+	Relations []graph.Relation
+}
+
+func dumpGraph(t *testing.T, dir string) graphDump {
+	t.Helper()
+	ctx := context.Background()
+	s, err := embedded.Open(ctx, dir, embedded.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var d graphDump
+	if d.Stats, err = s.Stats(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d.Entities, err = s.EntitiesByLayer(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	var keys []graph.RelationKey
+	for i := range d.Entities {
+		for j := i + 1; j < len(d.Entities); j++ {
+			keys = append(keys, graph.NewRelationKey(d.Entities[i].ID, d.Entities[j].ID))
+		}
+	}
+	if d.Relations, err = s.Relations(ctx, keys); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestLLMPathEndToEnd ingests testdata through the LLM path against the fake server: with injected
+// 429s and 500s the graph equals a fault-free run's, a re-run makes no call, a dry run of the
+// same input sees every call cached, and a query returns a generated answer with its usage.
+func TestLLMPathEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs several ingests")
+	}
+	clean := fakeAPI(t, fakeopenai.Options{Seed: 1})
+	cleanDir := t.TempDir()
+	if code, out, errOut := runCLI(t, "ingest", "--data-dir", cleanDir, "--json", corpusDir); code != 0 {
+		t.Fatalf("fault-free ingest: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if clean.Counts().Requests == 0 {
+		t.Fatal("the LLM path made no requests")
+	}
+	want := dumpGraph(t, cleanDir)
+	if want.Stats.Nodes["Entity"] == 0 || want.Stats.Relationships["RELATED"] == 0 || want.Stats.Nodes["Community"] == 0 {
+		t.Fatalf("LLM ingest built an empty graph: %+v", want.Stats)
+	}
+
+	faulty := fakeAPI(t, fakeopenai.Options{Seed: 2, RateLimitRate: 0.2, ServerErrorRate: 0.1})
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, "ingest", "--data-dir", dir, "--json", corpusDir)
+	if code != 0 {
+		t.Fatalf("ingest with faults: exit %d\n%s\n%s", code, out, errOut)
+	}
+	var rep struct {
+		Failed int
+		Usage  struct {
+			LLMCalls int `json:"llm_calls"`
+		}
+		LLM struct {
+			Total struct {
+				Retries int `json:"retries"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if rep.Failed != 0 || rep.Usage.LLMCalls == 0 {
+		t.Errorf("report with faults: %s", out)
+	}
+	if faulty.Counts().Requests <= clean.Counts().Requests {
+		t.Errorf("no faults were injected: %d requests vs %d fault-free", faulty.Counts().Requests, clean.Counts().Requests)
+	}
+	got := dumpGraph(t, dir)
+	if !reflect.DeepEqual(got.Stats, want.Stats) || !reflect.DeepEqual(got.Relations, want.Relations) || len(got.Entities) != len(want.Entities) {
+		t.Errorf("graph with 30%% faults differs from the fault-free graph: %+v vs %+v", got.Stats, want.Stats)
+	}
+	for i := range got.Entities {
+		if g, w := got.Entities[i], want.Entities[i]; g.ID != w.ID || g.Description != w.Description || g.Type != w.Type {
+			t.Errorf("entity %d differs: %+v vs %+v", i, g.ID, w.ID)
+		}
+	}
+
+	before := faulty.Counts().Requests
+	if code, _, errOut := runCLI(t, "ingest", "--data-dir", dir, corpusDir); code != 0 {
+		t.Fatalf("re-run: %s", errOut)
+	}
+	// Only the embedding-dimension probe may reach the server, and it is cached too.
+	if after := faulty.Counts().Requests; after != before {
+		t.Errorf("re-run made %d requests, want 0", after-before)
+	}
+
+	code, out, _ = runCLI(t, "ingest", "--data-dir", dir, "--dry-run", "--json", corpusDir)
+	var dry struct {
+		Chunks   int
+		Estimate struct {
+			Stages map[string]struct {
+				Calls       int `json:"calls"`
+				CachedCalls int `json:"cached_calls"`
+			}
+		}
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &dry) != nil {
+		t.Fatalf("dry run: exit %d: %s", code, out)
+	}
+	if ex := dry.Estimate.Stages["extract"]; ex.Calls != 0 || ex.CachedCalls != dry.Chunks || dry.Chunks != 17 {
+		t.Errorf("dry run after ingest: %+v for %d chunks, want all cached", ex, dry.Chunks)
+	}
+
+	code, out, errOut = runCLI(t, "query", "--data-dir", dir, "--json", "Who founded the Saltmere Cartographers' Guild?")
+	if code != 0 {
+		t.Fatalf("query: exit %d: %s", code, errOut)
+	}
+	var res struct {
+		Answer *string
+		Usage  struct {
+			LLMCalls     int `json:"llm_calls"`
+			PromptTokens int `json:"prompt_tokens"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Answer == nil || *res.Answer == "" || res.Usage.LLMCalls != 1 || res.Usage.PromptTokens == 0 {
+		t.Errorf("query answer %v usage %+v", res.Answer, res.Usage)
+	}
+	code, out, _ = runCLI(t, "query", "--data-dir", dir, "--json", "--context-only", "Who founded the guild?")
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res.Answer != nil {
+		t.Errorf("--context-only: exit %d answer %v", code, res.Answer)
+	}
+}
+
+func TestDryRunOffline(t *testing.T) {
+	code, out, _ := strata(t, "ingest", "--dry-run", "--data-dir", filepath.Join(t.TempDir(), "never-created"), corpusDir)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if want := "Offline: ingesting makes no LLM calls."; !contains(out, want) || !contains(out, "17 documents, 17 chunks") {
+		t.Errorf("output:\n%s", out)
+	}
+}

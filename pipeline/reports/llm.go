@@ -1,0 +1,153 @@
+package reports
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/stratarag/strata/internal/embed"
+	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/internal/tokenizer"
+	"github.com/stratarag/strata/prompts"
+)
+
+// LLM writes community reports with a model (DESIGN §4). Levels are written finest first, so a
+// community too large for the input budget is described through its children's reports. A
+// community whose answer stays unreadable gets an extractive report instead, so one bad answer
+// never fails a run; API errors do fail it (a re-run reuses every cached report).
+type LLM struct {
+	Chat      llm.Chatter
+	Prompts   *prompts.Set
+	Embedder  embed.Embedder
+	Tokenizer *tokenizer.Tokenizer
+	Log       zerolog.Logger
+	// MaxInputTokens bounds the community text of one prompt (8000 when zero).
+	MaxInputTokens int
+	// Concurrency is the number of communities reported at once (8 when zero); the client bounds
+	// requests in flight on its own as well.
+	Concurrency int
+}
+
+// Reports implements pipeline.Reporter.
+func (x *LLM) Reports(ctx context.Context, store graph.Store, communities []graph.Community) error {
+	byLevel := map[int][]graph.Community{}
+	var levels []int
+	for _, c := range communities {
+		if _, ok := byLevel[c.Level]; !ok {
+			levels = append(levels, c.Level)
+		}
+		byLevel[c.Level] = append(byLevel[c.Level], c)
+	}
+	slices.Sort(levels)
+	slices.Reverse(levels) // finest first: coarser reports may draw on them
+	written := map[string]Report{}
+	var fallbacks atomic.Int64
+	for _, level := range levels {
+		part := byLevel[level]
+		reps := make([]Report, len(part))
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(cmp.Or(x.Concurrency, 8))
+		for i := range part {
+			g.Go(func() error {
+				m, err := store.CommunityMembers(gctx, part[i].ID)
+				if err != nil {
+					return fmt.Errorf("read members of community %s: %w", part[i].ID, err)
+				}
+				text := x.communityText(m, written)
+				r, err := llm.Report(gctx, x.Chat, x.Prompts, text)
+				if err != nil {
+					if !errors.Is(err, llm.ErrUnreadable) {
+						return fmt.Errorf("report community %s: %w", part[i].ID, err)
+					}
+					x.Log.Warn().Str("community", part[i].ID).Err(err).Msg("unreadable report; using an extractive one")
+					fallbacks.Add(1)
+					r = buildReport(m)
+				}
+				reps[i] = r
+				return nil
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return err
+		}
+		for i, c := range part {
+			written[c.ID] = reps[i]
+		}
+		if err := write(ctx, store, x.Embedder, slices.Clone(part), reps); err != nil {
+			return err
+		}
+	}
+	if n := fallbacks.Load(); n > 0 {
+		x.Log.Warn().Int64("communities", n).Msg("communities got extractive reports because the model's answer was unreadable")
+	}
+	return nil
+}
+
+// communityText lays a community out for the report prompt: entities and relations by weight
+// while they fit the budget; when they do not all fit, the reports of the child communities
+// come first, since they summarize what the cut would lose.
+func (x *LLM) communityText(m graph.Members, written map[string]Report) string {
+	budget := cmp.Or(x.MaxInputTokens, 8000)
+	var sb strings.Builder
+	used := 0
+	add := func(line string) bool {
+		n := x.Tokenizer.Count(line) + 1
+		if used+n > budget {
+			return false
+		}
+		sb.WriteString(line)
+		sb.WriteByte('\n')
+		used += n
+		return true
+	}
+	entities := slices.Clone(m.Entities)
+	slices.SortFunc(entities, func(a, b graph.Entity) int {
+		return cmp.Or(cmp.Compare(b.Degree, a.Degree), cmp.Compare(a.ID, b.ID))
+	})
+	rels := slices.Clone(m.Relations)
+	slices.SortFunc(rels, func(a, b graph.Relation) int {
+		return cmp.Or(cmp.Compare(b.Weight, a.Weight), cmp.Compare(a.Source, b.Source), cmp.Compare(a.Target, b.Target))
+	})
+	full := 0
+	for _, e := range entities {
+		full += x.Tokenizer.Count(e.Description) + 8
+	}
+	for _, r := range rels {
+		full += x.Tokenizer.Count(r.Description) + 8
+	}
+	if full > budget && len(m.Children) > 0 {
+		sb.WriteString("Reports of sub-communities:\n")
+		for _, c := range m.Children {
+			if r, ok := written[c.ID]; ok && !add(fmt.Sprintf("- %s: %s", r.Title, oneLine(r.Summary))) {
+				break
+			}
+		}
+	}
+	sb.WriteString("Entities (name, type, description):\n")
+	for _, e := range entities {
+		if !add(fmt.Sprintf("- %s (%s): %s", e.Name, e.Type, oneLine(e.Description))) {
+			break
+		}
+	}
+	names := make(map[string]string, len(entities))
+	for _, e := range entities {
+		names[e.ID] = e.Name
+	}
+	sb.WriteString("Relationships (source, target, weight, description):\n")
+	for _, r := range rels {
+		if !add(fmt.Sprintf("- %s -- %s (%.0f): %s", names[r.Source], names[r.Target], r.Weight, oneLine(r.Description))) {
+			break
+		}
+	}
+	return sb.String()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

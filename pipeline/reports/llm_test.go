@@ -1,0 +1,118 @@
+package reports
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/stratarag/strata/internal/embed"
+	"github.com/stratarag/strata/internal/embedded"
+	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/internal/tokenizer"
+	"github.com/stratarag/strata/prompts"
+)
+
+// scriptedChat answers report prompts with a fixed text, or fails, and records the prompts.
+type scriptedChat struct {
+	mu      sync.Mutex
+	answer  string
+	err     error
+	prompts []string
+}
+
+func (s *scriptedChat) Chat(_ context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.prompts = append(s.prompts, req.Messages[len(req.Messages)-1].Content)
+	if s.err != nil {
+		return llm.ChatResponse{}, s.err
+	}
+	return llm.ChatResponse{Content: s.answer}, nil
+}
+
+func twoClusterStore(t *testing.T) (*embedded.Store, []graph.Community) {
+	t.Helper()
+	ctx := context.Background()
+	store, err := embedded.Open(ctx, t.TempDir(), embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	var b graph.Batch
+	for _, n := range []string{"Ilsa Marrow", "Saltmere Guild", "Port Avel", "Teodor Vance"} {
+		b.Entities = append(b.Entities, graph.Entity{ID: graph.NormalizeID(n), Name: n, Type: "other", Description: n + " appears in the archive.", ComponentID: -1})
+	}
+	b.Relations = []graph.Relation{
+		{Source: "ILSA MARROW", Target: "SALTMERE GUILD", Weight: 3, Description: "Ilsa Marrow founded the guild."},
+		{Source: "PORT AVEL", Target: "TEODOR VANCE", Weight: 2, Description: "Teodor Vance spoke for Port Avel."},
+	}
+	if err := store.Apply(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	communities, err := store.ComputeCommunities(ctx, graph.DefaultLeidenParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store, communities
+}
+
+func newLLMReporter(t *testing.T, chat llm.Chatter) *LLM {
+	tok, err := tokenizer.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &LLM{Chat: chat, Prompts: prompts.New(), Embedder: embed.NewOffline(16), Tokenizer: tok, Log: zerolog.Nop()}
+}
+
+func TestLLMReports(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name      string
+		chat      *scriptedChat
+		wantTitle string // "" means the extractive title
+		wantErr   bool
+	}{
+		{"model report", &scriptedChat{answer: "```json\n{\"title\": \"Founders\", \"summary\": \"Who founded what.\", \"rating\": 7, \"findings\": [{\"summary\": \"a\", \"explanation\": \"b\"}]}\n```"}, "Founders", false},
+		{"unreadable answer falls back", &scriptedChat{answer: "I cannot help with that."}, "", false},
+		{"API error fails the run", &scriptedChat{err: errors.New("401 unauthorized")}, "", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			store, communities := twoClusterStore(t)
+			err := newLLMReporter(t, tc.chat).Reports(ctx, store, communities)
+			if tc.wantErr {
+				if err == nil {
+					t.Fatal("want an error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			stored, err := store.CommunitiesByLevel(ctx, -1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range stored {
+				switch {
+				case tc.wantTitle != "" && c.Title != tc.wantTitle:
+					t.Errorf("%s: title %q, want %q", c.ID, c.Title, tc.wantTitle)
+				case tc.wantTitle == "" && !strings.Contains(c.Title, " and ") && !strings.Contains(c.Title, "Ilsa") && !strings.Contains(c.Title, "Port"):
+					t.Errorf("%s: title %q is not an extractive one", c.ID, c.Title)
+				}
+				if len(c.Embedding) != 16 || c.Report == "" {
+					t.Errorf("%s: report not stored: %+v", c.ID, c)
+				}
+			}
+			joined := strings.Join(tc.chat.prompts, "\n")
+			if !strings.Contains(joined, "Ilsa Marrow founded the guild.") || !strings.Contains(joined, "Teodor Vance (other)") {
+				t.Errorf("prompts do not carry the community's entities and relations:\n%s", joined)
+			}
+		})
+	}
+}
