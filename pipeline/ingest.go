@@ -110,22 +110,9 @@ func (in *Ingester) Run(ctx context.Context, paths []string) (Report, error) {
 		return rep, err
 	}
 
-	var docs []load.Document
-	seen := map[string]int{} // document id → index in docs
 	t := time.Now()
-	rep.Problems, err = load.Walk(ctx, paths, func(d load.Document) error {
-		if i, dup := seen[d.ID]; dup {
-			// The same id twice in one run: the later document wins, as a later run would.
-			in.Log.Warn().Str("document", d.ID).Str("source", d.Source).Str("earlier", docs[i].Source).
-				Bool("same_text", d.Text == docs[i].Text).Msg("duplicate document id; keeping the later one")
-			docs[i] = d
-			rep.Duplicates++
-			return nil
-		}
-		seen[d.ID] = len(docs)
-		docs = append(docs, d)
-		return nil
-	})
+	docs, problems, dups, err := LoadDocuments(ctx, paths, in.Log)
+	rep.Problems, rep.Duplicates = problems, dups
 	rep.StageDuration["load"] = time.Since(t)
 	for _, p := range rep.Problems {
 		in.Log.Warn().Str("input", p.Source).Err(p.Err).Msg("skipped input")
@@ -158,6 +145,28 @@ func (in *Ingester) Run(ctx context.Context, paths []string) (Report, error) {
 	}
 	rep.Duration = time.Since(start)
 	return rep, nil
+}
+
+// LoadDocuments loads every document under paths (see load.Walk) and resolves repeated ids
+// within the inputs: the later document wins, as it would in a later run, and a warning names
+// both sources. It returns the documents, the skipped inputs and the number of repeats.
+func LoadDocuments(ctx context.Context, paths []string, log zerolog.Logger) ([]load.Document, []load.Problem, int, error) {
+	var docs []load.Document
+	seen := map[string]int{} // document id → index in docs
+	dups := 0
+	problems, err := load.Walk(ctx, paths, func(d load.Document) error {
+		if i, dup := seen[d.ID]; dup {
+			log.Warn().Str("document", d.ID).Str("source", d.Source).Str("earlier", docs[i].Source).
+				Bool("same_text", d.Text == docs[i].Text).Msg("duplicate document id; keeping the later one")
+			docs[i] = d
+			dups++
+			return nil
+		}
+		seen[d.ID] = len(docs)
+		docs = append(docs, d)
+		return nil
+	})
+	return docs, problems, dups, err
 }
 
 // checkEmbeddingModel refuses to mix vectors of two embedding models in one store, and returns

@@ -11,7 +11,6 @@ import (
 	"github.com/stratarag/strata/pipeline"
 	"github.com/stratarag/strata/pipeline/chunk"
 	"github.com/stratarag/strata/pipeline/extract"
-	"github.com/stratarag/strata/pipeline/load"
 )
 
 // dryRunOutput is what `ingest --dry-run --json` prints.
@@ -31,21 +30,25 @@ type dryRunOutput struct {
 // are counted as cached.
 func runDryRun(c *cli.Context, m *models, tok *tokenizer.Tokenizer, opt pipeline.Options) error {
 	out := dryRunOutput{Skipped: []string{}, Offline: m.client == nil}
+	log, err := newLogger(c)
+	if err != nil {
+		return err
+	}
+	docs, problems, _, err := pipeline.LoadDocuments(c.Context, c.Args().Slice(), log)
+	if err != nil {
+		return reportFailure(c, err)
+	}
 	var texts []string
-	problems, err := load.Walk(c.Context, c.Args().Slice(), func(d load.Document) error {
+	for _, d := range docs {
 		pieces, err := chunk.Split(tok, d.ID, d.Text, opt.Chunk)
 		if err != nil {
-			return err
+			return reportFailure(c, err)
 		}
 		out.Documents++
 		for _, p := range pieces {
 			texts = append(texts, p.Text)
 			out.CorpusTokens += p.Tokens
 		}
-		return nil
-	})
-	if err != nil {
-		return reportFailure(c, err)
 	}
 	for _, p := range problems {
 		out.Skipped = append(out.Skipped, p.String())

@@ -20,9 +20,12 @@ import (
 )
 
 // LLM writes community reports with a model (DESIGN §4). Levels are written finest first, so a
-// community too large for the input budget is described through its children's reports. A
-// community whose answer stays unreadable gets an extractive report instead, so one bad answer
-// never fails a run; API errors do fail it (a re-run reuses every cached report).
+// community too large for the input budget is described through its children's reports. Tokens
+// are spent only where a model adds something: a community without relations (a lone entity,
+// or several unrelated ones) gets an extractive report, and a community that merely repeats its
+// only child one level down reuses the child's report. A community whose answer stays
+// unreadable gets an extractive report instead, so one bad answer never fails a run; API errors
+// do fail it (a re-run reuses every cached report).
 type LLM struct {
 	Chat      llm.Chatter
 	Prompts   *prompts.Set
@@ -49,7 +52,7 @@ func (x *LLM) Reports(ctx context.Context, store graph.Store, communities []grap
 	slices.Sort(levels)
 	slices.Reverse(levels) // finest first: coarser reports may draw on them
 	written := map[string]Report{}
-	var fallbacks atomic.Int64
+	var fallbacks, extractive, reused atomic.Int64
 	for _, level := range levels {
 		part := byLevel[level]
 		reps := make([]Report, len(part))
@@ -60,6 +63,18 @@ func (x *LLM) Reports(ctx context.Context, store graph.Store, communities []grap
 				m, err := store.CommunityMembers(gctx, part[i].ID)
 				if err != nil {
 					return fmt.Errorf("read members of community %s: %w", part[i].ID, err)
+				}
+				if len(m.Relations) == 0 {
+					extractive.Add(1)
+					reps[i] = buildReport(m)
+					return nil
+				}
+				if len(m.Children) == 1 && m.Children[0].Size == len(m.Entities) {
+					if r, ok := written[m.Children[0].ID]; ok {
+						reused.Add(1)
+						reps[i] = r
+						return nil
+					}
 				}
 				text := x.communityText(m, written)
 				r, err := llm.Report(gctx, x.Chat, x.Prompts, text)
@@ -88,6 +103,8 @@ func (x *LLM) Reports(ctx context.Context, store graph.Store, communities []grap
 	if n := fallbacks.Load(); n > 0 {
 		x.Log.Warn().Int64("communities", n).Msg("communities got extractive reports because the model's answer was unreadable")
 	}
+	x.Log.Info().Int("communities", len(communities)).Int64("without_relations", extractive.Load()).
+		Int64("same_as_child", reused.Load()).Msg("community reports written; only communities with relations cost model calls")
 	return nil
 }
 

@@ -44,7 +44,7 @@ func twoClusterStore(t *testing.T) (*embedded.Store, []graph.Community) {
 	}
 	t.Cleanup(func() { store.Close() })
 	var b graph.Batch
-	for _, n := range []string{"Ilsa Marrow", "Saltmere Guild", "Port Avel", "Teodor Vance"} {
+	for _, n := range []string{"Ilsa Marrow", "Saltmere Guild", "Port Avel", "Teodor Vance", "Lone Keeper"} {
 		b.Entities = append(b.Entities, graph.Entity{ID: graph.NormalizeID(n), Name: n, Type: "other", Description: n + " appears in the archive.", ComponentID: -1})
 	}
 	b.Relations = []graph.Relation{
@@ -100,6 +100,7 @@ func TestLLMReports(t *testing.T) {
 			}
 			for _, c := range stored {
 				switch {
+				case c.Title == "Lone Keeper":
 				case tc.wantTitle != "" && c.Title != tc.wantTitle:
 					t.Errorf("%s: title %q, want %q", c.ID, c.Title, tc.wantTitle)
 				case tc.wantTitle == "" && !strings.Contains(c.Title, " and ") && !strings.Contains(c.Title, "Ilsa") && !strings.Contains(c.Title, "Port"):
@@ -112,6 +113,19 @@ func TestLLMReports(t *testing.T) {
 			joined := strings.Join(tc.chat.prompts, "\n")
 			if !strings.Contains(joined, "Ilsa Marrow founded the guild.") || !strings.Contains(joined, "Teodor Vance (other)") {
 				t.Errorf("prompts do not carry the community's entities and relations:\n%s", joined)
+			}
+			// The isolated entity's communities have no relations: no model call describes them.
+			if strings.Contains(joined, "Lone Keeper") {
+				t.Error("a community without relations cost a model call")
+			}
+			// Each cluster needs one call (two reads of an unreadable answer); coarser levels that
+			// repeat a cluster reuse its report.
+			perCommunity := 1
+			if tc.wantTitle == "" {
+				perCommunity = 2
+			}
+			if len(tc.chat.prompts) != 2*perCommunity {
+				t.Errorf("%d model calls for %d communities, want %d", len(tc.chat.prompts), len(stored), 2*perCommunity)
 			}
 		})
 	}
