@@ -1,12 +1,23 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/graph"
@@ -174,5 +185,102 @@ func TestDryRunOffline(t *testing.T) {
 	}
 	if want := "Offline: ingesting makes no LLM calls."; !contains(out, want) || !contains(out, "17 documents, 17 chunks") {
 		t.Errorf("output:\n%s", out)
+	}
+}
+
+// requestLog records a hash of every chat request body that reaches the fake server.
+type requestLog struct {
+	mu     sync.Mutex
+	bodies map[string]int
+	total  int
+}
+
+func (l *requestLog) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			body, _ := io.ReadAll(r.Body)
+			sum := sha256.Sum256(body)
+			l.mu.Lock()
+			l.bodies[hex.EncodeToString(sum[:])]++
+			l.total++
+			l.mu.Unlock()
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (l *requestLog) repeats() (total, repeated int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, n := range l.bodies {
+		repeated += n - 1
+	}
+	return l.total, repeated
+}
+
+// TestLLMIngestKilledAndResumed kills an LLM ingest (a child process) mid-run and resumes it: the
+// resumed run repeats no chat call except those in flight at the kill, and builds the same
+// graph as an uninterrupted run.
+func TestLLMIngestKilledAndResumed(t *testing.T) {
+	if args := os.Getenv("STRATA_TEST_CHILD_ARGS"); args != "" {
+		os.Exit(run(context.Background(), append([]string{"strata"}, strings.Split(args, "\x1f")...), io.Discard, io.Discard))
+	}
+	if testing.Short() {
+		t.Skip("spawns a child process")
+	}
+	const concurrency = 2
+	fake, err := fakeopenai.New(fakeopenai.Options{Seed: 3, Latency: 40 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := &requestLog{bodies: map[string]int{}}
+	srv := httptest.NewServer(reqs.wrap(fake))
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	t.Setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+	t.Setenv("NEO4J_URI", "")
+	t.Setenv("STRATA_OFFLINE", "")
+
+	dir := t.TempDir()
+	args := []string{"ingest", "--data-dir", dir, "--concurrency", "1", "--llm-concurrency", fmt.Sprint(concurrency), corpusDir}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLLMIngestKilledAndResumed$")
+	cmd.Env = append(os.Environ(), "STRATA_TEST_CHILD_ARGS="+strings.Join(args, "\x1f"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if total, _ := reqs.repeats(); total >= 6 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	killedAt, _ := reqs.repeats()
+	if killedAt < 6 {
+		t.Fatalf("the child made only %d chat requests before the deadline", killedAt)
+	}
+
+	if code, out, errOut := runCLI(t, args...); code != 0 {
+		t.Fatalf("resumed ingest: exit %d\n%s\n%s", code, out, errOut)
+	}
+	total, repeated := reqs.repeats()
+	t.Logf("chat requests: %d before the kill, %d in all, %d repeated", killedAt, total, repeated)
+	if repeated > concurrency {
+		t.Errorf("%d chat requests were made twice; at most the %d in flight at the kill may repeat", repeated, concurrency)
+	}
+	if total <= killedAt {
+		t.Error("the resumed run made no calls: the kill came too late to test anything")
+	}
+
+	fakeAPI(t, fakeopenai.Options{Seed: 3})
+	cleanDir := t.TempDir()
+	if code, _, errOut := runCLI(t, "ingest", "--data-dir", cleanDir, corpusDir); code != 0 {
+		t.Fatalf("clean ingest: %s", errOut)
+	}
+	if got, want := dumpGraph(t, dir), dumpGraph(t, cleanDir); !reflect.DeepEqual(got.Stats, want.Stats) || !reflect.DeepEqual(got.Relations, want.Relations) {
+		t.Errorf("resumed graph differs from an uninterrupted run: %+v vs %+v", got.Stats, want.Stats)
 	}
 }
