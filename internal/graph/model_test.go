@@ -7,7 +7,7 @@ func TestNormalizeID(t *testing.T) {
 		{"Ilsa Marrow", "ILSA MARROW"},
 		{"  ilsa \t\n marrow ", "ILSA MARROW"},
 		{"Ｓａｌｔｍｅｒｅ", "SALTMERE"}, // full-width letters fold under NFKC
-		{"straße", "STRAßE"}, // per-rune upper case: ß has no one-rune capital
+		{"straße", "STRAßE"},     // per-rune upper case: ß has no one-rune capital
 		{"café", "CAFÉ"},
 		{"", ""},
 		{"   ", ""},
