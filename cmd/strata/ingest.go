@@ -10,6 +10,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 
+	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline"
@@ -51,7 +52,8 @@ type ingestOutput struct {
 	Components  int                `json:"components"`
 	Communities int                `json:"communities"`
 	Usage       retrieval.Usage    `json:"usage"`
-	LLM         *llm.Stats         `json:"llm,omitempty"` // per-stage accounting, with a model
+	LLM         *llm.Stats         `json:"llm,omitempty"`   // per-stage accounting, with a model
+	Store       *graph.Stats       `json:"store,omitempty"` // what the store holds after the run
 	TimingsMS   map[string]float64 `json:"timings_ms"`
 }
 
@@ -114,6 +116,14 @@ func runIngest(c *cli.Context) error {
 		st := m.client.Stats()
 		out.LLM = &st
 	}
+	if err == nil {
+		st, serr := store.Stats(c.Context)
+		if serr != nil {
+			log.Warn().Err(serr).Msg("read store stats")
+		} else {
+			out.Store = &st
+		}
+	}
 	for stage, d := range rep.StageDuration {
 		out.TimingsMS[stage] = ms(d)
 	}
@@ -129,11 +139,16 @@ func runIngest(c *cli.Context) error {
 	w := c.App.Writer
 	fmt.Fprintf(w, "Ingested into the %s\n", describe(be))
 	fmt.Fprintf(w, "  documents  %d written, %d unchanged, %d failed, %d inputs skipped\n", out.Documents, out.Unchanged, out.Failed, len(out.Skipped))
-	fmt.Fprintf(w, "  graph      %d chunks, %d entities, %d relations written\n", out.Chunks, out.Entities, out.Relations)
+	fmt.Fprintf(w, "  written    %d chunks, %d entity and %d relation updates\n", out.Chunks, out.Entities, out.Relations)
 	if out.Components > 0 {
-		fmt.Fprintf(w, "  structure  %d components, %d communities\n", out.Components, out.Communities)
+		fmt.Fprintf(w, "  structure  %d components, %d communities (recomputed)\n", out.Components, out.Communities)
 	} else {
 		fmt.Fprintln(w, "  structure  unchanged")
+	}
+	if out.Store != nil {
+		n, r := out.Store.Nodes, out.Store.Relationships
+		fmt.Fprintf(w, "  store now  %d documents, %d chunks, %d entities, %d relations, %d communities\n",
+			n["Document"], n["Chunk"], n["Entity"], r["RELATED"], n["Community"])
 	}
 	stages := make([]string, 0, len(out.TimingsMS))
 	for s := range out.TimingsMS {
