@@ -3,6 +3,7 @@ package cypher
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -65,7 +66,9 @@ func decodeLocal(row map[string]any, asked []string) (graph.LocalContext, error)
 	if lc.Communities, err = decodeList(f, "communities", func(m map[string]any) (graph.ScoredCommunity, error) {
 		c, err := decodeCommunity(m)
 		g := fields{m: m}
-		return graph.ScoredCommunity{Community: c, Score: g.float("score")}, firstErr(err, g.err)
+		seeds := g.strs("seeds")
+		slices.Sort(seeds)
+		return graph.ScoredCommunity{Community: c, Score: g.float("score"), Seeds: seeds}, firstErr(err, g.err)
 	}); err != nil {
 		return lc, err
 	}

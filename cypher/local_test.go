@@ -15,7 +15,7 @@ func TestExpandLocal(t *testing.T) {
 			map[string]any{"id": "k-1", "documentId": "d", "seq": int64(0), "text": "x", "tokens": int64(2), "score": int64(2)},
 		},
 		"communities": []any{
-			map[string]any{"id": "0-0", "level": int64(0), "communityId": int64(0), "size": int64(3), "score": int64(2)},
+			map[string]any{"id": "0-0", "level": int64(0), "communityId": int64(0), "size": int64(3), "score": int64(2), "seeds": []any{"B", "A"}},
 		},
 		"insideRelations":  []any{map[string]any{"source": "A", "target": "B", "weight": 2.0, "chunkIds": []any{"k-1"}}},
 		"outsideRelations": []any{},
@@ -39,7 +39,8 @@ func TestExpandLocal(t *testing.T) {
 	if !reflect.DeepEqual(lc.Chunks, wantChunks) {
 		t.Errorf("Chunks = %+v, want %+v", lc.Chunks, wantChunks)
 	}
-	if len(lc.Communities) != 1 || lc.Communities[0].Score != 2 || lc.Communities[0].Size != 3 {
+	if len(lc.Communities) != 1 || lc.Communities[0].Score != 2 || lc.Communities[0].Size != 3 ||
+		!reflect.DeepEqual(lc.Communities[0].Seeds, []string{"A", "B"}) {
 		t.Errorf("Communities = %+v", lc.Communities)
 	}
 	if len(lc.InsideRelations) != 1 || lc.InsideRelations[0].Weight != 2 || len(lc.OutsideRelations) != 0 {

@@ -1,7 +1,8 @@
 // The neighbourhood of the seed entities in one round trip (GraphRAG local search):
 // - entities: the seeds that exist (the caller restores the order of $ids);
 // - chunks mentioning seeds, ranked by the number of seeds they mention, then id;
-// - communities (every level) containing seeds, ranked by seed hits, then rating, then id;
+// - communities (every level) containing seeds, ranked by seed hits, then rating, then id, with
+//   the ids of the seeds they contain;
 // - inside relations (both ends seeds) and outside relations (one end a seed), ranked by
 //   weight descending, then key.
 // @param ids LIST<STRING>
@@ -25,13 +26,14 @@ RETURN
   COLLECT {
     UNWIND seeds AS s
     MATCH (s)-[:IN_COMMUNITY]->(c:Community)
-    WITH c, count(DISTINCT s) AS hits
+    WITH c, count(DISTINCT s) AS hits, collect(DISTINCT s.id) AS seedIds
     ORDER BY hits DESC, coalesce(c.rating, 0.0) DESC, c.id
     LIMIT $topCommunities
     RETURN c {
       .id, .level, .communityId, .title, .summary, .report, .rating, .size, .embedding,
       parentId: head(COLLECT { MATCH (c)-[:CHILD_OF]->(p:Community) RETURN p.id }),
-      score: hits
+      score: hits,
+      seeds: seedIds
     }
   } AS communities,
   COLLECT {

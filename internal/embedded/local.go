@@ -51,7 +51,7 @@ func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.L
 
 		if opt.TopCommunities > 0 {
 			lc.Communities, err = queryAll(ctx, tx, scanScoredCommunity, `
-				SELECT `+communityCols("c")+`, count(*) AS n
+				SELECT `+communityCols("c")+`, count(*) AS n, json_group_array(cm.entity_id) AS seeds
 				FROM community_members cm JOIN communities c ON c.id = cm.community_id
 				WHERE cm.entity_id IN (SELECT value FROM json_each(?1))
 				GROUP BY c.id ORDER BY n DESC, c.rating DESC, c.id LIMIT ?2`, set, opt.TopCommunities)

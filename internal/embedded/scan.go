@@ -3,6 +3,7 @@ package embedded
 import (
 	"context"
 	"database/sql"
+	"slices"
 
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -95,12 +96,19 @@ func scanScoredChunk(sc scanner, _ ...any) (graph.ScoredChunk, error) {
 	return c, err
 }
 
-// scanScoredCommunity scans communityCols followed by a score.
+// scanScoredCommunity scans communityCols followed by a score and a JSON array of seed ids.
 func scanScoredCommunity(sc scanner, _ ...any) (graph.ScoredCommunity, error) {
 	var c graph.ScoredCommunity
+	var seeds string
 	var err error
-	c.Community, err = scanCommunity(sc, &c.Score)
-	return c, err
+	if c.Community, err = scanCommunity(sc, &c.Score, &seeds); err != nil {
+		return c, err
+	}
+	if c.Seeds, err = decodeStrings(seeds); err != nil {
+		return c, err
+	}
+	slices.Sort(c.Seeds)
+	return c, nil
 }
 
 // scanner is what *sql.Row and *sql.Rows have in common.

@@ -101,6 +101,8 @@ type ScoredChunk struct {
 type ScoredCommunity struct {
 	Community
 	Score float64
+	// Seeds are the ids of the seed entities the community contains (ExpandLocal), sorted.
+	Seeds []string
 }
 
 // PathRequest asks for a shortest path between two entities.

@@ -319,7 +319,7 @@ func testCommunityReports(t *testing.T, s graph.Store) {
 }
 
 // testLocalCommunities: ExpandLocal ranks the communities of every level that contain seeds by
-// the number of seeds they contain, then rating, then id.
+// the number of seeds they contain, then rating, then id, and names those seeds.
 func testLocalCommunities(t *testing.T, s graph.Store) {
 	apply(t, s, clusterBatch())
 	comms := computeCommunities(t, s)
@@ -336,14 +336,15 @@ func testLocalCommunities(t *testing.T, s graph.Store) {
 	var want []graph.ScoredCommunity
 	for _, c := range must[[]graph.Community](t, "CommunitiesByLevel")(s.CommunitiesByLevel(ctx(t), -1)) {
 		m := must[graph.Members](t, "CommunityMembers")(s.CommunityMembers(ctx(t), c.ID))
-		hits := 0
+		var in []string
 		for _, e := range m.Entities {
 			if slices.Contains(seeds, e.ID) {
-				hits++
+				in = append(in, e.ID)
 			}
 		}
-		if hits > 0 {
-			want = append(want, graph.ScoredCommunity{Community: c, Score: float64(hits)})
+		slices.Sort(in)
+		if len(in) > 0 {
+			want = append(want, graph.ScoredCommunity{Community: c, Score: float64(len(in)), Seeds: in})
 		}
 	}
 	slices.SortFunc(want, func(a, b graph.ScoredCommunity) int {
