@@ -14,30 +14,44 @@ import (
 	"github.com/stratarag/strata/internal/tokenizer"
 )
 
-// Modes lists the query modes, in the order help text shows them.
-var Modes = []string{"naive", "local"}
+// Modes lists the query modes, in the order help text shows them. The hi_* modes are the
+// ablations of HiRAG's paper: one or two of its three knowledge levels, always with the source
+// chunks.
+var Modes = []string{"hi", "naive", "local", "hi_local", "hi_global", "hi_bridge", "hi_nobridge"}
 
 // Answerer generates an answer from a question and its context text.
 type Answerer interface {
 	Answer(ctx context.Context, question, contextText string) (string, error)
 }
 
-// Options configures one query.
+// Options configures one query. Zero fields take the mode's defaults (DefaultOptions).
 type Options struct {
 	Mode string
 	// TopK is the number of source chunks in the context.
 	TopK int
-	// Entities is the number of seed entities of local mode.
+	// Entities is the number of seed entities (local and hi modes).
 	Entities int
 	// ContextOnly skips answer generation.
 	ContextOnly bool
-	// MaxContextTokens bounds the context text (12 000 when zero).
+	// MaxContextTokens bounds the context text.
 	MaxContextTokens int
 }
 
-// DefaultOptions returns the defaults for a mode.
-func DefaultOptions() Options {
-	return Options{Mode: "local", TopK: 10, Entities: 10, MaxContextTokens: 12000}
+// DefaultMode is the mode of a query that names none: HiRAG's three-level retrieval.
+const DefaultMode = "hi"
+
+// DefaultOptions returns the defaults of a mode: GraphRAG's for local (10 entities, 12 000
+// tokens), HiRAG's for the hi modes (20 entities; 65 000 tokens split 12 500 / 12 500 / 20 000 /
+// 20 000 between backgrounds, reasoning paths, entities and sources).
+func DefaultOptions(mode string) Options {
+	if mode == "" {
+		mode = DefaultMode
+	}
+	opt := Options{Mode: mode, TopK: 10, Entities: 10, MaxContextTokens: 12000}
+	if isHi(mode) {
+		opt.Entities, opt.MaxContextTokens = hiEntities, hiContextTokens
+	}
+	return opt
 }
 
 // Engine runs queries against a store.
@@ -57,7 +71,8 @@ func (e *Engine) Query(ctx context.Context, question string, opt Options) (*Resu
 	if question == "" {
 		return nil, ErrEmptyQuery
 	}
-	def := DefaultOptions()
+	def := DefaultOptions(opt.Mode)
+	opt.Mode = def.Mode
 	if opt.TopK <= 0 {
 		opt.TopK = def.TopK
 	}
@@ -84,6 +99,8 @@ func (e *Engine) Query(ctx context.Context, question string, opt Options) (*Resu
 		err = e.naive(ctx, question, vecs[0], opt, res)
 	case "local":
 		err = e.local(ctx, question, vecs[0], opt, res)
+	case "hi", "hi_local", "hi_global", "hi_bridge", "hi_nobridge":
+		err = e.hi(ctx, question, vecs[0], opt, res)
 	default:
 		return nil, fmt.Errorf("unknown mode %q (want one of %s)", opt.Mode, strings.Join(Modes, ", "))
 	}

@@ -26,16 +26,10 @@ const chunkSimilarityWeight = 1.0
 // local is GraphRAG-style local search: seed entities by vector and full-text search over entity
 // descriptions, then their neighbourhood (chunks, communities, relations) in one store call.
 func (e *Engine) local(ctx context.Context, question string, qvec []float32, opt Options, res *Result) error {
-	candidates := opt.Entities * 2
-	vhits, err := e.Store.VectorSearch(ctx, graph.EntityEmbedding, qvec, candidates)
+	seeds, err := e.searchEntities(ctx, question, qvec, opt.Entities*2)
 	if err != nil {
 		return err
 	}
-	thits, err := e.Store.TextSearch(ctx, graph.EntityText, question, candidates)
-	if err != nil {
-		return err
-	}
-	seeds := fuse(vhits, thits)
 	seeds = seeds[:min(len(seeds), opt.Entities)]
 	ids := make([]string, len(seeds))
 	seedScore := make(map[string]float64, len(seeds))
@@ -53,25 +47,11 @@ func (e *Engine) local(ctx context.Context, question string, qvec []float32, opt
 		return err
 	}
 
-	chunks := make([]graph.Chunk, len(lc.Chunks))
-	scores := make(map[string]float64, len(lc.Chunks))
-	for i, c := range lc.Chunks {
-		chunks[i] = c.Chunk
-		scores[c.ID] = c.Score + chunkSimilarityWeight*embed.Cosine(qvec, c.Embedding)
-	}
-	slices.SortStableFunc(chunks, func(a, b graph.Chunk) int { return cmp.Compare(scores[b.ID], scores[a.ID]) })
-	chunks = chunks[:min(len(chunks), opt.TopK)]
-	chunkItems, err := e.chunkItems(ctx, chunks, scores)
+	chunkItems, err := e.rankEntityChunks(ctx, qvec, lc.Chunks, opt.TopK)
 	if err != nil {
 		return err
 	}
-
-	names := make(map[string]string, len(lc.Entities))
-	entities := make([]EntityItem, len(lc.Entities))
-	for i, en := range lc.Entities {
-		names[en.ID] = en.Name
-		entities[i] = EntityItem{ID: en.ID, Name: en.Name, Type: en.Type, Description: en.Description, Layer: en.Layer, Score: seedScore[en.ID]}
-	}
+	names, entities := entityItems(lc.Entities, seedScore)
 	rels := append(slices.Clone(lc.InsideRelations), lc.OutsideRelations...)
 	if err := e.addNames(ctx, names, rels); err != nil {
 		return err
@@ -96,6 +76,45 @@ func (e *Engine) local(ctx context.Context, question string, qvec []float32, opt
 	res.Context.Chunks = b.chunks("Sources", chunkItems, int(total*localChunkShare))
 	res.ContextText = b.String()
 	return nil
+}
+
+// rankEntityChunks orders the chunks gathered through seed entities by the number of seeds they
+// mention plus their similarity to the question, and keeps the first topK.
+func (e *Engine) rankEntityChunks(ctx context.Context, qvec []float32, found []graph.ScoredChunk, topK int) ([]ChunkItem, error) {
+	chunks := make([]graph.Chunk, len(found))
+	scores := make(map[string]float64, len(found))
+	for i, c := range found {
+		chunks[i] = c.Chunk
+		scores[c.ID] = c.Score + chunkSimilarityWeight*embed.Cosine(qvec, c.Embedding)
+	}
+	slices.SortStableFunc(chunks, func(a, b graph.Chunk) int { return cmp.Compare(scores[b.ID], scores[a.ID]) })
+	return e.chunkItems(ctx, chunks[:min(len(chunks), topK)], scores)
+}
+
+// entityItems turns seed entities into context items and returns their names by id.
+func entityItems(entities []graph.Entity, score map[string]float64) (map[string]string, []EntityItem) {
+	names := make(map[string]string, len(entities))
+	items := make([]EntityItem, len(entities))
+	for i, en := range entities {
+		names[en.ID] = en.Name
+		items[i] = EntityItem{ID: en.ID, Name: en.Name, Type: en.Type, Description: en.Description, Layer: en.Layer, Score: score[en.ID]}
+	}
+	return names, items
+}
+
+// searchEntities ranks entities for the question by fusing vector search over their
+// embeddings with full-text search over names and descriptions; it returns at most k hits.
+func (e *Engine) searchEntities(ctx context.Context, question string, qvec []float32, k int) ([]graph.Hit, error) {
+	vhits, err := e.Store.VectorSearch(ctx, graph.EntityEmbedding, qvec, k)
+	if err != nil {
+		return nil, err
+	}
+	thits, err := e.Store.TextSearch(ctx, graph.EntityText, question, k)
+	if err != nil {
+		return nil, err
+	}
+	hits := fuse(vhits, thits)
+	return hits[:min(len(hits), k)], nil
 }
 
 // addNames looks up the display names of relation endpoints that are not seeds.

@@ -15,7 +15,7 @@ echo "== ingest $data/corpus.jsonl into $dir"
 ./bin/strata status --data-dir "$dir" --log-level warn
 echo "== re-ingest (nothing changed)"
 /usr/bin/time -f "re-ingest: %e s wall, %M KiB peak RSS" ./bin/strata ingest --log-level warn --data-dir "$dir" "$data/corpus.jsonl" >/dev/null
-for mode in naive local; do
+for mode in ${MODES:-naive local hi}; do
   echo "== eval $mode"
   /usr/bin/time -f "eval $mode: %e s wall, %M KiB peak RSS" ./bin/strata eval --log-level warn --data-dir "$dir" --questions "$data/questions.jsonl" --mode "$mode"
 done

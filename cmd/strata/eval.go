@@ -16,14 +16,10 @@ func evalCommand() *cli.Command {
 		Description: "Runs every question of a JSON Lines file ({\"id\", \"question\", \"gold\": [document ids]}) in the\n" +
 			"given mode, context only, and prints recall@2/5/10: the share of gold documents among the first k\n" +
 			"distinct documents of the ranked context chunks.",
-		Flags: commonFlags(
+		Flags: commonFlags(append(retrievalFlags(),
 			&cli.StringFlag{Name: "questions", Usage: "questions file (JSON Lines)", Required: true},
-			&cli.StringFlag{Name: "mode", Value: "local", Usage: "retrieval mode to evaluate"},
-			&cli.IntFlag{Name: "top-k", Value: 10, Usage: "number of source chunks per query (at least 10)"},
-			&cli.IntFlag{Name: "entities", Value: 10, Usage: "number of seed entities (local mode)"},
-			&cli.IntFlag{Name: "max-context-tokens", Value: 12000, Usage: "token budget of the context text"},
 			&cli.BoolFlag{Name: flagJSON, Usage: "print the full report (per question) as one JSON object"},
-		),
+		)...),
 		Action: runEval,
 	}
 }

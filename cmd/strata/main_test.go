@@ -62,7 +62,7 @@ func keys(m map[string]any) []string {
 
 func TestQueryJSONShape(t *testing.T) {
 	dir := ingested(t)
-	for _, mode := range []string{"naive", "local"} {
+	for _, mode := range []string{"hi", "naive", "local"} {
 		code, out, errOut := strata(t, "query", "--data-dir", dir, "--json", "--mode", mode, "Who founded the Saltmere Cartographers' Guild?")
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", mode, code, errOut)
@@ -113,8 +113,11 @@ func TestQueryJSONShape(t *testing.T) {
 				t.Errorf("%s: chunks not in rank order", mode)
 			}
 		}
-		if mode == "local" && len(ctx["entities"].([]any)) == 0 {
-			t.Error("local mode returned no entities")
+		if mode != "naive" && len(ctx["entities"].([]any)) == 0 {
+			t.Errorf("%s mode returned no entities", mode)
+		}
+		if mode == "hi" && (len(ctx["communities"].([]any)) == 0 || len(ctx["paths"].([]any)) == 0) {
+			t.Errorf("hi mode returned no communities or no bridge paths: %v / %v", ctx["communities"], ctx["paths"])
 		}
 		if got := keys(res["usage"].(map[string]any)); !reflect.DeepEqual(got, []string{"completion_tokens", "embedding_calls", "llm_calls", "prompt_tokens"}) {
 			t.Errorf("usage keys %v", got)
@@ -128,7 +131,7 @@ func TestQueryJSONShape(t *testing.T) {
 func TestQueryTextSaysNoAnswer(t *testing.T) {
 	dir := ingested(t)
 	code, out, _ := strata(t, "query", "--data-dir", dir, "Where is Port Avel?")
-	if code != 0 || !strings.Contains(out, "No answer generated") || !strings.Contains(out, "-----Sources-----") {
+	if code != 0 || !strings.Contains(out, "No answer generated") || !strings.Contains(out, "-----Source Documents-----") {
 		t.Errorf("exit %d, output:\n%s", code, out)
 	}
 }

@@ -12,23 +12,32 @@ import (
 )
 
 func queryCommand() *cli.Command {
-	def := retrieval.DefaultOptions()
 	return &cli.Command{
 		Name:      "query",
 		Usage:     "answer a question from the graph",
 		ArgsUsage: `"QUESTION"`,
 		Description: "Retrieves context for the question and, when an LLM is configured, generates an answer that\n" +
-			"cites its sources. Modes: naive (chunk vector + full-text search) and local (entities, their\n" +
-			"relations, chunks and community reports). With --json, stdout holds exactly one JSON object.",
-		Flags: commonFlags(
-			&cli.StringFlag{Name: "mode", Value: def.Mode, Usage: "retrieval mode: " + strings.Join(retrieval.Modes, ", ")},
-			&cli.IntFlag{Name: "top-k", Value: def.TopK, Usage: "number of source chunks in the context"},
-			&cli.IntFlag{Name: "entities", Value: def.Entities, Usage: "number of seed entities (local mode)"},
-			&cli.IntFlag{Name: "max-context-tokens", Value: def.MaxContextTokens, Usage: "token budget of the context text"},
+			"cites its sources. Modes: hi (default; HiRAG: entities, community reports and the bridge paths\n" +
+			"between them, plus source chunks), naive (chunk vector + full-text search), local (GraphRAG local\n" +
+			"search: entities, their relations, chunks and community reports), and the ablations hi_local,\n" +
+			"hi_global, hi_bridge, hi_nobridge. With --json, stdout holds exactly one JSON object.",
+		Flags: commonFlags(append(retrievalFlags(),
 			&cli.BoolFlag{Name: "context-only", Usage: "retrieve the context but do not generate an answer"},
 			&cli.BoolFlag{Name: flagJSON, Usage: "print one JSON object on stdout (DESIGN §6 shape)"},
-		),
+		)...),
 		Action: runQuery,
+	}
+}
+
+// retrievalFlags are shared by query and eval; zero values take the mode's defaults.
+func retrievalFlags() []cli.Flag {
+	def := retrieval.DefaultOptions("")
+	loc := retrieval.DefaultOptions("local")
+	return []cli.Flag{
+		&cli.StringFlag{Name: "mode", Value: def.Mode, Usage: "retrieval mode: " + strings.Join(retrieval.Modes, ", ")},
+		&cli.IntFlag{Name: "top-k", Value: def.TopK, Usage: "number of source chunks in the context"},
+		&cli.IntFlag{Name: "entities", Usage: fmt.Sprintf("number of seed entities (default: %d in hi modes, %d in local)", def.Entities, loc.Entities)},
+		&cli.IntFlag{Name: "max-context-tokens", Usage: fmt.Sprintf("token budget of the context text (default: %d in hi modes, %d otherwise)", def.MaxContextTokens, loc.MaxContextTokens)},
 	}
 }
 
@@ -46,9 +55,9 @@ func queryOptions(c *cli.Context) (retrieval.Options, error) {
 		return opt, usageError{fmt.Errorf("--mode: unknown mode %q (want one of %s)", opt.Mode, strings.Join(retrieval.Modes, ", "))}
 	case opt.TopK < 1:
 		return opt, usageError{fmt.Errorf("--top-k must be at least 1, got %d", opt.TopK)}
-	case opt.Entities < 1:
-		return opt, usageError{fmt.Errorf("--entities must be at least 1, got %d", opt.Entities)}
-	case opt.MaxContextTokens < 100:
+	case opt.Entities < 0:
+		return opt, usageError{fmt.Errorf("--entities must be positive, got %d", opt.Entities)}
+	case opt.MaxContextTokens != 0 && opt.MaxContextTokens < 100:
 		return opt, usageError{fmt.Errorf("--max-context-tokens must be at least 100, got %d", opt.MaxContextTokens)}
 	}
 	return opt, nil
