@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -101,5 +102,53 @@ func TestQueryAnswersWithContext(t *testing.T) {
 	res, err = engine.Query(context.Background(), "Who rescued the crew?", retrieval.Options{Mode: "local", ContextOnly: true})
 	if err != nil || res.Answer != nil {
 		t.Errorf("--context-only still answered: %v %v", res.Answer, err)
+	}
+}
+
+// TestHiAblationsKeepTheirLevels checks which context sections each hi mode fills.
+func TestHiAblationsKeepTheirLevels(t *testing.T) {
+	engine := testEngine(t)
+	q := "Under which rector did the designer of the Kestrel Point Lighthouse study?"
+	tests := []struct {
+		mode                         string
+		communities, paths, entities bool
+		sectionGlobal, sectionBridge string
+	}{
+		{"hi", true, true, true, "-----Backgrounds-----", "-----Reasoning Path-----"},
+		{"hi_local", false, false, true, "", ""},
+		{"hi_global", true, false, false, "-----Backgrounds-----", ""},
+		{"hi_bridge", false, true, false, "", "-----Reasoning Path-----"},
+		{"hi_nobridge", true, false, true, "-----Backgrounds-----", ""},
+	}
+	for _, tc := range tests {
+		res, err := engine.Query(context.Background(), q, retrieval.Options{Mode: tc.mode, ContextOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := res.Context
+		if (len(c.Communities) > 0) != tc.communities || (len(c.Paths) > 0) != tc.paths || (len(c.Entities) > 0) != tc.entities || len(c.Chunks) == 0 {
+			t.Errorf("%s: %d communities, %d paths, %d entities, %d chunks", tc.mode, len(c.Communities), len(c.Paths), len(c.Entities), len(c.Chunks))
+		}
+		for _, section := range []string{"-----Backgrounds-----", "-----Reasoning Path-----"} {
+			want := section == tc.sectionGlobal || section == tc.sectionBridge
+			if got := strings.Contains(res.ContextText, section); got != want {
+				t.Errorf("%s: section %s present %v, want %v", tc.mode, section, got, want)
+			}
+		}
+	}
+	// The bridge joins the lighthouse's designer to her teacher's university.
+	res, err := engine.Query(context.Background(), q, retrieval.Options{Mode: "hi_bridge", ContextOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]bool{}
+	for _, p := range res.Context.Paths {
+		found[p.Source+" -- "+p.Target] = true
+		found[p.Target+" -- "+p.Source] = true
+	}
+	for _, want := range []string{"Kestrel Point Lighthouse -- Maren Quill", "Hollin Reach University -- Osric Daventh"} {
+		if !found[want] {
+			t.Errorf("bridge paths lack %q: %v", want, res.Context.Paths)
+		}
 	}
 }
