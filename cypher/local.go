@@ -20,7 +20,7 @@ func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.L
 	}
 	cap0 := func(n int) int64 { return int64(max(n, 0)) }
 	rows, err := s.readRows(ctx, qExpandLocal, map[string]any{
-		"ids":            uniq(entityIDs),
+		"ids":            graph.UniqueIDs(entityIDs),
 		"topChunks":      cap0(opt.TopChunks),
 		"topCommunities": cap0(opt.TopCommunities),
 		"topInsideRels":  cap0(opt.TopInsideRels),
@@ -51,7 +51,7 @@ func decodeLocal(row map[string]any, asked []string) (graph.LocalContext, error)
 	for _, e := range seeds {
 		byID[e.ID] = e
 	}
-	for _, id := range uniq(asked) {
+	for _, id := range graph.UniqueIDs(asked) {
 		if e, ok := byID[id]; ok {
 			lc.Entities = append(lc.Entities, e)
 		}

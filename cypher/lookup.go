@@ -30,7 +30,7 @@ func byIDs[T any](ctx context.Context, s *Store, what, name, col string, ids []s
 		return nil, nil
 	}
 	found := make(map[string]T, len(ids))
-	for _, part := range chunked(uniq(ids), s.batchSize) {
+	for _, part := range chunked(graph.UniqueIDs(ids), s.batchSize) {
 		rows, err := s.readRows(ctx, name, map[string]any{"ids": part})
 		if err != nil {
 			return nil, fmt.Errorf("cypher: %s: %w", what, err)
@@ -50,19 +50,6 @@ func byIDs[T any](ctx context.Context, s *Store, what, name, col string, ids []s
 		}
 	}
 	return out, nil
-}
-
-// uniq drops repeated strings, keeping the first occurrence.
-func uniq(ids []string) []string {
-	seen := make(map[string]bool, len(ids))
-	out := make([]string, 0, len(ids))
-	for _, id := range ids {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	return out
 }
 
 // Documents implements graph.Store.

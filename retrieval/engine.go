@@ -148,6 +148,21 @@ func fuse(lists ...[]graph.Hit) []graph.Hit {
 	return out
 }
 
+// hybridSearch fuses vector search over an embedding index with full-text search over a text
+// index, each asked for k hits, and returns at most k.
+func (e *Engine) hybridSearch(ctx context.Context, vindex graph.VectorIndex, tindex graph.TextIndex, question string, qvec []float32, k int) ([]graph.Hit, error) {
+	vhits, err := e.Store.VectorSearch(ctx, vindex, qvec, k)
+	if err != nil {
+		return nil, err
+	}
+	thits, err := e.Store.TextSearch(ctx, tindex, question, k)
+	if err != nil {
+		return nil, err
+	}
+	hits := fuse(vhits, thits)
+	return hits[:min(len(hits), k)], nil
+}
+
 // chunkItems looks up chunks by id and their document titles, keeping the order of hits.
 func (e *Engine) chunkItems(ctx context.Context, chunks []graph.Chunk, scores map[string]float64) ([]ChunkItem, error) {
 	var docIDs []string

@@ -52,7 +52,7 @@ func hiSections(mode string) (global, bridge, local bool) {
 // the local and global knowledge.
 func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Options, res *Result) error {
 	wantGlobal, wantBridge, wantLocal := hiSections(opt.Mode)
-	candidates, err := e.searchEntities(ctx, question, qvec, opt.Entities*hiOversample)
+	candidates, err := e.hybridSearch(ctx, graph.EntityEmbedding, graph.EntityText, question, qvec, opt.Entities*hiOversample)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ const chunkSimilarityWeight = 1.0
 // local is GraphRAG-style local search: seed entities by vector and full-text search over entity
 // descriptions, then their neighbourhood (chunks, communities, relations) in one store call.
 func (e *Engine) local(ctx context.Context, question string, qvec []float32, opt Options, res *Result) error {
-	seeds, err := e.searchEntities(ctx, question, qvec, opt.Entities*2)
+	seeds, err := e.hybridSearch(ctx, graph.EntityEmbedding, graph.EntityText, question, qvec, opt.Entities*2)
 	if err != nil {
 		return err
 	}
@@ -100,21 +100,6 @@ func entityItems(entities []graph.Entity, score map[string]float64) (map[string]
 		items[i] = EntityItem{ID: en.ID, Name: en.Name, Type: en.Type, Description: en.Description, Layer: en.Layer, Score: score[en.ID]}
 	}
 	return names, items
-}
-
-// searchEntities ranks entities for the question by fusing vector search over their
-// embeddings with full-text search over names and descriptions; it returns at most k hits.
-func (e *Engine) searchEntities(ctx context.Context, question string, qvec []float32, k int) ([]graph.Hit, error) {
-	vhits, err := e.Store.VectorSearch(ctx, graph.EntityEmbedding, qvec, k)
-	if err != nil {
-		return nil, err
-	}
-	thits, err := e.Store.TextSearch(ctx, graph.EntityText, question, k)
-	if err != nil {
-		return nil, err
-	}
-	hits := fuse(vhits, thits)
-	return hits[:min(len(hits), k)], nil
 }
 
 // addNames looks up the display names of relation endpoints that are not seeds.

@@ -8,16 +8,12 @@ import (
 
 // naive ranks chunks by fusing vector similarity with full-text (BM25) relevance.
 func (e *Engine) naive(ctx context.Context, question string, qvec []float32, opt Options, res *Result) error {
-	candidates := opt.TopK * 4
-	vhits, err := e.Store.VectorSearch(ctx, graph.ChunkEmbedding, qvec, candidates)
+	// Each list is searched four times deeper than needed, so that a chunk ranked modestly by both
+	// can still win the fusion.
+	hits, err := e.hybridSearch(ctx, graph.ChunkEmbedding, graph.ChunkText, question, qvec, opt.TopK*4)
 	if err != nil {
 		return err
 	}
-	thits, err := e.Store.TextSearch(ctx, graph.ChunkText, question, candidates)
-	if err != nil {
-		return err
-	}
-	hits := fuse(vhits, thits)
 	hits = hits[:min(len(hits), opt.TopK)]
 	ids := make([]string, len(hits))
 	scores := make(map[string]float64, len(hits))

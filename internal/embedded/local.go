@@ -12,7 +12,7 @@ import (
 func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.LocalOptions) (graph.LocalContext, error) {
 	const what = "expand local context"
 	var lc graph.LocalContext
-	seeds := dedupe(entityIDs)
+	seeds := graph.UniqueIDs(entityIDs)
 	if len(seeds) == 0 {
 		return lc, ctxErr(ctx, what)
 	}
@@ -86,17 +86,4 @@ func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.L
 		return err
 	})
 	return lc, err
-}
-
-// dedupe returns ids without repeats, keeping first occurrences in order.
-func dedupe(ids []string) []string {
-	seen := make(map[string]bool, len(ids))
-	out := make([]string, 0, len(ids))
-	for _, id := range ids {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	return out
 }

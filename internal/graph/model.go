@@ -118,3 +118,17 @@ func NormalizeID(name string) string {
 	}
 	return b.String()
 }
+
+// UniqueIDs returns ids without repeats, keeping first occurrences in order. Backends use it so
+// that a lookup asking twice for one id does the work once.
+func UniqueIDs(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
