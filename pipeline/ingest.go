@@ -236,10 +236,13 @@ func (in *Ingester) documents(ctx context.Context, docs []load.Document, meta ma
 			case <-gctx.Done():
 				return gctx.Err()
 			}
-			if err := in.write(gctx, resolver, p, meta, rep); err != nil {
+			written, err := in.write(gctx, resolver, p, meta, rep)
+			if err != nil {
 				return err
 			}
-			meta = nil
+			if written {
+				meta = nil // recorded with the first document written
+			}
 			if in.Progress != nil {
 				in.Progress.Add(1)
 			}
@@ -303,28 +306,29 @@ func (in *Ingester) prepare(ctx context.Context, d load.Document) prepared {
 	return p
 }
 
-// write resolves a prepared document against the store and applies it in one batch.
-func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p prepared, meta map[string]string, rep *Report) error {
+// write resolves a prepared document against the store and applies it in one batch. It reports
+// whether anything was written.
+func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p prepared, meta map[string]string, rep *Report) (bool, error) {
 	log := in.Log.With().Str("document", p.doc.ID).Logger()
 	switch {
 	case p.err != nil:
 		rep.Failed++
 		log.Error().Err(p.err).Msg("document failed; a re-run retries it")
-		return nil
+		return false, nil
 	case p.unchanged:
 		rep.Unchanged++
 		log.Debug().Msg("unchanged")
-		return nil
+		return false, nil
 	}
 	out, err := resolver.Resolve(ctx, p.results)
 	if err != nil {
-		return fmt.Errorf("resolve %s: %w", p.doc.ID, err)
+		return false, fmt.Errorf("resolve %s: %w", p.doc.ID, err)
 	}
 	metadata := "{}"
 	if p.doc.Metadata != nil {
 		b, err := json.Marshal(p.doc.Metadata)
 		if err != nil {
-			return fmt.Errorf("encode metadata of %s: %w", p.doc.ID, err)
+			return false, fmt.Errorf("encode metadata of %s: %w", p.doc.ID, err)
 		}
 		metadata = string(b)
 	}
@@ -340,14 +344,14 @@ func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p pre
 		Meta:      meta,
 	}
 	if err := in.Store.Apply(ctx, batch); err != nil {
-		return fmt.Errorf("write %s: %w", p.doc.ID, err)
+		return false, fmt.Errorf("write %s: %w", p.doc.ID, err)
 	}
 	rep.Documents++
 	rep.Chunks += len(p.chunks)
 	rep.Entities += len(out.Entities)
 	rep.Relations += len(out.Relations)
 	log.Debug().Int("chunks", len(p.chunks)).Int("entities", len(out.Entities)).Int("relations", len(out.Relations)).Msg("written")
-	return nil
+	return true, nil
 }
 
 // embedEntities embeds every layer-0 entity that has no embedding (new, or whose description

@@ -224,6 +224,10 @@ func TestIngestFailedDocumentIsRetriedNextRun(t *testing.T) {
 	if failed == 0 || rep.Documents+failed != 17 {
 		t.Fatalf("report = %+v", rep)
 	}
+	// ashfever.txt, the first document, failed: the embedding model is recorded all the same.
+	if model, ok, err := store.Meta(context.Background(), pipeline.MetaEmbeddingModel); err != nil || !ok || model != embed.OfflineModel {
+		t.Errorf("embedding model meta = %q, %v, %v", model, ok, err)
+	}
 	rep = ingest(t, store, corpusDir)
 	if rep.Documents != failed || rep.Unchanged != 17-failed || rep.Failed != 0 {
 		t.Errorf("retry run = %+v, want the %d failed documents written", rep, failed)
