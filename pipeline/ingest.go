@@ -170,24 +170,47 @@ func LoadDocuments(ctx context.Context, paths []string, log zerolog.Logger) ([]l
 }
 
 // checkEmbeddingModel refuses to mix vectors of two embedding models in one store, and returns
-// the meta values to record when the store is new.
+// the meta values to record with the first document written.
 func (in *Ingester) checkEmbeddingModel(ctx context.Context) (map[string]string, error) {
-	model, ok, err := in.Store.Meta(ctx, MetaEmbeddingModel)
+	known, err := CheckEmbeddingModel(ctx, in.Store, in.Embedder)
 	if err != nil {
-		return nil, fmt.Errorf("read store metadata: %w", err)
+		return nil, err
 	}
-	dims := strconv.Itoa(in.Embedder.Dimensions())
-	if ok {
-		storedDims, _, err := in.Store.Meta(ctx, MetaEmbeddingDims)
-		if err != nil {
-			return nil, fmt.Errorf("read store metadata: %w", err)
-		}
-		if model != in.Embedder.Model() || (storedDims != dims && in.Embedder.Dimensions() > 0) {
-			return nil, fmt.Errorf("the store was built with embedding model %q (%s dimensions) but this run uses %q (%s): use the same --embedding-model, or a new --data-dir / database", model, storedDims, in.Embedder.Model(), dims)
-		}
-		return map[string]string{MetaExtractor: in.Extractor.Name()}, nil
+	meta := map[string]string{MetaExtractor: in.Extractor.Name()}
+	if !known {
+		meta[MetaEmbeddingModel] = in.Embedder.Model()
+		meta[MetaEmbeddingDims] = strconv.Itoa(in.Embedder.Dimensions())
 	}
-	return map[string]string{MetaEmbeddingModel: in.Embedder.Model(), MetaEmbeddingDims: dims, MetaExtractor: in.Extractor.Name()}, nil
+	return meta, nil
+}
+
+// CheckEmbeddingModel compares the embedding model a store was built with to emb: vectors of two
+// models are not comparable, so a mismatch is an error that says what to change. It reports
+// whether the store records a model at all (a new store does not).
+func CheckEmbeddingModel(ctx context.Context, store graph.Store, emb embed.Embedder) (bool, error) {
+	model, ok, err := store.Meta(ctx, MetaEmbeddingModel)
+	if err != nil || !ok {
+		return false, wrapMeta(err)
+	}
+	storedDims, _, err := store.Meta(ctx, MetaEmbeddingDims)
+	if err != nil {
+		return true, wrapMeta(err)
+	}
+	dims := "unknown"
+	if emb.Dimensions() > 0 {
+		dims = strconv.Itoa(emb.Dimensions())
+	}
+	if model != emb.Model() || (storedDims != dims && emb.Dimensions() > 0) {
+		return true, fmt.Errorf("the store was built with embedding model %q (%s dimensions) but this run uses %q (%s dimensions): use the same --embedding-model and LLM settings (or --offline if it was built offline), or another --data-dir / database", model, storedDims, emb.Model(), dims)
+	}
+	return true, nil
+}
+
+func wrapMeta(err error) error {
+	if err != nil {
+		return fmt.Errorf("read store metadata: %w", err)
+	}
+	return nil
 }
 
 // documents prepares documents concurrently and writes them one at a time, in input order, so the

@@ -284,3 +284,15 @@ func TestLLMIngestKilledAndResumed(t *testing.T) {
 		t.Errorf("resumed graph differs from an uninterrupted run: %+v vs %+v", got.Stats, want.Stats)
 	}
 }
+
+func TestQueryRefusesOtherEmbeddingModel(t *testing.T) {
+	dir := ingested(t) // offline
+	fake := fakeAPI(t, fakeopenai.Options{Seed: 4})
+	code, _, errOut := runCLI(t, "query", "--data-dir", dir, "Who founded the guild?")
+	if code != exitFailure || !strings.Contains(errOut, `built with embedding model "strata-offline-hash-v1"`) || !strings.Contains(errOut, "--offline") {
+		t.Errorf("exit %d, stderr %s", code, errOut)
+	}
+	if n := fake.Counts().Requests; n != 0 {
+		t.Errorf("the model check made %d requests; the name alone decides", n)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/stratarag/strata/internal/tokenizer"
+	"github.com/stratarag/strata/pipeline"
 	"github.com/stratarag/strata/retrieval"
 )
 
@@ -81,9 +82,17 @@ func newEngine(c *cli.Context) (engine *retrieval.Engine, m *models, closeFn fun
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if err := m.prepareEmbedder(c.Context); err != nil {
-		closeStore(store, log)
-		return nil, nil, nil, err
+	// The model name is checked before the dimension probe, which needs the API; the
+	// dimension after it.
+	for _, step := range []func() error{
+		func() error { _, err := pipeline.CheckEmbeddingModel(c.Context, store, m.embedder); return err },
+		func() error { return m.prepareEmbedder(c.Context) },
+		func() error { _, err := pipeline.CheckEmbeddingModel(c.Context, store, m.embedder); return err },
+	} {
+		if err := step(); err != nil {
+			closeStore(store, log)
+			return nil, nil, nil, err
+		}
 	}
 	engine = &retrieval.Engine{Store: store, Embedder: m.embedder, Tokenizer: tok, Answerer: m.answerer}
 	return engine, m, func() { closeStore(store, log) }, nil
