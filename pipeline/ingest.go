@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"time"
 
@@ -31,6 +32,10 @@ const (
 	MetaEmbeddingModel = "embedding.model"
 	MetaEmbeddingDims  = "embedding.dims"
 	MetaExtractor      = "extractor"
+	// MetaStructureStale is "true" from the moment a document changes the graph until
+	// components, communities and reports have been recomputed, so a run killed in between
+	// finishes the job next time.
+	MetaStructureStale = "structure.stale"
 )
 
 // Options configures a run.
@@ -355,6 +360,11 @@ func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p pre
 		}
 		metadata = string(b)
 	}
+	meta = maps.Clone(meta)
+	if meta == nil {
+		meta = map[string]string{}
+	}
+	meta[MetaStructureStale] = "true"
 	batch := graph.Batch{
 		Documents: []graph.Document{{
 			ID: p.doc.ID, Title: p.doc.Title, Source: p.doc.Source, SHA256: p.sha,
@@ -433,18 +443,16 @@ func (in *Ingester) embed(ctx context.Context, texts []string) ([][]float32, err
 	return vecs, nil
 }
 
-// structure runs the graph-wide stages when the graph changed: WCC, Leiden, reports.
+// structure runs the graph-wide stages when the graph changed since they last completed: WCC,
+// Leiden, reports. Re-running them after an interruption costs little: Leiden is seeded, so the
+// communities come out the same, and model-written reports come from the response cache.
 func (in *Ingester) structure(ctx context.Context, rep *Report) error {
-	stats, err := in.Store.Stats(ctx)
+	stale, _, err := in.Store.Meta(ctx, MetaStructureStale)
 	if err != nil {
-		return fmt.Errorf("read store stats: %w", err)
+		return wrapMeta(err)
 	}
-	changed := rep.Documents > 0 || rep.EntityEmbeds > 0
-	if !changed && (stats.Nodes["Community"] > 0 || stats.Nodes["Entity"] == 0) {
+	if stale != "true" {
 		in.Log.Info().Msg("graph unchanged; communities are up to date")
-		return nil
-	}
-	if stats.Nodes["Entity"] == 0 {
 		return nil
 	}
 	t := time.Now()
@@ -460,14 +468,16 @@ func (in *Ingester) structure(ctx context.Context, rep *Report) error {
 	rep.Communities = len(communities)
 	rep.StageDuration["communities"] = time.Since(t)
 	in.Log.Info().Int("components", rep.Components).Int("communities", rep.Communities).Msg("graph structure computed")
-	if in.Reporter == nil {
-		return nil
+	if in.Reporter != nil {
+		t = time.Now()
+		if err := in.Reporter.Reports(ctx, in.Store, communities); err != nil {
+			return fmt.Errorf("community reports: %w", err)
+		}
+		rep.StageDuration["reports"] = time.Since(t)
 	}
-	t = time.Now()
-	if err := in.Reporter.Reports(ctx, in.Store, communities); err != nil {
-		return fmt.Errorf("community reports: %w", err)
+	if err := in.Store.Apply(ctx, graph.Batch{Meta: map[string]string{MetaStructureStale: "false"}}); err != nil {
+		return fmt.Errorf("record the finished structure: %w", err)
 	}
-	rep.StageDuration["reports"] = time.Since(t)
 	return nil
 }
 

@@ -349,3 +349,37 @@ func snapshot(t testing.TB, s graph.Store) graphSnapshot {
 	}
 	return snap
 }
+
+type failingReporter struct{}
+
+func (failingReporter) Reports(context.Context, graph.Store, []graph.Community) error {
+	return errors.New("reporter crashed")
+}
+
+// TestIngestFinishesStructureAfterFailure: when a run stops after its documents are stored but
+// before communities and reports are done, the next run, with nothing new to ingest, finishes
+// them.
+func TestIngestFinishesStructureAfterFailure(t *testing.T) {
+	store := openStore(t, t.TempDir())
+	in := newIngester(t, store, nil)
+	in.Reporter = failingReporter{}
+	if _, err := in.Run(context.Background(), []string{corpusDir}); err == nil || !strings.Contains(err.Error(), "reporter crashed") {
+		t.Fatalf("err = %v", err)
+	}
+	rep := ingest(t, store, corpusDir)
+	if rep.Unchanged != 17 || rep.Communities == 0 {
+		t.Fatalf("second run did not finish the structure: %+v", rep)
+	}
+	communities, err := store.CommunitiesByLevel(context.Background(), -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range communities {
+		if c.Title == "" {
+			t.Errorf("community %s has no report", c.ID)
+		}
+	}
+	if rep := ingest(t, store, corpusDir); rep.Communities != 0 {
+		t.Errorf("a third run recomputed a finished structure: %+v", rep)
+	}
+}
