@@ -51,13 +51,15 @@ func (s *Store) applyTx(ctx context.Context, t tx, b *graph.Batch) error {
 	if err := s.checkReferences(ctx, t, b); err != nil {
 		return err
 	}
+	relink, err := s.deleteChunks(ctx, t, b.DeleteChunks)
+	if err != nil {
+		return err
+	}
 	if err := s.unwind(ctx, t, qWriteDocuments, rowsOf(b.Documents, documentRow)); err != nil {
 		return err
 	}
-	if len(b.Chunks) > 0 {
-		if err := s.writeChunks(ctx, t, b.Chunks); err != nil {
-			return err
-		}
+	if err := s.writeChunks(ctx, t, b.Chunks, relink); err != nil {
+		return err
 	}
 	steps := []struct {
 		name string
@@ -78,10 +80,34 @@ func (s *Store) applyTx(ctx context.Context, t tx, b *graph.Batch) error {
 	return nil
 }
 
-// writeChunks upserts chunks, then rebuilds the NEXT chains of every document that gained or
-// lost a chunk, since a chain depends on all of a document's chunks, not only the new ones.
-func (s *Store) writeChunks(ctx context.Context, t tx, chunks []graph.Chunk) error {
+// deleteChunks deletes chunks and returns the documents that lost one.
+func (s *Store) deleteChunks(ctx context.Context, t tx, ids []string) (map[string]bool, error) {
 	docs := map[string]bool{}
+	for _, part := range chunked(graph.UniqueIDs(ids), s.batchSize) {
+		out, err := t.run(ctx, s.q.get(qDeleteChunks), map[string]any{"ids": part})
+		if err != nil {
+			return nil, err
+		}
+		for _, rec := range out {
+			f := fields{m: rec}
+			for _, id := range f.strs("documentIds") {
+				docs[id] = true
+			}
+			if f.err != nil {
+				return nil, fmt.Errorf("%s: %w", qDeleteChunks, f.err)
+			}
+		}
+	}
+	return docs, nil
+}
+
+// writeChunks upserts chunks, then rebuilds the NEXT chains of every document that gained or
+// lost a chunk (docs holds those that lost one to deleteChunks), since a chain depends on all of
+// a document's chunks, not only the new ones.
+func (s *Store) writeChunks(ctx context.Context, t tx, chunks []graph.Chunk, docs map[string]bool) error {
+	if len(chunks) == 0 && len(docs) == 0 {
+		return nil
+	}
 	for _, c := range chunks {
 		docs[c.DocumentID] = true
 	}

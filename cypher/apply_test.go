@@ -288,3 +288,20 @@ func TestApplyRelinksDocumentsAChunkLeft(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyDeleteChunks: deleted chunks go first, in the batch's transaction, and the documents
+// that lost a chunk get their NEXT chains rebuilt even when the batch writes no chunk.
+func TestApplyDeleteChunks(t *testing.T) {
+	s, f := newFakeStore(t, Config{}, "")
+	f.answer = answers(map[string][]map[string]any{qDeleteChunks: {{"documentIds": []any{"doc-1"}}}})
+	if err := s.Apply(t.Context(), graph.Batch{DeleteChunks: []string{"c-2", "c-9", "c-2"}}); err != nil {
+		t.Fatal(err)
+	}
+	sequence(t, f, qDeleteChunks, qWriteNextUnlink, qWriteNextLink)
+	if got := f.only(qDeleteChunks)[0].params["ids"]; !reflect.DeepEqual(got, []string{"c-2", "c-9"}) {
+		t.Errorf("delete_chunks ids = %v, want each id once", got)
+	}
+	if got := f.only(qWriteNextLink)[0].params["documentIds"]; !reflect.DeepEqual(got, []string{"doc-1"}) {
+		t.Errorf("NEXT relinked for %v, want [doc-1]", got)
+	}
+}

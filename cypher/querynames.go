@@ -27,6 +27,7 @@ const (
 	qMissingCommunities = "missing_communities"
 
 	qWriteDocuments        = "write_documents"
+	qDeleteChunks          = "delete_chunks"
 	qWriteChunks           = "write_chunks"
 	qWriteNextUnlink       = "write_next_unlink"
 	qWriteNextLink         = "write_next_link"

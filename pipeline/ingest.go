@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -79,7 +80,9 @@ type Report struct {
 	Unchanged     int // documents already stored with the same text
 	Failed        int // documents whose extraction failed; a re-run retries them
 	Duplicates    int // inputs whose document id appeared earlier in the run (the later one is kept)
+	Changed       int // documents stored before with another text
 	Chunks        int // chunks written
+	DeletedChunks int // chunks of changed documents' old text, deleted
 	Entities      int // entities written (new or merged)
 	Relations     int // relations written (new or merged)
 	EntityEmbeds  int // entities (re-)embedded
@@ -97,7 +100,8 @@ var ErrNothingIngested = errors.New("nothing could be ingested")
 type prepared struct {
 	doc       load.Document
 	sha       string
-	chunks    []graph.Chunk // new chunks only
+	chunks    []graph.Chunk // new chunks, and kept ones whose position changed
+	stale     []string      // chunks of an earlier version of the document that are gone
 	results   []resolve.ChunkResult
 	unchanged bool
 	err       error
@@ -300,18 +304,38 @@ func (in *Ingester) prepare(ctx context.Context, d load.Document) prepared {
 	for i, pc := range pieces {
 		ids[i] = pc.ID
 	}
+	if len(stored) == 1 {
+		// The text changed: chunks of the old text that the new one does not share go.
+		old, err := in.Store.DocumentChunks(ctx, d.ID)
+		if err != nil {
+			p.err = fmt.Errorf("read chunks of %s: %w", d.ID, err)
+			return p
+		}
+		for _, c := range old {
+			if !slices.Contains(ids, c.ID) {
+				p.stale = append(p.stale, c.ID)
+			}
+		}
+	}
 	existing, err := in.Store.Chunks(ctx, ids)
 	if err != nil {
 		p.err = fmt.Errorf("read chunks of %s: %w", d.ID, err)
 		return p
 	}
-	have := make(map[string]bool, len(existing))
+	have := make(map[string]graph.Chunk, len(existing))
 	for _, c := range existing {
-		have[c.ID] = true
+		have[c.ID] = c
 	}
 	var texts []string
+	var moved []graph.Chunk
 	for _, pc := range pieces {
-		if have[pc.ID] {
+		if c, ok := have[pc.ID]; ok {
+			if c.Seq != pc.Seq {
+				// Same passage at another position of a changed document: rewritten with its
+				// new Seq (for the NEXT chain), not extracted again.
+				c.Seq = pc.Seq
+				moved = append(moved, c)
+			}
 			continue
 		}
 		res, err := in.Extractor.Extract(ctx, pc.Text)
@@ -331,6 +355,7 @@ func (in *Ingester) prepare(ctx context.Context, d load.Document) prepared {
 	for i := range p.chunks {
 		p.chunks[i].Embedding = vecs[i]
 	}
+	p.chunks = append(p.chunks, moved...)
 	return p
 }
 
@@ -370,17 +395,23 @@ func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p pre
 			ID: p.doc.ID, Title: p.doc.Title, Source: p.doc.Source, SHA256: p.sha,
 			Metadata: metadata, IngestedAt: time.Now().UTC().Truncate(time.Millisecond),
 		}},
-		Chunks:    p.chunks,
-		Entities:  out.Entities,
-		Relations: out.Relations,
-		Mentions:  out.Mentions,
-		Meta:      meta,
+		Chunks:       p.chunks,
+		Entities:     out.Entities,
+		Relations:    out.Relations,
+		Mentions:     out.Mentions,
+		Meta:         meta,
+		DeleteChunks: p.stale,
 	}
 	if err := in.Store.Apply(ctx, batch); err != nil {
 		return false, fmt.Errorf("write %s: %w", p.doc.ID, err)
 	}
 	rep.Documents++
 	rep.Chunks += len(p.chunks)
+	if len(p.stale) > 0 {
+		rep.Changed++
+		rep.DeletedChunks += len(p.stale)
+		log.Info().Int("old_chunks", len(p.stale)).Msg("document changed; its old chunks were replaced (what was extracted from them stays in the graph)")
+	}
 	rep.Entities += len(out.Entities)
 	rep.Relations += len(out.Relations)
 	log.Debug().Int("chunks", len(p.chunks)).Int("entities", len(out.Entities)).Int("relations", len(out.Relations)).Msg("written")

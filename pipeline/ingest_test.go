@@ -19,6 +19,7 @@ import (
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline"
+	"github.com/stratarag/strata/pipeline/chunk"
 	"github.com/stratarag/strata/pipeline/extract"
 	"github.com/stratarag/strata/pipeline/reports"
 )
@@ -381,5 +382,79 @@ func TestIngestFinishesStructureAfterFailure(t *testing.T) {
 	}
 	if rep := ingest(t, store, corpusDir); rep.Communities != 0 {
 		t.Errorf("a third run recomputed a finished structure: %+v", rep)
+	}
+}
+
+// TestIngestChangedDocumentReplacesItsChunks: a document whose text changed keeps no chunk of the
+// old text, in lookups or in search.
+func TestIngestChangedDocumentReplacesItsChunks(t *testing.T) {
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "harbor.txt")
+	write := func(text string) {
+		if err := os.WriteFile(doc, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store := openStore(t, t.TempDir())
+	write("Ilsa Marrow founded the guild at Saltmere. The lamp of Kestrel Point burned whale oil.")
+	ingest(t, store, doc)
+	write("Ilsa Marrow founded the guild at Saltmere. The lamp of Kestrel Point burned colza oil.")
+	rep := ingest(t, store, doc)
+	if rep.Changed != 1 || rep.DeletedChunks != 1 || rep.Chunks != 1 {
+		t.Fatalf("report = %+v", rep)
+	}
+	ctx := context.Background()
+	chunks, err := store.DocumentChunks(ctx, "harbor.txt")
+	if err != nil || len(chunks) != 1 || !strings.Contains(chunks[0].Text, "colza") {
+		t.Fatalf("chunks after the change = %+v, %v", chunks, err)
+	}
+	if hits, err := store.TextSearch(ctx, graph.ChunkText, "whale", 5); err != nil || len(hits) != 0 {
+		t.Errorf("the old text is still searchable: %v, %v", hits, err)
+	}
+	st, err := store.Stats(ctx)
+	if err != nil || st.Nodes["Chunk"] != 1 || st.Nodes["Document"] != 1 {
+		t.Errorf("stats = %+v, %v", st, err)
+	}
+
+	// With small chunks, a paragraph inserted at the top moves the old passages down: they are
+	// kept, renumbered, and not extracted again.
+	in := newIngester(t, store, nil)
+	in.Options.Chunk = chunk.Options{Size: 12, Overlap: 0}
+	long := "Ilsa Marrow founded the guild at Saltmere in 1102. Edda Fenwick led it from 1124. Maren Quill designed the Kestrel Point Lighthouse."
+	write(long)
+	if _, err := in.Run(ctx, []string{doc}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := store.DocumentChunks(ctx, "harbor.txt")
+	// A prefix of exactly one window that tokenizes on its own keeps every later window intact.
+	prefix := ""
+	for n := 1; n < 40 && prefix == ""; n++ {
+		p := strings.Repeat("lantern ", n) + "\n\n"
+		if in.Tokenizer.Count(p) == 12 && in.Tokenizer.Count(p+long) == 12+in.Tokenizer.Count(long) {
+			prefix = p
+		}
+	}
+	if prefix == "" {
+		t.Fatal("no 12-token prefix found")
+	}
+	write(prefix + long)
+	rep, err = in.Run(ctx, []string{doc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := store.DocumentChunks(ctx, "harbor.txt")
+	if len(after) != len(before)+1 || rep.DeletedChunks != 0 || rep.Chunks != len(after) {
+		t.Fatalf("before %d chunks, after %d, report %+v", len(before), len(after), rep)
+	}
+	if rep.Entities != 0 {
+		t.Errorf("moved chunks were extracted again: %d entity updates", rep.Entities)
+	}
+	for i, c := range after {
+		if c.Seq != i {
+			t.Errorf("chunk %d has Seq %d after the insertion", i, c.Seq)
+		}
+	}
+	if got := st.Relationships["NEXT"]; got != 0 {
+		t.Errorf("one-chunk document has %d NEXT", got)
 	}
 }

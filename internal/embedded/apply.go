@@ -19,7 +19,7 @@ func (s *Store) Apply(ctx context.Context, b graph.Batch) error {
 			return err
 		}
 		steps := []func(context.Context, *sql.Tx, *graph.Batch) error{
-			applyDocuments, applyChunks, applyEntities, applyRelations, applyMentions,
+			deleteChunks, applyDocuments, applyChunks, applyEntities, applyRelations, applyMentions,
 			applySummaryLinks, applyCommunities, applyMeta, checkReferences, bumpGenerations,
 		}
 		for _, step := range steps {
@@ -45,6 +45,22 @@ func eachRow[T any](ctx context.Context, tx *sql.Tx, query string, items []T, la
 		if _, err := stmt.ExecContext(ctx, args(it)...); err != nil {
 			return fmt.Errorf("write %s: %w", label(it), err)
 		}
+	}
+	return nil
+}
+
+// deleteChunks removes chunks and their mentions; PART_OF and NEXT are derived from chunk rows
+// and the full-text index follows by trigger.
+func deleteChunks(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
+	if len(b.DeleteChunks) == 0 {
+		return nil
+	}
+	ids := encodeStrings(b.DeleteChunks)
+	if _, err := tx.ExecContext(ctx, `DELETE FROM mentions WHERE chunk_id IN (SELECT value FROM json_each(?))`, ids); err != nil {
+		return fmt.Errorf("delete mentions of chunks: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE id IN (SELECT value FROM json_each(?))`, ids); err != nil {
+		return fmt.Errorf("delete chunks: %w", err)
 	}
 	return nil
 }
@@ -160,7 +176,7 @@ func applyMeta(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 // bumpGenerations marks the cached structures the batch may have changed.
 func bumpGenerations(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 	var names []string
-	if len(b.Chunks) > 0 {
+	if len(b.Chunks) > 0 || len(b.DeleteChunks) > 0 {
 		names = append(names, string(graph.ChunkEmbedding))
 	}
 	if len(b.Entities) > 0 {

@@ -33,12 +33,17 @@ type Batch struct {
 	// communities created by ComputeCommunities; unknown ids are an error.
 	Communities []Community
 	Meta        map[string]string
+	// DeleteChunks removes chunks with their PART_OF, NEXT and HAS_ENTITY relationships before
+	// the upserts of the same batch (NEXT chains are relinked); unknown ids are ignored. It is how
+	// a document whose text changed sheds its old chunks. Relations keep the ids in their
+	// ChunkIDs: what was extracted from a chunk is not undone.
+	DeleteChunks []string
 }
 
 // Empty reports whether the batch holds nothing to write.
 func (b *Batch) Empty() bool {
 	return len(b.Documents)+len(b.Chunks)+len(b.Entities)+len(b.Relations)+len(b.Mentions)+
-		len(b.SummaryLinks)+len(b.Communities)+len(b.Meta) == 0
+		len(b.SummaryLinks)+len(b.Communities)+len(b.Meta)+len(b.DeleteChunks) == 0
 }
 
 // VectorIndex names a vector index (DESIGN §3).

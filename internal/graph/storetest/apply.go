@@ -17,6 +17,48 @@ func applyTests() []test {
 		{"Apply/UnknownCommunity", testUnknownCommunity},
 		{"Apply/MissingReferences", testMissingReferences},
 		{"Apply/EmbeddingDimensions", testEmbeddingDimensions},
+		{"Apply/DeleteChunks", testDeleteChunks},
+	}
+}
+
+// testDeleteChunks: deleted chunks leave with their PART_OF, NEXT and HAS_ENTITY, out of every
+// lookup and index; the document's chain closes over the gap; a chunk deleted and written in
+// one batch ends up written; unknown ids are ignored; relations keep their chunk ids.
+func testDeleteChunks(t *testing.T, s graph.Store) {
+	apply(t, s, baseBatch())
+	apply(t, s, graph.Batch{DeleteChunks: []string{"c-2", "no-such-chunk"}})
+	want := counts(map[string]int64{
+		"Document": 2, "Chunk": 3, "Entity": 4, "Summary": 1,
+		"PART_OF": 3, "NEXT": 1, "HAS_ENTITY": 2, "RELATED": 2, "SUMMARIZED_BY": 2,
+	})
+	check(t, "Stats after deleting c-2", stats(t, s), want)
+	check(t, "DocumentChunks(doc-1)", must[[]graph.Chunk](t, "DocumentChunks")(s.DocumentChunks(ctx(t), "doc-1")),
+		pick(baseChunks(), chunkID, "c-1", "c-3"))
+	if got := must[[]graph.Chunk](t, "Chunks")(s.Chunks(ctx(t), []string{"c-2"})); len(got) != 0 {
+		t.Errorf("Chunks(c-2) after delete = %v", got)
+	}
+	for _, h := range must[[]graph.Hit](t, "VectorSearch")(s.VectorSearch(ctx(t), graph.ChunkEmbedding, []float32{0, 1, 0}, 10)) {
+		if h.ID == "c-2" {
+			t.Error("VectorSearch still finds the deleted chunk")
+		}
+	}
+	if hits := must[[]graph.Hit](t, "TextSearch")(s.TextSearch(ctx(t), graph.ChunkText, "hired", 10)); len(hits) != 0 {
+		t.Errorf("TextSearch still finds the deleted chunk: %v", hits)
+	}
+	lc := must[graph.LocalContext](t, "ExpandLocal")(s.ExpandLocal(ctx(t), []string{"ACME"}, graph.LocalOptions{TopChunks: 5}))
+	if len(lc.Chunks) != 0 {
+		t.Errorf("ExpandLocal reaches the deleted chunk through HAS_ENTITY: %v", lc.Chunks)
+	}
+	check(t, "Relations keep their chunk ids", must[[]graph.Relation](t, "Relations")(s.Relations(ctx(t), []graph.RelationKey{graph.NewRelationKey("ACME", "ALICE")})),
+		pick(baseRelations(), func(r graph.Relation) string { return r.Source }, "ACME"))
+
+	// Deleting and writing a chunk in one batch: deletions come first.
+	c2 := pick(baseChunks(), chunkID, "c-2")
+	apply(t, s, graph.Batch{DeleteChunks: []string{"c-2", "c-3"}, Chunks: c2})
+	check(t, "DocumentChunks after delete-and-write", must[[]graph.Chunk](t, "DocumentChunks")(s.DocumentChunks(ctx(t), "doc-1")),
+		pick(baseChunks(), chunkID, "c-1", "c-2"))
+	if got := stats(t, s).Relationships["NEXT"]; got != 1 {
+		t.Errorf("NEXT after delete-and-write = %d, want 1", got)
 	}
 }
 
