@@ -38,7 +38,7 @@ func (s *Store) Apply(ctx context.Context, b graph.Batch) error {
 	if err := s.run.write(ctx, func(t tx) error { return s.applyTx(ctx, t, &b) }); err != nil {
 		return fmt.Errorf("cypher: apply: %w", err)
 	}
-	if len(b.Entities)+len(b.Relations)+len(b.SummaryLinks) > 0 {
+	if len(b.Entities)+len(b.Relations)+len(b.SummaryLinks) > 0 || b.ClearSummaries {
 		// The GDS projection no longer matches the entity graph; shortest paths must not use
 		// it until an algorithm run projects it again.
 		s.dropProjection(ctx)
@@ -54,6 +54,11 @@ func (s *Store) applyTx(ctx context.Context, t tx, b *graph.Batch) error {
 	relink, err := s.deleteChunks(ctx, t, b.DeleteChunks)
 	if err != nil {
 		return err
+	}
+	if b.ClearSummaries {
+		if _, err := t.run(ctx, s.q.get(qClearSummaries), nil); err != nil {
+			return err
+		}
 	}
 	if err := s.unwind(ctx, t, qWriteDocuments, rowsOf(b.Documents, documentRow)); err != nil {
 		return err

@@ -305,3 +305,21 @@ func TestApplyDeleteChunks(t *testing.T) {
 		t.Errorf("NEXT relinked for %v, want [doc-1]", got)
 	}
 }
+
+// TestApplyClearSummaries: clearing runs inside the batch's transaction before the upserts.
+func TestApplyClearSummaries(t *testing.T) {
+	s, f := newFakeStore(t, Config{}, "")
+	srv := newSchemaServer()
+	f.answer = srv.answer
+	err := s.Apply(t.Context(), graph.Batch{
+		ClearSummaries: true,
+		Entities:       []graph.Entity{{ID: "GROUP", Name: "Group", Layer: 1}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sequence(t, f, qClearSummaries, qWriteEntities)
+	if f.only(qClearSummaries)[0].txn != f.only(qWriteEntities)[0].txn {
+		t.Error("clearing and writing ran in different transactions")
+	}
+}

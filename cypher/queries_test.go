@@ -15,7 +15,7 @@ var allQueryNames = []string{
 	qSchemaVectorEntity, qSchemaVectorCommunity, qSchemaVectorIndexes, qSchemaAwait,
 	qServerComponents, qServerGDSVersion,
 	qMissingDocuments, qMissingChunks, qMissingEntities, qMissingCommunities,
-	qWriteDocuments, qDeleteChunks, qWriteChunks, qWriteNextUnlink, qWriteNextLink, qWriteEntities,
+	qWriteDocuments, qDeleteChunks, qClearSummaries, qWriteChunks, qWriteNextUnlink, qWriteNextLink, qWriteEntities,
 	qWriteRelations, qWriteMentions, qWriteSummaryLinks, qWriteCommunityReports, qWriteMeta,
 	qWriteDegree,
 	qReadDocuments, qReadChunks, qReadEntities, qReadRelations, qReadCommunities,

@@ -28,6 +28,7 @@ const (
 
 	qWriteDocuments        = "write_documents"
 	qDeleteChunks          = "delete_chunks"
+	qClearSummaries        = "clear_summaries"
 	qWriteChunks           = "write_chunks"
 	qWriteNextUnlink       = "write_next_unlink"
 	qWriteNextLink         = "write_next_link"

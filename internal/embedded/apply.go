@@ -19,7 +19,7 @@ func (s *Store) Apply(ctx context.Context, b graph.Batch) error {
 			return err
 		}
 		steps := []func(context.Context, *sql.Tx, *graph.Batch) error{
-			deleteChunks, applyDocuments, applyChunks, applyEntities, applyRelations, applyMentions,
+			deleteChunks, clearSummaries, applyDocuments, applyChunks, applyEntities, applyRelations, applyMentions,
 			applySummaryLinks, applyCommunities, applyMeta, checkReferences, bumpGenerations,
 		}
 		for _, step := range steps {
@@ -61,6 +61,26 @@ func deleteChunks(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE id IN (SELECT value FROM json_each(?))`, ids); err != nil {
 		return fmt.Errorf("delete chunks: %w", err)
+	}
+	return nil
+}
+
+// clearSummaries removes the entities of layer >= 1 and every row that refers to them.
+func clearSummaries(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
+	if !b.ClearSummaries {
+		return nil
+	}
+	const summaries = `SELECT id FROM entities WHERE layer >= 1`
+	for _, q := range []string{
+		`DELETE FROM summary_links WHERE member IN (` + summaries + `) OR summary IN (` + summaries + `)`,
+		`DELETE FROM relations WHERE source IN (` + summaries + `) OR target IN (` + summaries + `)`,
+		`DELETE FROM community_members WHERE entity_id IN (` + summaries + `)`,
+		`DELETE FROM mentions WHERE entity_id IN (` + summaries + `)`,
+		`DELETE FROM entities WHERE layer >= 1`,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("clear summary entities: %w", err)
+		}
 	}
 	return nil
 }
@@ -179,7 +199,7 @@ func bumpGenerations(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 	if len(b.Chunks) > 0 || len(b.DeleteChunks) > 0 {
 		names = append(names, string(graph.ChunkEmbedding))
 	}
-	if len(b.Entities) > 0 {
+	if len(b.Entities) > 0 || b.ClearSummaries {
 		names = append(names, string(graph.EntityEmbedding), genEntityGraph)
 	}
 	if len(b.Relations) > 0 || len(b.SummaryLinks) > 0 {

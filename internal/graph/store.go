@@ -38,12 +38,17 @@ type Batch struct {
 	// a document whose text changed sheds its old chunks. Relations keep the ids in their
 	// ChunkIDs: what was extracted from a chunk is not undone.
 	DeleteChunks []string
+	// ClearSummaries removes every summary entity (layer >= 1) with all its relationships
+	// (SUMMARIZED_BY, RELATED, IN_COMMUNITY) before the upserts of the same batch: the
+	// hierarchical index is rebuilt as a whole, so a rebuild must not leave summaries of an older
+	// graph behind.
+	ClearSummaries bool
 }
 
 // Empty reports whether the batch holds nothing to write.
 func (b *Batch) Empty() bool {
 	return len(b.Documents)+len(b.Chunks)+len(b.Entities)+len(b.Relations)+len(b.Mentions)+
-		len(b.SummaryLinks)+len(b.Communities)+len(b.Meta)+len(b.DeleteChunks) == 0
+		len(b.SummaryLinks)+len(b.Communities)+len(b.Meta)+len(b.DeleteChunks) == 0 && !b.ClearSummaries
 }
 
 // VectorIndex names a vector index (DESIGN §3).

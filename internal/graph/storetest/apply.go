@@ -18,6 +18,39 @@ func applyTests() []test {
 		{"Apply/MissingReferences", testMissingReferences},
 		{"Apply/EmbeddingDimensions", testEmbeddingDimensions},
 		{"Apply/DeleteChunks", testDeleteChunks},
+		{"Apply/ClearSummaries", testClearSummaries},
+	}
+}
+
+// testClearSummaries: clearing removes every layer >= 1 entity with its relationships and keeps
+// layer 0 whole; new summaries in the same batch are written after the clearing.
+func testClearSummaries(t *testing.T, s graph.Store) {
+	apply(t, s, baseBatch())
+	apply(t, s, graph.Batch{ClearSummaries: true})
+	want := counts(map[string]int64{
+		"Document": 2, "Chunk": 4, "Entity": 3,
+		"PART_OF": 4, "NEXT": 2, "HAS_ENTITY": 3, "RELATED": 2,
+	})
+	check(t, "Stats after ClearSummaries", stats(t, s), want)
+	check(t, "EntitiesByLayer(0) after ClearSummaries", must[[]graph.Entity](t, "EntitiesByLayer")(s.EntitiesByLayer(ctx(t), 0)), stored(baseEntities()[:3]))
+	for _, h := range must[[]graph.Hit](t, "VectorSearch")(s.VectorSearch(ctx(t), graph.EntityEmbedding, []float32{0, 0, 1}, 10)) {
+		if h.ID == "PEOPLE" {
+			t.Error("VectorSearch still finds the cleared summary")
+		}
+	}
+	if hits := must[[]graph.Hit](t, "TextSearch")(s.TextSearch(ctx(t), graph.EntityText, "story", 10)); len(hits) != 0 {
+		t.Errorf("TextSearch still finds the cleared summary: %v", hits)
+	}
+
+	group := graph.Entity{ID: "GROUP", Name: "Group", Type: "other", Description: "Alice and Bob.", Layer: 1, Embedding: []float32{0, 1, 1}}
+	apply(t, s, graph.Batch{
+		ClearSummaries: true,
+		Entities:       []graph.Entity{group},
+		SummaryLinks:   []graph.SummaryLink{{Member: "ALICE", Summary: "GROUP", Description: "member", Weight: 1}},
+	})
+	check(t, "EntitiesByLayer(1) after rebuilding", must[[]graph.Entity](t, "EntitiesByLayer")(s.EntitiesByLayer(ctx(t), 1)), stored([]graph.Entity{group}))
+	if got := stats(t, s).Relationships["SUMMARIZED_BY"]; got != 1 {
+		t.Errorf("SUMMARIZED_BY after rebuilding = %d, want 1", got)
 	}
 }
 
