@@ -41,15 +41,19 @@ type Options struct {
 const DefaultMode = "hi"
 
 // DefaultOptions returns the defaults of a mode: GraphRAG's for local (10 entities, 12 000
-// tokens), HiRAG's for the hi modes (20 entities; 65 000 tokens split 12 500 / 12 500 / 20 000 /
-// 20 000 between backgrounds, reasoning paths, entities and sources).
+// tokens) and global (12 000 tokens of key points, and of reports per map batch), HiRAG's for the
+// hi modes (20 entities; 65 000 tokens split 12 500 / 12 500 / 20 000 / 20 000 between
+// backgrounds, reasoning paths, entities and sources).
 func DefaultOptions(mode string) Options {
 	if mode == "" {
 		mode = DefaultMode
 	}
 	opt := Options{Mode: mode, TopK: 10, Entities: 10, MaxContextTokens: 12000}
-	if isHi(mode) {
+	switch {
+	case isHi(mode):
 		opt.Entities, opt.MaxContextTokens = hiEntities, hiContextTokens
+	case mode == "global":
+		opt.MaxContextTokens = globalContextTokens
 	}
 	return opt
 }
@@ -60,6 +64,9 @@ type Engine struct {
 	Embedder  embed.Embedder
 	Tokenizer *tokenizer.Tokenizer
 	Answerer  Answerer // nil: no answer is generated
+	// Mapper runs the map step of global mode; nil: reports are scored offline by their
+	// similarity to the question.
+	Mapper Mapper
 }
 
 // ErrEmptyQuery is returned for a blank question.
@@ -99,6 +106,8 @@ func (e *Engine) Query(ctx context.Context, question string, opt Options) (*Resu
 		err = e.naive(ctx, question, vecs[0], opt, res)
 	case "local":
 		err = e.local(ctx, question, vecs[0], opt, res)
+	case "global":
+		err = e.global(ctx, question, vecs[0], opt, res)
 	case "hi", "hi_local", "hi_global", "hi_bridge", "hi_nobridge":
 		err = e.hi(ctx, question, vecs[0], opt, res)
 	default:
