@@ -1,7 +1,7 @@
-// Package pipeline runs ingestion: load → chunk → extract → resolve → embed → components →
-// communities → reports. Each stage lives in its own package under pipeline/; this package
-// orders them, runs extraction concurrently, and writes each document atomically so that an
-// interrupted run resumes where it stopped.
+// Package pipeline runs ingestion: load → chunk → extract → resolve → embed → layers →
+// components → communities → reports. Each stage lives in its own package under pipeline/;
+// this package orders them, runs extraction concurrently, and writes each document atomically
+// so that an interrupted run resumes where it stopped.
 package pipeline
 
 import (
@@ -24,6 +24,7 @@ import (
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline/chunk"
 	"github.com/stratarag/strata/pipeline/extract"
+	"github.com/stratarag/strata/pipeline/layers"
 	"github.com/stratarag/strata/pipeline/load"
 	"github.com/stratarag/strata/pipeline/resolve"
 )
@@ -68,6 +69,7 @@ type Ingester struct {
 	Embedder   embed.Embedder
 	Tokenizer  *tokenizer.Tokenizer
 	Summarizer resolve.Summarizer // nil: extractive description merging
+	Layers     *layers.Builder    // builds the hierarchical index; nil skips it
 	Reporter   Reporter           // writes community reports; nil skips the reports stage
 	Progress   Progress           // nil: no progress display
 	Log        zerolog.Logger
@@ -76,16 +78,17 @@ type Ingester struct {
 
 // Report summarizes a run.
 type Report struct {
-	Documents     int // documents written (new or changed)
-	Unchanged     int // documents already stored with the same text
-	Failed        int // documents whose extraction failed; a re-run retries them
-	Duplicates    int // inputs whose document id appeared earlier in the run (the later one is kept)
-	Changed       int // documents stored before with another text
-	Chunks        int // chunks written
-	DeletedChunks int // chunks of changed documents' old text, deleted
-	Entities      int // entities written (new or merged)
-	Relations     int // relations written (new or merged)
-	EntityEmbeds  int // entities (re-)embedded
+	Documents     int            // documents written (new or changed)
+	Unchanged     int            // documents already stored with the same text
+	Failed        int            // documents whose extraction failed; a re-run retries them
+	Duplicates    int            // inputs whose document id appeared earlier in the run (the later one is kept)
+	Changed       int            // documents stored before with another text
+	Chunks        int            // chunks written
+	DeletedChunks int            // chunks of changed documents' old text, deleted
+	Entities      int            // entities written (new or merged)
+	Relations     int            // relations written (new or merged)
+	EntityEmbeds  int            // entities (re-)embedded
+	Layers        []layers.Layer // summary layers built
 	Components    int
 	Communities   int
 	Problems      []load.Problem
@@ -474,8 +477,8 @@ func (in *Ingester) embed(ctx context.Context, texts []string) ([][]float32, err
 	return vecs, nil
 }
 
-// structure runs the graph-wide stages when the graph changed since they last completed: WCC,
-// Leiden, reports. Re-running them after an interruption costs little: Leiden is seeded, so the
+// structure runs the graph-wide stages when the graph changed since they last completed: the
+// hierarchical index, WCC, Leiden, reports. Re-running them after an interruption costs little: Leiden is seeded, so the
 // communities come out the same, and model-written reports come from the response cache.
 func (in *Ingester) structure(ctx context.Context, rep *Report) error {
 	stale, _, err := in.Store.Meta(ctx, MetaStructureStale)
@@ -487,6 +490,17 @@ func (in *Ingester) structure(ctx context.Context, rep *Report) error {
 		return nil
 	}
 	t := time.Now()
+	if in.Layers != nil {
+		if rep.Layers, err = in.Layers.Build(ctx); err != nil {
+			return fmt.Errorf("hierarchical index: %w", err)
+		}
+		rep.StageDuration["layers"] = time.Since(t)
+		for _, l := range rep.Layers {
+			in.Log.Info().Int("layer", l.Layer).Int("members", l.Members).Int("clusters", l.Clusters).
+				Int("summaries", l.Summaries).Float64("sparsity", l.Sparsity).Msg("summary layer built")
+		}
+		t = time.Now()
+	}
 	if rep.Components, err = in.Store.ComputeComponents(ctx); err != nil {
 		return fmt.Errorf("components: %w", err)
 	}

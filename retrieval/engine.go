@@ -17,7 +17,7 @@ import (
 // Modes lists the query modes, in the order help text shows them. The hi_* modes are the
 // ablations of HiRAG's paper: one or two of its three knowledge levels, always with the source
 // chunks.
-var Modes = []string{"hi", "naive", "local", "hi_local", "hi_global", "hi_bridge", "hi_nobridge"}
+var Modes = []string{"hi", "naive", "local", "global", "hi_local", "hi_global", "hi_bridge", "hi_nobridge"}
 
 // Answerer generates an answer from a question and its context text.
 type Answerer interface {

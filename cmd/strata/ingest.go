@@ -14,6 +14,7 @@ import (
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline"
+	"github.com/stratarag/strata/pipeline/layers"
 	"github.com/stratarag/strata/retrieval"
 )
 
@@ -33,7 +34,8 @@ func ingestCommand() *cli.Command {
 			&cli.IntFlag{Name: "chunk-size", Value: def.Chunk.Size, Usage: "chunk size in cl100k_base tokens"},
 			&cli.IntFlag{Name: "chunk-overlap", Value: def.Chunk.Overlap, Usage: "tokens shared by consecutive chunks"},
 			&cli.IntFlag{Name: "concurrency", Value: def.Concurrency, Usage: "documents extracted in parallel"},
-			&cli.Int64Flag{Name: "seed", Value: def.Leiden.Seed, Usage: "random seed of community detection"},
+			&cli.Int64Flag{Name: "seed", Value: def.Leiden.Seed, Usage: "random seed of community detection and of the hierarchical index"},
+			&cli.IntFlag{Name: "layers", Value: layers.DefaultOptions().MaxLayers, Usage: "summary layers of the hierarchical index at most (0: none)"},
 			&cli.BoolFlag{Name: flagJSON, Usage: "print the run report as one JSON object on stdout"},
 		)...),
 		Action: runIngest,
@@ -75,6 +77,9 @@ func runIngest(c *cli.Context) error {
 	if opt.Concurrency < 1 {
 		return usageError{fmt.Errorf("--concurrency must be at least 1, got %d", opt.Concurrency)}
 	}
+	if c.Int("layers") < 0 {
+		return usageError{fmt.Errorf("--layers must not be negative, got %d", c.Int("layers"))}
+	}
 	m, err := setupModels(c, log)
 	if err != nil {
 		return err
@@ -99,6 +104,11 @@ func runIngest(c *cli.Context) error {
 		Store: store, Extractor: m.extractor, Embedder: m.embedder, Tokenizer: tok,
 		Summarizer: m.summarizer, Reporter: m.reporter(tok, log),
 		Log: log, Options: opt,
+	}
+	if n := c.Int("layers"); n > 0 {
+		lopt := layers.DefaultOptions()
+		lopt.MaxLayers, lopt.Seed = n, opt.Leiden.Seed
+		in.Layers = &layers.Builder{Store: store, Embedder: m.embedder, Summarizer: m.layerSummarizer(tok), Log: log, Options: lopt}
 	}
 	if isTerminal(c.App.ErrWriter) {
 		in.Progress = &progressBar{writer: c.App.ErrWriter}

@@ -13,6 +13,7 @@ import (
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline"
 	"github.com/stratarag/strata/pipeline/extract"
+	"github.com/stratarag/strata/pipeline/layers"
 	"github.com/stratarag/strata/pipeline/reports"
 	"github.com/stratarag/strata/pipeline/resolve"
 	"github.com/stratarag/strata/prompts"
@@ -27,6 +28,7 @@ type models struct {
 	extractor  extract.Extractor
 	embedder   embed.Embedder
 	answerer   retrieval.Answerer // nil offline
+	mapper     retrieval.Mapper   // global search's map step; nil offline
 	summarizer resolve.Summarizer // nil offline
 }
 
@@ -82,6 +84,7 @@ func setupModels(c *cli.Context, log zerolog.Logger) (*models, error) {
 		extractor:  extract.NewLLM(client, extract.LLMOptions{Mode: mode, Gleaning: gleaning}),
 		embedder:   client,
 		answerer:   answer.New(client, answer.Options{}),
+		mapper:     keyPointsMapper{chat: client, prompts: prompts.New()},
 		summarizer: summarizer,
 	}, nil
 }
@@ -104,6 +107,24 @@ func (m *models) reporter(tok *tokenizer.Tokenizer, log zerolog.Logger) pipeline
 		return &reports.Extractive{Embedder: m.embedder}
 	}
 	return &reports.LLM{Chat: m.client, Prompts: prompts.New(), Embedder: m.embedder, Tokenizer: tok, Log: log}
+}
+
+// keyPointsMapper runs global search's map step with the model.
+type keyPointsMapper struct {
+	chat    llm.Chatter
+	prompts *prompts.Set
+}
+
+func (k keyPointsMapper) KeyPoints(ctx context.Context, question, reportsText string) ([]prompts.Point, error) {
+	return llm.KeyPoints(ctx, k.chat, k.prompts, question, reportsText)
+}
+
+// layerSummarizer writes summary entities with the model when there is one.
+func (m *models) layerSummarizer(tok *tokenizer.Tokenizer) layers.Summarizer {
+	if m.client == nil {
+		return layers.Extractive{}
+	}
+	return &layers.LLM{Chat: m.client, Prompts: prompts.New(), Tokenizer: tok}
 }
 
 // usage is the §6 usage object of everything the client did so far.

@@ -20,8 +20,11 @@ func queryCommand() *cli.Command {
 		Description: "Retrieves context for the question and, when an LLM is configured, generates an answer that\n" +
 			"cites its sources. Modes: hi (default; HiRAG: entities, community reports and the bridge paths\n" +
 			"between them, plus source chunks), naive (chunk vector + full-text search), local (GraphRAG local\n" +
-			"search: entities, their relations, chunks and community reports), and the ablations hi_local,\n" +
-			"hi_global, hi_bridge, hi_nobridge. With --json, stdout holds exactly one JSON object.",
+			"search: entities, their relations, chunks and community reports), global (GraphRAG global search:\n" +
+			"community reports of one level, mapped to scored points by the model, ranked; offline, scored\n" +
+			"by similarity; keep --max-context-tokens within the model's window, it also sizes the map\n" +
+			"batches), and the ablations hi_local, hi_global, hi_bridge, hi_nobridge. With --json, stdout\n" +
+			"holds exactly one JSON object.",
 		Flags: commonFlags(append(retrievalFlags(),
 			&cli.BoolFlag{Name: "context-only", Usage: "retrieve the context but do not generate an answer"},
 			&cli.BoolFlag{Name: flagJSON, Usage: "print one JSON object on stdout (DESIGN §6 shape)"},
@@ -94,7 +97,7 @@ func newEngine(c *cli.Context) (engine *retrieval.Engine, m *models, closeFn fun
 			return nil, nil, nil, err
 		}
 	}
-	engine = &retrieval.Engine{Store: store, Embedder: m.embedder, Tokenizer: tok, Answerer: m.answerer}
+	engine = &retrieval.Engine{Store: store, Embedder: m.embedder, Tokenizer: tok, Answerer: m.answerer, Mapper: m.mapper}
 	return engine, m, func() { closeStore(store, log) }, nil
 }
 

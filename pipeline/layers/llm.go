@@ -1,0 +1,62 @@
+package layers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/internal/tokenizer"
+	"github.com/stratarag/strata/prompts"
+)
+
+// LLM summarizes a cluster with a model (HiIndex's summary-entity prompt, guided by the meta
+// types). A cluster whose answer holds no entity gets an extractive summary, so one unreadable
+// answer never breaks the hierarchy.
+type LLM struct {
+	Chat      llm.Chatter
+	Prompts   *prompts.Set
+	Tokenizer *tokenizer.Tokenizer
+	// MaxInputTokens bounds the cluster text of one prompt (6000 when zero).
+	MaxInputTokens int
+}
+
+// Summarize implements Summarizer.
+func (x *LLM) Summarize(ctx context.Context, members []graph.Entity) ([]Summary, error) {
+	recs, err := llm.SummaryEntities(ctx, x.Chat, x.Prompts, x.clusterText(members), nil)
+	if err != nil && !errors.Is(err, llm.ErrUnreadable) {
+		return nil, fmt.Errorf("summary entities: %w", err)
+	}
+	var out []Summary
+	for _, e := range recs.Entities {
+		if strings.TrimSpace(e.Name) != "" {
+			out = append(out, Summary{Name: strings.TrimSpace(e.Name), Type: e.Type, Description: e.Description})
+		}
+	}
+	if len(out) == 0 {
+		return Extractive{}.Summarize(ctx, members)
+	}
+	return out, nil
+}
+
+// clusterText lists the members, most connected first, within the input budget.
+func (x *LLM) clusterText(members []graph.Entity) string {
+	budget := x.MaxInputTokens
+	if budget <= 0 {
+		budget = 6000
+	}
+	var sb strings.Builder
+	used := 0
+	for _, m := range members {
+		line := fmt.Sprintf("- %s (%s): %s\n", m.Name, m.Type, strings.Join(strings.Fields(m.Description), " "))
+		n := x.Tokenizer.Count(line)
+		if used+n > budget && used > 0 {
+			break
+		}
+		sb.WriteString(line)
+		used += n
+	}
+	return sb.String()
+}
