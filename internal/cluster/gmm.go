@@ -1,0 +1,681 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// Covariance types accepted by GMMOptions.Covariance and NewGMM.
+const (
+	// Full gives every component its own unrestricted covariance matrix (scikit-learn's
+	// default covariance_type).
+	Full = "full"
+	// Diag gives every component its own diagonal covariance matrix: fewer parameters, so the
+	// BIC favours more components, and cheaper per row.
+	Diag = "diag"
+)
+
+// Defaults used for zero fields of GMMOptions and SelectOptions. The mixture defaults are
+// scikit-learn's GaussianMixture defaults; the selection defaults are HiRAG's.
+const (
+	DefaultMaxIter       = 100
+	DefaultTol           = 1e-3
+	DefaultRegCovar      = 1e-6
+	DefaultMaxComponents = 50
+	DefaultRelTol        = 1e-3
+)
+
+// minMass is the total responsibility below which a component counts as having lost all its
+// rows. Such a component would keep a mean and covariance fitted to nothing (scikit-learn keeps
+// it, at the origin with a covariance of reg_covar); it is dropped instead, so that it neither
+// wastes work nor adds parameters to the BIC.
+const minMass = 1e-8
+
+// GMMOptions configures FitGMM. The zero value gives scikit-learn's defaults.
+type GMMOptions struct {
+	// Covariance is Full (the default when empty) or Diag.
+	Covariance string
+	// MaxIter bounds the EM iterations (DefaultMaxIter when <= 0).
+	MaxIter int
+	// Tol stops EM once the mean log-likelihood per row changes by less than Tol between
+	// iterations (DefaultTol when 0; a negative Tol always runs MaxIter iterations).
+	Tol float64
+	// RegCovar is added to the diagonal of every covariance matrix so that components
+	// collapsing onto a point or a subspace stay invertible (DefaultRegCovar when 0).
+	RegCovar float64
+	// Seed drives the k-means++ initialisation; equal seeds give equal models.
+	Seed int64
+	// Workers bounds the goroutines used (GOMAXPROCS when <= 0). Results do not depend on it.
+	Workers int
+}
+
+func (o GMMOptions) withDefaults() (GMMOptions, error) {
+	switch o.Covariance {
+	case "":
+		o.Covariance = Full
+	case Full, Diag:
+	default:
+		return o, fmt.Errorf("unknown covariance type %q (want %q or %q)", o.Covariance, Full, Diag)
+	}
+	if o.MaxIter <= 0 {
+		o.MaxIter = DefaultMaxIter
+	}
+	if o.Tol == 0 {
+		o.Tol = DefaultTol
+	}
+	switch {
+	case o.RegCovar == 0:
+		o.RegCovar = DefaultRegCovar
+	case !(o.RegCovar > 0) || math.IsInf(o.RegCovar, 1):
+		return o, fmt.Errorf("RegCovar is %v, want a positive finite number", o.RegCovar)
+	}
+	o.Workers = workerCount(o.Workers)
+	return o, nil
+}
+
+// GMM is a fitted Gaussian mixture. The exported fields describe the model and must be treated
+// as read-only (they share storage with the precomputed factors used for scoring); build a model
+// from chosen parameters with NewGMM instead.
+type GMM struct {
+	// Covariance is Full or Diag.
+	Covariance string
+	// Weights are the mixing proportions, one per component, summing to 1.
+	Weights []float64
+	// Means holds one mean per component.
+	Means [][]float64
+	// Covariances holds one covariance per component: the D×D matrix in row-major order for
+	// Full, the D variances for Diag. They include RegCovar, and for a component whose
+	// covariance could not otherwise be factored, the extra diagonal jitter that was added.
+	Covariances [][]float64
+	// Iterations is the number of EM iterations run by FitGMM.
+	Iterations int
+	// Converged reports whether EM stopped on Tol rather than on MaxIter.
+	Converged bool
+
+	k, d int
+	full bool
+	mean []float64 // k×d
+	cov  []float64 // k×d×d (full) or k×d (diag)
+	// prec holds, per component, L⁻¹ where Σ = L·Lᵀ (full, lower triangular d×d) or 1/σ per
+	// dimension (diag), so that the squared Mahalanobis distance is ‖prec·(x−μ)‖².
+	prec []float64
+	// logNorm is log wₖ − (d/2)·log 2π + log det prec: the log of the weighted density at the
+	// component's mean.
+	logNorm []float64
+}
+
+// newGMM allocates a mixture of k components in d dimensions with every parameter zero.
+func newGMM(k, d int, full bool) *GMM {
+	cs := d
+	if full {
+		cs = d * d
+	}
+	g := &GMM{
+		Covariance: Diag,
+		k:          k,
+		d:          d,
+		full:       full,
+		Weights:    make([]float64, k),
+		mean:       make([]float64, k*d),
+		cov:        make([]float64, k*cs),
+		prec:       make([]float64, k*cs),
+		logNorm:    make([]float64, k),
+	}
+	if full {
+		g.Covariance = Full
+	}
+	return g
+}
+
+// covSize returns the number of values stored per component covariance.
+func (g *GMM) covSize() int {
+	if g.full {
+		return g.d * g.d
+	}
+	return g.d
+}
+
+// export points the exported slices at the internal flat storage.
+func (g *GMM) export() {
+	cs := g.covSize()
+	g.Weights = g.Weights[:g.k]
+	g.Means = make([][]float64, g.k)
+	g.Covariances = make([][]float64, g.k)
+	for j := 0; j < g.k; j++ {
+		g.Means[j] = g.mean[j*g.d : (j+1)*g.d : (j+1)*g.d]
+		g.Covariances[j] = g.cov[j*cs : (j+1)*cs : (j+1)*cs]
+	}
+}
+
+// NewGMM returns the mixture with the given parameters, ready for scoring: weights (positive,
+// summing to 1), one mean of D values per component, and one covariance per component, a D×D
+// symmetric positive definite matrix in row-major order for Full or D positive variances for
+// Diag. The parameters are copied. Covariances are used as given, without regularisation.
+func NewGMM(covariance string, weights []float64, means, covariances [][]float64) (*GMM, error) {
+	k := len(weights)
+	if k == 0 {
+		return nil, errors.New("cluster: NewGMM: no components")
+	}
+	if covariance != Full && covariance != Diag {
+		return nil, fmt.Errorf("cluster: NewGMM: unknown covariance type %q (want %q or %q)", covariance, Full, Diag)
+	}
+	if len(means) != k || len(covariances) != k {
+		return nil, fmt.Errorf("cluster: NewGMM: %d weights, %d means and %d covariances", k, len(means), len(covariances))
+	}
+	d := len(means[0])
+	if d == 0 {
+		return nil, errors.New("cluster: NewGMM: means have no dimensions")
+	}
+	g := newGMM(k, d, covariance == Full)
+	cs := g.covSize()
+	sum := 0.0
+	for j, w := range weights {
+		if !(w > 0) || math.IsInf(w, 1) {
+			return nil, fmt.Errorf("cluster: NewGMM: weight %d is %v, want a positive number", j, w)
+		}
+		sum += w
+		if len(means[j]) != d {
+			return nil, fmt.Errorf("cluster: NewGMM: mean %d has %d values, want %d", j, len(means[j]), d)
+		}
+		if len(covariances[j]) != cs {
+			return nil, fmt.Errorf("cluster: NewGMM: covariance %d has %d values, want %d", j, len(covariances[j]), cs)
+		}
+		for _, v := range means[j] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("cluster: NewGMM: mean %d is not finite", j)
+			}
+		}
+		c := covariances[j]
+		if g.full {
+			for a := 0; a < d; a++ {
+				for b := 0; b < a; b++ {
+					if math.Abs(c[a*d+b]-c[b*d+a]) > 1e-10*(math.Abs(c[a*d+b])+math.Abs(c[b*d+a])) {
+						return nil, fmt.Errorf("cluster: NewGMM: covariance %d is not symmetric", j)
+					}
+				}
+			}
+		}
+		copy(g.mean[j*d:], means[j])
+		copy(g.cov[j*cs:], c)
+	}
+	if math.Abs(sum-1) > 1e-8 {
+		return nil, fmt.Errorf("cluster: NewGMM: weights sum to %v, want 1", sum)
+	}
+	copy(g.Weights, weights)
+	if err := g.factor(0, false); err != nil {
+		return nil, fmt.Errorf("cluster: NewGMM: %w", err)
+	}
+	g.export()
+	return g, nil
+}
+
+// factor computes prec and logNorm from the weights and covariances. A covariance that is not
+// numerically positive definite is an error unless jitter is set, in which case ever larger
+// multiples of reg (or of a tiny fraction of its mean variance, when that is larger) are added to
+// its diagonal until it factors: with data of a large scale, reg_covar alone can vanish in the
+// rounding of the diagonal.
+func (g *GMM) factor(reg float64, jitter bool) error {
+	d := g.d
+	var l []float64
+	if g.full {
+		l = make([]float64, d*d)
+	}
+	halfLog2Pi := 0.5 * float64(d) * math.Log(2*math.Pi)
+	cs := g.covSize()
+	for j := 0; j < g.k; j++ {
+		c := g.cov[j*cs : (j+1)*cs]
+		p := g.prec[j*cs : (j+1)*cs]
+		extra := 0.0
+		for try := 0; ; try++ {
+			ok := false
+			if g.full {
+				ok = cholesky(l, c, d)
+			} else {
+				ok = true
+				for _, v := range c {
+					if !(v > 0) || math.IsInf(v, 1) {
+						ok = false
+						break
+					}
+				}
+			}
+			if ok {
+				break
+			}
+			if !jitter || try == 40 {
+				return fmt.Errorf("covariance of component %d is not positive definite", j)
+			}
+			if extra == 0 {
+				trace := 0.0
+				for a := 0; a < d; a++ {
+					if g.full {
+						trace += math.Abs(c[a*d+a])
+					} else {
+						trace += math.Abs(c[a])
+					}
+				}
+				extra = max(reg, 1e-12*trace/float64(d), math.SmallestNonzeroFloat64)
+			} else {
+				extra *= 10
+			}
+			for a := 0; a < d; a++ {
+				if g.full {
+					c[a*d+a] += extra
+				} else {
+					c[a] += extra
+				}
+			}
+		}
+		logDet := 0.0
+		if g.full {
+			invertLower(p, l, d)
+			for a := 0; a < d; a++ {
+				logDet += math.Log(p[a*d+a])
+			}
+		} else {
+			for a, v := range c {
+				p[a] = 1 / math.Sqrt(v)
+				logDet += math.Log(p[a])
+			}
+		}
+		g.logNorm[j] = math.Log(g.Weights[j]) - halfLog2Pi + logDet
+	}
+	return nil
+}
+
+// logProbs writes log(wⱼ·N(row | μⱼ, Σⱼ)) for every component j into out, using diff (d
+// values) as scratch.
+func (g *GMM) logProbs(row, out, diff []float64) {
+	d := g.d
+	row = row[:d]
+	diff = diff[:d]
+	if g.full {
+		dd := d * d
+		for j := range out[:g.k] {
+			mu := g.mean[j*d : (j+1)*d]
+			for a, v := range row {
+				diff[a] = v - mu[a]
+			}
+			p := g.prec[j*dd : (j+1)*dd]
+			q := 0.0
+			for a := 0; a < d; a++ {
+				pa := p[a*d : a*d+a+1]
+				s := 0.0
+				for b, v := range pa {
+					s += v * diff[b]
+				}
+				q += s * s
+			}
+			out[j] = g.logNorm[j] - 0.5*q
+		}
+		return
+	}
+	for j := range out[:g.k] {
+		mu := g.mean[j*d : (j+1)*d]
+		p := g.prec[j*d : (j+1)*d]
+		q := 0.0
+		for a, v := range row {
+			s := (v - mu[a]) * p[a]
+			q += s * s
+		}
+		out[j] = g.logNorm[j] - 0.5*q
+	}
+}
+
+// scratch holds per-block buffers so that the E-step allocates nothing per row.
+type scratch struct {
+	diff []float64 // blocks×d
+	lp   []float64 // blocks×k, used when responsibilities are not kept
+	ll   []float64 // blocks: partial log-likelihoods
+}
+
+func newScratch(n, d, k int) *scratch {
+	b := numBlocks(n)
+	return &scratch{diff: make([]float64, b*d), lp: make([]float64, b*k), ll: make([]float64, b)}
+}
+
+// estep returns the total log-likelihood of the n rows of x and, when resp is not nil, writes
+// the responsibilities (n×k, rows summing to 1) into it; when rowLL is not nil it receives the
+// log-likelihood of every row. The normaliser of each row is a log-sum-exp around its largest
+// term, so rows far from every component neither underflow to 0/0 nor overflow.
+func (g *GMM) estep(x []float64, n int, resp, rowLL []float64, s *scratch, workers int) float64 {
+	d, k := g.d, g.k
+	parallel(numBlocks(n), workers, func(b int) {
+		diff := s.diff[b*d : (b+1)*d]
+		total := 0.0
+		for i := b * blockRows; i < min(n, (b+1)*blockRows); i++ {
+			var lp []float64
+			if resp != nil {
+				lp = resp[i*k : (i+1)*k]
+			} else {
+				lp = s.lp[b*k : (b+1)*k]
+			}
+			g.logProbs(x[i*d:(i+1)*d], lp, diff)
+			m := math.Inf(-1)
+			for _, v := range lp {
+				m = max(m, v)
+			}
+			var norm float64
+			if math.IsInf(m, -1) {
+				// Every density underflowed: the row is infinitely unlikely under all
+				// components. Share it evenly rather than divide zero by zero.
+				norm = m
+				for j := range lp {
+					lp[j] = 1 / float64(k)
+				}
+			} else {
+				sum := 0.0
+				for j, v := range lp {
+					e := math.Exp(v - m)
+					lp[j] = e
+					sum += e
+				}
+				norm = m + math.Log(sum)
+				inv := 1 / sum
+				for j := range lp {
+					lp[j] *= inv
+				}
+			}
+			if rowLL != nil {
+				rowLL[i] = norm
+			}
+			total += norm
+		}
+		s.ll[b] = total
+	})
+	total := 0.0
+	for _, v := range s.ll[:numBlocks(n)] {
+		total += v
+	}
+	return total
+}
+
+// mstep sets weights, means and covariances from the responsibilities resp (n×k) as
+// scikit-learn does: nⱼ = Σᵢ rᵢⱼ + 10ε, μⱼ = Σᵢ rᵢⱼxᵢ / nⱼ, Σⱼ = Σᵢ rᵢⱼ(xᵢ−μⱼ)(xᵢ−μⱼ)ᵀ / nⱼ + reg·I,
+// wⱼ = nⱼ / Σ nⱼ. Components are independent, so they are computed in parallel, each summing
+// over the rows in order. It returns the raw mass Σᵢ rᵢⱼ of every component in mass.
+func (g *GMM) mstep(x []float64, n int, resp []float64, reg float64, mass, diffs []float64, workers int) {
+	d, k := g.d, g.k
+	cs := g.covSize()
+	const eps10 = 10 * 2.220446049250313e-16 // 10 × machine epsilon, as scikit-learn
+	parallel(k, workers, func(j int) {
+		mu := g.mean[j*d : (j+1)*d]
+		clear(mu)
+		m := 0.0
+		for i := 0; i < n; i++ {
+			r := resp[i*k+j]
+			if r == 0 {
+				continue
+			}
+			m += r
+			for a, v := range x[i*d : (i+1)*d] {
+				mu[a] += r * v
+			}
+		}
+		mass[j] = m
+		nk := m + eps10
+		for a := range mu {
+			mu[a] /= nk
+		}
+		c := g.cov[j*cs : (j+1)*cs]
+		clear(c)
+		diff := diffs[j*d : (j+1)*d]
+		for i := 0; i < n; i++ {
+			r := resp[i*k+j]
+			if r == 0 {
+				continue
+			}
+			for a, v := range x[i*d : (i+1)*d] {
+				diff[a] = v - mu[a]
+			}
+			if g.full {
+				for a := 0; a < d; a++ {
+					ra := r * diff[a]
+					ca := c[a*d : a*d+a+1]
+					for b := range ca {
+						ca[b] += ra * diff[b]
+					}
+				}
+			} else {
+				for a, v := range diff {
+					c[a] += r * v * v
+				}
+			}
+		}
+		if g.full {
+			for a := 0; a < d; a++ {
+				for b := 0; b < a; b++ {
+					c[a*d+b] /= nk
+					c[b*d+a] = c[a*d+b]
+				}
+				c[a*d+a] = c[a*d+a]/nk + reg
+			}
+		} else {
+			for a := range c {
+				c[a] = c[a]/nk + reg
+			}
+		}
+		g.Weights[j] = nk
+	})
+	sum := 0.0
+	for _, w := range g.Weights[:k] {
+		sum += w
+	}
+	for j := range g.Weights[:k] {
+		g.Weights[j] /= sum
+	}
+}
+
+// dropEmpty removes the components whose mass fell below minMass, keeping the order of the
+// others, renormalises the weights and reports whether anything was removed. At least one
+// component always remains: the masses of all components add up to the number of rows.
+func (g *GMM) dropEmpty(mass []float64) bool {
+	d, cs := g.d, g.covSize()
+	kept := 0
+	for j := 0; j < g.k; j++ {
+		if mass[j] < minMass && (kept > 0 || j < g.k-1) {
+			continue
+		}
+		if kept != j {
+			g.Weights[kept] = g.Weights[j]
+			mass[kept] = mass[j]
+			copy(g.mean[kept*d:(kept+1)*d], g.mean[j*d:(j+1)*d])
+			copy(g.cov[kept*cs:(kept+1)*cs], g.cov[j*cs:(j+1)*cs])
+		}
+		kept++
+	}
+	if kept == g.k {
+		return false
+	}
+	g.k = kept
+	g.Weights = g.Weights[:kept]
+	g.mean = g.mean[:kept*d]
+	g.cov = g.cov[:kept*cs]
+	g.prec = g.prec[:kept*cs]
+	g.logNorm = g.logNorm[:kept]
+	sum := 0.0
+	for _, w := range g.Weights {
+		sum += w
+	}
+	for j := range g.Weights {
+		g.Weights[j] /= sum
+	}
+	return true
+}
+
+// FitGMM fits a Gaussian mixture of k components to the rows of x by expectation-maximisation,
+// started like scikit-learn's GaussianMixture from the clusters of k-means (k-means++ seeding
+// from opt.Seed, then Lloyd iterations). Components that lose all their rows during EM are
+// dropped, so the result may have fewer than k components. It is an error for x to be empty or
+// ragged, to hold non-finite values, or for k to be less than 1 or more than the number of rows.
+func FitGMM(x [][]float64, k int, opt GMMOptions) (*GMM, error) {
+	flat, n, d, err := flatten(x)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: FitGMM: %w", err)
+	}
+	g, err := fit(flat, n, d, k, opt)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: FitGMM: %w", err)
+	}
+	return g, nil
+}
+
+// fit is FitGMM on validated, flattened rows.
+func fit(x []float64, n, d, k int, opt GMMOptions) (*GMM, error) {
+	if k < 1 {
+		return nil, fmt.Errorf("%d components, want at least 1", k)
+	}
+	if k > n {
+		return nil, fmt.Errorf("%d components for %d rows, want at most one component per row", k, n)
+	}
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(uint64(opt.Seed), 0x9e3779b97f4a7c15))
+	labels := kmeans(x, n, d, k, rng, opt.Workers)
+
+	g := newGMM(k, d, opt.Covariance == Full)
+	resp := make([]float64, n*k)
+	for i, c := range labels {
+		resp[i*k+c] = 1
+	}
+	mass := make([]float64, k)
+	diffs := make([]float64, k*d)
+	s := newScratch(n, d, k)
+	g.mstep(x, n, resp, opt.RegCovar, mass, diffs, opt.Workers)
+	g.dropEmpty(mass)
+	if err := g.factor(opt.RegCovar, true); err != nil {
+		return nil, err
+	}
+	prev := math.Inf(-1)
+	for it := 1; it <= opt.MaxIter; it++ {
+		ll := g.estep(x, n, resp[:n*g.k], nil, s, opt.Workers) / float64(n)
+		g.mstep(x, n, resp[:n*g.k], opt.RegCovar, mass, diffs, opt.Workers)
+		g.dropEmpty(mass)
+		if err := g.factor(opt.RegCovar, true); err != nil {
+			return nil, fmt.Errorf("EM iteration %d: %w", it, err)
+		}
+		g.Iterations = it
+		if math.Abs(ll-prev) < opt.Tol {
+			g.Converged = true
+			break
+		}
+		prev = ll
+	}
+	g.export()
+	return g, nil
+}
+
+// K returns the number of components.
+func (g *GMM) K() int { return g.k }
+
+// rowsFor validates and flattens rows to be scored by g.
+func (g *GMM) rowsFor(x [][]float64) ([]float64, int, error) {
+	flat, n, d, err := flatten(x)
+	if err != nil {
+		return nil, 0, err
+	}
+	if d != g.d {
+		return nil, 0, fmt.Errorf("rows have %d dimensions, the model %d", d, g.d)
+	}
+	return flat, n, nil
+}
+
+// LogLikelihood returns the total log-likelihood Σᵢ log p(xᵢ) of the rows of x under the
+// mixture (scikit-learn's score(x) times the number of rows).
+func (g *GMM) LogLikelihood(x [][]float64) (float64, error) {
+	flat, n, err := g.rowsFor(x)
+	if err != nil {
+		return 0, fmt.Errorf("cluster: LogLikelihood: %w", err)
+	}
+	return g.estep(flat, n, nil, nil, newScratch(n, g.d, g.k), workerCount(0)), nil
+}
+
+// logLikelihoods returns the log-likelihood of every row (scikit-learn's score_samples).
+func (g *GMM) logLikelihoods(x [][]float64) ([]float64, error) {
+	flat, n, err := g.rowsFor(x)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, n)
+	g.estep(flat, n, nil, out, newScratch(n, g.d, g.k), workerCount(0))
+	return out, nil
+}
+
+// NumParams returns the number of free parameters of the mixture as scikit-learn counts them:
+// K−1 weights, K·D mean values and K·D(D+1)/2 (Full) or K·D (Diag) covariance values.
+func (g *GMM) NumParams() int {
+	cov := g.k * g.d
+	if g.full {
+		cov = g.k * g.d * (g.d + 1) / 2
+	}
+	return cov + g.k*g.d + g.k - 1
+}
+
+// BIC returns the Bayesian information criterion of the mixture on the rows of x,
+// −2·LogLikelihood(x) + NumParams()·ln n; lower is better.
+func (g *GMM) BIC(x [][]float64) (float64, error) {
+	flat, n, err := g.rowsFor(x)
+	if err != nil {
+		return 0, fmt.Errorf("cluster: BIC: %w", err)
+	}
+	return g.bic(flat, n, newScratch(n, g.d, g.k), workerCount(0)), nil
+}
+
+func (g *GMM) bic(x []float64, n int, s *scratch, workers int) float64 {
+	ll := g.estep(x, n, nil, nil, s, workers)
+	return -2*ll + float64(g.NumParams())*math.Log(float64(n))
+}
+
+// Probabilities returns, for every row of x, the posterior probability of each component
+// (the responsibilities); every row sums to 1.
+func (g *GMM) Probabilities(x [][]float64) ([][]float64, error) {
+	flat, n, err := g.rowsFor(x)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: Probabilities: %w", err)
+	}
+	resp := make([]float64, n*g.k)
+	g.estep(flat, n, resp, nil, newScratch(n, g.d, g.k), workerCount(0))
+	out := make([][]float64, n)
+	for i := range out {
+		out[i] = resp[i*g.k : (i+1)*g.k : (i+1)*g.k]
+	}
+	return out, nil
+}
+
+// Membership returns, for every row of x, the components whose posterior probability exceeds
+// threshold, in increasing order (HiRAG uses 0.1). A row whose probabilities all stay at or
+// below threshold still gets its most probable component, so every row belongs somewhere.
+func (g *GMM) Membership(x [][]float64, threshold float64) ([][]int, error) {
+	p, err := g.Probabilities(x)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: Membership: %w", err)
+	}
+	return membership(p, threshold), nil
+}
+
+// membership applies the threshold rule of Membership to probabilities.
+func membership(p [][]float64, threshold float64) [][]int {
+	out := make([][]int, len(p))
+	for i, row := range p {
+		var m []int
+		best := 0
+		for j, v := range row {
+			if v > threshold {
+				m = append(m, j)
+			}
+			if v > row[best] {
+				best = j
+			}
+		}
+		if len(m) == 0 {
+			m = []int{best}
+		}
+		out[i] = slices.Clip(m)
+	}
+	return out
+}
