@@ -136,10 +136,10 @@ func relErr(got, want float64) float64 {
 
 // fixture is testdata/sklearn.json, written by bench/cluster/make_fixture.py.
 type fixture struct {
-	Sklearn string `json:"sklearn"`
+	Sklearn   string      `json:"sklearn"`
 	Blobs     blobFixture `json:"blobs"`
 	BlobsAxis blobFixture `json:"blobs_axis"`
-	Scores []struct {
+	Scores    []struct {
 		Name         string      `json:"name"`
 		Covariance   string      `json:"covariance"`
 		Weights      []float64   `json:"weights"`
