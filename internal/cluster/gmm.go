@@ -325,16 +325,64 @@ func (g *GMM) logProbs(row, out, diff []float64) {
 	}
 }
 
+// logProbs4 is logProbs for the four consecutive rows in x (4×d), writing 4×k values into out
+// and using diff (4×d) as scratch. Each covariance entry is loaded once for four rows, and the
+// four running sums are independent, so the processor overlaps them instead of waiting on one
+// chain of dependent additions; this is about twice as fast as four calls to logProbs.
+func (g *GMM) logProbs4(x, out, diff []float64) {
+	d, k := g.d, g.k
+	if !g.full {
+		for r := 0; r < 4; r++ {
+			g.logProbs(x[r*d:(r+1)*d], out[r*k:(r+1)*k], diff)
+		}
+		return
+	}
+	x0, x1, x2, x3 := x[:d], x[d:2*d], x[2*d:3*d], x[3*d:4*d]
+	d0, d1, d2, d3 := diff[:d], diff[d:2*d], diff[2*d:3*d], diff[3*d:4*d]
+	dd := d * d
+	for j := 0; j < k; j++ {
+		mu := g.mean[j*d : (j+1)*d]
+		for a, m := range mu {
+			d0[a] = x0[a] - m
+			d1[a] = x1[a] - m
+			d2[a] = x2[a] - m
+			d3[a] = x3[a] - m
+		}
+		p := g.prec[j*dd : (j+1)*dd]
+		var q0, q1, q2, q3 float64
+		for a := 0; a < d; a++ {
+			pa := p[a*d : a*d+a+1]
+			e0, e1, e2, e3 := d0[:len(pa)], d1[:len(pa)], d2[:len(pa)], d3[:len(pa)]
+			var s0, s1, s2, s3 float64
+			for b, v := range pa {
+				s0 += v * e0[b]
+				s1 += v * e1[b]
+				s2 += v * e2[b]
+				s3 += v * e3[b]
+			}
+			q0 += s0 * s0
+			q1 += s1 * s1
+			q2 += s2 * s2
+			q3 += s3 * s3
+		}
+		ln := g.logNorm[j]
+		out[j] = ln - 0.5*q0
+		out[k+j] = ln - 0.5*q1
+		out[2*k+j] = ln - 0.5*q2
+		out[3*k+j] = ln - 0.5*q3
+	}
+}
+
 // scratch holds per-block buffers so that the E-step allocates nothing per row.
 type scratch struct {
-	diff []float64 // blocks×d
-	lp   []float64 // blocks×k, used when responsibilities are not kept
+	diff []float64 // blocks×4×d
+	lp   []float64 // blocks×4×k, used when responsibilities are not kept
 	ll   []float64 // blocks: partial log-likelihoods
 }
 
 func newScratch(n, d, k int) *scratch {
 	b := numBlocks(n)
-	return &scratch{diff: make([]float64, b*d), lp: make([]float64, b*k), ll: make([]float64, b)}
+	return &scratch{diff: make([]float64, b*4*d), lp: make([]float64, b*4*k), ll: make([]float64, b)}
 }
 
 // estep returns the total log-likelihood of the n rows of x and, when resp is not nil, writes
@@ -344,45 +392,31 @@ func newScratch(n, d, k int) *scratch {
 func (g *GMM) estep(x []float64, n int, resp, rowLL []float64, s *scratch, workers int) float64 {
 	d, k := g.d, g.k
 	parallel(numBlocks(n), workers, func(b int) {
-		diff := s.diff[b*d : (b+1)*d]
+		diff := s.diff[b*4*d : (b+1)*4*d]
 		total := 0.0
-		for i := b * blockRows; i < min(n, (b+1)*blockRows); i++ {
+		end := min(n, (b+1)*blockRows)
+		for i := b * blockRows; i < end; i += 4 {
+			rows := min(4, end-i)
 			var lp []float64
 			if resp != nil {
-				lp = resp[i*k : (i+1)*k]
+				lp = resp[i*k : (i+rows)*k]
 			} else {
-				lp = s.lp[b*k : (b+1)*k]
+				lp = s.lp[b*4*k : (b*4+rows)*k]
 			}
-			g.logProbs(x[i*d:(i+1)*d], lp, diff)
-			m := math.Inf(-1)
-			for _, v := range lp {
-				m = max(m, v)
-			}
-			var norm float64
-			if math.IsInf(m, -1) {
-				// Every density underflowed: the row is infinitely unlikely under all
-				// components. Share it evenly rather than divide zero by zero.
-				norm = m
-				for j := range lp {
-					lp[j] = 1 / float64(k)
-				}
+			if rows == 4 {
+				g.logProbs4(x[i*d:(i+4)*d], lp, diff)
 			} else {
-				sum := 0.0
-				for j, v := range lp {
-					e := math.Exp(v - m)
-					lp[j] = e
-					sum += e
-				}
-				norm = m + math.Log(sum)
-				inv := 1 / sum
-				for j := range lp {
-					lp[j] *= inv
+				for r := 0; r < rows; r++ {
+					g.logProbs(x[(i+r)*d:(i+r+1)*d], lp[r*k:(r+1)*k], diff)
 				}
 			}
-			if rowLL != nil {
-				rowLL[i] = norm
+			for r := 0; r < rows; r++ {
+				norm := normalizeRow(lp[r*k : (r+1)*k])
+				if rowLL != nil {
+					rowLL[i+r] = norm
+				}
+				total += norm
 			}
-			total += norm
 		}
 		s.ll[b] = total
 	})
@@ -393,26 +427,92 @@ func (g *GMM) estep(x []float64, n int, resp, rowLL []float64, s *scratch, worke
 	return total
 }
 
+// normalizeRow turns the log-probabilities lp into probabilities summing to 1 and returns their
+// log-sum-exp, computed around the largest term so that it neither underflows nor overflows.
+func normalizeRow(lp []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range lp {
+		m = max(m, v)
+	}
+	if math.IsInf(m, -1) {
+		// Every density underflowed: the row is infinitely unlikely under all components.
+		// Share it evenly rather than divide zero by zero.
+		for j := range lp {
+			lp[j] = 1 / float64(len(lp))
+		}
+		return m
+	}
+	sum := 0.0
+	for j, v := range lp {
+		e := math.Exp(v - m)
+		lp[j] = e
+		sum += e
+	}
+	inv := 1 / sum
+	for j := range lp {
+		lp[j] *= inv
+	}
+	return m + math.Log(sum)
+}
+
+// mscratch holds the per-block partial sums of the M-step.
+type mscratch struct {
+	sums []float64 // blocks×k×(1+d): mass, then Σ r·x
+	sq   []float64 // blocks×k×t: Σ r·(x−μ)(x−μ)ᵀ, lower triangle packed by rows (t = d(d+1)/2), or Σ r·(x−μ)² per dimension (t = d)
+	diff []float64 // blocks×d
+}
+
+func newMScratch(n, d, k int, full bool) *mscratch {
+	b := numBlocks(n)
+	t := d
+	if full {
+		t = d * (d + 1) / 2
+	}
+	return &mscratch{sums: make([]float64, b*k*(1+d)), sq: make([]float64, b*k*t), diff: make([]float64, b*d)}
+}
+
 // mstep sets weights, means and covariances from the responsibilities resp (n×k) as
 // scikit-learn does: nⱼ = Σᵢ rᵢⱼ + 10ε, μⱼ = Σᵢ rᵢⱼxᵢ / nⱼ, Σⱼ = Σᵢ rᵢⱼ(xᵢ−μⱼ)(xᵢ−μⱼ)ᵀ / nⱼ + reg·I,
-// wⱼ = nⱼ / Σ nⱼ. Components are independent, so they are computed in parallel, each summing
-// over the rows in order. It returns the raw mass Σᵢ rᵢⱼ of every component in mass.
-func (g *GMM) mstep(x []float64, n int, resp []float64, reg float64, mass, diffs []float64, workers int) {
+// wⱼ = nⱼ / Σ nⱼ, and writes the raw mass Σᵢ rᵢⱼ of every component into mass. Each block of
+// rows accumulates its own partial sums, reading responsibilities row by row, and the blocks are
+// added in order, so the result does not depend on scheduling. Responsibilities that are exactly
+// zero (far rows, whose densities underflow) are skipped.
+func (g *GMM) mstep(x []float64, n int, resp []float64, reg float64, mass []float64, ms *mscratch, workers int) {
 	d, k := g.d, g.k
-	cs := g.covSize()
+	t := d
+	if g.full {
+		t = d * (d + 1) / 2
+	}
+	blocks := numBlocks(n)
+	w := 1 + d
+	parallel(blocks, workers, func(b int) {
+		part := ms.sums[b*k*w : (b+1)*k*w]
+		clear(part)
+		for i := b * blockRows; i < min(n, (b+1)*blockRows); i++ {
+			row := x[i*d : (i+1)*d]
+			for j, r := range resp[i*k : (i+1)*k] {
+				if r == 0 {
+					continue
+				}
+				p := part[j*w : (j+1)*w]
+				p[0] += r
+				p = p[1 : 1+len(row)]
+				for a, v := range row {
+					p[a] += r * v
+				}
+			}
+		}
+	})
 	const eps10 = 10 * 2.220446049250313e-16 // 10 × machine epsilon, as scikit-learn
-	parallel(k, workers, func(j int) {
+	for j := 0; j < k; j++ {
+		m := 0.0
 		mu := g.mean[j*d : (j+1)*d]
 		clear(mu)
-		m := 0.0
-		for i := 0; i < n; i++ {
-			r := resp[i*k+j]
-			if r == 0 {
-				continue
-			}
-			m += r
-			for a, v := range x[i*d : (i+1)*d] {
-				mu[a] += r * v
+		for b := 0; b < blocks; b++ {
+			p := ms.sums[(b*k+j)*w : (b*k+j+1)*w]
+			m += p[0]
+			for a, v := range p[1:] {
+				mu[a] += v
 			}
 		}
 		mass[j] = m
@@ -420,46 +520,69 @@ func (g *GMM) mstep(x []float64, n int, resp []float64, reg float64, mass, diffs
 		for a := range mu {
 			mu[a] /= nk
 		}
-		c := g.cov[j*cs : (j+1)*cs]
-		clear(c)
-		diff := diffs[j*d : (j+1)*d]
-		for i := 0; i < n; i++ {
-			r := resp[i*k+j]
-			if r == 0 {
-				continue
-			}
-			for a, v := range x[i*d : (i+1)*d] {
-				diff[a] = v - mu[a]
-			}
-			if g.full {
-				for a := 0; a < d; a++ {
-					ra := r * diff[a]
-					ca := c[a*d : a*d+a+1]
-					for b := range ca {
-						ca[b] += ra * diff[b]
+		g.Weights[j] = nk
+	}
+	parallel(blocks, workers, func(b int) {
+		part := ms.sq[b*k*t : (b+1)*k*t]
+		clear(part)
+		diff := ms.diff[b*d : (b+1)*d]
+		for i := b * blockRows; i < min(n, (b+1)*blockRows); i++ {
+			row := x[i*d : (i+1)*d]
+			for j, r := range resp[i*k : (i+1)*k] {
+				if r == 0 {
+					continue
+				}
+				mu := g.mean[j*d : (j+1)*d]
+				for a, v := range row {
+					diff[a] = v - mu[a]
+				}
+				p := part[j*t : (j+1)*t]
+				if g.full {
+					off := 0
+					for a := 0; a < d; a++ {
+						ra := r * diff[a]
+						pa := p[off : off+a+1]
+						for c := range pa {
+							pa[c] += ra * diff[c]
+						}
+						off += a + 1
+					}
+				} else {
+					for a, v := range diff {
+						p[a] += r * v * v
 					}
 				}
-			} else {
-				for a, v := range diff {
-					c[a] += r * v * v
-				}
 			}
 		}
-		if g.full {
-			for a := 0; a < d; a++ {
-				for b := 0; b < a; b++ {
-					c[a*d+b] /= nk
-					c[b*d+a] = c[a*d+b]
-				}
-				c[a*d+a] = c[a*d+a]/nk + reg
-			}
-		} else {
-			for a := range c {
-				c[a] = c[a]/nk + reg
-			}
-		}
-		g.Weights[j] = nk
 	})
+	cs := g.covSize()
+	for j := 0; j < k; j++ {
+		c := g.cov[j*cs : (j+1)*cs]
+		nk := g.Weights[j]
+		if g.full {
+			off := 0
+			for a := 0; a < d; a++ {
+				for e := 0; e <= a; e++ {
+					v := 0.0
+					for b := 0; b < blocks; b++ {
+						v += ms.sq[(b*k+j)*t+off+e]
+					}
+					v /= nk
+					c[a*d+e], c[e*d+a] = v, v
+				}
+				c[a*d+a] += reg
+				off += a + 1
+			}
+			continue
+		}
+		for a := 0; a < d; a++ {
+			v := 0.0
+			for b := 0; b < blocks; b++ {
+				v += ms.sq[(b*k+j)*t+a]
+			}
+			c[a] = v/nk + reg
+		}
+	}
 	sum := 0.0
 	for _, w := range g.Weights[:k] {
 		sum += w
@@ -544,9 +667,9 @@ func fit(x []float64, n, d, k int, opt GMMOptions) (*GMM, error) {
 		resp[i*k+c] = 1
 	}
 	mass := make([]float64, k)
-	diffs := make([]float64, k*d)
+	ms := newMScratch(n, d, k, opt.Covariance == Full)
 	s := newScratch(n, d, k)
-	g.mstep(x, n, resp, opt.RegCovar, mass, diffs, opt.Workers)
+	g.mstep(x, n, resp, opt.RegCovar, mass, ms, opt.Workers)
 	g.dropEmpty(mass)
 	if err := g.factor(opt.RegCovar, true); err != nil {
 		return nil, err
@@ -554,7 +677,7 @@ func fit(x []float64, n, d, k int, opt GMMOptions) (*GMM, error) {
 	prev := math.Inf(-1)
 	for it := 1; it <= opt.MaxIter; it++ {
 		ll := g.estep(x, n, resp[:n*g.k], nil, s, opt.Workers) / float64(n)
-		g.mstep(x, n, resp[:n*g.k], opt.RegCovar, mass, diffs, opt.Workers)
+		g.mstep(x, n, resp[:n*g.k], opt.RegCovar, mass, ms, opt.Workers)
 		g.dropEmpty(mass)
 		if err := g.factor(opt.RegCovar, true); err != nil {
 			return nil, fmt.Errorf("EM iteration %d: %w", it, err)

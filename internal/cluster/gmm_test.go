@@ -73,7 +73,7 @@ func TestMStepMatchesSklearn(t *testing.T) {
 		t.Run(c.Covariance, func(t *testing.T) {
 			g := newGMM(k, d, c.Covariance == Full)
 			mass := make([]float64, k)
-			g.mstep(x, n, resp, 1e-6, mass, make([]float64, k*d), 3)
+			g.mstep(x, n, resp, 1e-6, mass, newMScratch(n, d, k, g.full), 3)
 			g.export()
 			check := func(what string, got, want []float64) {
 				t.Helper()

@@ -100,18 +100,33 @@ func kmeans(x []float64, n, d, k int, rng *rand.Rand, workers int) []int {
 }
 
 // nearest returns the index of the centre closest to row (the first on ties) and the squared
-// distance to it.
+// distance to it. Four centres are measured at a time so that their sums are independent chains
+// the processor can overlap.
 func nearest(row, centers []float64, k int) (int, float64) {
 	d := len(row)
 	best, bestDist := 0, math.Inf(1)
-	for j := 0; j < k; j++ {
-		c := centers[j*d : (j+1)*d]
-		s := 0.0
+	j := 0
+	for ; j+4 <= k; j += 4 {
+		c0 := centers[j*d : (j+1)*d]
+		c1 := centers[(j+1)*d : (j+2)*d]
+		c2 := centers[(j+2)*d : (j+3)*d]
+		c3 := centers[(j+3)*d : (j+4)*d]
+		var s0, s1, s2, s3 float64
 		for a, v := range row {
-			t := v - c[a]
-			s += t * t
+			t0, t1, t2, t3 := v-c0[a], v-c1[a], v-c2[a], v-c3[a]
+			s0 += t0 * t0
+			s1 += t1 * t1
+			s2 += t2 * t2
+			s3 += t3 * t3
 		}
-		if s < bestDist {
+		for o, s := range [4]float64{s0, s1, s2, s3} {
+			if s < bestDist {
+				best, bestDist = j+o, s
+			}
+		}
+	}
+	for ; j < k; j++ {
+		if s := dist2(row, centers[j*d:(j+1)*d]); s < bestDist {
 			best, bestDist = j, s
 		}
 	}
