@@ -192,7 +192,26 @@ func scatter(rows [][]float32, mean []float64, workers int) []float64 {
 			for a := bounds[s]; a < bounds[s+1]; a++ {
 				ca := ct[a*scatterChunk : (a+1)*scatterChunk]
 				ma := m[a*d : a*d+a+1]
-				for b := range ma {
+				b := 0
+				// Four entries at a time: independent sums the processor can overlap.
+				for ; b+4 <= len(ma); b += 4 {
+					c0 := ct[b*scatterChunk : (b+1)*scatterChunk]
+					c1 := ct[(b+1)*scatterChunk : (b+2)*scatterChunk]
+					c2 := ct[(b+2)*scatterChunk : (b+3)*scatterChunk]
+					c3 := ct[(b+3)*scatterChunk : (b+4)*scatterChunk]
+					var s0, s1, s2, s3 float64
+					for r, v := range ca {
+						s0 += v * c0[r]
+						s1 += v * c1[r]
+						s2 += v * c2[r]
+						s3 += v * c3[r]
+					}
+					ma[b] += s0
+					ma[b+1] += s1
+					ma[b+2] += s2
+					ma[b+3] += s3
+				}
+				for ; b < len(ma); b++ {
 					ma[b] += dot(ca, ct[b*scatterChunk:(b+1)*scatterChunk])
 				}
 			}
@@ -264,7 +283,21 @@ func subspaceEigen(a []float64, m, k, l, workers int) (vals, vecs []float64) {
 		parallel(numBlocks(m), workers, func(blk int) {
 			for r := blk * blockRows; r < min(m, (blk+1)*blockRows); r++ {
 				ar := a[r*m : (r+1)*m]
-				for c := 0; c < l; c++ {
+				c := 0
+				// Four basis vectors at a time: independent sums the processor can overlap.
+				for ; c+4 <= l; c += 4 {
+					q0, q1 := q[c*m:(c+1)*m], q[(c+1)*m:(c+2)*m]
+					q2, q3 := q[(c+2)*m:(c+3)*m], q[(c+3)*m:(c+4)*m]
+					var s0, s1, s2, s3 float64
+					for i, v := range ar {
+						s0 += v * q0[i]
+						s1 += v * q1[i]
+						s2 += v * q2[i]
+						s3 += v * q3[i]
+					}
+					z[c*m+r], z[(c+1)*m+r], z[(c+2)*m+r], z[(c+3)*m+r] = s0, s1, s2, s3
+				}
+				for ; c < l; c++ {
 					z[c*m+r] = dot(ar, q[c*m:(c+1)*m])
 				}
 			}
