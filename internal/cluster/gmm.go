@@ -458,7 +458,9 @@ func normalizeRow(lp []float64) float64 {
 // mscratch holds the per-block partial sums of the M-step.
 type mscratch struct {
 	sums []float64 // blocks×k×(1+d): mass, then Σ r·x
-	sq   []float64 // blocks×k×t: Σ r·(x−μ)(x−μ)ᵀ, lower triangle packed by rows (t = d(d+1)/2), or Σ r·(x−μ)² per dimension (t = d)
+	// sq is blocks×k×t: Σ r·(x−μ)(x−μ)ᵀ as its lower triangle packed by rows
+	// (t = d(d+1)/2), or Σ r·(x−μ)² per dimension (t = d).
+	sq   []float64
 	diff []float64 // blocks×d
 }
 

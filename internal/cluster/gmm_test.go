@@ -549,3 +549,47 @@ func TestClustersAndSparsity(t *testing.T) {
 		})
 	}
 }
+
+// TestDropEmpty checks that an EM step removes a component that no row belongs to, without
+// NaNs, and that rows beyond the reach of every component get even, finite probabilities.
+func TestDropEmpty(t *testing.T) {
+	x := [][]float64{{-2.1}, {-1.9}, {-2}, {1.9}, {2.1}, {2}}
+	g, err := NewGMM(Full, []float64{0.45, 0.1, 0.45}, [][]float64{{-2}, {1e6}, {2}}, [][]float64{{1}, {1e-6}, {1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat, n, d, err := flatten(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := make([]float64, n*g.k)
+	g.estep(flat, n, resp, nil, newScratch(n, d, g.k), 1)
+	mass := make([]float64, g.k)
+	g.mstep(flat, n, resp, DefaultRegCovar, mass, newMScratch(n, d, g.k, true), 1)
+	if mass[1] != 0 {
+		t.Fatalf("far component kept mass %v", mass[1])
+	}
+	if !g.dropEmpty(mass) {
+		t.Fatal("dropEmpty removed nothing")
+	}
+	if err := g.factor(DefaultRegCovar, true); err != nil {
+		t.Fatal(err)
+	}
+	g.export()
+	if g.K() != 2 || math.Abs(g.Means[0][0]+2) > 0.01 || math.Abs(g.Means[1][0]-2) > 0.01 ||
+		math.Abs(g.Weights[0]+g.Weights[1]-1) > 1e-15 || math.Abs(g.Weights[0]-0.5) > 1e-9 {
+		t.Errorf("after the drop: K=%d, means %v, weights %v", g.K(), g.Means, g.Weights)
+	}
+
+	p, err := g.Probabilities([][]float64{{1e200}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p[0][0] != 0.5 || p[0][1] != 0.5 {
+		t.Errorf("probabilities of an unreachable row = %v, want [0.5 0.5]", p[0])
+	}
+	ll, err := g.LogLikelihood([][]float64{{1e200}})
+	if err != nil || !math.IsInf(ll, -1) {
+		t.Errorf("log-likelihood of an unreachable row = %v, %v; want -Inf", ll, err)
+	}
+}
