@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"fmt"
+	"github.com/stratarag/strata/internal/textutil"
 	"strings"
 
 	"github.com/stratarag/strata/internal/tokenizer"
@@ -56,8 +57,6 @@ func clipTokens(tok *tokenizer.Tokenizer, s string, budget int) string {
 	return s[:ends[budget-1]] + " …"
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
 // maxDescriptionWords caps one entity or relation description in the context text: merged
 // descriptions of hub entities run to hundreds of tokens, and a few such lines would otherwise
 // crowd out everything else in their section.
@@ -82,7 +81,7 @@ func (b *contextBuilder) entities(title string, items []EntityItem, budget int) 
 func (b *contextBuilder) communities(title string, items []CommunityItem, budget int) []CommunityItem {
 	n := b.section(title, len(items), func(i int) string {
 		c := items[i]
-		return fmt.Sprintf("[community:%s] %s (rating %.1f): %s", c.ID, c.Title, c.Rating, oneLine(c.Summary))
+		return fmt.Sprintf("[community:%s] %s (rating %.1f): %s", c.ID, c.Title, c.Rating, textutil.OneLine(c.Summary))
 	}, budget)
 	return items[:n]
 }

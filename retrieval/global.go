@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stratarag/strata/internal/textutil"
 	"math"
 	"slices"
 	"strconv"
@@ -219,8 +220,8 @@ func renderReport(c graph.Community) string {
 	r := reportOf(c)
 	tag := "[report:" + c.ID + "] "
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s%s (rating %.1f)", tag, oneLine(cmp.Or(r.Title, c.ID)), r.Rating)
-	if s := oneLine(r.Summary); s != "" {
+	fmt.Fprintf(&sb, "%s%s (rating %.1f)", tag, textutil.OneLine(cmp.Or(r.Title, c.ID)), r.Rating)
+	if s := textutil.OneLine(r.Summary); s != "" {
 		sb.WriteString("\n" + tag + s)
 	}
 	for _, f := range r.Findings {
@@ -232,7 +233,7 @@ func renderReport(c graph.Community) string {
 }
 
 func findingText(f prompts.Finding) string {
-	s, x := oneLine(f.Summary), oneLine(f.Explanation)
+	s, x := textutil.OneLine(f.Summary), textutil.OneLine(f.Explanation)
 	switch {
 	case s == "":
 		return x
@@ -334,8 +335,8 @@ func offlinePoints(qvec []float32, comms []graph.Community) []globalPoint {
 		rating := min(1, max(0, c.Rating/10))
 		score := math.Round(1000*sim*(1-offlineRatingWeight+offlineRatingWeight*rating)) / 10
 		r := reportOf(c)
-		head := oneLine(cmp.Or(r.Title, c.ID))
-		if s := oneLine(r.Summary); s != "" {
+		head := textutil.OneLine(cmp.Or(r.Title, c.ID))
+		if s := textutil.OneLine(r.Summary); s != "" {
 			head += ": " + s
 		}
 		src := []string{c.ID}
@@ -356,7 +357,7 @@ func offlinePoints(qvec []float32, comms []graph.Community) []globalPoint {
 // renderPoint writes a point for the context text, adding the citation of its reports when its
 // description names none of them, so the answer can cite [report:ID].
 func renderPoint(p globalPoint) string {
-	line := "(importance " + strconv.FormatFloat(p.Score, 'f', -1, 64) + ") " + oneLine(p.Description)
+	line := "(importance " + strconv.FormatFloat(p.Score, 'f', -1, 64) + ") " + textutil.OneLine(p.Description)
 	if p.Cites {
 		return line
 	}

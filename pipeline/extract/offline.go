@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"github.com/stratarag/strata/internal/textutil"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -80,9 +81,9 @@ func (o *Offline) Extract(ctx context.Context, text string) (Result, error) {
 			if len(desc) == maxDescSentences {
 				break
 			}
-			desc = append(desc, clip(sentences[si].text, maxSentenceRunes))
+			desc = append(desc, textutil.Clip(sentences[si].text, maxSentenceRunes))
 		}
-		f.Description = clip(strings.Join(desc, " "), maxDescriptionRunes)
+		f.Description = textutil.Clip(strings.Join(desc, " "), maxDescriptionRunes)
 		res.Entities = append(res.Entities, f.Entity)
 	}
 
@@ -110,7 +111,7 @@ func (o *Offline) Extract(ctx context.Context, text string) (Result, error) {
 					if r.Description != "" {
 						r.Description += "\n"
 					}
-					r.Description += clip(sentences[si].text, maxSentenceRunes)
+					r.Description += textutil.Clip(sentences[si].text, maxSentenceRunes)
 				}
 			}
 		}
@@ -393,12 +394,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func clip(s string, maxRunes int) string {
-	if utf8.RuneCountInString(s) <= maxRunes {
-		return s
-	}
-	r := []rune(s)
-	return strings.TrimSpace(string(r[:maxRunes])) + "…"
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/stratarag/strata/internal/textutil"
 	"slices"
 	"strings"
 
@@ -41,7 +42,7 @@ func (Extractive) Summarize(_ context.Context, members []graph.Entity) ([]Summar
 	}
 	var desc []string
 	for _, m := range ms[:min(descriptionMembers, len(ms))] {
-		if s := firstSentence(m.Description); s != "" {
+		if s := textutil.FirstSentence(m.Description); s != "" {
 			desc = append(desc, s)
 		}
 	}
@@ -60,17 +61,4 @@ func mostCommon(counts map[string]int) string {
 		}
 	}
 	return best
-}
-
-func firstSentence(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	for i := 0; i+1 < len(s); i++ {
-		if (s[i] == '.' || s[i] == '!' || s[i] == '?') && s[i+1] == ' ' {
-			return s[:i+1]
-		}
-	}
-	return s
 }

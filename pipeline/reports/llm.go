@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stratarag/strata/internal/textutil"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -143,14 +144,14 @@ func (x *LLM) communityText(m graph.Members, written map[string]Report) string {
 	if full > budget && len(m.Children) > 0 {
 		sb.WriteString("Reports of sub-communities:\n")
 		for _, c := range m.Children {
-			if r, ok := written[c.ID]; ok && !add(fmt.Sprintf("- %s: %s", r.Title, oneLine(r.Summary))) {
+			if r, ok := written[c.ID]; ok && !add(fmt.Sprintf("- %s: %s", r.Title, textutil.OneLine(r.Summary))) {
 				break
 			}
 		}
 	}
 	sb.WriteString("Entities (name, type, description):\n")
 	for _, e := range entities {
-		if !add(fmt.Sprintf("- %s (%s): %s", e.Name, e.Type, oneLine(e.Description))) {
+		if !add(fmt.Sprintf("- %s (%s): %s", e.Name, e.Type, textutil.OneLine(e.Description))) {
 			break
 		}
 	}
@@ -160,11 +161,9 @@ func (x *LLM) communityText(m graph.Members, written map[string]Report) string {
 	}
 	sb.WriteString("Relationships (source, target, weight, description):\n")
 	for _, r := range rels {
-		if !add(fmt.Sprintf("- %s -- %s (%.0f): %s", names[r.Source], names[r.Target], r.Weight, oneLine(r.Description))) {
+		if !add(fmt.Sprintf("- %s -- %s (%.0f): %s", names[r.Source], names[r.Target], r.Weight, textutil.OneLine(r.Description))) {
 			break
 		}
 	}
 	return sb.String()
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/stratarag/strata/internal/textutil"
 	"math"
 	"slices"
 	"strings"
@@ -104,11 +105,11 @@ func buildReport(m graph.Members) Report {
 
 	var summary []string
 	for _, e := range entities[:min(summaryEntities, len(entities))] {
-		if s := firstSentence(e.Description); s != "" && !slices.Contains(summary, s) {
+		if s := textutil.FirstSentence(e.Description); s != "" && !slices.Contains(summary, s) {
 			summary = append(summary, s)
 		}
 	}
-	r.Summary = clip(strings.Join(summary, " "), maxSummaryRunes)
+	r.Summary = textutil.Clip(strings.Join(summary, " "), maxSummaryRunes)
 
 	rels := slices.Clone(m.Relations)
 	slices.SortFunc(rels, func(a, b graph.Relation) int {
@@ -128,7 +129,7 @@ func buildReport(m graph.Members) Report {
 	for _, rel := range rels[:min(maxFindings, len(rels))] {
 		r.Findings = append(r.Findings, Finding{
 			Summary:     name[rel.Source] + " – " + name[rel.Target],
-			Explanation: firstSentence(rel.Description),
+			Explanation: textutil.FirstSentence(rel.Description),
 		})
 	}
 	// Bigger, denser communities matter more to a reader: log-scaled so that ratings spread over
@@ -149,25 +150,4 @@ func joinNames(names []string, total int) string {
 	default:
 		return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 	}
-}
-
-func firstSentence(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	for i := 0; i+1 < len(s); i++ {
-		if (s[i] == '.' || s[i] == '!' || s[i] == '?') && s[i+1] == ' ' {
-			return s[:i+1]
-		}
-	}
-	return s
-}
-
-func clip(s string, maxRunes int) string {
-	r := []rune(s)
-	if len(r) <= maxRunes {
-		return s
-	}
-	return strings.TrimSpace(string(r[:maxRunes])) + "…"
 }
