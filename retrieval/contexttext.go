@@ -2,9 +2,9 @@ package retrieval
 
 import (
 	"fmt"
-	"github.com/stratarag/strata/internal/textutil"
 	"strings"
 
+	"github.com/stratarag/strata/internal/textutil"
 	"github.com/stratarag/strata/internal/tokenizer"
 )
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/stratarag/strata/internal/textutil"
 	"math"
 	"slices"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"github.com/stratarag/strata/internal/embed"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/internal/textutil"
 	"github.com/stratarag/strata/prompts"
 )
 

@@ -2,10 +2,11 @@ package extract
 
 import (
 	"context"
-	"github.com/stratarag/strata/internal/textutil"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/stratarag/strata/internal/textutil"
 )
 
 // Offline is the deterministic extractor used when no LLM is configured. Entities are proper-noun

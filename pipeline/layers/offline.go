@@ -4,11 +4,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/stratarag/strata/internal/textutil"
 	"slices"
 	"strings"
 
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/textutil"
 )
 
 // Extractive summarizes a cluster without a model: one summary entity named after its most

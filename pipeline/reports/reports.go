@@ -7,13 +7,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/stratarag/strata/internal/textutil"
 	"math"
 	"slices"
 	"strings"
 
 	"github.com/stratarag/strata/internal/embed"
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/textutil"
 	"github.com/stratarag/strata/prompts"
 )
 
