@@ -129,7 +129,7 @@ func (c *Client) call(ctx context.Context, stage string, tokens int, attempt fun
 		if timedOut && !errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("%w (after %s)", context.DeadlineExceeded, c.cfg.Timeout)
 		}
-		if !retryable(err) || n >= c.cfg.MaxRetries {
+		if !retryable(err) || n >= c.cfg.MaxRetries || (unreachable(err) && n >= maxUnreachableRetries) {
 			c.record(ctx, stage, StageUsage{Failures: 1})
 			if n > 0 {
 				return fmt.Errorf("%w (gave up after %d attempts)", err, n+1)

@@ -71,6 +71,18 @@ func retryable(err error) bool {
 	return errors.As(err, &syntaxErr)
 }
 
+// maxUnreachableRetries caps the retries of a request that found no server at all. A server
+// that is restarting comes back within seconds; a wrong OPENAI_BASE_URL never does, and a user
+// should hear so in seconds rather than after the full backoff of about a minute.
+const maxUnreachableRetries = 2
+
+// unreachable reports whether err means nothing answered at the address: the connection was
+// refused or the host name does not resolve.
+func unreachable(err error) bool {
+	var dnsErr *net.DNSError
+	return errors.Is(err, syscall.ECONNREFUSED) || (errors.As(err, &dnsErr) && dnsErr.IsNotFound)
+}
+
 // retryAfter reads how long the server asked us to wait: OpenAI's retry-after-ms, or
 // Retry-After in seconds or as an HTTP date. It returns 0 when there is no usable hint.
 func retryAfter(h http.Header, now time.Time) time.Duration {
