@@ -123,14 +123,7 @@ func (pf *PathFinder) BatchBFS(pairs []Pair, maxHops int) [][]int {
 			continue
 		}
 		pf.next()
-		remaining := 0
-		for _, i := range group {
-			d := pairs[i].Dst
-			if pf.valid(d) && pf.want[d] != pf.gen {
-				pf.want[d] = pf.gen
-				remaining++
-			}
-		}
+		remaining := pf.markTargets(pairs, group)
 		pf.bfs(int32(src), limit, remaining)
 		for _, i := range group {
 			d := pairs[i].Dst
@@ -216,14 +209,7 @@ func (pf *PathFinder) BatchDijkstra(pairs []Pair, maxHops int, cost func(w float
 			continue
 		}
 		pf.next()
-		remaining := 0
-		for _, i := range group {
-			d := pairs[i].Dst
-			if pf.valid(d) && pf.want[d] != pf.gen {
-				pf.want[d] = pf.gen
-				remaining++
-			}
-		}
+		remaining := pf.markTargets(pairs, group)
 		pf.dijkstra(int32(src), maxHops, remaining, cost)
 		for _, i := range group {
 			d := pairs[i].Dst
@@ -373,4 +359,18 @@ func groupBySource(pairs []Pair) [][]int {
 		i = j
 	}
 	return groups
+}
+
+// markTargets starts a search generation's target set: the valid, distinct destinations of the
+// pairs in group. It returns how many there are, so the search can stop once all are reached.
+func (pf *PathFinder) markTargets(pairs []Pair, group []int) int {
+	remaining := 0
+	for _, i := range group {
+		d := pairs[i].Dst
+		if pf.valid(d) && pf.want[d] != pf.gen {
+			pf.want[d] = pf.gen
+			remaining++
+		}
+	}
+	return remaining
 }
