@@ -1,5 +1,5 @@
-// Contract test only: whether the database holds nodes that the contract test did not write, in
-// which case the test refuses to wipe it.
+// Tests only: whether the database holds nodes that strata's tests did not write, in which case
+// the tests refuse to wipe it.
 // @param marker STRING
 RETURN
   EXISTS { MATCH (n) WHERE NOT n:StrataMeta OR n.key <> $marker } AS used,

@@ -1,3 +1,0 @@
-// Contract test only: empties the test database between subtests.
-MATCH (n)
-DETACH DELETE n

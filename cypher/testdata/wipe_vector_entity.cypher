@@ -1,2 +1,0 @@
-// Contract test only: drops the vector index so that a subtest may use another dimension.
-DROP INDEX entity_embedding IF EXISTS
