@@ -12,7 +12,7 @@ var allQueryNames = []string{
 	qSchemaConstraintDocument, qSchemaConstraintChunk, qSchemaConstraintEntity,
 	qSchemaConstraintCommunity, qSchemaConstraintMeta, qSchemaIndexEntityLayer,
 	qSchemaIndexCommunityLevel, qSchemaFulltextChunk, qSchemaFulltextEntity, qSchemaVectorChunk,
-	qSchemaVectorEntity, qSchemaVectorCommunity, qSchemaVectorIndexes, qSchemaAwait,
+	qSchemaVectorEntity, qSchemaVectorCommunity, qSchemaVectorIndexes, qSchemaVectorDrop, qSchemaAwait,
 	qServerComponents, qServerGDSVersion,
 	qMissingDocuments, qMissingChunks, qMissingEntities, qMissingCommunities,
 	qWriteDocuments, qDeleteChunks, qClearSummaries, qWriteChunks, qWriteNextUnlink, qWriteNextLink, qWriteEntities,

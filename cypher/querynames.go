@@ -16,6 +16,7 @@ const (
 	qSchemaVectorEntity        = "schema_vector_entity"
 	qSchemaVectorCommunity     = "schema_vector_community"
 	qSchemaVectorIndexes       = "schema_vector_indexes"
+	qSchemaVectorDrop          = "schema_vector_drop"
 	qSchemaAwait               = "schema_await"
 
 	qServerComponents = "server_components"

@@ -42,9 +42,14 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 			return fmt.Errorf("create schema: %w", err)
 		}
 	}
-	dims, err := s.loadVectorDims(ctx)
+	dims, quantized, err := s.loadVectorDims(ctx)
 	if err != nil {
 		return err
+	}
+	for _, idx := range quantized {
+		if err := s.rebuildVectorIndex(ctx, idx, dims[idx]); err != nil {
+			return err
+		}
 	}
 	s.dimsMu.Lock()
 	s.dims = dims
@@ -86,29 +91,52 @@ func (s *Store) awaitIndexes(ctx context.Context) error {
 	return nil
 }
 
-// loadVectorDims reads the dimension of every strata vector index on the server.
-func (s *Store) loadVectorDims(ctx context.Context) (map[graph.VectorIndex]int, error) {
+// loadVectorDims reads the dimension of every strata vector index on the server, and which of
+// them quantize vectors.
+func (s *Store) loadVectorDims(ctx context.Context) (map[graph.VectorIndex]int, []graph.VectorIndex, error) {
 	dims := map[graph.VectorIndex]int{}
+	var quantized []graph.VectorIndex
 	err := s.run.read(ctx, func(t tx) error {
 		rows, err := t.run(ctx, s.q.get(qSchemaVectorIndexes), nil)
 		if err != nil {
 			return err
 		}
 		clear(dims)
+		quantized = quantized[:0]
 		for _, row := range rows {
 			f := fields{m: row}
-			name, dim := f.str("name"), f.int("dimensions")
+			name, dim, q := graph.VectorIndex(f.str("name")), f.int("dimensions"), f.bool("quantized")
 			if f.err != nil {
 				return f.err
 			}
-			dims[graph.VectorIndex(name)] = int(dim)
+			dims[name] = int(dim)
+			if q {
+				quantized = append(quantized, name)
+			}
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("list vector indexes: %w", err)
+		return nil, nil, fmt.Errorf("list vector indexes: %w", err)
 	}
-	return dims, nil
+	return dims, quantized, nil
+}
+
+// rebuildVectorIndex replaces an index made with quantization (Neo4j's default, which strata's
+// earlier versions kept) by an exact one of the same dimension. Quantized scores are off by up
+// to 0.05 and miss neighbours, which reorders rankings; the rebuild reads the stored embeddings.
+func (s *Store) rebuildVectorIndex(ctx context.Context, idx graph.VectorIndex, dim int) error {
+	create, known := vectorIndexQuery(idx)
+	if !known {
+		return fmt.Errorf("unknown vector index %q", idx)
+	}
+	if err := s.schemaWrite(ctx, qSchemaVectorDrop, map[string]any{"name": string(idx)}); err != nil {
+		return fmt.Errorf("drop quantized vector index %s: %w", idx, err)
+	}
+	if err := s.schemaWrite(ctx, create, map[string]any{"dimensions": int64(dim)}); err != nil {
+		return fmt.Errorf("recreate vector index %s without quantization: %w", idx, err)
+	}
+	return nil
 }
 
 // vectorDim returns the dimension of a vector index, asking the server when this process has
@@ -120,7 +148,7 @@ func (s *Store) vectorDim(ctx context.Context, idx graph.VectorIndex) (dim int, 
 	if dim, ok := s.dims[idx]; ok {
 		return dim, true, nil
 	}
-	dims, err := s.loadVectorDims(ctx)
+	dims, _, err := s.loadVectorDims(ctx)
 	if err != nil {
 		return 0, false, err
 	}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lints every .cypher file under cypher/queries and internal/neo4jtest, and
+# Lints every .cypher file under cypher/queries, cypher/testdata and internal/neo4jtest, and
 # docker/saved-queries.cypher (or the paths given), with Neo4j's own Cypher parser and semantic
 # analysis. Installs the pinned linter from package-lock.json on first use.
 set -euo pipefail
@@ -8,6 +8,6 @@ if [[ ! -d "$here/node_modules/@neo4j-cypher/language-support" ]]; then
   (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 if [[ $# -eq 0 ]]; then
-  set -- "$here/../queries" "$here/../../internal/neo4jtest" "$here/../../docker/saved-queries.cypher"
+  set -- "$here/../queries" "$here/../testdata" "$here/../../internal/neo4jtest" "$here/../../docker/saved-queries.cypher"
 fi
 exec node "$here/lint.mjs" "$@"
