@@ -3,7 +3,7 @@ GO        ?= go
 DATA_DIR  ?= .strata
 QUESTION  ?= Who founded the guild that Edda Fenwick led from 1124?
 
-.PHONY: build demo test lint lint-go lint-cypher bench clean
+.PHONY: build demo test test-go lint lint-go lint-cypher bench clean neo4j-up neo4j-down
 
 build:
 	$(GO) build -o bin/strata ./cmd/strata
@@ -13,8 +13,23 @@ demo: build
 	STRATA_OFFLINE=1 ./bin/strata ingest --data-dir $(DATA_DIR) testdata/corpus
 	STRATA_OFFLINE=1 ./bin/strata query --data-dir $(DATA_DIR) --log-level warn "$(QUESTION)"
 
+# Every test, the Neo4j ones against a real Neo4j 5.26 + GDS server: the one at NEO4J_URI, or a
+# throw-away one assembled from Maven Central (docker/local; needs Java 17 and Maven). -count=1:
+# a cached result would claim a Neo4j test passed without a server.
 test: lint
+	docker/local/with-neo4j.sh $(GO) test -count=1 ./...
+
+# The tests without a server: the Neo4j ones skip and say so.
+test-go: lint
 	$(GO) test ./...
+
+# A Neo4j + GDS server for development on bolt://127.0.0.1:7687 (set NEO4J_PASSWORD first, or
+# NEO4J_AUTH=none); docker/local/neo4j.sh has the other commands and settings.
+neo4j-up:
+	docker/local/neo4j.sh up
+
+neo4j-down:
+	docker/local/neo4j.sh down
 
 lint: lint-go lint-cypher
 

@@ -68,7 +68,24 @@ func Require(t testing.TB) Server {
 		unlock()
 		inProcess.Unlock()
 	})
+	logRun(t)
 	return s
+}
+
+// logRun appends the test's name to the file named by STRATA_NEO4J_TEST_LOG, which
+// docker/local/with-neo4j.sh counts to show how many tests really used the server.
+func logRun(t testing.TB) {
+	path := os.Getenv("STRATA_NEO4J_TEST_LOG")
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Logf("neo4jtest: record the run in %s: %v", path, err)
+		return
+	}
+	defer f.Close()
+	fmt.Fprintln(f, filepath.Base(os.Args[0]), t.Name())
 }
 
 // lockFile takes an exclusive flock on a file named after the server and database, waiting for

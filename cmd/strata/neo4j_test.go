@@ -1,0 +1,135 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/stratarag/strata/internal/neo4jtest"
+)
+
+// neo4jCLI runs the CLI in-process, offline, against the Neo4j server srv.
+func neo4jCLI(t *testing.T, srv neo4jtest.Server, args ...string) (int, string, string) {
+	t.Helper()
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	srv.Setenv(t)
+	return runCLI(t, args...)
+}
+
+// decodeJSON parses a command's --json output, failing t on anything but one object.
+func decodeJSON[T any](t *testing.T, what, out string) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("%s --json output is not one JSON object: %v\n%s", what, err, out)
+	}
+	return v
+}
+
+type statusReport struct {
+	Backend       struct{ Kind string }
+	Nodes         map[string]int
+	Relationships map[string]int
+}
+
+type queryReport struct {
+	Answer  *string
+	Context struct {
+		Entities    []struct{ ID string }
+		Communities []struct{ ID string }
+		Paths       []struct{ Source, Target string }
+		Chunks      []struct{ ID string }
+	}
+}
+
+// TestNeo4jEndToEnd runs what a user runs — ingest, status, every query mode, eval, a re-ingest —
+// through a real Neo4j server, offline, and holds each result against the embedded store's on
+// the same corpus: the same node and relationship counts, the same sections of context filled
+// in every mode, recall within a small margin, and a re-run that changes nothing.
+func TestNeo4jEndToEnd(t *testing.T) {
+	srv := neo4jtest.Require(t)
+	srv.Reset(t)
+	dir := ingested(t)
+
+	code, out, errOut := neo4jCLI(t, srv, "ingest", "--offline", "--json", corpusDir)
+	if code != 0 {
+		t.Fatalf("ingest into Neo4j: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if rep := decodeJSON[map[string]any](t, "ingest", out); rep["documents"] != float64(17) {
+		t.Fatalf("ingest report: %v", rep)
+	}
+
+	code, out, errOut = neo4jCLI(t, srv, "status", "--json")
+	if code != 0 {
+		t.Fatalf("status: exit %d: %s", code, errOut)
+	}
+	neo := decodeJSON[statusReport](t, "status", out)
+	_, out, _ = strata(t, "status", "--data-dir", dir, "--json")
+	emb := decodeJSON[statusReport](t, "status", out)
+	if neo.Backend.Kind != "neo4j" {
+		t.Errorf("status backend = %q, want neo4j", neo.Backend.Kind)
+	}
+	if !reflect.DeepEqual(neo.Nodes, emb.Nodes) || !reflect.DeepEqual(neo.Relationships, emb.Relationships) {
+		t.Errorf("counts differ:\nneo4j    %v %v\nembedded %v %v", neo.Nodes, neo.Relationships, emb.Nodes, emb.Relationships)
+	}
+
+	const question = "Under which rector did the designer of the Kestrel Point Lighthouse study?"
+	for _, mode := range []string{"hi", "naive", "local", "global", "hi_local", "hi_global", "hi_bridge", "hi_nobridge"} {
+		code, out, errOut := neo4jCLI(t, srv, "query", "--offline", "--json", "--mode", mode, question)
+		if code != 0 {
+			t.Errorf("query --mode %s on Neo4j: exit %d: %s", mode, code, errOut)
+			continue
+		}
+		got := decodeJSON[queryReport](t, "query", out)
+		_, out, _ = strata(t, "query", "--data-dir", dir, "--json", "--mode", mode, question)
+		want := decodeJSON[queryReport](t, "query", out)
+		sections := []struct {
+			name      string
+			neo, embd int
+		}{
+			{"entities", len(got.Context.Entities), len(want.Context.Entities)},
+			{"communities", len(got.Context.Communities), len(want.Context.Communities)},
+			{"paths", len(got.Context.Paths), len(want.Context.Paths)},
+			{"chunks", len(got.Context.Chunks), len(want.Context.Chunks)},
+		}
+		filled := 0
+		for _, s := range sections {
+			if (s.neo > 0) != (s.embd > 0) {
+				t.Errorf("mode %s: %d %s from Neo4j, %d from the embedded store", mode, s.neo, s.name, s.embd)
+			}
+			filled += s.neo
+		}
+		if filled == 0 {
+			t.Errorf("mode %s: empty context from Neo4j", mode)
+		}
+		if got.Answer != nil {
+			t.Errorf("mode %s: offline query returned an answer", mode)
+		}
+	}
+
+	for _, mode := range []string{"naive", "hi"} {
+		_, out, errOut := neo4jCLI(t, srv, "eval", "--offline", "--json", "--questions", questionFile, "--mode", mode)
+		neoRecall := decodeJSON[struct{ Recall map[string]float64 }](t, "eval: "+errOut, out).Recall
+		_, out, _ = strata(t, "eval", "--data-dir", dir, "--json", "--questions", questionFile, "--mode", mode)
+		embRecall := decodeJSON[struct{ Recall map[string]float64 }](t, "eval", out).Recall
+		for _, k := range []string{"recall@2", "recall@5", "recall@10"} {
+			// 16 questions, 2 gold documents each: one document more or less moves recall by
+			// 1/32; full-text scoring differs a little between Lucene and SQLite FTS5.
+			if d := math.Abs(neoRecall[k] - embRecall[k]); d > 2.0/32+1e-9 {
+				t.Errorf("mode %s %s: Neo4j %.3f, embedded %.3f", mode, k, neoRecall[k], embRecall[k])
+			}
+		}
+		t.Logf("mode %s recall: Neo4j %v, embedded %v", mode, neoRecall, embRecall)
+	}
+
+	code, out, errOut = neo4jCLI(t, srv, "ingest", "--offline", "--json", corpusDir)
+	if code != 0 {
+		t.Fatalf("re-ingest: exit %d: %s", code, errOut)
+	}
+	_, out2, _ := neo4jCLI(t, srv, "status", "--json")
+	if again := decodeJSON[statusReport](t, "status", out2); !reflect.DeepEqual(again, neo) {
+		t.Errorf("a re-ingest changed the graph:\nbefore %+v\nafter  %+v\nreport %s", neo, again, out)
+	}
+}
