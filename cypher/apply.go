@@ -38,11 +38,6 @@ func (s *Store) Apply(ctx context.Context, b graph.Batch) error {
 	if err := s.run.write(ctx, func(t tx) error { return s.applyTx(ctx, t, &b) }); err != nil {
 		return fmt.Errorf("cypher: apply: %w", err)
 	}
-	if len(b.Entities)+len(b.Relations)+len(b.SummaryLinks) > 0 || b.ClearSummaries {
-		// The GDS projection no longer matches the entity graph; shortest paths must not use
-		// it until an algorithm run projects it again.
-		s.dropProjection(ctx)
-	}
 	return nil
 }
 
@@ -57,6 +52,12 @@ func (s *Store) applyTx(ctx context.Context, t tx, b *graph.Batch) error {
 	}
 	if b.ClearSummaries {
 		if _, err := t.run(ctx, s.q.get(qClearSummaries), nil); err != nil {
+			return err
+		}
+	}
+	if len(b.Entities)+len(b.Relations)+len(b.SummaryLinks) > 0 || b.ClearSummaries {
+		// Makes the GDS projection of the graph as it was stale (see projection).
+		if _, err := t.run(ctx, s.q.get(qBumpGeneration), map[string]any{"key": metaEntityGraphGeneration}); err != nil {
 			return err
 		}
 	}

@@ -77,8 +77,9 @@ func TestApplyStatementsAndParams(t *testing.T) {
 		// vector indexes first, each in its own transactions: list, create, await, re-list
 		qSchemaVectorIndexes, qSchemaVectorChunk, qSchemaAwait, qSchemaVectorIndexes,
 		qSchemaVectorIndexes, qSchemaVectorEntity, qSchemaAwait, qSchemaVectorIndexes,
-		// then one write transaction: references the batch does not hold, writes
-		qMissingEntities,
+		// then one write transaction: references the batch does not hold, the entity graph's
+		// generation, writes
+		qMissingEntities, qBumpGeneration,
 		qWriteDocuments, qWriteChunks, qWriteNextUnlink, qWriteNextLink,
 		qWriteEntities, qWriteRelations, qWriteMentions, qWriteSummaryLinks, qWriteMeta,
 	)
@@ -242,29 +243,37 @@ func TestApplyNothing(t *testing.T) {
 	sequence(t, f)
 }
 
-func TestApplyDropsStaleProjection(t *testing.T) {
+// TestApplyBumpsGeneration: a batch that changes the entity graph increments its generation in
+// the same transaction, which makes the GDS projection of the previous state stale.
+func TestApplyBumpsGeneration(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		gds   string
 		batch graph.Batch
-		drop  bool
+		bump  bool
 	}{
-		{"entities change the graph", "2.13.0", graph.Batch{Entities: []graph.Entity{{ID: "A"}}}, true},
-		{"meta does not", "2.13.0", graph.Batch{Meta: map[string]string{"k": "v"}}, false},
-		{"no GDS, nothing to drop", "", graph.Batch{Entities: []graph.Entity{{ID: "A"}}}, false},
+		{"entities change the graph", graph.Batch{Entities: []graph.Entity{{ID: "A"}}}, true},
+		{"summary links do", graph.Batch{SummaryLinks: []graph.SummaryLink{{Member: "A", Summary: "B"}}}, true},
+		{"clearing summaries does", graph.Batch{ClearSummaries: true}, true},
+		{"meta does not", graph.Batch{Meta: map[string]string{"k": "v"}}, false},
+		{"documents do not", graph.Batch{Documents: []graph.Document{{ID: "d"}}}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, f := newFakeStore(t, Config{}, tc.gds)
+			s, f := newFakeStore(t, Config{}, "2.13.0")
 			f.answer = newSchemaServer().answer
 			if err := s.Apply(t.Context(), tc.batch); err != nil {
 				t.Fatal(err)
 			}
-			drops := f.only(qGDSDrop)
-			if (len(drops) > 0) != tc.drop {
-				t.Errorf("gds_drop ran %d times, want drop=%v", len(drops), tc.drop)
+			bumps := f.only(qBumpGeneration)
+			if (len(bumps) == 1) != tc.bump || len(bumps) > 1 {
+				t.Fatalf("bump_generation ran %d times, want bump=%v", len(bumps), tc.bump)
 			}
-			if len(drops) > 0 && drops[0].params["graphName"] != "strata-entities" {
-				t.Errorf("dropped %v, want strata-entities", drops[0].params["graphName"])
+			if len(bumps) == 1 {
+				if bumps[0].params["key"] != metaEntityGraphGeneration || bumps[0].txn != f.calls[len(f.calls)-1].txn {
+					t.Errorf("bump %v ran outside the batch's transaction", bumps[0])
+				}
+			}
+			if len(f.only(qGDSDrop)) != 0 {
+				t.Error("Apply dropped a projection; staleness is the generation's job")
 			}
 		})
 	}
@@ -318,7 +327,7 @@ func TestApplyClearSummaries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sequence(t, f, qClearSummaries, qWriteEntities)
+	sequence(t, f, qClearSummaries, qBumpGeneration, qWriteEntities)
 	if f.only(qClearSummaries)[0].txn != f.only(qWriteEntities)[0].txn {
 		t.Error("clearing and writing ran in different transactions")
 	}

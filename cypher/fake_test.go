@@ -53,6 +53,14 @@ func (f *fakeRunner) exec(ctx context.Context, write bool, work func(tx) error) 
 	return work(&fakeTx{f: f, write: write, txn: n})
 }
 
+// auto records an auto-commit statement as a write transaction of its own.
+func (f *fakeRunner) auto(ctx context.Context, q query, params map[string]any) error {
+	return f.exec(ctx, true, func(t tx) error {
+		_, err := t.run(ctx, q, params)
+		return err
+	})
+}
+
 func (f *fakeRunner) close(context.Context) error {
 	f.closed = true
 	return nil

@@ -7,10 +7,10 @@ import (
 	"github.com/stratarag/strata/internal/graph"
 )
 
-// ComputeComponents implements graph.Store with GDS: it projects the entity graph (all
-// layers, RELATED and SUMMARIZED_BY, undirected), writes Entity.componentId with gds.wcc.write
-// (consecutive ids from 0) and Entity.degree (RELATED relationships) with Cypher. The
-// projection stays in the GDS catalog for ShortestPaths.
+// ComputeComponents implements graph.Store with GDS: on the entity projection (all layers,
+// RELATED and SUMMARIZED_BY, undirected; see projection) it writes Entity.componentId with
+// gds.wcc.write (consecutive ids from 0), then Entity.degree (RELATED relationships) with
+// batched Cypher.
 func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
 	if err := s.algorithmReady(ctx); err != nil {
 		return 0, fmt.Errorf("cypher: compute components: %w", err)
@@ -21,12 +21,13 @@ func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
 	if err != nil || n == 0 {
 		return 0, wrapIf("cypher: compute components", err)
 	}
-	if _, err := s.project(ctx); err != nil {
+	name, _, err := s.projection(ctx)
+	if err != nil {
 		return 0, fmt.Errorf("cypher: compute components: %w", err)
 	}
 	var components int64
 	err = s.run.write(ctx, func(t tx) error {
-		rows, err := t.run(ctx, s.q.get(qGDSWCCWrite), map[string]any{"graphName": s.graphName})
+		rows, err := t.run(ctx, s.q.get(qGDSWCCWrite), map[string]any{"graphName": name})
 		if err != nil {
 			return err
 		}
@@ -40,20 +41,17 @@ func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("cypher: compute components: %w", err)
 	}
-	err = s.run.write(ctx, func(t tx) error {
-		_, err := t.run(ctx, s.q.get(qWriteDegree), nil)
-		return err
-	})
-	if err != nil {
+	if err := s.run.auto(ctx, s.q.get(qWriteDegree), nil); err != nil {
 		return 0, fmt.Errorf("cypher: compute components: degree: %w", err)
 	}
 	return int(components), nil
 }
 
-// ComputeCommunities implements graph.Store with GDS: it projects the entity graph, runs
+// ComputeCommunities implements graph.Store with GDS: on the entity projection it runs
 // gds.leiden.stream with every intermediate level, a fixed seed and one thread, converts the
 // levels (see buildHierarchy) and replaces all Community nodes, IN_COMMUNITY and CHILD_OF in
-// one write transaction.
+// batches. A run that stops halfway leaves part of a hierarchy, which the ingest pipeline's
+// stale-structure marker makes the next run replace.
 func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([]graph.Community, error) {
 	if err := s.algorithmReady(ctx); err != nil {
 		return nil, fmt.Errorf("cypher: compute communities: %w", err)
@@ -69,7 +67,7 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 	}
 	var rows []leidenRow
 	if n > 0 {
-		rels, err := s.project(ctx)
+		name, rels, err := s.projection(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("cypher: compute communities: %w", err)
 		}
@@ -78,7 +76,7 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 			// its answer would be one community per entity, so give that directly.
 			rows, err = s.singletons(ctx)
 		} else {
-			rows, err = s.leiden(ctx, p)
+			rows, err = s.leiden(ctx, name, p)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("cypher: compute communities: %w", err)
@@ -88,7 +86,7 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 	if err != nil {
 		return nil, fmt.Errorf("cypher: compute communities: %w", err)
 	}
-	if err := s.run.write(ctx, func(t tx) error { return s.writeHierarchy(ctx, t, h) }); err != nil {
+	if err := s.writeHierarchy(ctx, h); err != nil {
 		return nil, fmt.Errorf("cypher: compute communities: %w", err)
 	}
 	return h.communities, nil
@@ -117,49 +115,122 @@ func (s *Store) countEntities(ctx context.Context) (int64, error) {
 	return f.int("entities"), f.err
 }
 
-// project drops the entity projection and projects it again, so that runs are idempotent and
-// see the current graph. It returns the number of (directed) projected relationships.
-func (s *Store) project(ctx context.Context) (int64, error) {
-	var rels int64
+// The entity projection is named after the database and the entity graph's generation, a
+// counter every Apply that changes entities, RELATED or SUMMARIZED_BY increments in its own
+// transaction. So the name says which state of the graph a projection holds: runs on the same
+// state share it (components, then communities, then every query's paths, in any process),
+// a projection of an older state is never used, and two ingests on one database cannot drop
+// or recreate each other's projection of the current state.
+
+// metaEntityGraphGeneration is the StrataMeta key of the generation counter.
+const metaEntityGraphGeneration = "entity_graph.generation"
+
+// projectionPrefix starts the names of this database's entity projections. Database names
+// cannot contain ':', so one database's prefix never matches another's names.
+func projectionPrefix(database string) string { return "strata-entities:" + database + ":" }
+
+// catalogState is what the GDS catalog and the database say about the entity projection.
+type catalogState struct {
+	current string           // name of the projection of the current generation
+	graphs  map[string]int64 // this database's entity projections: name -> relationship count
+}
+
+// catalog reads the current generation and lists the projections in one transaction. It runs
+// as a write transaction so that, on a cluster, it reaches the server where the algorithms run
+// and the catalog lives (see docker/README.md on topologies).
+func (s *Store) catalog(ctx context.Context) (catalogState, error) {
+	st := catalogState{graphs: map[string]int64{}}
 	err := s.run.write(ctx, func(t tx) error {
-		if _, err := t.run(ctx, s.q.get(qGDSDrop), map[string]any{"graphName": s.graphName}); err != nil {
-			return err
-		}
-		rows, err := t.run(ctx, s.q.get(qGDSProject), map[string]any{"graphName": s.graphName})
+		clear(st.graphs)
+		rows, err := t.run(ctx, s.q.get(qReadMeta), map[string]any{"key": metaEntityGraphGeneration})
 		if err != nil {
 			return err
 		}
-		if len(rows) == 0 {
-			return fmt.Errorf("%s: no result", qGDSProject)
+		gen := "0"
+		if len(rows) > 0 {
+			f := fields{m: rows[0]}
+			gen = f.str("value")
+			if f.err != nil {
+				return f.err
+			}
 		}
-		f := fields{m: rows[0]}
-		rels = f.int("relationshipCount")
-		return f.err
+		st.current = s.projectionPrefix + gen
+		rows, err = t.run(ctx, s.q.get(qGDSList), map[string]any{"prefix": s.projectionPrefix})
+		if err != nil {
+			return err
+		}
+		for _, row := range rows {
+			f := fields{m: row}
+			st.graphs[f.str("graphName")] = f.int("relationshipCount")
+			if f.err != nil {
+				return f.err
+			}
+		}
+		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("project the entity graph: %w", err)
+		return catalogState{}, fmt.Errorf("list GDS projections: %w", err)
 	}
-	return rels, nil
+	return st, nil
 }
 
-// dropProjection removes the projection after the entity graph changed. Failing to drop it is
-// not an error of the write that caused it: ShortestPaths falls back to Cypher when a GDS run
-// fails, and the next algorithm run replaces the projection anyway.
-func (s *Store) dropProjection(ctx context.Context) {
-	if s.gds == "" {
-		return
+// projection returns the name of the projection of the current entity graph and its number
+// of (directed) relationships, projecting it if no process has yet, and drops the projections
+// of older generations.
+func (s *Store) projection(ctx context.Context) (string, int64, error) {
+	st, err := s.catalog(ctx)
+	if err != nil {
+		return "", 0, err
 	}
+	rels, ok := st.graphs[st.current]
+	if !ok {
+		err := s.run.write(ctx, func(t tx) error {
+			rows, err := t.run(ctx, s.q.get(qGDSProject), map[string]any{"graphName": st.current})
+			if err != nil {
+				return err
+			}
+			if len(rows) == 0 {
+				return fmt.Errorf("%s: no result", qGDSProject)
+			}
+			f := fields{m: rows[0]}
+			rels = f.int("relationshipCount")
+			return f.err
+		})
+		if err != nil {
+			// Another process may have projected the same state first ("already loaded"):
+			// then its projection serves; otherwise the error stands.
+			again, lerr := s.catalog(ctx)
+			if lerr != nil || again.current != st.current {
+				return "", 0, fmt.Errorf("project the entity graph as %s: %w", st.current, err)
+			}
+			if rels, ok = again.graphs[st.current]; !ok {
+				return "", 0, fmt.Errorf("project the entity graph as %s: %w", st.current, err)
+			}
+			st = again
+		}
+	}
+	for name := range st.graphs {
+		if name != st.current {
+			s.drop(ctx, name)
+		}
+	}
+	return st.current, rels, nil
+}
+
+// drop removes a stale projection to free server memory. Failing is harmless: a stale
+// projection is never used, and the next projection tries again.
+func (s *Store) drop(ctx context.Context, name string) {
 	_ = s.run.write(ctx, func(t tx) error {
-		_, err := t.run(ctx, s.q.get(qGDSDrop), map[string]any{"graphName": s.graphName})
+		_, err := t.run(ctx, s.q.get(qGDSDrop), map[string]any{"graphName": name})
 		return err
 	})
 }
 
-func (s *Store) leiden(ctx context.Context, p graph.LeidenParams) ([]leidenRow, error) {
+func (s *Store) leiden(ctx context.Context, graphName string, p graph.LeidenParams) ([]leidenRow, error) {
 	var out []leidenRow
 	err := s.run.write(ctx, func(t tx) error {
 		rows, err := t.run(ctx, s.q.get(qGDSLeidenStream), map[string]any{
-			"graphName":  s.graphName,
+			"graphName":  graphName,
 			"gamma":      p.Gamma,
 			"theta":      p.Theta,
 			"tolerance":  p.Tolerance,
@@ -209,9 +280,11 @@ func (s *Store) singletons(ctx context.Context) ([]leidenRow, error) {
 	return out, nil
 }
 
-// writeHierarchy replaces the community hierarchy inside one transaction.
-func (s *Store) writeHierarchy(ctx context.Context, t tx, h hierarchy) error {
-	if _, err := t.run(ctx, s.q.get(qCommunitiesDelete), nil); err != nil {
+// writeHierarchy replaces the community hierarchy: a batched delete, then the new
+// communities, memberships and parent links, each batch in a transaction of its own, so that
+// the heap a write needs does not grow with the graph.
+func (s *Store) writeHierarchy(ctx context.Context, h hierarchy) error {
+	if err := s.run.auto(ctx, s.q.get(qCommunitiesDelete), nil); err != nil {
 		return err
 	}
 	var created, parents []map[string]any
@@ -235,8 +308,10 @@ func (s *Store) writeHierarchy(ctx context.Context, t tx, h hierarchy) error {
 		{qCommunitiesMembers, members},
 		{qCommunitiesParents, parents},
 	} {
-		if err := s.unwind(ctx, t, step.name, step.rows); err != nil {
-			return err
+		for _, part := range chunked(step.rows, s.batchSize) {
+			if err := s.run.write(ctx, func(t tx) error { return s.unwind(ctx, t, step.name, part) }); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -23,20 +23,25 @@ func TestComputeComponents(t *testing.T) {
 	s, f := newFakeStore(t, Config{Database: "graphs"}, "2.13.0")
 	f.answer = answers(map[string][]map[string]any{
 		qCountEntities: {{"entities": int64(8)}},
-		qGDSProject:    {{"nodeCount": int64(8), "relationshipCount": int64(8)}},
-		qGDSWCCWrite:   {{"componentCount": int64(4), "nodePropertiesWritten": int64(8)}},
+		qReadMeta:      {{"value": "3"}},
+		// An older generation's projection is listed; the current one is not yet.
+		qGDSList:     {{"graphName": "strata-entities:graphs:2", "relationshipCount": int64(6)}},
+		qGDSProject:  {{"nodeCount": int64(8), "relationshipCount": int64(8)}},
+		qGDSWCCWrite: {{"componentCount": int64(4), "nodePropertiesWritten": int64(8)}},
 	})
 	n, err := s.ComputeComponents(t.Context())
 	if err != nil || n != 4 {
 		t.Fatalf("ComputeComponents = %d, %v; want 4", n, err)
 	}
-	sequence(t, f, qCountEntities, qGDSDrop, qGDSProject, qGDSWCCWrite, qWriteDegree)
-	if drop, project := f.only(qGDSDrop)[0], f.only(qGDSProject)[0]; drop.txn != project.txn {
-		t.Error("drop and project ran in different transactions")
+	sequence(t, f, qCountEntities, qReadMeta, qGDSList, qGDSProject, qGDSDrop, qGDSWCCWrite, qWriteDegree)
+	if g := f.only(qReadMeta)[0].params["key"]; g != metaEntityGraphGeneration {
+		t.Errorf("read generation from meta %v", g)
 	}
-	for _, c := range f.calls {
-		if g, ok := c.params["graphName"]; ok && g != "strata-entities-graphs" {
-			t.Errorf("%s used graph %v, want strata-entities-graphs", c.name, g)
+	for name, want := range map[string]string{
+		qGDSProject: "strata-entities:graphs:3", qGDSWCCWrite: "strata-entities:graphs:3", qGDSDrop: "strata-entities:graphs:2",
+	} {
+		if g := f.only(name)[0].params["graphName"]; g != want {
+			t.Errorf("%s used graph %v, want %s", name, g, want)
 		}
 	}
 
@@ -53,7 +58,9 @@ func TestComputeCommunities(t *testing.T) {
 	s, f := newFakeStore(t, Config{BatchSize: 3}, "2.13.0")
 	f.answer = answers(map[string][]map[string]any{
 		qCountEntities: {{"entities": int64(3)}},
-		qGDSProject:    {{"nodeCount": int64(3), "relationshipCount": int64(2)}},
+		// The projection of the current graph (generation 0: no meta value yet) exists, as
+		// ComputeComponents leaves it: it is reused, not projected again.
+		qGDSList: {{"graphName": "strata-entities::0", "relationshipCount": int64(2)}},
 		qGDSLeidenStream: {
 			{"entityId": "B", "communityId": int64(4), "intermediateCommunityIds": []any{int64(9), int64(4)}},
 			{"entityId": "A", "communityId": int64(4), "intermediateCommunityIds": []any{int64(9), int64(4)}},
@@ -74,20 +81,22 @@ func TestComputeCommunities(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("communities\n got  %+v\n want %+v", got, want)
 	}
-	sequence(t, f, qCountEntities, qGDSDrop, qGDSProject, qGDSLeidenStream,
+	sequence(t, f, qCountEntities, qReadMeta, qGDSList, qGDSLeidenStream,
 		qCommunitiesDelete, qCommunitiesCreate, qCommunitiesMembers, qCommunitiesMembers, qCommunitiesParents)
 	leiden := f.only(qGDSLeidenStream)[0].params
-	wantParams := map[string]any{"graphName": "strata-entities", "gamma": 1.0, "theta": 0.01, "tolerance": 1e-4,
+	wantParams := map[string]any{"graphName": "strata-entities::0", "gamma": 1.0, "theta": 0.01, "tolerance": 1e-4,
 		"maxLevels": int64(10), "randomSeed": int64(42)}
 	if !reflect.DeepEqual(leiden, wantParams) {
 		t.Errorf("leiden params = %#v, want %#v", leiden, wantParams)
 	}
-	txn := f.only(qCommunitiesDelete)[0].txn
+	// One write transaction per batch of BatchSize (3) rows.
 	var members []map[string]any
+	txns := map[int]bool{}
 	for _, c := range f.calls[len(f.calls)-5:] {
-		if c.txn != txn || !c.write {
-			t.Errorf("%s ran outside the one write transaction that replaces the hierarchy", c.name)
+		if !c.write || txns[c.txn] {
+			t.Errorf("%s did not run in a write transaction of its own", c.name)
 		}
+		txns[c.txn] = true
 		if c.name == qCommunitiesMembers {
 			members = append(members, rowsParam(t, c)...)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/stratarag/strata/internal/graph"
@@ -58,4 +59,102 @@ func testQuery(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// chainBatch is A-B-C-D related in a chain, and E alone.
+func chainBatch() graph.Batch {
+	b := graph.Batch{}
+	for _, id := range []string{"A", "B", "C", "D", "E"} {
+		b.Entities = append(b.Entities, graph.Entity{ID: id, Name: id, Type: "thing"})
+	}
+	for _, r := range [][2]string{{"A", "B"}, {"C", "B"}, {"C", "D"}} {
+		b.Relations = append(b.Relations, graph.Relation{Source: r[0], Target: r[1], Description: r[0] + r[1], Weight: 1})
+	}
+	return b
+}
+
+// TestGDSProjectionLifecycle: on a real server, the GDS route answers paths itself (ShortestPaths
+// would hide a failing GDS call behind the Cypher fallback); a change to the entity graph makes
+// the projection stale; the next algorithm run projects the new state and drops the old one;
+// components and communities share one projection; and two stores running the algorithms at
+// once on one database do not break each other.
+func TestGDSProjectionLifecycle(t *testing.T) {
+	srv := neo4jtest.Require(t)
+	srv.Reset(t)
+	cfg := Config{URI: srv.URI, Username: srv.Username, Password: srv.Password, Database: srv.Database}
+	s := openTestStore(t, cfg)
+	ctx := t.Context()
+	if s.GDSVersion() == "" {
+		t.Fatal("GDS is not installed on the test server")
+	}
+	if err := s.Apply(ctx, chainBatch()); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.ComputeComponents(ctx); err != nil || n != 2 {
+		t.Fatalf("ComputeComponents = %d, %v; want 2", n, err)
+	}
+	name, ok := s.currentProjection(ctx)
+	if !ok {
+		t.Fatal("no current projection after ComputeComponents")
+	}
+	reqs := []graph.PathRequest{{Source: "A", Target: "D"}, {Source: "A", Target: "C"}, {Source: "A", Target: "E"}, {Source: "D", Target: "A"}}
+	paths, err := s.pathRows(ctx, qPathsGDS, bySource(reqs), map[string]any{"graphName": name})
+	if err != nil {
+		t.Fatalf("paths_gds on %s: %v", name, err)
+	}
+	got := map[string][]string{}
+	for _, p := range paths {
+		got[p.Source+">"+p.Target] = p.Nodes
+		if len(p.Steps) != len(p.Nodes)-1 {
+			t.Errorf("path %v has %d steps", p.Nodes, len(p.Steps))
+		}
+	}
+	want := map[string][]string{"A>D": {"A", "B", "C", "D"}, "A>C": {"A", "B", "C"}, "D>A": {"D", "C", "B", "A"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("GDS paths = %v, want %v (E is unreachable)", got, want)
+	}
+
+	if _, err := s.ComputeCommunities(ctx, graph.DefaultLeidenParams()); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := s.currentProjection(ctx); again != name {
+		t.Errorf("ComputeCommunities used %s, want the projection components made (%s)", again, name)
+	}
+
+	// Joining E makes the projection stale: paths come from Cypher and see the new edge.
+	if err := s.Apply(ctx, graph.Batch{Relations: []graph.Relation{{Source: "D", Target: "E", Description: "DE", Weight: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.currentProjection(ctx); ok {
+		t.Fatal("the projection is still current after the entity graph changed")
+	}
+	found, err := s.ShortestPaths(ctx, []graph.PathRequest{{Source: "A", Target: "E"}}, 4)
+	if err != nil || len(found) != 1 || len(found[0].Nodes) != 5 {
+		t.Errorf("A>E after the change = %+v, %v; want the 4-hop path", found, err)
+	}
+
+	// Two stores recompute at once; afterwards exactly one projection, the current one, is left.
+	other := openTestStore(t, cfg)
+	errs := make(chan error, 2)
+	for _, st := range []*Store{s, other} {
+		go func() {
+			_, err := st.ComputeComponents(ctx)
+			if err == nil {
+				_, err = st.ComputeCommunities(ctx, graph.DefaultLeidenParams())
+			}
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Errorf("concurrent recompute: %v", err)
+		}
+	}
+	st, err := s.catalog(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := st.graphs[st.current]; !ok || len(st.graphs) != 1 {
+		t.Errorf("projections after recompute: %v, want only the current %s", st.graphs, st.current)
+	}
 }

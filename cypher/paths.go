@@ -7,12 +7,13 @@ import (
 	"github.com/stratarag/strata/internal/graph"
 )
 
-// ShortestPaths implements graph.Store. With GDS and a current entity projection (left by
-// ComputeComponents or ComputeCommunities, dropped by any Apply that changes the entity graph)
-// paths come from gds.shortestPath.dijkstra; otherwise, or when GDS fails, from Cypher's
-// shortestPath(), which searches at most 32 hops. Either way paths longer than maxHops are left
-// out (the Cypher search is capped at 32 hops: a variable-length bound cannot be a parameter). A
-// request from an entity to itself is the zero-step path when the entity exists.
+// ShortestPaths implements graph.Store. With GDS and a projection of the current entity graph
+// (made by ComputeComponents or ComputeCommunities; any later change to the entity graph makes
+// it stale, see projection) paths come from gds.shortestPath.dijkstra, one call per source for
+// all its targets; otherwise, or when GDS fails, from Cypher's shortestPath(), which searches at
+// most 4 hops when maxHops <= 4 and at most 32 otherwise (a variable-length bound cannot be a
+// parameter). Either way paths longer than maxHops are left out. A request from an entity to
+// itself is the zero-step path when the entity exists.
 func (s *Store) ShortestPaths(ctx context.Context, reqs []graph.PathRequest, maxHops int) ([]graph.Path, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -61,16 +62,17 @@ func (s *Store) ShortestPaths(ctx context.Context, reqs []graph.PathRequest, max
 // findPaths answers requests between distinct entities into found.
 func (s *Store) findPaths(ctx context.Context, reqs []graph.PathRequest, maxHops int, found map[graph.PathRequest]graph.Path) error {
 	rest := reqs
-	if s.projectionUsable(ctx) {
-		paths, err := s.pathRows(ctx, qPathsGDS, reqs, map[string]any{"graphName": s.graphName})
+	if name, ok := s.currentProjection(ctx); ok {
+		paths, err := s.pathRows(ctx, qPathsGDS, bySource(reqs), map[string]any{"graphName": name})
 		if err == nil {
-			// Requests without a row have no path in the projection, which matches the database
-			// (any Apply changing the entity graph drops the projection).
+			// The projection holds the current entity graph, so a request without a row has
+			// no path.
 			rest = nil
 			for _, p := range paths {
 				key := graph.PathRequest{Source: p.Source, Target: p.Target}
 				if len(p.Steps) != len(p.Nodes)-1 {
-					// The projection knows a hop that the database no longer has.
+					// A hop the projection has and the database no longer has: a change
+					// committed after the generation was read.
 					rest = append(rest, key)
 					continue
 				}
@@ -81,13 +83,17 @@ func (s *Store) findPaths(ctx context.Context, reqs []graph.PathRequest, maxHops
 		} else if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		// On any other GDS error (projection dropped meanwhile, entity not projected) the
-		// plain-Cypher search below answers every request.
+		// On any other GDS error (projection dropped meanwhile) the plain-Cypher search below
+		// answers every request.
 	}
 	if len(rest) == 0 {
 		return nil
 	}
-	paths, err := s.pathRows(ctx, qPathsCypher, rest, nil)
+	statement := qPathsCypher
+	if maxHops > 4 {
+		statement = qPathsCypherLong
+	}
+	paths, err := s.pathRows(ctx, statement, pairs(rest), nil)
 	if err != nil {
 		return err
 	}
@@ -99,26 +105,49 @@ func (s *Store) findPaths(ctx context.Context, reqs []graph.PathRequest, maxHops
 	return nil
 }
 
-// projectionUsable reports whether GDS is installed and the entity projection exists.
-func (s *Store) projectionUsable(ctx context.Context) bool {
+// currentProjection returns the name of the projection of the current entity graph when GDS
+// is installed and that projection exists. It never projects: queries use what ingest left.
+func (s *Store) currentProjection(ctx context.Context) (string, bool) {
 	if s.gds == "" {
-		return false
+		return "", false
 	}
-	rows, err := s.readRows(ctx, qGDSExists, map[string]any{"graphName": s.graphName})
-	if err != nil || len(rows) == 0 {
-		return false
+	st, err := s.catalog(ctx)
+	if err != nil {
+		return "", false
 	}
-	f := fields{m: rows[0]}
-	return f.bool("exists") && f.err == nil
+	_, ok := st.graphs[st.current]
+	return st.current, ok
 }
 
-// pathRows runs one of the path statements over reqs and decodes its rows.
-func (s *Store) pathRows(ctx context.Context, name string, reqs []graph.PathRequest, extra map[string]any) ([]graph.Path, error) {
+// pairs is the request rows of the Cypher path statements.
+func pairs(reqs []graph.PathRequest) []map[string]any {
+	return rowsOf(reqs, func(r graph.PathRequest) map[string]any {
+		return map[string]any{"source": r.Source, "target": r.Target}
+	})
+}
+
+// bySource is the request rows of paths_gds: one per source with all its targets, in first-seen
+// order, so that one Dijkstra run serves them all.
+func bySource(reqs []graph.PathRequest) []map[string]any {
+	var rows []map[string]any
+	index := map[string]int{}
+	for _, r := range reqs {
+		i, ok := index[r.Source]
+		if !ok {
+			i = len(rows)
+			index[r.Source] = i
+			rows = append(rows, map[string]any{"source": r.Source, "targets": []string{}})
+		}
+		rows[i]["targets"] = append(rows[i]["targets"].([]string), r.Target)
+	}
+	return rows
+}
+
+// pathRows runs one of the path statements over request rows, in batches, and decodes its rows.
+func (s *Store) pathRows(ctx context.Context, name string, reqs []map[string]any, extra map[string]any) ([]graph.Path, error) {
 	var out []graph.Path
 	for _, part := range chunked(reqs, s.batchSize) {
-		params := map[string]any{"requests": rowsOf(part, func(r graph.PathRequest) map[string]any {
-			return map[string]any{"source": r.Source, "target": r.Target}
-		})}
+		params := map[string]any{"requests": part}
 		for k, v := range extra {
 			params[k] = v
 		}

@@ -8,7 +8,7 @@ import (
 	"github.com/stratarag/strata/internal/graph"
 )
 
-// pathRecord is a row of paths_cypher.cypher or paths_gds.cypher.
+// pathRecord is a row of the paths_*.cypher statements.
 func pathRecord(nodes []string, steps ...map[string]any) map[string]any {
 	ns := make([]any, len(nodes))
 	for i, n := range nodes {
@@ -75,6 +75,10 @@ func TestShortestPaths(t *testing.T) {
 			want: []graph.Path{sameA}, ran: []string{qPathsCypher},
 		},
 		{
+			name: "more than 4 hops: the 32-hop search", cypher: []map[string]any{aToC}, maxHops: 5,
+			want: []graph.Path{aToCPath, sameA}, ran: []string{qPathsCypherLong},
+		},
+		{
 			name: "maxHops 0: only the zero-step path", maxHops: 0,
 			want: []graph.Path{sameA}, ran: nil,
 		},
@@ -83,11 +87,18 @@ func TestShortestPaths(t *testing.T) {
 			s, f := newFakeStore(t, Config{}, tc.gds)
 			f.answer = func(name string, params map[string]any) ([]map[string]any, error) {
 				switch name {
-				case qGDSExists:
-					return []map[string]any{{"exists": tc.exists}}, nil
+				case qReadMeta:
+					return []map[string]any{{"value": "7"}}, nil
+				case qGDSList:
+					// A stale projection is always listed; the current one when it exists.
+					rows := []map[string]any{{"graphName": "strata-entities::6", "relationshipCount": int64(4)}}
+					if tc.exists {
+						rows = append(rows, map[string]any{"graphName": "strata-entities::7", "relationshipCount": int64(4)})
+					}
+					return rows, nil
 				case qPathsGDS:
 					return tc.gdsRows, tc.gdsErr
-				case qPathsCypher:
+				case qPathsCypher, qPathsCypherLong:
 					return tc.cypher, nil
 				case qReadEntities:
 					return entities, nil
@@ -103,7 +114,7 @@ func TestShortestPaths(t *testing.T) {
 			}
 			var ran []string
 			for _, n := range f.names() {
-				if n == qPathsGDS || n == qPathsCypher {
+				if n == qPathsGDS || n == qPathsCypher || n == qPathsCypherLong {
 					ran = append(ran, n)
 				}
 			}
@@ -120,8 +131,13 @@ func TestShortestPaths(t *testing.T) {
 				}
 			}
 			for _, c := range f.only(qPathsGDS) {
-				if c.params["graphName"] != "strata-entities" || !c.write {
-					t.Errorf("paths_gds ran with %v (write %v), want strata-entities in a write transaction", c.params["graphName"], c.write)
+				// The current generation's projection, one request per source with its targets.
+				if c.params["graphName"] != "strata-entities::7" || !c.write {
+					t.Errorf("paths_gds ran with %v (write %v), want strata-entities::7 in a write transaction", c.params["graphName"], c.write)
+				}
+				want := []map[string]any{{"source": "A", "targets": []string{"C", "Z"}}}
+				if !reflect.DeepEqual(c.params["requests"], want) {
+					t.Errorf("paths_gds requests = %v, want %v", c.params["requests"], want)
 				}
 			}
 		})

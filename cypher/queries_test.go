@@ -21,7 +21,8 @@ var allQueryNames = []string{
 	qReadDocuments, qReadChunks, qReadEntities, qReadRelations, qReadCommunities,
 	qReadDocumentChunks, qReadEntitiesByLayer, qReadCommunitiesLevel, qReadCommunityMembers,
 	qReadMeta, qReadStats, qReadEntityIDs, qSearchVector, qSearchText, qExpandLocal, qPathsCypher,
-	qPathsGDS, qCountEntities, qGDSDrop, qGDSExists, qGDSProject, qGDSWCCWrite, qGDSLeidenStream,
+	qPathsCypherLong, qBumpGeneration,
+	qPathsGDS, qCountEntities, qGDSDrop, qGDSList, qGDSProject, qGDSWCCWrite, qGDSLeidenStream,
 	qCommunitiesDelete, qCommunitiesCreate, qCommunitiesMembers, qCommunitiesParents,
 }
 

@@ -7,12 +7,14 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
-// runner is what the store needs from a Neo4j session: managed read and write transactions.
-// Both may run work more than once (retries on transient errors), so work must be repeatable.
+// runner is what the store needs from a Neo4j session: managed read and write transactions,
+// which may run work more than once (retries on transient errors), so work must be repeatable;
+// and auto-commit statements, which `CALL { … } IN TRANSACTIONS` needs to commit its batches.
 // The driver implements it in production; tests use a fake that records queries and parameters.
 type runner interface {
 	read(ctx context.Context, work func(tx) error) error
 	write(ctx context.Context, work func(tx) error) error
+	auto(ctx context.Context, q query, params map[string]any) error
 	close(ctx context.Context) error
 }
 
@@ -36,6 +38,29 @@ func (r *driverRunner) write(ctx context.Context, work func(tx) error) error {
 }
 
 func (r *driverRunner) close(ctx context.Context) error { return r.driver.Close(ctx) }
+
+// auto runs one statement in an auto-commit transaction on the write server. The driver does
+// not retry these, so statements run here must be safe to repeat as a whole: the callers'
+// batched updates and deletes are.
+func (r *driverRunner) auto(ctx context.Context, q query, params map[string]any) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	session := r.driver.NewSession(ctx, neo4j.SessionConfig{
+		AccessMode:      neo4j.AccessModeWrite,
+		DatabaseName:    r.database,
+		BookmarkManager: r.driver.ExecuteQueryBookmarkManager(),
+	})
+	defer session.Close(ctx)
+	res, err := session.Run(ctx, q.text, params)
+	if err == nil {
+		_, err = res.Consume(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", q.name, err)
+	}
+	return nil
+}
 
 func (r *driverRunner) exec(ctx context.Context, mode neo4j.AccessMode, work func(tx) error) error {
 	if err := ctx.Err(); err != nil {

@@ -16,7 +16,8 @@ type Store struct {
 	run       runner
 	q         queries
 	batchSize int
-	graphName string // GDS catalog name of the entity projection
+	// projectionPrefix starts the GDS catalog names of this database's entity projections.
+	projectionPrefix string
 
 	server string // "5.26.0 enterprise", from dbms.components()
 	gds    string // GDS version, "" when the plugin is missing
@@ -67,16 +68,12 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 
 // newStore wires a store to a runner; Open and the tests call it.
 func newStore(r runner, qs queries, cfg Config) *Store {
-	name := "strata-entities"
-	if cfg.Database != "" {
-		name += "-" + cfg.Database
-	}
 	return &Store{
-		run:       r,
-		q:         qs,
-		batchSize: cfg.batchSize(),
-		graphName: name,
-		dims:      map[graph.VectorIndex]int{},
+		run:              r,
+		q:                qs,
+		batchSize:        cfg.batchSize(),
+		projectionPrefix: projectionPrefix(cfg.Database),
+		dims:             map[graph.VectorIndex]int{},
 	}
 }
 

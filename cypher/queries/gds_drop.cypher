@@ -1,5 +1,5 @@
-// Drops the entity projection if it exists (failIfMissing = false), so every algorithm run starts
-// from a fresh projection and re-runs are idempotent.
+// Drops a projection if it still exists (failIfMissing = false): another process may have
+// dropped it first.
 // @param graphName STRING
 CALL gds.graph.drop($graphName, false)
 YIELD graphName

@@ -1,17 +1,22 @@
-// One shortest path (fewest hops: no weight property) per request with GDS Dijkstra on the
-// entity projection that ComputeComponents/ComputeCommunities leave behind. The projection is
-// undirected, so each hop is matched back to a RELATED or SUMMARIZED_BY relationship in either
-// direction; when two exist between the same entities, RELATED wins, then the heavier one.
+// Shortest paths (fewest hops: no weight property) with GDS Dijkstra on the current entity
+// projection, one call per source for all of its targets. The projection is undirected, so each
+// hop is matched back to a RELATED or SUMMARIZED_BY relationship in either direction; when two
+// exist between the same entities, RELATED wins, then the heavier one. Unreachable targets
+// yield no row.
 // @param graphName STRING
 // @param requests LIST<MAP>
 UNWIND $requests AS req
-MATCH (a:Entity)
-WHERE a.id = req.source
-MATCH (b:Entity)
-WHERE b.id = req.target AND b <> a
-CALL gds.shortestPath.dijkstra.stream($graphName, {sourceNode: a, targetNode: b})
-YIELD nodeIds
-WITH req, gds.util.asNodes(nodeIds) AS path
+MATCH (a:Entity {id: req.source})
+CALL (a, req) {
+  MATCH (b:Entity)
+  WHERE b.id IN req.targets AND b <> a
+  RETURN collect(b) AS targets
+}
+WITH req, a, targets
+WHERE size(targets) > 0
+CALL gds.shortestPath.dijkstra.stream($graphName, {sourceNode: a, targetNodes: targets})
+YIELD targetNode, nodeIds
+WITH req, gds.util.asNode(targetNode).id AS target, gds.util.asNodes(nodeIds) AS path
 CALL (path) {
   UNWIND range(0, size(path) - 2) AS i
   WITH i, path[i] AS x, path[i + 1] AS y
@@ -31,6 +36,6 @@ CALL (path) {
 }
 RETURN
   req.source AS source,
-  req.target AS target,
+  target,
   [n IN path | n.id] AS nodes,
   steps
