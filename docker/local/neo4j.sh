@@ -61,7 +61,9 @@ assemble() {
 	command -v "$mvn" >/dev/null || die "Maven ($mvn) not found: install Maven 3.8+"
 	echo "neo4j.sh: assembling Neo4j + GDS from Maven Central into $dist (first run downloads ~140 MB)" >&2
 	rm -rf "$dist/lib" "$dist/plugins"
-	"$mvn" -B -q -Dstyle.color=never -f "$here/pom.xml" package -Dstrata.neo4j.dist="$dist" >&2 ||
+	# Maven's quiet mode still prints colour resets; strip them so CI logs stay readable.
+	"$mvn" -B -q -Dstyle.color=never -f "$here/pom.xml" package -Dstrata.neo4j.dist="$dist" 2>&1 |
+		sed -e 's/\x1b\[[0-9;]*m//g' -e '/^$/d' >&2 ||
 		die "Maven could not assemble the server (see its output above)"
 	echo "$sum" >"$stamp"
 }

@@ -73,7 +73,8 @@ func Require(t testing.TB) Server {
 }
 
 // logRun appends the test's name to the file named by STRATA_NEO4J_TEST_LOG, which
-// docker/local/with-neo4j.sh counts to show how many tests really used the server.
+// docker/local/with-neo4j.sh counts to show how many tests really used the server: each test
+// that Require granted it and each subtest that Reset the database for itself.
 func logRun(t testing.TB) {
 	path := os.Getenv("STRATA_NEO4J_TEST_LOG")
 	if path == "" {
@@ -132,6 +133,7 @@ func (s Server) Reset(t testing.TB) {
 		s.Run(t, "wipe_gds", nil)
 	}
 	s.Run(t, "mark", map[string]any{"marker": Marker})
+	logRun(t)
 }
 
 // Run runs one of this package's .cypher files in an auto-commit transaction and returns its
