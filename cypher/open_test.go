@@ -54,6 +54,9 @@ func TestInit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if c := f.only(qServerGDSVersion); len(c) != 1 || !c[0].write {
+				t.Errorf("GDS detection ran as %+v; want one write transaction, routed where the algorithms run", c)
+			}
 			if s.GDSVersion() != tc.wantGDS || s.ServerVersion() != "5.26.0 community" {
 				t.Errorf("versions = %q, %q", s.ServerVersion(), s.GDSVersion())
 			}

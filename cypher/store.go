@@ -96,10 +96,12 @@ func (s *Store) init(ctx context.Context) error {
 	return s.ensureSchema(ctx)
 }
 
-// detectGDS returns the GDS version, or "" when the plugin is not installed.
+// detectGDS returns the GDS version, or "" when the plugin is not installed. It asks in a write
+// transaction, routed like the algorithm runs and path searches, so that on a cluster the
+// server that says it has GDS is the one that will run it.
 func (s *Store) detectGDS(ctx context.Context) (string, error) {
 	var version string
-	err := s.run.read(ctx, func(t tx) error {
+	err := s.run.write(ctx, func(t tx) error {
 		rows, err := t.run(ctx, s.q.get(qServerGDSVersion), nil)
 		if err != nil {
 			return err
