@@ -144,22 +144,34 @@ func (s *Store) CommunitiesByLevel(ctx context.Context, level int) ([]graph.Comm
 	return decodeAs("communities by level", rows, "community", decodeCommunity)
 }
 
-// CommunityMembers implements graph.Store. An unknown community has no members.
+// CommunityMembers implements graph.Store with three streaming statements in one read
+// transaction (one snapshot). An unknown community has no members.
 func (s *Store) CommunityMembers(ctx context.Context, communityID string) (graph.Members, error) {
-	rows, err := s.readRows(ctx, qReadCommunityMembers, map[string]any{"id": communityID})
-	if err != nil {
-		return graph.Members{}, fmt.Errorf("cypher: community members: %w", err)
+	if err := ctx.Err(); err != nil {
+		return graph.Members{}, err
 	}
-	if len(rows) == 0 {
-		return graph.Members{}, nil
-	}
-	f := &fields{m: rows[0]}
 	var m graph.Members
-	if m.Entities, err = decodeList(f, "entities", decodeEntity); err == nil {
-		if m.Relations, err = decodeList(f, "relations", decodeRelation); err == nil {
-			m.Children, err = decodeList(f, "children", decodeCommunity)
+	params := map[string]any{"id": communityID}
+	err := s.run.read(ctx, func(t tx) error {
+		rows, err := t.run(ctx, s.q.get(qReadCommunityMembers), params)
+		if err != nil {
+			return err
 		}
-	}
+		if m.Entities, err = decodeColumn(rows, "entity", decodeEntity); err != nil {
+			return err
+		}
+		if rows, err = t.run(ctx, s.q.get(qReadCommunityRelations), params); err != nil {
+			return err
+		}
+		if m.Relations, err = decodeColumn(rows, "relation", decodeRelation); err != nil {
+			return err
+		}
+		if rows, err = t.run(ctx, s.q.get(qReadCommunityChildren), params); err != nil {
+			return err
+		}
+		m.Children, err = decodeColumn(rows, "community", decodeCommunity)
+		return err
+	})
 	if err != nil {
 		return graph.Members{}, fmt.Errorf("cypher: community members: %w", err)
 	}

@@ -105,16 +105,17 @@ func TestCommunityMembersAndLevels(t *testing.T) {
 	comm := map[string]any{"id": "1-0", "level": int64(1), "communityId": int64(0), "parentId": "0-0",
 		"size": int64(2), "title": "T", "rating": 7.5}
 	f.answer = answers(map[string][]map[string]any{
-		qReadCommunityMembers: {{
-			"entities":  []any{entityRecord("A", 0), entityRecord("B", 0)},
-			"relations": []any{map[string]any{"source": "A", "target": "B", "weight": int64(1)}},
-			"children":  []any{comm},
-		}},
+		qReadCommunityMembers:   {{"entity": entityRecord("A", 0)}, {"entity": entityRecord("B", 0)}},
+		qReadCommunityRelations: {{"relation": map[string]any{"source": "A", "target": "B", "weight": int64(1)}}},
+		qReadCommunityChildren:  {{"community": comm}},
 		qReadCommunitiesLevel: {{"community": comm}},
 	})
 	m, err := s.CommunityMembers(t.Context(), "0-0")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if a, b, c := f.only(qReadCommunityMembers)[0], f.only(qReadCommunityRelations)[0], f.only(qReadCommunityChildren)[0]; a.txn != b.txn || b.txn != c.txn || a.write {
+		t.Error("the three member statements did not share one read transaction")
 	}
 	if len(m.Entities) != 2 || len(m.Relations) != 1 || m.Relations[0].Weight != 1 || len(m.Children) != 1 || m.Children[0].ParentID != "0-0" {
 		t.Errorf("CommunityMembers = %+v", m)

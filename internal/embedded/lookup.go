@@ -149,7 +149,7 @@ func (s *Store) CommunityMembers(ctx context.Context, communityID string) (graph
 	err := s.read(ctx, "members of community "+communityID, func(tx *sql.Tx) error {
 		var err error
 		m.Entities, err = queryAll(ctx, tx, scanEntity, `
-			SELECT `+entityCols("e")+` FROM community_members cm JOIN entities e ON e.id = cm.entity_id
+			SELECT `+entityColsNoEmbedding("e")+` FROM community_members cm JOIN entities e ON e.id = cm.entity_id
 			WHERE cm.community_id = ? ORDER BY e.id`, communityID)
 		if err != nil {
 			return err

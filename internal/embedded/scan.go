@@ -46,6 +46,13 @@ func entityCols(a string) string {
 		a + ".component_id, " + a + ".degree"
 }
 
+// entityColsNoEmbedding selects what entityCols does with a NULL embedding, for reads that never
+// use vectors.
+func entityColsNoEmbedding(a string) string {
+	return a + ".id, " + a + ".name, " + a + ".type, " + a + ".description, " + a + ".layer, NULL, " +
+		a + ".component_id, " + a + ".degree"
+}
+
 func scanEntity(sc scanner, extra ...any) (graph.Entity, error) {
 	var e graph.Entity
 	var emb []byte

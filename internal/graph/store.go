@@ -147,9 +147,10 @@ func DefaultLeidenParams() LeidenParams {
 	return LeidenParams{Gamma: 1.0, Theta: 0.01, Tolerance: 1e-4, MaxLevels: 10, Seed: 42}
 }
 
-// Members is what a community contains: its member entities (by id), the relations among them
-// (by key), and its child communities (one level finer, by community id). An unknown community
-// has no members.
+// Members is what a community contains: its member entities (by id, without their embeddings:
+// a community can hold most of the graph, and reports never need them), the relations among
+// them (by key), and its child communities (one level finer, by community id). An unknown
+// community has no members.
 type Members struct {
 	Entities  []Entity
 	Relations []Relation

@@ -92,6 +92,9 @@ func checkHierarchy(t *testing.T, s graph.Store, comms []graph.Community, ids []
 			t.Errorf("community %s: Size %d, %d member entities", c.ID, c.Size, len(m.Entities))
 		}
 		for _, e := range m.Entities {
+			if e.Embedding != nil {
+				t.Errorf("community %s: member %s comes with its embedding; Members promises none", c.ID, e.ID)
+			}
 			members[c.ID] = append(members[c.ID], e.ID)
 			if levelOf[e.ID] == nil {
 				levelOf[e.ID] = map[int]string{}
