@@ -13,9 +13,7 @@ import (
 // TestContract runs the graph.Store contract suite against the Neo4j server of the environment
 // (see package neo4jtest), on an emptied database before every subtest.
 func TestContract(t *testing.T) {
-	srv := neo4jtest.Require(t)
-	cfg := Config{URI: srv.URI, Username: srv.Username, Password: srv.Password, Database: srv.Database}
-	srv.Reset(t)
+	srv, cfg := emptyServer(t)
 	first := openTestStore(t, cfg)
 	t.Logf("Neo4j %s, GDS %q", first.ServerVersion(), first.GDSVersion())
 	if first.GDSVersion() == "" {

@@ -11,12 +11,17 @@ import (
 	"github.com/stratarag/strata/internal/neo4jtest"
 )
 
+// emptyServer returns the test server, emptied, and a Config that reaches it.
+func emptyServer(t *testing.T) (neo4jtest.Server, Config) {
+	srv := neo4jtest.Require(t)
+	srv.Reset(t)
+	return srv, Config{URI: srv.URI, Username: srv.Username, Password: srv.Password, Database: srv.Database}
+}
+
 // TestOpenRebuildsQuantizedIndex: a vector index left quantized (Neo4j's default, and what
 // earlier strata versions created) is rebuilt exact by Open, and searches then score exactly.
 func TestOpenRebuildsQuantizedIndex(t *testing.T) {
-	srv := neo4jtest.Require(t)
-	srv.Reset(t)
-	cfg := Config{URI: srv.URI, Username: srv.Username, Password: srv.Password, Database: srv.Database}
+	srv, cfg := emptyServer(t)
 	s := openTestStore(t, cfg)
 	ctx := context.Background()
 	err := s.Apply(ctx, graph.Batch{
@@ -79,9 +84,7 @@ func chainBatch() graph.Batch {
 // components and communities share one projection; and two stores running the algorithms at
 // once on one database do not break each other.
 func TestGDSProjectionLifecycle(t *testing.T) {
-	srv := neo4jtest.Require(t)
-	srv.Reset(t)
-	cfg := Config{URI: srv.URI, Username: srv.Username, Password: srv.Password, Database: srv.Database}
+	_, cfg := emptyServer(t)
 	s := openTestStore(t, cfg)
 	ctx := t.Context()
 	if s.GDSVersion() == "" {
