@@ -7,7 +7,6 @@ import (
 
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/graph/storetest"
-	"github.com/stratarag/strata/internal/neo4jtest"
 )
 
 // TestContract runs the graph.Store contract suite against the Neo4j server of the environment
