@@ -108,7 +108,7 @@ func TestCommunityMembersAndLevels(t *testing.T) {
 		qReadCommunityMembers:   {{"entity": entityRecord("A", 0)}, {"entity": entityRecord("B", 0)}},
 		qReadCommunityRelations: {{"relation": map[string]any{"source": "A", "target": "B", "weight": int64(1)}}},
 		qReadCommunityChildren:  {{"community": comm}},
-		qReadCommunitiesLevel: {{"community": comm}},
+		qReadCommunitiesLevel:   {{"community": comm}},
 	})
 	m, err := s.CommunityMembers(t.Context(), "0-0")
 	if err != nil {
