@@ -8,11 +8,6 @@ import (
 	"github.com/stratarag/strata/internal/graph"
 )
 
-// MetaEmbeddingDimensions is the Batch.Meta key (written by the ingest pipeline as
-// pipeline.MetaEmbeddingDims) whose value, when set, lets Open create the vector indexes before
-// the first embeddings arrive.
-const MetaEmbeddingDimensions = "embedding.dims"
-
 // awaitSeconds bounds how long Open and a new vector index wait for indexes to come online.
 const awaitSeconds = 300
 
@@ -55,14 +50,14 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 	s.dims = dims
 	s.dimsMu.Unlock()
 
-	value, ok, err := s.Meta(ctx, MetaEmbeddingDimensions)
+	value, ok, err := s.Meta(ctx, graph.MetaEmbeddingDims)
 	if err != nil {
 		return err
 	}
 	if ok {
 		dim, err := strconv.Atoi(value)
 		if err != nil || dim <= 0 {
-			return fmt.Errorf("meta %s = %q is not a positive integer", MetaEmbeddingDimensions, value)
+			return fmt.Errorf("meta %s = %q is not a positive integer", graph.MetaEmbeddingDims, value)
 		}
 		for _, idx := range []graph.VectorIndex{graph.ChunkEmbedding, graph.EntityEmbedding, graph.CommunityEmbedding} {
 			if err := s.ensureVectorIndex(ctx, idx, dim); err != nil {

@@ -29,17 +29,6 @@ import (
 	"github.com/stratarag/strata/pipeline/resolve"
 )
 
-// Meta keys the pipeline records in the store.
-const (
-	MetaEmbeddingModel = "embedding.model"
-	MetaEmbeddingDims  = "embedding.dims"
-	MetaExtractor      = "extractor"
-	// MetaStructureStale is "true" from the moment a document changes the graph until
-	// components, communities and reports have been recomputed, so a run killed in between
-	// finishes the job next time.
-	MetaStructureStale = "structure.stale"
-)
-
 // Options configures a run.
 type Options struct {
 	Chunk chunk.Options
@@ -184,45 +173,16 @@ func LoadDocuments(ctx context.Context, paths []string, log zerolog.Logger) ([]l
 // checkEmbeddingModel refuses to mix vectors of two embedding models in one store, and returns
 // the meta values to record with the first document written.
 func (in *Ingester) checkEmbeddingModel(ctx context.Context) (map[string]string, error) {
-	known, err := CheckEmbeddingModel(ctx, in.Store, in.Embedder)
+	known, err := graph.CheckEmbeddingModel(ctx, in.Store, in.Embedder.Model(), in.Embedder.Dimensions())
 	if err != nil {
 		return nil, err
 	}
-	meta := map[string]string{MetaExtractor: in.Extractor.Name()}
+	meta := map[string]string{graph.MetaExtractor: in.Extractor.Name()}
 	if !known {
-		meta[MetaEmbeddingModel] = in.Embedder.Model()
-		meta[MetaEmbeddingDims] = strconv.Itoa(in.Embedder.Dimensions())
+		meta[graph.MetaEmbeddingModel] = in.Embedder.Model()
+		meta[graph.MetaEmbeddingDims] = strconv.Itoa(in.Embedder.Dimensions())
 	}
 	return meta, nil
-}
-
-// CheckEmbeddingModel compares the embedding model a store was built with to emb: vectors of two
-// models are not comparable, so a mismatch is an error that says what to change. It reports
-// whether the store records a model at all (a new store does not).
-func CheckEmbeddingModel(ctx context.Context, store graph.Store, emb embed.Embedder) (bool, error) {
-	model, ok, err := store.Meta(ctx, MetaEmbeddingModel)
-	if err != nil || !ok {
-		return false, wrapMeta(err)
-	}
-	storedDims, _, err := store.Meta(ctx, MetaEmbeddingDims)
-	if err != nil {
-		return true, wrapMeta(err)
-	}
-	dims := "unknown"
-	if emb.Dimensions() > 0 {
-		dims = strconv.Itoa(emb.Dimensions())
-	}
-	if model != emb.Model() || (storedDims != dims && emb.Dimensions() > 0) {
-		return true, fmt.Errorf("the store was built with embedding model %q (%s dimensions) but this run uses %q (%s dimensions): use the same --embedding-model and LLM settings (or --offline if it was built offline), or another --data-dir / database", model, storedDims, emb.Model(), dims)
-	}
-	return true, nil
-}
-
-func wrapMeta(err error) error {
-	if err != nil {
-		return fmt.Errorf("read store metadata: %w", err)
-	}
-	return nil
 }
 
 // documents prepares documents concurrently and writes them one at a time, in input order, so the
@@ -392,7 +352,7 @@ func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p pre
 	if meta == nil {
 		meta = map[string]string{}
 	}
-	meta[MetaStructureStale] = "true"
+	meta[graph.MetaStructureStale] = "true"
 	batch := graph.Batch{
 		Documents: []graph.Document{{
 			ID: p.doc.ID, Title: p.doc.Title, Source: p.doc.Source, SHA256: p.sha,
@@ -439,7 +399,7 @@ func (in *Ingester) embedEntities(ctx context.Context) (int, error) {
 		part := todo[startAt:min(startAt+size, len(todo))]
 		texts := make([]string, len(part))
 		for i, e := range part {
-			texts[i] = EntityText(e)
+			texts[i] = e.EmbeddingText()
 		}
 		vecs, err := in.embed(ctx, texts)
 		if err != nil {
@@ -456,11 +416,6 @@ func (in *Ingester) embedEntities(ctx context.Context) (int, error) {
 		in.Log.Info().Int("entities", len(todo)).Msg("embedded entities")
 	}
 	return len(todo), nil
-}
-
-// EntityText is the text an entity is embedded from; retrieval embeds queries against it.
-func EntityText(e graph.Entity) string {
-	return e.Name + " (" + e.Type + "): " + e.Description
 }
 
 func (in *Ingester) embed(ctx context.Context, texts []string) ([][]float32, error) {
@@ -481,9 +436,9 @@ func (in *Ingester) embed(ctx context.Context, texts []string) ([][]float32, err
 // hierarchical index, WCC, Leiden, reports. Re-running them after an interruption costs little: Leiden is seeded, so the
 // communities come out the same, and model-written reports come from the response cache.
 func (in *Ingester) structure(ctx context.Context, rep *Report) error {
-	stale, _, err := in.Store.Meta(ctx, MetaStructureStale)
+	stale, _, err := in.Store.Meta(ctx, graph.MetaStructureStale)
 	if err != nil {
-		return wrapMeta(err)
+		return fmt.Errorf("read store metadata: %w", err)
 	}
 	if stale != "true" {
 		in.Log.Info().Msg("graph unchanged; communities are up to date")
@@ -520,7 +475,7 @@ func (in *Ingester) structure(ctx context.Context, rep *Report) error {
 		}
 		rep.StageDuration["reports"] = time.Since(t)
 	}
-	if err := in.Store.Apply(ctx, graph.Batch{Meta: map[string]string{MetaStructureStale: "false"}}); err != nil {
+	if err := in.Store.Apply(ctx, graph.Batch{Meta: map[string]string{graph.MetaStructureStale: "false"}}); err != nil {
 		return fmt.Errorf("record the finished structure: %w", err)
 	}
 	return nil

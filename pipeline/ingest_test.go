@@ -226,7 +226,7 @@ func TestIngestFailedDocumentIsRetriedNextRun(t *testing.T) {
 		t.Fatalf("report = %+v", rep)
 	}
 	// ashfever.txt, the first document, failed: the embedding model is recorded all the same.
-	if model, ok, err := store.Meta(context.Background(), pipeline.MetaEmbeddingModel); err != nil || !ok || model != embed.OfflineModel {
+	if model, ok, err := store.Meta(context.Background(), graph.MetaEmbeddingModel); err != nil || !ok || model != embed.OfflineModel {
 		t.Errorf("embedding model meta = %q, %v, %v", model, ok, err)
 	}
 	rep = ingest(t, store, corpusDir)

@@ -7,8 +7,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/tokenizer"
-	"github.com/stratarag/strata/pipeline"
 	"github.com/stratarag/strata/retrieval"
 )
 
@@ -88,9 +88,15 @@ func newEngine(c *cli.Context) (engine *retrieval.Engine, m *models, closeFn fun
 	// The model name is checked before the dimension probe, which needs the API; the
 	// dimension after it.
 	for _, step := range []func() error{
-		func() error { _, err := pipeline.CheckEmbeddingModel(c.Context, store, m.embedder); return err },
+		func() error {
+			_, err := graph.CheckEmbeddingModel(c.Context, store, m.embedder.Model(), m.embedder.Dimensions())
+			return err
+		},
 		func() error { return m.prepareEmbedder(c.Context) },
-		func() error { _, err := pipeline.CheckEmbeddingModel(c.Context, store, m.embedder); return err },
+		func() error {
+			_, err := graph.CheckEmbeddingModel(c.Context, store, m.embedder.Model(), m.embedder.Dimensions())
+			return err
+		},
 	} {
 		if err := step(); err != nil {
 			closeStore(store, log)

@@ -5,6 +5,8 @@ import (
 	"sort"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/stratarag/strata/internal/graph"
 )
 
 func statusCommand() *cli.Command {
@@ -32,7 +34,7 @@ func runStatus(c *cli.Context) error {
 		return reportFailure(c, fmt.Errorf("read store stats: %w", err))
 	}
 	meta := map[string]string{}
-	for _, k := range []string{"embedding.model", "embedding.dims", "extractor"} {
+	for _, k := range []string{graph.MetaEmbeddingModel, graph.MetaEmbeddingDims, graph.MetaExtractor} {
 		v, ok, err := store.Meta(c.Context, k)
 		if err != nil {
 			return reportFailure(c, err)
@@ -46,7 +48,7 @@ func runStatus(c *cli.Context) error {
 	}
 	w := c.App.Writer
 	fmt.Fprintf(w, "Backend: %s\n", describe(be))
-	for _, k := range []string{"embedding.model", "embedding.dims", "extractor"} {
+	for _, k := range []string{graph.MetaEmbeddingModel, graph.MetaEmbeddingDims, graph.MetaExtractor} {
 		if v, ok := meta[k]; ok {
 			fmt.Fprintf(w, "  %-16s %s\n", k, v)
 		}

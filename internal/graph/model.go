@@ -132,3 +132,9 @@ func UniqueIDs(ids []string) []string {
 	}
 	return out
 }
+
+// EmbeddingText is the text an entity is embedded from, at every layer; retrieval embeds
+// queries against it.
+func (e Entity) EmbeddingText() string {
+	return e.Name + " (" + e.Type + "): " + e.Description
+}

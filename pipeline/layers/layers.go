@@ -105,7 +105,7 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 		}
 		texts := make([]string, len(summaries))
 		for i, s := range summaries {
-			texts[i] = EntityText(s)
+			texts[i] = s.EmbeddingText()
 		}
 		vecs, err := b.Embedder.Embed(ctx, texts)
 		if err != nil {
@@ -123,11 +123,6 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 		return nil, fmt.Errorf("write summary layers: %w", err)
 	}
 	return built, nil
-}
-
-// EntityText is the text an entity is embedded from (the same as the pipeline's for layer 0).
-func EntityText(e graph.Entity) string {
-	return e.Name + " (" + e.Type + "): " + e.Description
 }
 
 func (b *Builder) options() Options {

@@ -1,0 +1,59 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+)
+
+// Meta keys: the settings a store records with Batch.Meta, read back by every run and backend.
+const (
+	// MetaEmbeddingModel names the model every vector in the store comes from.
+	MetaEmbeddingModel = "embedding.model"
+	// MetaEmbeddingDims is their dimension; the Neo4j backend creates its vector indexes with it.
+	MetaEmbeddingDims = "embedding.dims"
+	// MetaExtractor names the extractor that built the graph.
+	MetaExtractor = "extractor"
+	// MetaStructureStale is "true" from the moment a document changes the graph until
+	// components, communities and reports have been recomputed, so a run killed in between
+	// finishes the job next time.
+	MetaStructureStale = "structure.stale"
+)
+
+// MetaReader is the part of a store that reads Batch.Meta values.
+type MetaReader interface {
+	// Meta returns a value written with Batch.Meta.
+	Meta(ctx context.Context, key string) (string, bool, error)
+}
+
+// CheckEmbeddingModel compares the embedding model a store was built with to the one a run uses
+// (dims <= 0: not known yet): vectors of two models are not comparable, so a mismatch is an
+// error that says what to change. It reports whether the store records a model at all (a new
+// store does not).
+func CheckEmbeddingModel(ctx context.Context, store MetaReader, model string, dims int) (bool, error) {
+	stored, ok, err := store.Meta(ctx, MetaEmbeddingModel)
+	if err != nil || !ok {
+		return false, wrapMeta(err)
+	}
+	storedDims, _, err := store.Meta(ctx, MetaEmbeddingDims)
+	if err != nil {
+		return true, wrapMeta(err)
+	}
+	have := "unknown"
+	if dims > 0 {
+		have = strconv.Itoa(dims)
+	}
+	if stored != model || (storedDims != have && dims > 0) {
+		return true, fmt.Errorf("the store was built with embedding model %q (%s dimensions) but this run uses %q (%s dimensions): "+
+			"use the same --embedding-model and LLM settings (or --offline if it was built offline), or another --data-dir / database",
+			stored, storedDims, model, have)
+	}
+	return true, nil
+}
+
+func wrapMeta(err error) error {
+	if err != nil {
+		return fmt.Errorf("read store metadata: %w", err)
+	}
+	return nil
+}
