@@ -19,7 +19,7 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/stratarag/strata/internal/embed"
+	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline/chunk"
@@ -55,7 +55,7 @@ type Progress interface {
 type Ingester struct {
 	Store      graph.Store
 	Extractor  extract.Extractor
-	Embedder   embed.Embedder
+	Embedder   embedding.Embedder
 	Tokenizer  *tokenizer.Tokenizer
 	Summarizer resolve.Summarizer // nil: extractive description merging
 	Layers     *layers.Builder    // builds the hierarchical index; nil skips it

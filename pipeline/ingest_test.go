@@ -14,8 +14,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/stratarag/strata/internal/embed"
 	"github.com/stratarag/strata/internal/embedded"
+	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline"
@@ -35,7 +35,7 @@ func newIngester(t testing.TB, store graph.Store, ex extract.Extractor) *pipelin
 	if err != nil {
 		t.Fatal(err)
 	}
-	emb := embed.NewOffline(64)
+	emb := embedding.NewOffline(64)
 	if ex == nil {
 		ex = extract.NewOffline()
 	}
@@ -226,7 +226,7 @@ func TestIngestFailedDocumentIsRetriedNextRun(t *testing.T) {
 		t.Fatalf("report = %+v", rep)
 	}
 	// ashfever.txt, the first document, failed: the embedding model is recorded all the same.
-	if model, ok, err := store.Meta(context.Background(), graph.MetaEmbeddingModel); err != nil || !ok || model != embed.OfflineModel {
+	if model, ok, err := store.Meta(context.Background(), graph.MetaEmbeddingModel); err != nil || !ok || model != embedding.OfflineModel {
 		t.Errorf("embedding model meta = %q, %v, %v", model, ok, err)
 	}
 	rep = ingest(t, store, corpusDir)
@@ -239,7 +239,7 @@ func TestIngestRejectsOtherEmbeddingModel(t *testing.T) {
 	store := openStore(t, t.TempDir())
 	ingest(t, store, filepath.Join(corpusDir, "harbor-guild.md"))
 	in := newIngester(t, store, nil)
-	in.Embedder = embed.NewOffline(32)
+	in.Embedder = embedding.NewOffline(32)
 	_, err := in.Run(context.Background(), []string{corpusDir})
 	if err == nil || !strings.Contains(err.Error(), "embedding model") {
 		t.Errorf("err = %v, want an embedding model mismatch", err)

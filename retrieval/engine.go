@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stratarag/strata/internal/embed"
+	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/tokenizer"
 )
@@ -61,7 +61,7 @@ func DefaultOptions(mode string) Options {
 // Engine runs queries against a store.
 type Engine struct {
 	Store     graph.Store
-	Embedder  embed.Embedder
+	Embedder  embedding.Embedder
 	Tokenizer *tokenizer.Tokenizer
 	Answerer  Answerer // nil: no answer is generated
 	// Mapper runs the map step of global mode; nil: reports are scored offline by their

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/stratarag/strata/internal/embed"
+	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/textutil"
@@ -331,7 +331,7 @@ func attribute(description string, reports []string) (string, []string) {
 func offlinePoints(qvec []float32, comms []graph.Community) []globalPoint {
 	var out []globalPoint
 	for _, c := range comms {
-		sim := max(0, embed.Cosine(qvec, c.Embedding))
+		sim := max(0, embedding.Cosine(qvec, c.Embedding))
 		rating := min(1, max(0, c.Rating/10))
 		score := math.Round(1000*sim*(1-offlineRatingWeight+offlineRatingWeight*rating)) / 10
 		r := reportOf(c)

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stratarag/strata/internal/embed"
+	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/llm/fakeopenai"
@@ -416,7 +416,7 @@ func TestGlobalLevelChoice(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			store := newLevelStore(tc.counts, tc.hits)
 			m := &stubMapper{points: scoredPoints}
-			engine := &retrieval.Engine{Store: store, Embedder: embed.NewOffline(8), Tokenizer: tok, Mapper: m}
+			engine := &retrieval.Engine{Store: store, Embedder: embedding.NewOffline(8), Tokenizer: tok, Mapper: m}
 			if _, err := engine.Query(context.Background(), "Anything?", retrieval.Options{Mode: "global"}); err != nil {
 				t.Fatal(err)
 			}

@@ -5,7 +5,7 @@ import (
 	"context"
 	"slices"
 
-	"github.com/stratarag/strata/internal/embed"
+	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 )
 
@@ -91,7 +91,7 @@ func (e *Engine) rankEntityChunks(ctx context.Context, qvec []float32, found []g
 	}
 	for i, c := range found {
 		chunks[i] = c.Chunk
-		scores[c.ID] = c.Score/maxHits + chunkSimilarityWeight*embed.Cosine(qvec, c.Embedding)
+		scores[c.ID] = c.Score/maxHits + chunkSimilarityWeight*embedding.Cosine(qvec, c.Embedding)
 	}
 	slices.SortStableFunc(chunks, func(a, b graph.Chunk) int { return cmp.Compare(scores[b.ID], scores[a.ID]) })
 	return e.chunkItems(ctx, chunks[:min(len(chunks), topK)], scores)

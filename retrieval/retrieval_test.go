@@ -9,8 +9,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/stratarag/strata/internal/embed"
 	"github.com/stratarag/strata/internal/embedded"
+	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline"
 	"github.com/stratarag/strata/pipeline/extract"
@@ -31,7 +31,7 @@ func testEngine(t testing.TB) *retrieval.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	emb := embed.NewOffline(384)
+	emb := embedding.NewOffline(384)
 	in := &pipeline.Ingester{
 		Store: store, Extractor: extract.NewOffline(), Embedder: emb, Tokenizer: tok,
 		Reporter: &reports.Extractive{Embedder: emb}, Log: zerolog.Nop(), Options: pipeline.DefaultOptions(),

@@ -8,7 +8,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
 
-	"github.com/stratarag/strata/internal/embed"
+	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline"
@@ -26,7 +26,7 @@ import (
 type models struct {
 	client     *llm.Client // nil offline
 	extractor  extract.Extractor
-	embedder   embed.Embedder
+	embedder   embedding.Embedder
 	answerer   retrieval.Answerer // nil offline
 	mapper     retrieval.Mapper   // global search's map step; nil offline
 	summarizer resolve.Summarizer // nil offline
@@ -46,7 +46,7 @@ func setupModels(c *cli.Context, log zerolog.Logger) (*models, error) {
 		} else {
 			log.Warn().Msg("no OPENAI_API_KEY or OPENAI_BASE_URL set: running offline with the proper-noun extractor and hashing embedder (lower quality); no answers are generated")
 		}
-		return &models{extractor: extract.NewOffline(), embedder: embed.NewOffline(offlineDims)}, nil
+		return &models{extractor: extract.NewOffline(), embedder: embedding.NewOffline(offlineDims)}, nil
 	}
 	cfg.ChatModel = c.String(flagLLMModel)
 	cfg.EmbeddingModel = c.String(flagEmbeddingModel)

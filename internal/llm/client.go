@@ -12,7 +12,7 @@ import (
 	"github.com/stratarag/strata/internal/tokenizer"
 )
 
-// Client talks to an OpenAI-compatible API. It implements Chatter and embed.Embedder and is safe
+// Client talks to an OpenAI-compatible API. It implements Chatter and embedding.Embedder and is safe
 // for concurrent use.
 type Client struct {
 	cfg   Config

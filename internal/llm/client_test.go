@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stratarag/strata/internal/embed"
+	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/llm/fakeopenai"
 	"github.com/stratarag/strata/prompts"
 )
@@ -418,12 +418,12 @@ func TestEmbed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := embed.NewOffline(32).Embed(context.Background(), texts)
+	want, _ := embedding.NewOffline(32).Embed(context.Background(), texts)
 	for i := range texts {
 		if texts[i] == "" {
 			continue
 		}
-		if embed.Cosine(vecs[i], want[i]) < 0.9999 {
+		if embedding.Cosine(vecs[i], want[i]) < 0.9999 {
 			t.Fatalf("vector %d out of order", i)
 		}
 	}

@@ -11,15 +11,15 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/stratarag/strata/internal/embed"
+	"github.com/stratarag/strata/internal/embedding"
 )
 
-var _ embed.Embedder = (*Client)(nil)
+var _ embedding.Embedder = (*Client)(nil)
 
-// Model implements embed.Embedder: the embedding model name.
+// Model implements embedding.Embedder: the embedding model name.
 func (c *Client) Model() string { return c.cfg.EmbeddingModel }
 
-// Dimensions implements embed.Embedder. It is the configured EmbeddingDims, else the length of
+// Dimensions implements embedding.Embedder. It is the configured EmbeddingDims, else the length of
 // the vectors of the first response, and 0 before any; DiscoverDimensions settles it up front.
 func (c *Client) Dimensions() int { return int(c.dims.Load()) }
 
@@ -38,7 +38,7 @@ func (c *Client) DiscoverDimensions(ctx context.Context) (int, error) {
 	return c.Dimensions(), nil
 }
 
-// Embed implements embed.Embedder. Cached vectors are reused; the rest are requested in batches
+// Embed implements embedding.Embedder. Cached vectors are reused; the rest are requested in batches
 // of EmbeddingBatch texts, concurrently within the client's limits.
 func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	stage := stageOf(ctx, "", StageEmbed)

@@ -42,7 +42,7 @@ func Example() {
 	}
 	fmt.Println("entities:", len(r.Entities), "relations:", len(r.Relations))
 
-	vecs, _ := client.Embed(ctx, texts) // client is an embed.Embedder
+	vecs, _ := client.Embed(ctx, texts) // client is an embedding.Embedder
 	fmt.Println("dimensions:", len(vecs[0]) == client.Dimensions())
 
 	a, _ := answer.Generate(ctx, client, "Who founded the Saltmere Guild?",

@@ -17,7 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/stratarag/strata/internal/cluster"
-	"github.com/stratarag/strata/internal/embed"
+	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 )
 
@@ -53,7 +53,7 @@ func DefaultOptions() Options {
 // Builder builds the summary layers over the layer-0 entities of a store.
 type Builder struct {
 	Store      graph.Store
-	Embedder   embed.Embedder
+	Embedder   embedding.Embedder
 	Summarizer Summarizer
 	Log        zerolog.Logger
 	Options    Options

@@ -10,8 +10,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/stratarag/strata/internal/embed"
 	"github.com/stratarag/strata/internal/embedded"
+	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline"
@@ -20,7 +20,7 @@ import (
 )
 
 // ingested returns a store holding the testdata corpus, ingested offline without layers.
-func ingested(t *testing.T) (*embedded.Store, embed.Embedder) {
+func ingested(t *testing.T) (*embedded.Store, embedding.Embedder) {
 	t.Helper()
 	ctx := context.Background()
 	store, err := embedded.Open(ctx, t.TempDir(), embedded.Options{})
@@ -32,7 +32,7 @@ func ingested(t *testing.T) (*embedded.Store, embed.Embedder) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	emb := embed.NewOffline(64)
+	emb := embedding.NewOffline(64)
 	in := &pipeline.Ingester{Store: store, Extractor: extract.NewOffline(), Embedder: emb, Tokenizer: tok, Log: zerolog.Nop(), Options: pipeline.DefaultOptions()}
 	if _, err := in.Run(ctx, []string{filepath.Join("..", "..", "testdata", "corpus")}); err != nil {
 		t.Fatal(err)
@@ -122,7 +122,7 @@ func TestBuildTooSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	emb := embed.NewOffline(16)
+	emb := embedding.NewOffline(16)
 	vecs, _ := emb.Embed(ctx, []string{"Vell island", "Saltmere city"})
 	if err := store.Apply(ctx, graph.Batch{Entities: []graph.Entity{
 		{ID: "VELL", Name: "Vell", Type: "location", Description: "An island.", Embedding: vecs[0]},

@@ -12,7 +12,7 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/stratarag/strata/internal/embed"
+	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/textutil"
@@ -30,7 +30,7 @@ import (
 type LLM struct {
 	Chat      llm.Chatter
 	Prompts   *prompts.Set
-	Embedder  embed.Embedder
+	Embedder  embedding.Embedder
 	Tokenizer *tokenizer.Tokenizer
 	Log       zerolog.Logger
 	// MaxInputTokens bounds the community text of one prompt (8000 when zero).

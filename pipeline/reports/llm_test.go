@@ -9,8 +9,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/stratarag/strata/internal/embed"
 	"github.com/stratarag/strata/internal/embedded"
+	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/tokenizer"
@@ -66,7 +66,7 @@ func newLLMReporter(t *testing.T, chat llm.Chatter) *LLM {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &LLM{Chat: chat, Prompts: prompts.New(), Embedder: embed.NewOffline(16), Tokenizer: tok, Log: zerolog.Nop()}
+	return &LLM{Chat: chat, Prompts: prompts.New(), Embedder: embedding.NewOffline(16), Tokenizer: tok, Log: zerolog.Nop()}
 }
 
 func TestLLMReports(t *testing.T) {

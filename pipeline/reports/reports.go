@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/stratarag/strata/internal/embed"
+	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/textutil"
 	"github.com/stratarag/strata/prompts"
@@ -28,7 +28,7 @@ type Finding = prompts.Finding
 // entities, the summary strings together their first descriptive sentences, findings are its
 // strongest relations. The rating grows with size and internal weight.
 type Extractive struct {
-	Embedder embed.Embedder
+	Embedder embedding.Embedder
 	// Batch is the number of communities written per store batch.
 	Batch int
 }
@@ -65,7 +65,7 @@ func (x *Extractive) Reports(ctx context.Context, store graph.Store, communities
 }
 
 // write stores reports on their communities with the embedding of title and summary.
-func write(ctx context.Context, store graph.Store, emb embed.Embedder, part []graph.Community, reps []Report) error {
+func write(ctx context.Context, store graph.Store, emb embedding.Embedder, part []graph.Community, reps []Report) error {
 	texts := make([]string, len(part))
 	for i, r := range reps {
 		body, err := json.Marshal(r)

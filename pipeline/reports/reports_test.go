@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stratarag/strata/internal/embed"
 	"github.com/stratarag/strata/internal/embedded"
+	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 )
 
@@ -65,7 +65,7 @@ func TestReportsWritesEveryCommunity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := &Extractive{Embedder: embed.NewOffline(16), Batch: 1}
+	x := &Extractive{Embedder: embedding.NewOffline(16), Batch: 1}
 	if err := x.Reports(ctx, store, communities); err != nil {
 		t.Fatal(err)
 	}

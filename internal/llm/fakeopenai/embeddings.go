@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/stratarag/strata/internal/embed"
+	"github.com/stratarag/strata/internal/embedding"
 )
 
 type embeddingRequest struct {
@@ -33,7 +33,7 @@ func (s *Server) embeddings(w http.ResponseWriter, body []byte) {
 	}
 	emb := s.emb
 	if req.Dimensions > 0 {
-		emb = embed.NewOffline(req.Dimensions)
+		emb = embedding.NewOffline(req.Dimensions)
 	}
 	vecs, err := emb.Embed(context.Background(), inputs)
 	if err != nil {

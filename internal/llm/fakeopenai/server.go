@@ -24,7 +24,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/stratarag/strata/internal/embed"
+	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/tokenizer"
 )
 
@@ -73,7 +73,7 @@ type Counts struct {
 type Server struct {
 	opts Options
 	tok  *tokenizer.Tokenizer
-	emb  *embed.Offline
+	emb  *embedding.Offline
 
 	mu       sync.Mutex
 	attempts map[[32]byte]int
@@ -98,7 +98,7 @@ func New(opts Options) (*Server, error) {
 	return &Server{
 		opts:     opts,
 		tok:      tok,
-		emb:      embed.NewOffline(opts.EmbeddingDims),
+		emb:      embedding.NewOffline(opts.EmbeddingDims),
 		attempts: map[[32]byte]int{},
 		counts:   Counts{ByTask: map[string]int{}},
 	}, nil

@@ -1,6 +1,6 @@
 // Package embed defines how strata turns text into vectors, and provides the deterministic offline
 // embedder used when no embedding model is configured.
-package embed
+package embedding
 
 import (
 	"context"
