@@ -51,9 +51,15 @@ type Progress interface {
 	Finish()
 }
 
+// Store is what ingestion needs from a backend: everything but search.
+type Store interface {
+	graph.ReadWriter
+	graph.Analyzer
+}
+
 // Ingester runs the pipeline against a store.
 type Ingester struct {
-	Store      graph.Store
+	Store      Store
 	Extractor  extract.Extractor
 	Embedder   embedding.Embedder
 	Tokenizer  *tokenizer.Tokenizer
@@ -481,9 +487,9 @@ func (in *Ingester) structure(ctx context.Context, rep *Report) error {
 	return nil
 }
 
-// Reporter writes community reports (DESIGN §4) for freshly computed communities.
+// Reporter writes community reports for freshly computed communities.
 type Reporter interface {
-	Reports(ctx context.Context, store graph.Store, communities []graph.Community) error
+	Reports(ctx context.Context, store graph.ReadWriter, communities []graph.Community) error
 }
 
 func sha256Hex(s string) string {

@@ -353,7 +353,7 @@ func snapshot(t testing.TB, s graph.Store) graphSnapshot {
 
 type failingReporter struct{}
 
-func (failingReporter) Reports(context.Context, graph.Store, []graph.Community) error {
+func (failingReporter) Reports(context.Context, graph.ReadWriter, []graph.Community) error {
 	return errors.New("reporter crashed")
 }
 

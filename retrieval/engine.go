@@ -60,7 +60,7 @@ func DefaultOptions(mode string) Options {
 
 // Engine runs queries against a store.
 type Engine struct {
-	Store     graph.Store
+	Store     graph.ReadSearcher
 	Embedder  embedding.Embedder
 	Tokenizer *tokenizer.Tokenizer
 	Answerer  Answerer // nil: no answer is generated

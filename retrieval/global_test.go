@@ -341,10 +341,10 @@ func TestGlobalMapErrors(t *testing.T) {
 // levelStore serves synthetic communities for the level choice: n[l] communities at level l,
 // each child of community i/2 one level up, rated by number, and a fixed community index.
 type levelStore struct {
-	graph.Store // nil: other methods are not used by global search
-	comms       map[int][]graph.Community
-	hits        []graph.Hit
-	searches    atomic.Int32
+	graph.ReadSearcher // nil: other methods are not used by global search
+	comms              map[int][]graph.Community
+	hits               []graph.Hit
+	searches           atomic.Int32
 }
 
 func newLevelStore(counts []int, hits []string) *levelStore {

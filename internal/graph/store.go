@@ -163,14 +163,23 @@ type Stats struct {
 	Relationships map[string]int64 // PART_OF, NEXT, HAS_ENTITY, RELATED, SUMMARIZED_BY, IN_COMMUNITY, CHILD_OF
 }
 
-// Store is the contract between strata's stages and a storage backend. Implementations: the Neo4j
-// backend in cypher/ and the embedded store in internal/embedded. Methods are safe for concurrent
-// use; writes from several goroutines are serialized by the backend.
-type Store interface {
+// The store contract is a few small interfaces, each one job, composed into Store. Consumers
+// take only what they use: retrieval reads and searches (ReadSearcher), the layer and report
+// stages read and write (ReadWriter), only the ingest pipeline runs the graph algorithms.
+// Implementations: the Neo4j backend in cypher/ and the embedded store in internal/embedded;
+// package storetest holds the suite both pass. Methods are safe for concurrent use; writes from
+// several goroutines are serialized by the backend.
+
+// Writer writes batches.
+type Writer interface {
 	// Apply writes the batch atomically.
 	Apply(ctx context.Context, b Batch) error
+}
 
-	// Lookups by id return the items that exist, in the order of ids; missing ids are skipped.
+// Reader looks items up. Lookups by id return the items that exist, in the order of ids;
+// missing ids are skipped.
+type Reader interface {
+	MetaReader
 	Documents(ctx context.Context, ids []string) ([]Document, error)
 	Chunks(ctx context.Context, ids []string) ([]Chunk, error)
 	Entities(ctx context.Context, ids []string) ([]Entity, error)
@@ -185,10 +194,11 @@ type Store interface {
 	CommunitiesByLevel(ctx context.Context, level int) ([]Community, error)
 	// CommunityMembers returns the members of one community.
 	CommunityMembers(ctx context.Context, communityID string) (Members, error)
-	// Meta returns a value written with Batch.Meta.
-	Meta(ctx context.Context, key string) (string, bool, error)
 	Stats(ctx context.Context) (Stats, error)
+}
 
+// Searcher answers the queries retrieval is made of.
+type Searcher interface {
 	// VectorSearch returns the k nearest nodes of the index to vec by cosine similarity. Nodes
 	// without an embedding are ignored. A vector whose dimension differs from the stored ones is
 	// an error.
@@ -201,7 +211,10 @@ type Store interface {
 	// ShortestPaths finds, for each request, one shortest path of at most maxHops steps over
 	// RELATED and SUMMARIZED_BY. Requests without such a path are left out of the result.
 	ShortestPaths(ctx context.Context, reqs []PathRequest, maxHops int) ([]Path, error)
+}
 
+// Analyzer runs the graph algorithms and writes their results.
+type Analyzer interface {
 	// ComputeComponents runs WCC over the entity graph (all layers; RELATED and SUMMARIZED_BY,
 	// undirected) and writes Entity.ComponentID and Entity.Degree. It returns the number of
 	// components.
@@ -210,6 +223,25 @@ type Store interface {
 	// every Community node, IN_COMMUNITY (entity to its community at every level) and CHILD_OF,
 	// and returns the new communities (without reports), ordered by level then community id.
 	ComputeCommunities(ctx context.Context, p LeidenParams) ([]Community, error)
+}
 
+// ReadWriter is what a stage that reads the graph and writes to it needs.
+type ReadWriter interface {
+	Reader
+	Writer
+}
+
+// ReadSearcher is what retrieval needs: it never writes.
+type ReadSearcher interface {
+	Reader
+	Searcher
+}
+
+// Store is the whole contract, what a backend implements.
+type Store interface {
+	Reader
+	Searcher
+	Writer
+	Analyzer
 	Close() error
 }

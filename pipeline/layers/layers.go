@@ -52,7 +52,7 @@ func DefaultOptions() Options {
 
 // Builder builds the summary layers over the layer-0 entities of a store.
 type Builder struct {
-	Store      graph.Store
+	Store      graph.ReadWriter
 	Embedder   embedding.Embedder
 	Summarizer Summarizer
 	Log        zerolog.Logger

@@ -41,7 +41,7 @@ type LLM struct {
 }
 
 // Reports implements pipeline.Reporter.
-func (x *LLM) Reports(ctx context.Context, store graph.Store, communities []graph.Community) error {
+func (x *LLM) Reports(ctx context.Context, store graph.ReadWriter, communities []graph.Community) error {
 	byLevel := map[int][]graph.Community{}
 	var levels []int
 	for _, c := range communities {

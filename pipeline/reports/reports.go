@@ -42,7 +42,7 @@ const (
 )
 
 // Reports implements pipeline.Reporter.
-func (x *Extractive) Reports(ctx context.Context, store graph.Store, communities []graph.Community) error {
+func (x *Extractive) Reports(ctx context.Context, store graph.ReadWriter, communities []graph.Community) error {
 	size := x.Batch
 	if size <= 0 {
 		size = 128
@@ -65,7 +65,7 @@ func (x *Extractive) Reports(ctx context.Context, store graph.Store, communities
 }
 
 // write stores reports on their communities with the embedding of title and summary.
-func write(ctx context.Context, store graph.Store, emb embedding.Embedder, part []graph.Community, reps []Report) error {
+func write(ctx context.Context, store graph.Writer, emb embedding.Embedder, part []graph.Community, reps []Report) error {
 	texts := make([]string, len(part))
 	for i, r := range reps {
 		body, err := json.Marshal(r)
