@@ -14,7 +14,7 @@ import (
 // A batch is refused, as a whole, when it refers to nodes that exist neither in the store nor in
 // the batch, or when its embeddings do not fit their vector index. Storing such a batch would
 // either lose relationships silently or make the index unsearchable; refusing it names the bad
-// input instead (DESIGN §7), and matches the Neo4j backend.
+// input instead, and matches the Neo4j backend.
 
 // checkReferences fails when an item of b refers to a missing node. It runs inside the Apply
 // transaction after b is written, so nodes of the batch itself count as present.

@@ -1,5 +1,6 @@
-// Package embedded is strata's zero-setup graph store: the whole knowledge graph of DESIGN §3 in
-// one SQLite database (modernc.org/sqlite, pure Go) under a data directory.
+// Package embedded is strata's zero-setup graph store: the whole knowledge graph
+// (docs/ARCHITECTURE.md#data-model) in one SQLite database (modernc.org/sqlite, pure Go) under a
+// data directory.
 //
 // It implements graph.Store. Nodes and relationships are tables; the derived relationships
 // PART_OF and NEXT are not stored but follow from Chunk.documentId and Chunk.seq, as in Neo4j

@@ -9,7 +9,7 @@ import (
 	"github.com/stratarag/strata/internal/graphalgo"
 )
 
-// entityGraph is the graph the algorithms run on (DESIGN §4): every entity of every layer is a
+// entityGraph is the graph the algorithms run on (the components and communities stages): every entity of every layer is a
 // node, numbered in id order so that results are deterministic, and RELATED and SUMMARIZED_BY
 // are undirected edges weighted by their weight. Apply refuses relationships to missing entities;
 // loading still skips any, so that the graph can never refer to a node it lacks.

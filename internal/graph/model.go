@@ -1,6 +1,6 @@
-// Package graph defines strata's data model (DESIGN §3) and the store contract that every
-// storage backend implements. Stages and retrieval depend on this package only; they never import
-// a backend.
+// Package graph defines strata's data model (docs/ARCHITECTURE.md#data-model) and the store
+// contract that every storage backend implements. Stages and retrieval depend on this package
+// only; they never import a backend.
 package graph
 
 import (

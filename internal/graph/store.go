@@ -51,7 +51,7 @@ func (b *Batch) Empty() bool {
 		len(b.SummaryLinks)+len(b.Communities)+len(b.Meta)+len(b.DeleteChunks) == 0 && !b.ClearSummaries
 }
 
-// VectorIndex names a vector index (DESIGN §3).
+// VectorIndex names a vector index.
 type VectorIndex string
 
 // The vector indexes; names are the Neo4j index names.
@@ -61,7 +61,7 @@ const (
 	CommunityEmbedding VectorIndex = "community_embedding"
 )
 
-// TextIndex names a full-text index (DESIGN §3).
+// TextIndex names a full-text index.
 type TextIndex string
 
 // The full-text indexes; names are the Neo4j index names.
@@ -133,7 +133,7 @@ type Path struct {
 	Steps          []PathStep
 }
 
-// LeidenParams configures community detection (DESIGN §4 defaults in DefaultLeidenParams).
+// LeidenParams configures community detection (defaults in DefaultLeidenParams).
 type LeidenParams struct {
 	Gamma     float64
 	Theta     float64
@@ -142,7 +142,8 @@ type LeidenParams struct {
 	Seed      int64
 }
 
-// DefaultLeidenParams returns the parameters of DESIGN §4.
+// DefaultLeidenParams returns the parameters both backends use: GraphRAG's gamma 1.0, theta
+// 0.01, tolerance 1e-4, at most 10 levels, and a fixed seed so that runs repeat.
 func DefaultLeidenParams() LeidenParams {
 	return LeidenParams{Gamma: 1.0, Theta: 0.01, Tolerance: 1e-4, MaxLevels: 10, Seed: 42}
 }

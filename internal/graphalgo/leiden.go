@@ -7,7 +7,7 @@ import (
 )
 
 // LeidenOptions configures Leiden. The zero value selects the defaults that strata uses for both
-// backends (DESIGN §4, the same as GDS): Gamma 1, Theta 0.01, Tolerance 1e-4, MaxLevels 10,
+// backends (the same as GDS's): Gamma 1, Theta 0.01, Tolerance 1e-4, MaxLevels 10,
 // plus further iterations while they pay off (see Iterations).
 type LeidenOptions struct {
 	// Gamma is the modularity resolution. Larger values give more, smaller communities. Values
