@@ -19,9 +19,9 @@
 #                    a database that is not empty unless PARITY_WIPE=1, which deletes everything in
 #                    it; between corpora it empties the database it started from empty. The last
 #                    corpus stays in the database.
-# Neo4j ingest is timed twice per corpus: on the freshly emptied database of a cold server, then,
-# after emptying it again, on the warm server (the run compared and reported as "neo4j");
-# PARITY_WARM=0 keeps only the cold run.
+# Neo4j ingest runs twice per corpus, each time into an emptied database: the first run (on the
+# server the script starts, a cold JVM; reported as "first neo4j run") and the second, the one
+# compared and reported as "neo4j". PARITY_WARM=0 keeps only one run.
 # Other settings: MODES (default "naive local hi global"), SHARED_DATA (default ../shared/data),
 #   PARITY_OUT (default bench/out/parity), SEED (default 42), LAYERS (default 5).
 set -euo pipefail
@@ -145,10 +145,10 @@ for i in "${!names[@]}"; do
 	t_emb=$(run "$dir/ingest-embedded.json" "$dir/ingest-embedded.log" on embedded ingest --json --seed "$seed" --layers "$layers" "$corpus")
 	fresh_neo4j
 	# The first ingest after a (re)start runs on a cold JVM; with PARITY_WARM=1 (the default) the
-	# database is emptied and the corpus ingested again, and that warm run is the one compared.
+	# database is emptied and the corpus ingested again, and that second run is the one compared.
 	t_cold=null
 	if [ "$warm" = 1 ]; then
-		echo "== $name: ingest $corpus (neo4j, cold)" >&2
+		echo "== $name: ingest $corpus (neo4j, first run)" >&2
 		t_cold=$(run "$dir/ingest-neo4j-cold.json" "$dir/ingest-neo4j-cold.log" on neo4j ingest --json --seed "$seed" --layers "$layers" "$corpus")
 		"$out/bin/wipe" -force >/dev/null || die "could not empty the database at $NEO4J_URI"
 	fi
@@ -161,7 +161,7 @@ for i in "${!names[@]}"; do
 			echo "parity: warning: the $b ingest skipped or failed inputs: $(jq -c '{failed, skipped}' "$dir/ingest-$b.json")" >&2
 	done
 	echo "{\"embedded\": $t_emb, \"neo4j\": $t_neo, \"neo4j_cold\": $t_cold}" >"$dir/wall.json"
-	echo "   wall: embedded ${t_emb}s, neo4j ${t_neo}s (cold server: ${t_cold}s)" >&2
+	echo "   wall: embedded ${t_emb}s, neo4j ${t_neo}s$([ "$warm" = 1 ] && echo " (first run: ${t_cold}s)")" >&2
 	for b in embedded neo4j; do
 		run "$dir/status-$b.json" "$dir/status-$b.log" on "$b" status --json >/dev/null
 	done

@@ -104,7 +104,8 @@ func runStores(args []string) error {
 }
 
 // openBoth opens the embedded store in dir read-only and the Neo4j database of the NEO4J_*
-// variables. cypher.Open creates missing indexes and constraints; after an ingest there are none.
+// variables. Neo4j has no read-only mode; nothing here writes (cypher.Open only creates indexes
+// and constraints that are missing, and after an ingest none are).
 func openBoth(ctx context.Context, dir string) (graph.Store, graph.Store, error) {
 	emb, err := embedded.Open(ctx, dir, embedded.Options{ReadOnly: true})
 	if err != nil {
@@ -142,19 +143,20 @@ func compareSnapshots(name string, a, b *snapshot) graphReport {
 		diffCheck("SUMMARIZED_BY", a.links, b.links, func(x, y float64) bool { return math.Abs(x-y) <= 1e-9 }),
 	)
 
-	ids := slices.Sorted(maps.Keys(a.entities))
-	sameGraph := slices.Equal(ids, slices.Sorted(maps.Keys(b.entities)))
+	idsA := slices.Sorted(maps.Keys(a.entities))
+	idsB := slices.Sorted(maps.Keys(b.entities))
+	sameGraph := slices.Equal(idsA, idsB)
 	for _, c := range rep.Checks {
 		if c.Name == "RELATED" || c.Name == "SUMMARIZED_BY" {
 			sameGraph = sameGraph && c.Same
 		}
 	}
+	// Each partition is scored on its own store's graph; when the graphs are the same, so is
+	// the yardstick.
 	gamma := graph.DefaultLeidenParams().Gamma
-	ga := a.entityGraph(ids)
-	gb := b.entityGraph(slices.Sorted(maps.Keys(b.entities)))
-	idsB := slices.Sorted(maps.Keys(b.entities))
+	ga, gb := a.entityGraph(idsA), b.entityGraph(idsB)
 	for level := range max(len(a.levels), len(b.levels)) {
-		ma, ua := a.membership(level, ids)
+		ma, ua := a.membership(level, idsA)
 		mb, ub := b.membership(level, idsB)
 		row := levelRow{
 			Level: level, Embedded: at(a.communities, level), Neo4j: at(b.communities, level),
