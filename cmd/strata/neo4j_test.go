@@ -34,6 +34,19 @@ type statusReport struct {
 	Relationships map[string]int
 }
 
+// checkHierarchy checks what any community hierarchy over the entities must satisfy: every
+// entity is in exactly one community per level, and every community but those of level 0 has one
+// parent.
+func checkHierarchy(t *testing.T, st statusReport) {
+	t.Helper()
+	entities, members := st.Nodes["Entity"], st.Relationships["IN_COMMUNITY"]
+	comms, childOf := st.Nodes["Community"], st.Relationships["CHILD_OF"]
+	if entities == 0 || members == 0 || members%entities != 0 || comms == 0 || childOf >= comms {
+		t.Errorf("%s hierarchy: %d entities, %d IN_COMMUNITY, %d communities, %d CHILD_OF",
+			st.Backend.Kind, entities, members, comms, childOf)
+	}
+}
+
 type queryReport struct {
 	Answer  *string
 	Context struct {
@@ -46,8 +59,9 @@ type queryReport struct {
 
 // TestNeo4jEndToEnd runs what a user runs — ingest, status, every query mode, eval, a re-ingest —
 // through a real Neo4j server, offline, and holds each result against the embedded store's on
-// the same corpus: the same node and relationship counts, the same sections of context filled
-// in every mode, recall within a small margin, and a re-run that changes nothing.
+// the same corpus: the same node and relationship counts (the community hierarchy aside), the
+// same sections of context filled in every mode, recall within a small margin, and a re-run
+// that changes nothing.
 func TestNeo4jEndToEnd(t *testing.T) {
 	srv := neo4jtest.Require(t)
 	srv.Reset(t)
@@ -71,8 +85,19 @@ func TestNeo4jEndToEnd(t *testing.T) {
 	if neo.Backend.Kind != "neo4j" {
 		t.Errorf("status backend = %q, want neo4j", neo.Backend.Kind)
 	}
-	if !reflect.DeepEqual(neo.Nodes, emb.Nodes) || !reflect.DeepEqual(neo.Relationships, emb.Relationships) {
-		t.Errorf("counts differ:\nneo4j    %v %v\nembedded %v %v", neo.Nodes, neo.Relationships, emb.Nodes, emb.Relationships)
+	checkHierarchy(t, neo)
+	checkHierarchy(t, emb)
+	// GDS Leiden and strata's Go Leiden both follow Traag et al. with the same parameters and
+	// seed, but visit nodes in a different order (GDS by internal node id, which depends on the
+	// server's history), so their partitions differ; bench/parity compares their modularity.
+	// Everything else must be identical.
+	hierarchy := map[string]bool{"Community": true, "IN_COMMUNITY": true, "CHILD_OF": true}
+	for _, counts := range []struct{ neo, emb map[string]int }{{neo.Nodes, emb.Nodes}, {neo.Relationships, emb.Relationships}} {
+		for k, v := range counts.emb {
+			if !hierarchy[k] && counts.neo[k] != v {
+				t.Errorf("%s: %d in Neo4j, %d in the embedded store", k, counts.neo[k], v)
+			}
+		}
 	}
 
 	const question = "Under which rector did the designer of the Kestrel Point Lighthouse study?"
