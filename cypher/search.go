@@ -36,7 +36,7 @@ func (s *Store) VectorSearch(ctx context.Context, index graph.VectorIndex, vec [
 			index, len(vec), dim)
 	}
 	rows, err := s.readRows(ctx, qSearchVector, map[string]any{
-		"index": string(index), "k": int64(k), "vector": vectorParam(vec),
+		"index": string(index), "k": int64(k), "candidates": int64(vectorCandidates(k)), "vector": vectorParam(vec),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cypher: vector search %s: %w", index, err)
@@ -62,6 +62,14 @@ func (s *Store) TextSearch(ctx context.Context, index graph.TextIndex, query str
 		return nil, fmt.Errorf("cypher: text search %s: %w", index, err)
 	}
 	return decodeHits(rows)
+}
+
+// vectorCandidates is how many nodes the HNSW index is asked for to return k. Measured on the
+// multihop corpus's 2 889 entities (51 questions, bench/parity): asking for k=40 missed 70 of the
+// 2 040 exact nearest neighbours, asking for 200 and keeping 40 missed none. A search of a few
+// hundred candidates costs well under a millisecond more.
+func vectorCandidates(k int) int {
+	return min(max(5*k, 200), 10000)
 }
 
 func decodeHits(rows []map[string]any) ([]graph.Hit, error) {

@@ -23,7 +23,8 @@ func TestVectorSearch(t *testing.T) {
 		t.Errorf("hits = %s", got)
 	}
 	p := f.only(qSearchVector)[0].params
-	want := map[string]any{"index": "chunk_embedding", "k": int64(2), "vector": []float64{1, 0, 0}}
+	// 200 candidates for k=2: the HNSW index is searched wider than k (see vectorCandidates).
+	want := map[string]any{"index": "chunk_embedding", "k": int64(2), "candidates": int64(200), "vector": []float64{1, 0, 0}}
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("params = %#v, want %#v", p, want)
 	}
