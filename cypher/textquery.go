@@ -9,19 +9,22 @@ import (
 const maxQueryWords = 256
 
 // luceneQuery turns free text into a Lucene query that can only mean "any of these words".
-// TextSearch promises plain words, never query syntax, so the text is split into runs of letters,
-// digits and combining marks: operators (+ - && || ! ( ) { } [ ] ^ " ~ * ? : \ /), field
-// prefixes ("title:x") and quotes become separators. The words are lower-cased, which also
-// turns the operator words AND, OR, NOT and TO into ordinary terms (the index's analyzer
-// lower-cases them anyway), and escaped as a second line of defence should the word rule ever
-// admit punctuation. Repeated words are kept once. An empty result means "no query".
+// TextSearch promises plain words, never query syntax. The text is split on white space only,
+// as Lucene's query parser does, and every character the parser treats as syntax is escaped,
+// so that the index's analyzer (standard-no-stop-words, Unicode word rules) splits each piece
+// exactly as it split the indexed text: "O'Brien", "U.S.", "3.14", "foo_bar" and words with
+// combining marks stay whole on both sides and match. Splitting on every non-letter instead
+// would search "o" and "brien", which the index never holds. Pieces without a letter or digit
+// ("&&", "-") carry no term and are dropped; the rest are lower-cased, which also turns the
+// operator words AND, OR, NOT and TO into ordinary terms. Repeated pieces are kept once. An
+// empty result means "no query".
 func luceneQuery(text string) string {
-	words := strings.FieldsFunc(text, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.Mn, r)
-	})
 	seen := map[string]bool{}
-	out := make([]string, 0, len(words))
-	for _, w := range words {
+	var out []string
+	for _, w := range strings.Fields(text) {
+		if !strings.ContainsFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+			continue
+		}
 		w = strings.ToLower(w)
 		if seen[w] {
 			continue
