@@ -49,11 +49,21 @@ LIMIT 25
 RETURN e.name AS name, e.type AS type, mentions, e.description AS description;
 
 // strata: an entity, its relations and the chunks it comes from ($entityId)
+// Each kind is gathered on its own (at most 50), so that relations and chunks do not multiply.
 MATCH (e:Entity {id: $entityId})
-OPTIONAL MATCH rel = (e)-[:RELATED]-(:Entity)
-OPTIONAL MATCH src = (e)<-[:HAS_ENTITY]-(:Chunk)
-RETURN e, rel, src
-LIMIT 100;
+CALL (e) {
+  MATCH rel = (e)-[:RELATED]-(:Entity)
+  WITH rel
+  LIMIT 50
+  RETURN collect(rel) AS relations
+}
+CALL (e) {
+  MATCH src = (e)<-[:HAS_ENTITY]-(:Chunk)
+  WITH src
+  LIMIT 50
+  RETURN collect(src) AS sources
+}
+RETURN e, relations, sources;
 
 // strata: entities per layer (0 = extracted, 1 and up = summaries)
 MATCH (e:Entity)
@@ -96,9 +106,23 @@ RETURN p
 LIMIT 300;
 
 // strata: one community, its members and the relations among them ($communityId)
-MATCH (c:Community {id: $communityId})<-[m:IN_COMMUNITY]-(e:Entity)
-OPTIONAL MATCH r = (e)-[:RELATED]->(:Entity)-[:IN_COMMUNITY]->(c)
-RETURN c, m, e, r;
+// At most 100 members and 200 relations: a coarse community can hold most of the graph.
+MATCH (c:Community {id: $communityId})
+CALL (c) {
+  MATCH m = (:Entity)-[:IN_COMMUNITY]->(c)
+  WITH m
+  LIMIT 100
+  RETURN collect(m) AS members
+}
+CALL (c) {
+  MATCH (e:Entity)-[:IN_COMMUNITY]->(c)
+  MATCH r = (e)-[:RELATED]->(t:Entity)
+  WHERE (t)-[:IN_COMMUNITY]->(c)
+  WITH r
+  LIMIT 200
+  RETURN collect(r) AS relations
+}
+RETURN c, members, relations;
 
 // strata: the communities of an entity at every level ($entityId)
 MATCH (e:Entity {id: $entityId})-[:IN_COMMUNITY]->(c:Community)
@@ -106,16 +130,26 @@ RETURN c.level AS level, c.id AS id, c.title AS title, c.size AS size
 ORDER BY level;
 
 // strata: a shortest path between two entities, as bridge retrieval walks it ($from, $to)
+// Retrieval uses paths of at most 4 hops over RELATED and SUMMARIZED_BY, in either direction.
 MATCH (a:Entity {id: $from})
 MATCH (b:Entity {id: $to})
-MATCH p = shortestPath((a)-[:RELATED|SUMMARIZED_BY*..10]-(b))
+MATCH p = shortestPath((a)-[:RELATED|SUMMARIZED_BY*..4]-(b))
 RETURN p;
 
 // strata: full-text search over entity names and descriptions ($text)
-CALL db.index.fulltext.queryNodes('entity_text', $text)
+// $text is plain words: every character Lucene reads as syntax is escaped, and the words are
+// lower-cased so that AND, OR and NOT are words too; any of them may match.
+WITH [w IN split($text, ' ') WHERE trim(w) <> '' |
+  reduce(q = '', ch IN split(toLower(w), '') |
+    q + CASE
+      WHEN ch IN ['\\', '+', '-', '&', '|', '!', '(', ')', '{', '}', '[', ']', '^', '"', '~', '*', '?', ':', '/']
+      THEN '\\' + ch
+      ELSE ch
+    END)] AS words
+WHERE size(words) > 0
+CALL db.index.fulltext.queryNodes('entity_text', reduce(q = '', w IN words | q + ' ' + w), {limit: 20})
 YIELD node, score
-RETURN node.name AS name, node.type AS type, node.description AS description, score
-LIMIT 20;
+RETURN node.name AS name, node.type AS type, node.description AS description, score;
 
 // strata: settings strata recorded (embedding model and others)
 MATCH (m:StrataMeta)

@@ -57,11 +57,11 @@ type queryReport struct {
 	}
 }
 
-// TestNeo4jEndToEnd runs what a user runs — ingest, status, every query mode, eval, a re-ingest —
-// through a real Neo4j server, offline, and holds each result against the embedded store's on
-// the same corpus: the same node and relationship counts (the community hierarchy aside), the
-// same sections of context filled in every mode, recall within a small margin, and a re-run
-// that changes nothing.
+// TestNeo4jEndToEnd runs what a user runs (ingest, status, every query mode, eval, the saved
+// Browser queries, a re-ingest) through a real Neo4j server, offline, and holds each result
+// against the embedded store's on the same corpus: the same node and relationship counts (the
+// community hierarchy aside), the same sections of context filled in every mode, recall within
+// a small margin, and a re-run that changes nothing.
 func TestNeo4jEndToEnd(t *testing.T) {
 	srv := neo4jtest.Require(t)
 	srv.Reset(t)
@@ -148,6 +148,8 @@ func TestNeo4jEndToEnd(t *testing.T) {
 		}
 		t.Logf("mode %s recall: Neo4j %v, embedded %v", mode, neoRecall, embRecall)
 	}
+
+	checkSavedQueries(t, srv)
 
 	code, out, errOut = neo4jCLI(t, srv, "ingest", "--offline", "--json", corpusDir)
 	if code != 0 {
