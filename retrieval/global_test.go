@@ -290,7 +290,7 @@ func TestGlobalMapStep(t *testing.T) {
 func TestGlobalMapErrors(t *testing.T) {
 	engine := testEngine(t)
 	errAPI := errors.New("status 503: overloaded")
-	unreadable := fmt.Errorf("key points: %w", llm.ErrUnreadable)
+	unreadable := fmt.Errorf("key points: %w", prompts.ErrUnreadable)
 	tests := []struct {
 		name      string
 		points    func(ids []string) ([]prompts.Point, error)

@@ -2,7 +2,6 @@ package llm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/stratarag/strata/prompts"
@@ -14,11 +13,6 @@ const (
 	KeyPointsMaxTokens       = 1000
 	SummaryEntitiesMaxTokens = 2000
 )
-
-// ErrUnreadable is wrapped by task errors when the model answered, twice, with nothing the parser
-// could use. Callers may fall back to a model-free result; other errors (API, cancellation)
-// should stop the run.
-var ErrUnreadable = errors.New("unreadable answer")
 
 // retryTemperature is used for the one extra attempt after an unreadable answer. The first
 // attempt runs at temperature 0, so asking again unchanged would return the same answer (and
@@ -51,7 +45,7 @@ func Report(ctx context.Context, chat Chatter, ps *prompts.Set, communityText st
 		}
 		perr = err
 	}
-	return prompts.Report{}, fmt.Errorf("community report: %w: %w", ErrUnreadable, perr)
+	return prompts.Report{}, fmt.Errorf("community report: %w: %w", prompts.ErrUnreadable, perr)
 }
 
 // KeyPoints runs the map step of global search over one batch of reports and returns the scored

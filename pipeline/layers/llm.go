@@ -26,7 +26,7 @@ type LLM struct {
 // Summarize implements Summarizer.
 func (x *LLM) Summarize(ctx context.Context, members []graph.Entity) ([]Summary, error) {
 	recs, err := llm.SummaryEntities(ctx, x.Chat, x.Prompts, x.clusterText(members), nil)
-	if err != nil && !errors.Is(err, llm.ErrUnreadable) {
+	if err != nil && !errors.Is(err, prompts.ErrUnreadable) {
 		return nil, fmt.Errorf("summary entities: %w", err)
 	}
 	var out []Summary
