@@ -8,6 +8,7 @@ import (
 
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/internal/llmtask"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/prompts"
 )
@@ -25,7 +26,7 @@ type LLM struct {
 
 // Summarize implements Summarizer.
 func (x *LLM) Summarize(ctx context.Context, members []graph.Entity) ([]Summary, error) {
-	recs, err := llm.SummaryEntities(ctx, x.Chat, x.Prompts, x.clusterText(members), nil)
+	recs, err := llmtask.SummaryEntities(ctx, x.Chat, x.Prompts, x.clusterText(members), nil)
 	if err != nil && !errors.Is(err, prompts.ErrUnreadable) {
 		return nil, fmt.Errorf("summary entities: %w", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/internal/llmtask"
 	"github.com/stratarag/strata/internal/textutil"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/prompts"
@@ -78,7 +79,7 @@ func (x *LLM) Reports(ctx context.Context, store graph.ReadWriter, communities [
 					}
 				}
 				text := x.communityText(m, written)
-				r, err := llm.Report(gctx, x.Chat, x.Prompts, text)
+				r, err := llmtask.Report(gctx, x.Chat, x.Prompts, text)
 				if err != nil {
 					if !errors.Is(err, prompts.ErrUnreadable) {
 						return fmt.Errorf("report community %s: %w", part[i].ID, err)

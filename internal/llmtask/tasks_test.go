@@ -1,15 +1,17 @@
-package llm
+package llmtask
 
 import (
 	"context"
 	"testing"
+	"time"
 
+	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/llm/fakeopenai"
 	"github.com/stratarag/strata/prompts"
 )
 
 func TestTasks(t *testing.T) {
-	c, s := fake(t, fakeopenai.Options{}, Config{})
+	c, s := fake(t, fakeopenai.Options{})
 	ps := prompts.New()
 	ctx := context.Background()
 	r, err := Report(ctx, c, ps, "Ilsa Marrow founded the Saltmere Guild. Corvin Hale surveyed for the Saltmere Guild.")
@@ -25,7 +27,7 @@ func TestTasks(t *testing.T) {
 		t.Errorf("summary entities %+v %v", recs, err)
 	}
 	st := c.Stats().Stages
-	if st[StageReport].LLMCalls != 1 || st[StageMap].LLMCalls != 1 || st[StageLayers].LLMCalls != 1 || s.Counts().Chat != 3 {
+	if st[llm.StageReport].LLMCalls != 1 || st[llm.StageMap].LLMCalls != 1 || st[llm.StageLayers].LLMCalls != 1 || s.Counts().Chat != 3 {
 		t.Errorf("stages %+v", st)
 	}
 }
@@ -48,12 +50,27 @@ func TestReportAsksAgainAfterUnreadableAnswer(t *testing.T) {
 
 type scriptedChat struct {
 	answers []string
-	reqs    []ChatRequest
+	reqs    []llm.ChatRequest
 }
 
-func (s *scriptedChat) Chat(_ context.Context, req ChatRequest) (ChatResponse, error) {
+func (s *scriptedChat) Chat(_ context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
 	s.reqs = append(s.reqs, req)
 	a := s.answers[0]
 	s.answers = s.answers[1:]
-	return ChatResponse{Content: a}, nil
+	return llm.ChatResponse{Content: a}, nil
+}
+
+// fake starts a fake OpenAI server and a client for it.
+func fake(t *testing.T, opts fakeopenai.Options) (*llm.Client, *fakeopenai.Server) {
+	t.Helper()
+	srv, s, err := fakeopenai.Start(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	c, err := llm.New(llm.Config{BaseURL: srv.URL + "/v1", APIKey: "sk-test-not-a-secret", RetryBaseDelay: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, s
 }

@@ -1,9 +1,15 @@
-package llm
+// Package llmtask runs strata's prompt-level model tasks: community reports, the summary entities
+// of the hierarchical index, global search's key points and merged descriptions. A task renders a
+// prompt of package prompts, sends it through an llm.Chatter (normally an *llm.Client, which
+// brings retries, rate limits, the response cache and accounting) and parses the answer, so that
+// the client stays a transport and the stages that use a task never see a message or a parser.
+package llmtask
 
 import (
 	"context"
 	"fmt"
 
+	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/prompts"
 )
 
@@ -19,19 +25,19 @@ const (
 // the cache would serve it); a little randomness gives the model another chance.
 const retryTemperature = 0.5
 
-func promptMessages(p prompts.Prompt) []Message {
-	return []Message{{Role: RoleSystem, Content: p.System}, {Role: RoleUser, Content: p.User}}
+func promptMessages(p prompts.Prompt) []llm.Message {
+	return []llm.Message{{Role: llm.RoleSystem, Content: p.System}, {Role: llm.RoleUser, Content: p.User}}
 }
 
 // Report asks for the community report of communityText (entities, relationships and child
 // reports as the reports stage lays them out) and parses it. An answer with no usable JSON is
 // asked for once more before failing.
-func Report(ctx context.Context, chat Chatter, ps *prompts.Set, communityText string) (prompts.Report, error) {
+func Report(ctx context.Context, chat llm.Chatter, ps *prompts.Set, communityText string) (prompts.Report, error) {
 	p, err := ps.ReportPrompt(communityText, 0, 0)
 	if err != nil {
 		return prompts.Report{}, err
 	}
-	req := ChatRequest{Stage: StageReport, Messages: promptMessages(p), MaxTokens: ReportMaxTokens, JSON: true}
+	req := llm.ChatRequest{Stage: llm.StageReport, Messages: promptMessages(p), MaxTokens: ReportMaxTokens, JSON: true}
 	var perr error
 	for _, temp := range []float32{0, retryTemperature} {
 		req.Temperature = temp
@@ -50,12 +56,12 @@ func Report(ctx context.Context, chat Chatter, ps *prompts.Set, communityText st
 
 // KeyPoints runs the map step of global search over one batch of reports and returns the scored
 // points. An unreadable answer is asked for once more, then counts as no points.
-func KeyPoints(ctx context.Context, chat Chatter, ps *prompts.Set, question, reportsText string) ([]prompts.Point, error) {
+func KeyPoints(ctx context.Context, chat llm.Chatter, ps *prompts.Set, question, reportsText string) ([]prompts.Point, error) {
 	p, err := ps.KeyPoints(question, reportsText)
 	if err != nil {
 		return nil, err
 	}
-	req := ChatRequest{Stage: StageMap, Messages: promptMessages(p), MaxTokens: KeyPointsMaxTokens, JSON: true}
+	req := llm.ChatRequest{Stage: llm.StageMap, Messages: promptMessages(p), MaxTokens: KeyPointsMaxTokens, JSON: true}
 	for _, temp := range []float32{0, retryTemperature} {
 		req.Temperature = temp
 		resp, err := chat.Chat(ctx, req)
@@ -71,12 +77,12 @@ func KeyPoints(ctx context.Context, chat Chatter, ps *prompts.Set, question, rep
 
 // SummaryEntities asks HiIndex's question for one cluster: summary entities of the given types
 // (prompts.DefaultMetaTypes when empty) and member→summary links, as tuple records.
-func SummaryEntities(ctx context.Context, chat Chatter, ps *prompts.Set, clusterText string, types []string) (prompts.Records, error) {
+func SummaryEntities(ctx context.Context, chat llm.Chatter, ps *prompts.Set, clusterText string, types []string) (prompts.Records, error) {
 	p, err := ps.SummaryEntities(clusterText, types)
 	if err != nil {
 		return prompts.Records{}, err
 	}
-	resp, err := chat.Chat(ctx, ChatRequest{Stage: StageLayers, Messages: promptMessages(p), MaxTokens: SummaryEntitiesMaxTokens})
+	resp, err := chat.Chat(ctx, llm.ChatRequest{Stage: llm.StageLayers, Messages: promptMessages(p), MaxTokens: SummaryEntitiesMaxTokens})
 	if err != nil {
 		return prompts.Records{}, fmt.Errorf("summary entities: %w", err)
 	}
