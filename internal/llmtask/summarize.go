@@ -2,7 +2,6 @@ package llmtask
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -53,7 +52,9 @@ func NewSummarizer(chat llm.Chatter, opts SummarizerOptions) (*Summarizer, error
 }
 
 // Summarize returns one description for name merging descriptions. Exact duplicates are sent
-// once; a single description within the word limit is returned as is, at no cost.
+// once; a single description within the word limit is returned as is, at no cost. An answer
+// with nothing left once reasoning, quotes and labels are removed is unreadable; it is not asked
+// for again.
 func (s *Summarizer) Summarize(ctx context.Context, name string, descriptions []string) (string, error) {
 	return s.merge(ctx, name, dedupe(descriptions))
 }
@@ -97,7 +98,7 @@ func (s *Summarizer) summarize(ctx context.Context, name string, parts []string)
 	}
 	out := prompts.CleanSummary(resp.Content)
 	if out == "" {
-		return "", errors.New("summarize " + name + ": empty answer")
+		return "", fmt.Errorf("summarize %s: %w: empty", name, prompts.ErrUnreadable)
 	}
 	return out, nil
 }

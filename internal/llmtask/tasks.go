@@ -3,6 +3,12 @@
 // prompt of package prompts, sends it through an llm.Chatter (normally an *llm.Client, which
 // brings retries, rate limits, the response cache and accounting) and parses the answer, so that
 // the client stays a transport and the stages that use a task never see a message or a parser.
+//
+// Every task follows one rule for answers it cannot use: it returns an error wrapping
+// prompts.ErrUnreadable, which a caller with a model-free stand-in absorbs and any other caller
+// passes on. Each task's doc says what makes its answer unreadable, whether it asks once more
+// first, and what it salvages from an answer that is only partly readable; a salvaged answer is
+// not an error.
 package llmtask
 
 import (
@@ -29,54 +35,71 @@ func promptMessages(p prompts.Prompt) []llm.Message {
 	return []llm.Message{{Role: llm.RoleSystem, Content: p.System}, {Role: llm.RoleUser, Content: p.User}}
 }
 
+// askTwice sends req and parses the answer. An answer parse rejects is asked for once more at
+// retryTemperature; when that one is rejected too, the error wraps prompts.ErrUnreadable and the
+// parser's last complaint.
+func askTwice[T any](ctx context.Context, chat llm.Chatter, req llm.ChatRequest, parse func(answer string) (T, error)) (T, error) {
+	var zero T
+	var perr error
+	for _, temp := range []float32{0, retryTemperature} {
+		req.Temperature = temp
+		resp, err := chat.Chat(ctx, req)
+		if err != nil {
+			return zero, err
+		}
+		v, err := parse(resp.Content)
+		if err == nil {
+			return v, nil
+		}
+		perr = err
+	}
+	return zero, fmt.Errorf("%w: %w", prompts.ErrUnreadable, perr)
+}
+
 // Report asks for the community report of communityText (entities, relationships and child
-// reports as the reports stage lays them out) and parses it. An answer with no usable JSON is
-// asked for once more before failing.
+// reports as the reports stage lays them out) and parses it. An answer without a JSON object
+// holding a title, a summary or a finding is asked for once more, then is unreadable. A partly
+// readable report is kept: missing fields stay empty and findings with nothing in them are
+// dropped.
 func Report(ctx context.Context, chat llm.Chatter, ps *prompts.Set, communityText string) (prompts.Report, error) {
 	p, err := ps.ReportPrompt(communityText, 0, 0)
 	if err != nil {
 		return prompts.Report{}, err
 	}
 	req := llm.ChatRequest{Stage: llm.StageReport, Messages: promptMessages(p), MaxTokens: ReportMaxTokens, JSON: true}
-	var perr error
-	for _, temp := range []float32{0, retryTemperature} {
-		req.Temperature = temp
-		resp, err := chat.Chat(ctx, req)
-		if err != nil {
-			return prompts.Report{}, fmt.Errorf("community report: %w", err)
-		}
-		r, _, err := prompts.ParseReport(resp.Content)
-		if err == nil {
-			return r, nil
-		}
-		perr = err
+	r, err := askTwice(ctx, chat, req, func(answer string) (prompts.Report, error) {
+		r, _, err := prompts.ParseReport(answer)
+		return r, err
+	})
+	if err != nil {
+		return prompts.Report{}, fmt.Errorf("community report: %w", err)
 	}
-	return prompts.Report{}, fmt.Errorf("community report: %w: %w", prompts.ErrUnreadable, perr)
+	return r, nil
 }
 
 // KeyPoints runs the map step of global search over one batch of reports and returns the scored
-// points. An unreadable answer is asked for once more, then counts as no points.
+// points. An answer without JSON is asked for once more, then is unreadable. Points without a
+// description are dropped; JSON that holds no point is an answer with no points, not an error.
 func KeyPoints(ctx context.Context, chat llm.Chatter, ps *prompts.Set, question, reportsText string) ([]prompts.Point, error) {
 	p, err := ps.KeyPoints(question, reportsText)
 	if err != nil {
 		return nil, err
 	}
 	req := llm.ChatRequest{Stage: llm.StageMap, Messages: promptMessages(p), MaxTokens: KeyPointsMaxTokens, JSON: true}
-	for _, temp := range []float32{0, retryTemperature} {
-		req.Temperature = temp
-		resp, err := chat.Chat(ctx, req)
-		if err != nil {
-			return nil, fmt.Errorf("key points: %w", err)
-		}
-		if points, _, err := prompts.ParsePoints(resp.Content); err == nil {
-			return points, nil
-		}
+	points, err := askTwice(ctx, chat, req, func(answer string) ([]prompts.Point, error) {
+		points, _, err := prompts.ParsePoints(answer)
+		return points, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("key points: %w", err)
 	}
-	return nil, nil
+	return points, nil
 }
 
 // SummaryEntities asks HiIndex's question for one cluster: summary entities of the given types
-// (prompts.DefaultMetaTypes when empty) and member→summary links, as tuple records.
+// (prompts.DefaultMetaTypes when empty) and member→summary links, as tuple records. Malformed
+// records are dropped and counted in Records.Dropped, and the rest kept; an answer without a
+// single entity is unreadable. The answer is not asked for again.
 func SummaryEntities(ctx context.Context, chat llm.Chatter, ps *prompts.Set, clusterText string, types []string) (prompts.Records, error) {
 	p, err := ps.SummaryEntities(clusterText, types)
 	if err != nil {
@@ -86,5 +109,10 @@ func SummaryEntities(ctx context.Context, chat llm.Chatter, ps *prompts.Set, clu
 	if err != nil {
 		return prompts.Records{}, fmt.Errorf("summary entities: %w", err)
 	}
-	return prompts.ParseRecords(resp.Content), nil
+	recs := prompts.ParseRecords(resp.Content)
+	if len(recs.Entities) == 0 {
+		return prompts.Records{}, fmt.Errorf("summary entities: %w: no entity record (%d relationships, %d dropped)",
+			prompts.ErrUnreadable, len(recs.Relationships), recs.Dropped)
+	}
+	return recs, nil
 }

@@ -300,6 +300,22 @@ func TestMalformedOutputIsDroppedAndCounted(t *testing.T) {
 	}
 }
 
+// TestUnreadableOutputIsNoRecords: an answer with nothing readable (cut off while reasoning)
+// is a chunk without records, not an error; extraction salvages, it never returns
+// prompts.ErrUnreadable.
+func TestUnreadableOutputIsNoRecords(t *testing.T) {
+	for _, mode := range []Mode{ModeCombined, ModeTwoPass} {
+		c, s := fakeClient(t, fakeopenai.Options{UnreadableRate: 1}, llm.Config{})
+		r, err := NewLLM(c, LLMOptions{Mode: mode, Gleaning: 1}).Extract(context.Background(), "Ilsa Marrow met Corvin Hale in Port Avel.")
+		if err != nil || len(r.Entities)+len(r.Relations) != 0 {
+			t.Errorf("%s: result %+v, err %v", mode, r, err)
+		}
+		if n := s.Counts(); n.Unreadable == 0 || n.Unreadable != n.Chat {
+			t.Errorf("%s: counts %+v", mode, n)
+		}
+	}
+}
+
 func TestExtractCancelled(t *testing.T) {
 	c, s := fakeClient(t, fakeopenai.Options{TimeoutRate: 1}, llm.Config{Timeout: time.Minute})
 	ctx, cancel := context.WithCancel(context.Background())

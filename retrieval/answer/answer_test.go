@@ -43,6 +43,39 @@ func TestGenerateWithFake(t *testing.T) {
 	}
 }
 
+// TestGenerateFromMalformedAnswers asks the fake API, answering malformed output: a reasoning
+// block before the answer is removed, and an answer cut off while reasoning is unreadable.
+func TestGenerateFromMalformedAnswers(t *testing.T) {
+	tests := []struct {
+		name           string
+		opts           fakeopenai.Options
+		wantUnreadable bool
+	}{
+		{"malformed", fakeopenai.Options{MalformedRate: 1}, false},
+		{"unreadable", fakeopenai.Options{UnreadableRate: 1}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, s, err := fakeopenai.Start(tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			c, err := llm.New(llm.Config{BaseURL: srv.URL, APIKey: "k", RetryBaseDelay: time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Generate(context.Background(), c, "Who founded the Saltmere Cartographers' Guild?", contextText)
+			if tc.wantUnreadable != (err != nil) || (err != nil && !errors.Is(err, prompts.ErrUnreadable)) {
+				t.Fatalf("answer %q, err = %v, want unreadable: %v", got, err, tc.wantUnreadable)
+			}
+			if n := s.Counts(); n.Chat != 1 || n.Malformed+n.Unreadable != 1 {
+				t.Errorf("counts %+v", n)
+			}
+		})
+	}
+}
+
 type canned struct {
 	resp llm.ChatResponse
 	req  llm.ChatRequest
@@ -95,8 +128,8 @@ func TestGenerateErrors(t *testing.T) {
 	if chat.req.Messages != nil {
 		t.Error("empty context made a call")
 	}
-	if _, err := Generate(context.Background(), chat, "Who?", contextText); err == nil {
-		t.Error("empty answer: want error")
+	if _, err := Generate(context.Background(), chat, "Who?", contextText); !errors.Is(err, prompts.ErrUnreadable) {
+		t.Errorf("empty answer: %v", err)
 	}
 	if _, err := Generate(context.Background(), chat, " ", contextText); err == nil {
 		t.Error("empty question: want error")
