@@ -5,15 +5,23 @@ import (
 	"errors"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
-	"github.com/stratarag/strata/internal/llm/fakeopenai"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline/layers"
 	"github.com/stratarag/strata/prompts"
 )
+
+// cannedChat answers every request with one answer, or fails.
+type cannedChat struct {
+	answer string
+	err    error
+}
+
+func (c cannedChat) Chat(context.Context, llm.ChatRequest) (llm.ChatResponse, error) {
+	return llm.ChatResponse{Content: c.answer}, c.err
+}
 
 // TestLLMSummarizer: the model's summary entities are used; an unreadable answer gets the
 // extractive summary instead; an API error fails.
@@ -31,43 +39,25 @@ func TestLLMSummarizer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	errAPI := errors.New("status 503: overloaded")
 	tests := []struct {
-		name           string
-		opts           fakeopenai.Options
-		wantExtractive bool
-		wantErr        bool
+		name    string
+		chat    cannedChat
+		want    []layers.Summary
+		wantErr error
 	}{
-		{"model summary", fakeopenai.Options{}, false, false},
-		{"unreadable answer falls back", fakeopenai.Options{UnreadableRate: 1}, true, false},
-		{"API error fails", fakeopenai.Options{ServerErrorRate: 1}, false, true},
+		{"model summary", cannedChat{answer: `("entity"<|>Guild founders<|>theme<|>Who built the Saltmere Guild.)##` +
+			`("relationship"<|>Ilsa Marrow<|>Guild founders<|>founded it<|>8)##<|COMPLETE|>`},
+			[]layers.Summary{{Name: "Guild founders", Type: "theme", Description: "Who built the Saltmere Guild."}}, nil},
+		{"unreadable answer falls back", cannedChat{answer: "<think>Let me see who"}, extractive, nil},
+		{"answer without entities falls back", cannedChat{answer: `("relationship"<|>A<|>B<|>c<|>1)`}, extractive, nil},
+		{"API error fails", cannedChat{err: errAPI}, nil, errAPI},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, s, err := fakeopenai.Start(tc.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Close()
-			c, err := llm.New(llm.Config{BaseURL: srv.URL, APIKey: "k", MaxRetries: 1,
-				RetryBaseDelay: time.Millisecond, RetryMaxDelay: time.Millisecond})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := (&layers.LLM{Chat: c, Prompts: prompts.New(), Tokenizer: tok}).Summarize(ctx, members)
-			if tc.wantErr {
-				if err == nil || errors.Is(err, prompts.ErrUnreadable) {
-					t.Fatalf("err = %v, want an API error", err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(got) == 0 || reflect.DeepEqual(got, extractive) != tc.wantExtractive {
-				t.Errorf("summaries %+v, want extractive: %v", got, tc.wantExtractive)
-			}
-			if n := s.Counts().ByTask[prompts.TaskSummaryEntity]; n != 1 {
-				t.Errorf("%d summary-entity calls, want 1", n)
+			got, err := (&layers.LLM{Chat: tc.chat, Prompts: prompts.New(), Tokenizer: tok}).Summarize(ctx, members)
+			if !errors.Is(err, tc.wantErr) || !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %+v, %v; want %+v, %v", got, err, tc.want, tc.wantErr)
 			}
 		})
 	}

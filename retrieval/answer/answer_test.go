@@ -18,41 +18,17 @@ Ilsa Marrow founded the Saltmere Cartographers' Guild in 1102.
 [doc:port chunk:c2] Port Avel
 Port Avel is a harbour town on the inner channels.`
 
+// TestGenerateWithFake asks the fake API. A reasoning block before a malformed answer is removed;
+// an answer cut off while reasoning is unreadable.
 func TestGenerateWithFake(t *testing.T) {
-	srv, s, err := fakeopenai.Start(fakeopenai.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	c, err := llm.New(llm.Config{BaseURL: srv.URL, APIKey: "k", RetryBaseDelay: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := Generate(context.Background(), c, "Who founded the Saltmere Cartographers' Guild?", contextText)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(got, "Ilsa Marrow") || !strings.Contains(got, "[doc:guild]") {
-		t.Errorf("answer %q", got)
-	}
-	if c.Stats().Stages[llm.StageAnswer].LLMCalls != 1 || s.Counts().ByTask[prompts.TaskAnswer] != 1 {
-		t.Errorf("stats %+v", c.Stats().Stages)
-	}
-	if _, err := New(c, Options{}).Answer(context.Background(), "Where is Port Avel?", contextText); err != nil {
-		t.Error(err)
-	}
-}
-
-// TestGenerateFromMalformedAnswers asks the fake API, answering malformed output: a reasoning
-// block before the answer is removed, and an answer cut off while reasoning is unreadable.
-func TestGenerateFromMalformedAnswers(t *testing.T) {
 	tests := []struct {
 		name           string
 		opts           fakeopenai.Options
 		wantUnreadable bool
 	}{
-		{"malformed", fakeopenai.Options{MalformedRate: 1}, false},
-		{"unreadable", fakeopenai.Options{UnreadableRate: 1}, true},
+		{"answer", fakeopenai.Options{}, false},
+		{"malformed answer", fakeopenai.Options{MalformedRate: 1}, false},
+		{"unreadable answer", fakeopenai.Options{UnreadableRate: 1}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,11 +42,23 @@ func TestGenerateFromMalformedAnswers(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, err := Generate(context.Background(), c, "Who founded the Saltmere Cartographers' Guild?", contextText)
-			if tc.wantUnreadable != (err != nil) || (err != nil && !errors.Is(err, prompts.ErrUnreadable)) {
-				t.Fatalf("answer %q, err = %v, want unreadable: %v", got, err, tc.wantUnreadable)
+			if tc.wantUnreadable {
+				if !errors.Is(err, prompts.ErrUnreadable) {
+					t.Errorf("answer %q, err = %v, want unreadable", got, err)
+				}
+				return
 			}
-			if n := s.Counts(); n.Chat != 1 || n.Malformed+n.Unreadable != 1 {
-				t.Errorf("counts %+v", n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(got, "Ilsa Marrow") || !strings.Contains(got, "[doc:guild]") {
+				t.Errorf("answer %q", got)
+			}
+			if c.Stats().Stages[llm.StageAnswer].LLMCalls != 1 || s.Counts().ByTask[prompts.TaskAnswer] != 1 {
+				t.Errorf("stats %+v", c.Stats().Stages)
+			}
+			if _, err := New(c, Options{}).Answer(context.Background(), "Where is Port Avel?", contextText); err != nil {
+				t.Error(err)
 			}
 		})
 	}
