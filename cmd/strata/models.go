@@ -128,11 +128,12 @@ func (m *models) layerSummarizer(tok *tokenizer.Tokenizer) layers.Summarizer {
 	return &layers.LLM{Chat: m.client, Prompts: prompts.New(), Tokenizer: tok}
 }
 
-// usage is the §6 usage object of everything the client did so far.
+// usage is the usage object of the query and ingest outputs: the totals of everything the
+// client did so far.
 func (m *models) usage() retrieval.Usage {
 	if m.client == nil {
 		return retrieval.Usage{}
 	}
-	u := m.client.Stats().Usage()
-	return retrieval.Usage{LLMCalls: u.LLMCalls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, EmbeddingCalls: u.EmbeddingCalls}
+	t := m.client.Stats().Total
+	return retrieval.Usage{LLMCalls: t.LLMCalls, PromptTokens: t.PromptTokens, CompletionTokens: t.CompletionTokens, EmbeddingCalls: t.EmbeddingCalls}
 }

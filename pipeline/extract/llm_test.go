@@ -405,9 +405,5 @@ func TestEstimateWithoutCache(t *testing.T) {
 		if tot := est.Total(); tot.Calls != calls || tot.PromptTokens == 0 || tot.CompletionTokens == 0 || len(est.Assumptions) == 0 {
 			t.Errorf("%+v: estimate %+v, want %d calls", opts, tot, calls)
 		}
-		var b strings.Builder
-		if err := llm.WriteEstimateTable(&b, est); err != nil || !strings.Contains(b.String(), "assumes:") {
-			t.Errorf("table: %v\n%s", err, b.String())
-		}
 	}
 }
