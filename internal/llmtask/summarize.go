@@ -29,7 +29,7 @@ type Summarizer struct {
 	opts    SummarizerOptions
 }
 
-// NewSummarizer returns a summarizer that calls chat (normally a *Client).
+// NewSummarizer returns a summarizer that calls chat (normally an *llm.Client).
 func NewSummarizer(chat llm.Chatter, opts SummarizerOptions) (*Summarizer, error) {
 	if opts.MaxWords <= 0 {
 		opts.MaxWords = prompts.DefaultSummaryWords
