@@ -4,6 +4,8 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+
+	"github.com/stratarag/strata/internal/textutil"
 )
 
 // Answer renders the answer-generation prompt for question over retrieved contextText. Sources in
@@ -47,7 +49,7 @@ func Citations(answer string) []Citation {
 }
 
 // CleanAnswer removes reasoning blocks from an answer and trims it.
-func CleanAnswer(answer string) string { return strings.TrimSpace(StripThinking(answer)) }
+func CleanAnswer(answer string) string { return strings.TrimSpace(textutil.StripThinking(answer)) }
 
 // FilterCitations removes from answer the cited ids for which keep is false (typically ids that
 // do not occur in the context: the model made them up). A bracket left empty is removed with the

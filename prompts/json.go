@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/stratarag/strata/internal/textutil"
 )
 
 // ErrNoJSON is returned when an answer holds no JSON value at all.
@@ -19,7 +21,7 @@ const maxJSONCandidates = 16
 // trailing commas, and repairs a value cut off by the token limit by dropping the incomplete tail
 // (a cut string value is kept up to the cut) and closing what is still open.
 func ExtractJSON(answer string) (string, error) {
-	s := StripThinking(answer)
+	s := textutil.StripThinking(answer)
 	if body, ok := fencedBlock(s); ok {
 		if v, err := extractJSON(body); err == nil {
 			return v, nil

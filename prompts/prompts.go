@@ -13,6 +13,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -28,6 +29,14 @@ type Prompt struct {
 	System string
 	User   string
 }
+
+// ErrUnreadable is wrapped by the error of a model task (the tasks of package llmtask, answer
+// generation) when the model's answer, after any retry the task makes, holds nothing the task's
+// parser can use. It is the one failure a caller may absorb with a model-free stand-in (an
+// extractive report or summary entity, a map batch without points); other errors (the API,
+// cancellation) should stop the work. It is defined here, beside the answer formats, so that a
+// package that never calls a model itself, such as retrieval, can test for it.
+var ErrUnreadable = errors.New("unreadable answer")
 
 // Set renders the embedded templates. It is immutable and safe for concurrent use.
 type Set struct {

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/stratarag/strata/internal/textutil"
 )
 
 // EntityRecord is one ("entity"<|>NAME<|>TYPE<|>DESCRIPTION) record.
@@ -81,13 +83,15 @@ func closingParen(body, delim string) int {
 // strengthRe accepts "8", "8.5", "7/10" and "strength: 6".
 var strengthRe = regexp.MustCompile(`^(?i:(?:strength|weight|score)[ \t]*[:=]?[ \t]*)?([+-]?[0-9]+(?:\.[0-9]+)?)[ \t]*(?:/[ \t]*10)?$`)
 
-// ParseRecords parses a model answer in the tuple format of DESIGN §4. It never fails: it takes
-// every well-formed record, skips prose, code fences and reasoning blocks around them, and counts
-// what it had to drop. Answers in JSON ({"entities":[…],"relationships":[…]}) are accepted too,
-// since some models fall back to JSON whatever they are told.
+// ParseRecords parses a model answer in the tuple format: ("entity"<|>NAME<|>TYPE<|>DESCRIPTION)
+// and ("relationship"<|>SOURCE<|>TARGET<|>DESCRIPTION<|>STRENGTH) records separated by ## and
+// ended by <|COMPLETE|>. It never fails: it takes every well-formed record, skips prose, code
+// fences and reasoning blocks around them, and counts what it had to drop. Answers in JSON
+// ({"entities":[…],"relationships":[…]}) are accepted too, since some models fall back to JSON
+// whatever they are told.
 func ParseRecords(answer string) Records {
 	var out Records
-	s := StripThinking(answer)
+	s := textutil.StripThinking(answer)
 	if i := indexFold(s, CompleteMarker); i >= 0 {
 		out.Complete = true
 		s = s[:i]
@@ -355,21 +359,4 @@ func asciiUpper(s string) string {
 		}
 	}
 	return string(b)
-}
-
-// thinkRe matches the reasoning blocks some models (DeepSeek R1, Qwen 3…) put in their answer.
-var thinkRe = regexp.MustCompile(`(?is)<(think|thinking|reasoning)>.*?</(think|thinking|reasoning)>`)
-
-// StripThinking removes reasoning blocks from a model answer. An unterminated block at the start
-// (the answer was cut off while reasoning) removes everything.
-func StripThinking(s string) string {
-	s = thinkRe.ReplaceAllString(s, "")
-	t := strings.TrimSpace(s)
-	lower := strings.ToLower(t)
-	for _, open := range []string{"<think>", "<thinking>", "<reasoning>"} {
-		if strings.HasPrefix(lower, open) {
-			return ""
-		}
-	}
-	return s
 }

@@ -3,6 +3,8 @@ package prompts
 import (
 	"errors"
 	"strings"
+
+	"github.com/stratarag/strata/internal/textutil"
 )
 
 // DefaultSummaryWords is the word limit of a merged description when the caller gives none.
@@ -33,7 +35,7 @@ func (s *Set) Summarize(name string, descriptions []string, maxWords int) (Promp
 // CleanSummary tidies a summarization answer: reasoning blocks, code fences, a leading label
 // ("Merged description:") and surrounding quotes are removed.
 func CleanSummary(answer string) string {
-	s := strings.TrimSpace(StripThinking(answer))
+	s := strings.TrimSpace(textutil.StripThinking(answer))
 	if body, ok := fencedBlock(s); ok && strings.HasPrefix(s, "```") {
 		s = strings.TrimSpace(body)
 	}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
-	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/textutil"
 	"github.com/stratarag/strata/prompts"
 )
@@ -23,13 +22,13 @@ import (
 // Mapper runs the map step of global search: from a batch of community reports it returns the
 // points that help answer the question, each scored 0–100 (prompts.Point). Points should cite
 // the reports they come from as [report:ID], as the key-points prompt asks; a point citing none
-// of the batch's reports is attributed to all of them. An error wrapping llm.ErrUnreadable
+// of the batch's reports is attributed to all of them. An error wrapping prompts.ErrUnreadable
 // counts as a batch without points; any other error fails the query.
 type Mapper interface {
 	KeyPoints(ctx context.Context, question, reportsText string) ([]prompts.Point, error)
 }
 
-// Parameters of global search (DESIGN §5).
+// Parameters of global search.
 const (
 	// maxGlobalCommunities bounds the reports one query maps over. The level is the finest one
 	// with at most this many communities: finer reports are more specific, and 64 reports of a
@@ -286,7 +285,7 @@ func (e *Engine) mapReports(ctx context.Context, question string, comms []graph.
 	for i, batch := range batches {
 		g.Go(func() error {
 			pts, err := e.Mapper.KeyPoints(gctx, question, batch.text)
-			if errors.Is(err, llm.ErrUnreadable) {
+			if errors.Is(err, prompts.ErrUnreadable) {
 				return nil // the model's answer held no points
 			}
 			if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/llm/fakeopenai"
+	"github.com/stratarag/strata/internal/llmtask"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/prompts"
 	"github.com/stratarag/strata/retrieval"
@@ -290,7 +291,7 @@ func TestGlobalMapStep(t *testing.T) {
 func TestGlobalMapErrors(t *testing.T) {
 	engine := testEngine(t)
 	errAPI := errors.New("status 503: overloaded")
-	unreadable := fmt.Errorf("key points: %w", llm.ErrUnreadable)
+	unreadable := fmt.Errorf("key points: %w", prompts.ErrUnreadable)
 	tests := []struct {
 		name      string
 		points    func(ids []string) ([]prompts.Point, error)
@@ -447,14 +448,14 @@ func TestGlobalLevelChoice(t *testing.T) {
 	}
 }
 
-// keyPointsAdapter is what the CLI wires: llm.KeyPoints as a retrieval.Mapper.
+// keyPointsAdapter is what the CLI wires: llmtask.KeyPoints as a retrieval.Mapper.
 type keyPointsAdapter struct {
 	chat    llm.Chatter
 	prompts *prompts.Set
 }
 
 func (a keyPointsAdapter) KeyPoints(ctx context.Context, question, reportsText string) ([]prompts.Point, error) {
-	return llm.KeyPoints(ctx, a.chat, a.prompts, question, reportsText)
+	return llmtask.KeyPoints(ctx, a.chat, a.prompts, question, reportsText)
 }
 
 // TestGlobalThroughLLMClient runs the map step through the real LLM client against the fake

@@ -4,7 +4,7 @@
 //	go run ./cmd/fakeopenai -addr :8089 -latency 50ms
 //	OPENAI_BASE_URL=http://localhost:8089/v1 OPENAI_API_KEY=fake strata ingest ./docs
 //
-// Fault flags inject 429s, 500s, hangs and malformed answers at the given rates.
+// Fault flags inject 429s, 500s, hangs, and malformed or unreadable answers at the given rates.
 package main
 
 import (
@@ -41,6 +41,7 @@ func run(args []string, logw io.Writer) error {
 	fs.Float64Var(&o.ServerErrorRate, "rate-500", 0, "fraction of requests answered 500")
 	fs.Float64Var(&o.TimeoutRate, "rate-timeout", 0, "fraction of requests that hang until the client gives up")
 	fs.Float64Var(&o.MalformedRate, "rate-malformed", 0, "fraction of chat answers that are malformed")
+	fs.Float64Var(&o.UnreadableRate, "rate-unreadable", 0, "fraction of chat answers cut off while reasoning, with nothing readable")
 	fs.DurationVar(&o.RetryAfter, "retry-after", 20*time.Millisecond, "Retry-After sent with 429s")
 	fs.DurationVar(&o.Hang, "hang", time.Minute, "longest hang of a time-out fault")
 	fs.IntVar(&o.EmbeddingDims, "dims", 64, "embedding dimensions")

@@ -87,7 +87,7 @@ func runDryRun(c *cli.Context, m *models, tok *tokenizer.Tokenizer, opt pipeline
 		fmt.Fprintln(w, "Offline: ingesting makes no LLM calls.")
 		return nil
 	}
-	if err := llm.WriteEstimateTable(w, out.Estimate); err != nil {
+	if err := writeEstimateTable(w, out.Estimate); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "Extraction: %.1f LLM tokens per corpus token\n", out.TokensPerCorpusToken)

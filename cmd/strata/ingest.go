@@ -138,7 +138,7 @@ func runIngest(c *cli.Context) error {
 		out.TimingsMS[stage] = ms(d)
 	}
 	if m.client != nil {
-		_ = llm.WriteUsageTable(c.App.ErrWriter, m.client.Stats())
+		_ = writeUsageTable(c.App.ErrWriter, m.client.Stats())
 	}
 	if err != nil {
 		return reportFailure(c, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/internal/llmtask"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline"
 	"github.com/stratarag/strata/pipeline/extract"
@@ -75,7 +76,7 @@ func setupModels(c *cli.Context, log zerolog.Logger) (*models, error) {
 	if gleaning < 0 || gleaning > 3 {
 		return nil, usageError{fmt.Errorf("--%s must be between 0 and 3, got %d", flagGleaning, gleaning)}
 	}
-	summarizer, err := llm.NewSummarizer(client, llm.SummarizerOptions{})
+	summarizer, err := llmtask.NewSummarizer(client, llmtask.SummarizerOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +117,7 @@ type keyPointsMapper struct {
 }
 
 func (k keyPointsMapper) KeyPoints(ctx context.Context, question, reportsText string) ([]prompts.Point, error) {
-	return llm.KeyPoints(ctx, k.chat, k.prompts, question, reportsText)
+	return llmtask.KeyPoints(ctx, k.chat, k.prompts, question, reportsText)
 }
 
 // layerSummarizer writes summary entities with the model when there is one.
@@ -127,11 +128,12 @@ func (m *models) layerSummarizer(tok *tokenizer.Tokenizer) layers.Summarizer {
 	return &layers.LLM{Chat: m.client, Prompts: prompts.New(), Tokenizer: tok}
 }
 
-// usage is the §6 usage object of everything the client did so far.
+// usage is the usage object of the query and ingest outputs: the totals of everything the
+// client did so far.
 func (m *models) usage() retrieval.Usage {
 	if m.client == nil {
 		return retrieval.Usage{}
 	}
-	u := m.client.Stats().Usage()
-	return retrieval.Usage{LLMCalls: u.LLMCalls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, EmbeddingCalls: u.EmbeddingCalls}
+	t := m.client.Stats().Total
+	return retrieval.Usage{LLMCalls: t.LLMCalls, PromptTokens: t.PromptTokens, CompletionTokens: t.CompletionTokens, EmbeddingCalls: t.EmbeddingCalls}
 }

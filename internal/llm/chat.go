@@ -11,7 +11,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/stratarag/strata/prompts"
+	"github.com/stratarag/strata/internal/textutil"
 )
 
 // Message roles.
@@ -111,7 +111,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 	}
 	choice := out.Choices[0]
 	resp := ChatResponse{
-		Content:          strings.TrimSpace(prompts.StripThinking(choice.Message.Content)),
+		Content:          strings.TrimSpace(textutil.StripThinking(choice.Message.Content)),
 		FinishReason:     string(choice.FinishReason),
 		PromptTokens:     out.Usage.PromptTokens,
 		CompletionTokens: out.Usage.CompletionTokens,

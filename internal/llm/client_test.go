@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -100,22 +101,11 @@ func TestChatAccountsUsage(t *testing.T) {
 	if st.Total.PromptTokens != n.PromptTokens || st.Total.CompletionTokens != n.CompletionTokens {
 		t.Errorf("client counted %d/%d tokens, server %d/%d", st.Total.PromptTokens, st.Total.CompletionTokens, n.PromptTokens, n.CompletionTokens)
 	}
-	u := st.Usage()
-	if u.LLMCalls != 4 || u.PromptTokens != n.PromptTokens || u.EmbeddingCalls != 0 {
-		t.Errorf("usage %+v", u)
+	if st.Total.LLMCalls != 4 || st.Total.EmbeddingCalls != 0 {
+		t.Errorf("total %+v", st.Total)
 	}
-	b, _ := json.Marshal(u)
-	for _, k := range []string{`"llm_calls"`, `"prompt_tokens"`, `"completion_tokens"`, `"embedding_calls"`} {
-		if !strings.Contains(string(b), k) {
-			t.Errorf("usage JSON %s lacks %s", b, k)
-		}
-	}
-	var tbl strings.Builder
-	if err := WriteUsageTable(&tbl, st); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(tbl.String(), "extract") || !strings.Contains(tbl.String(), "total") {
-		t.Errorf("table:\n%s", tbl.String())
+	if got := st.StageNames(); !slices.Equal(got, []string{StageExtract, StageSummarize}) {
+		t.Errorf("stage names %v, want pipeline order", got)
 	}
 }
 
@@ -591,10 +581,10 @@ func TestWithMeter(t *testing.T) {
 	if _, err := c.Chat(context.Background(), extractRequest(t, "Corvin Hale")); err != nil {
 		t.Fatal(err)
 	}
-	if got := m.Stats().Usage().LLMCalls; got != 1 {
+	if got := m.Stats().Total.LLMCalls; got != 1 {
 		t.Errorf("per-query meter counted %d calls, want 1", got)
 	}
-	if got := c.Stats().Usage().LLMCalls; got != 2 {
+	if got := c.Stats().Total.LLMCalls; got != 2 {
 		t.Errorf("client meter counted %d calls, want 2", got)
 	}
 }

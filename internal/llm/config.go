@@ -1,5 +1,7 @@
 // Package llm is strata's client for OpenAI-compatible chat and embedding APIs (OpenAI, Ollama,
-// vLLM, LM Studio, DeepSeek…), built on github.com/sashabaranov/go-openai.
+// vLLM, LM Studio, DeepSeek…), built on github.com/sashabaranov/go-openai. It is a transport: it
+// sends messages and returns answers (without the reasoning blocks some models put first), and
+// knows no prompt and parses no answer; the prompt-level tasks over it are in package llmtask.
 //
 // Everything that makes indexing affordable and dependable lives here: bounded concurrency,
 // requests- and tokens-per-minute limits, retries with backoff that honour Retry-After, a
@@ -59,7 +61,7 @@ type Config struct {
 	OnWarning func(error) `json:"-"`
 }
 
-// Environment variables read by ConfigFromEnv (DESIGN §6).
+// Environment variables read by ConfigFromEnv: the same two the OpenAI SDKs read.
 const (
 	EnvAPIKey  = "OPENAI_API_KEY"
 	EnvBaseURL = "OPENAI_BASE_URL"
@@ -75,7 +77,7 @@ func ConfigFromEnv() Config {
 }
 
 // Configured reports whether an LLM endpoint was configured at all (a key or a base URL). With
-// neither, strata runs offline (DESIGN §6).
+// neither, strata runs offline.
 func (c Config) Configured() bool { return c.APIKey != "" || c.BaseURL != "" }
 
 // String describes the configuration for logs, with the API key redacted.

@@ -1,11 +1,5 @@
 package llm
 
-import (
-	"fmt"
-	"io"
-	"text/tabwriter"
-)
-
 // StageEstimate is the predicted work of one stage in a dry run.
 type StageEstimate struct {
 	Calls            int `json:"calls"`             // calls still to pay for
@@ -48,6 +42,10 @@ func (e *Estimate) Merge(o Estimate) {
 	e.Assumptions = append(e.Assumptions, o.Assumptions...)
 }
 
+// StageNames lists the stages of e in pipeline order, for printing; unknown stages follow
+// alphabetically.
+func (e Estimate) StageNames() []string { return sortedStages(e.Stages) }
+
 // Total sums the stages.
 func (e Estimate) Total() StageEstimate {
 	var t StageEstimate
@@ -69,28 +67,6 @@ func (e Estimate) Cost(p Price) float64 {
 	t := e.Total()
 	return (float64(t.PromptTokens)*p.PromptPerMillion + float64(t.CompletionTokens)*p.CompletionPerMillion +
 		float64(t.EmbeddingTokens)*p.EmbeddingPerMillion) / 1e6
-}
-
-// WriteEstimateTable prints one row per stage, a total row and the assumptions.
-func WriteEstimateTable(w io.Writer, e Estimate) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "stage\tcalls\tcached\tprompt tok\tcompletion tok (est.)\tembed tok\t")
-	row := func(name string, s StageEstimate) {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t\n", name, s.Calls, s.CachedCalls, s.PromptTokens, s.CompletionTokens, s.EmbeddingTokens)
-	}
-	for _, name := range sortedStages(e.Stages) {
-		row(name, e.Stages[name])
-	}
-	row("total", e.Total())
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, a := range e.Assumptions {
-		if _, err := fmt.Fprintln(w, "  assumes:", a); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // EstimateEmbeddings predicts the embedding requests for texts: uncached texts in batches of

@@ -49,8 +49,8 @@ func Example() {
 		"[doc:guild chunk:c1] Ilsa Marrow founded the Saltmere Guild in 1102.")
 	fmt.Println(a)
 
-	u := client.Stats().Usage()
-	fmt.Println("llm calls:", u.LLMCalls, "embedding calls:", u.EmbeddingCalls)
+	t := client.Stats().Total
+	fmt.Println("llm calls:", t.LLMCalls, "embedding calls:", t.EmbeddingCalls)
 	// Output:
 	// estimated calls: 2
 	// entities: 3 relations: 2

@@ -2,11 +2,8 @@ package llm
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"sort"
 	"sync"
-	"text/tabwriter"
 )
 
 // Stage labels used by strata's packages. Any string works; these keep tables consistent.
@@ -51,14 +48,6 @@ func metersFrom(ctx context.Context) []*Meter {
 	return m
 }
 
-// Usage is the usage object of the query output contract (DESIGN §6).
-type Usage struct {
-	LLMCalls         int `json:"llm_calls"`
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	EmbeddingCalls   int `json:"embedding_calls"`
-}
-
 // StageUsage counts the work of one stage. Calls and tokens are what the API was asked for and
 // billed; cache hits cost nothing, and SavedTokens says what they would have cost.
 type StageUsage struct {
@@ -91,15 +80,9 @@ type Stats struct {
 	Stages map[string]StageUsage `json:"stages"`
 }
 
-// Usage returns the DESIGN §6 usage object of the snapshot.
-func (s Stats) Usage() Usage {
-	return Usage{
-		LLMCalls:         s.Total.LLMCalls,
-		PromptTokens:     s.Total.PromptTokens,
-		CompletionTokens: s.Total.CompletionTokens,
-		EmbeddingCalls:   s.Total.EmbeddingCalls,
-	}
-}
+// StageNames lists the stages of s in pipeline order, for printing; unknown stages follow
+// alphabetically.
+func (s Stats) StageNames() []string { return sortedStages(s.Stages) }
 
 // Meter accumulates usage per stage. The zero value is ready; it is safe for concurrent use.
 type Meter struct {
@@ -163,19 +146,4 @@ func sortedStages[V any](m map[string]V) []string {
 		return names[i] < names[j]
 	})
 	return names
-}
-
-// WriteUsageTable prints one row per stage and a total row.
-func WriteUsageTable(w io.Writer, s Stats) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "stage\tcalls\tcached\tretries\tfailed\tprompt tok\tcompletion tok\tembed calls\tembed tok\tsaved tok\t")
-	row := func(name string, u StageUsage) {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", name, u.LLMCalls, u.CacheHits, u.Retries,
-			u.Failures, u.PromptTokens, u.CompletionTokens, u.EmbeddingCalls, u.EmbeddingTokens, u.SavedTokens)
-	}
-	for _, name := range sortedStages(s.Stages) {
-		row(name, s.Stages[name])
-	}
-	row("total", s.Total)
-	return tw.Flush()
 }

@@ -1,8 +1,10 @@
 // Package textutil holds the small text helpers that extraction, reports, layers and retrieval
-// share: what counts as a sentence, a clipped string, one line of text.
+// share: what counts as a sentence, a clipped string, one line of text, a model answer without
+// its reasoning.
 package textutil
 
 import (
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -32,3 +34,23 @@ func Clip(s string, maxRunes int) string {
 
 // OneLine collapses all white space, newlines included, to single spaces.
 func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// thinkRe matches the reasoning blocks some models (DeepSeek R1, Qwen 3…) put in their answer.
+var thinkRe = regexp.MustCompile(`(?is)<(think|thinking|reasoning)>.*?</(think|thinking|reasoning)>`)
+
+// StripThinking removes reasoning blocks from a model answer. An unterminated block at the start
+// (the answer was cut off while reasoning) removes everything. It lives here rather than with
+// the answer parsers because the LLM client strips the answers it returns as well: whichever
+// server a model runs behind, reasoning never reaches a parser, a cache entry or a follow-up
+// message.
+func StripThinking(s string) string {
+	s = thinkRe.ReplaceAllString(s, "")
+	t := strings.TrimSpace(s)
+	lower := strings.ToLower(t)
+	for _, open := range []string{"<think>", "<thinking>", "<reasoning>"} {
+		if strings.HasPrefix(lower, open) {
+			return ""
+		}
+	}
+	return s
+}

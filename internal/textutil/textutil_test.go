@@ -29,3 +29,20 @@ func TestClipAndOneLine(t *testing.T) {
 		t.Errorf("OneLine = %q", got)
 	}
 }
+
+func TestStripThinking(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"no reasoning", "Ilsa Marrow.", "Ilsa Marrow."},
+		{"think block", "<think>who?</think>\nIlsa Marrow.", "\nIlsa Marrow."},
+		{"any case, other tags", "<THINKING>a</THINKING>b<reasoning>c\nd</reasoning>e", "be"},
+		{"several blocks", "<think>a</think>x<think>b</think>y", "xy"},
+		{"cut off while reasoning", "  <think>Let me see, the guild", ""},
+		{"unterminated later block kept", "answer <think>more", "answer <think>more"},
+		{"empty", "", ""},
+	}
+	for _, tc := range tests {
+		if got := StripThinking(tc.in); got != tc.want {
+			t.Errorf("%s: StripThinking(%q) = %q, want %q", tc.name, tc.in, got, tc.want)
+		}
+	}
+}

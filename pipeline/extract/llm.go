@@ -16,7 +16,7 @@ import (
 // Mode selects how the LLM extractor asks for entities and relations.
 type Mode string
 
-// Extraction modes (DESIGN §4).
+// Extraction modes.
 const (
 	// ModeCombined asks for entities and relationships in one pass: one call per chunk.
 	ModeCombined Mode = "combined"
@@ -95,8 +95,10 @@ func (x *LLM) Name() string {
 // Options returns the effective options.
 func (x *LLM) Options() LLMOptions { return x.opts }
 
-// Extract implements Extractor. Malformed records are dropped and counted in Result.Dropped;
-// only a failed call (after the client's retries) or cancellation is an error.
+// Extract implements Extractor. Malformed records are dropped and counted in Result.Dropped, and
+// an answer with no readable record is a chunk without entities: unlike the tasks of package
+// llmtask, extraction salvages every answer and never returns prompts.ErrUnreadable. Only a
+// failed call (after the client's retries) or cancellation is an error.
 func (x *LLM) Extract(ctx context.Context, text string) (Result, error) {
 	if strings.TrimSpace(text) == "" {
 		return Result{}, ctx.Err()

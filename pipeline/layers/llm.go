@@ -8,13 +8,14 @@ import (
 
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/internal/llmtask"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/prompts"
 )
 
 // LLM summarizes a cluster with a model (HiIndex's summary-entity prompt, guided by the meta
-// types). A cluster whose answer holds no entity gets an extractive summary, so one unreadable
-// answer never breaks the hierarchy.
+// types). A cluster whose answer is unreadable (it holds no entity) gets an extractive summary,
+// so one bad answer never breaks the hierarchy; API errors do fail the stage.
 type LLM struct {
 	Chat      llm.Chatter
 	Prompts   *prompts.Set
@@ -25,18 +26,16 @@ type LLM struct {
 
 // Summarize implements Summarizer.
 func (x *LLM) Summarize(ctx context.Context, members []graph.Entity) ([]Summary, error) {
-	recs, err := llm.SummaryEntities(ctx, x.Chat, x.Prompts, x.clusterText(members), nil)
-	if err != nil && !errors.Is(err, llm.ErrUnreadable) {
-		return nil, fmt.Errorf("summary entities: %w", err)
-	}
-	var out []Summary
-	for _, e := range recs.Entities {
-		if strings.TrimSpace(e.Name) != "" {
-			out = append(out, Summary{Name: strings.TrimSpace(e.Name), Type: e.Type, Description: e.Description})
-		}
-	}
-	if len(out) == 0 {
+	recs, err := llmtask.SummaryEntities(ctx, x.Chat, x.Prompts, x.clusterText(members), nil)
+	if errors.Is(err, prompts.ErrUnreadable) {
 		return Extractive{}.Summarize(ctx, members)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Summary, len(recs.Entities))
+	for i, e := range recs.Entities {
+		out[i] = Summary{Name: e.Name, Type: e.Type, Description: e.Description}
 	}
 	return out, nil
 }

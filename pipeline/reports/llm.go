@@ -15,18 +15,19 @@ import (
 	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/internal/llmtask"
 	"github.com/stratarag/strata/internal/textutil"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/prompts"
 )
 
-// LLM writes community reports with a model (DESIGN §4). Levels are written finest first, so a
-// community too large for the input budget is described through its children's reports. Tokens
-// are spent only where a model adds something: a community without relations (a lone entity,
-// or several unrelated ones) gets an extractive report, and a community that merely repeats its
-// only child one level down reuses the child's report. A community whose answer stays
-// unreadable gets an extractive report instead, so one bad answer never fails a run; API errors
-// do fail it (a re-run reuses every cached report).
+// LLM writes community reports with a model. Levels are written finest first, so a community too
+// large for the input budget is described through its children's reports. Tokens are spent only
+// where a model adds something: a community without relations (a lone entity, or several unrelated
+// ones) gets an extractive report, and a community that merely repeats its only child one level
+// down reuses the child's report. A community whose answer stays unreadable gets an extractive
+// report instead, so one bad answer never fails a run; API errors do fail it (a re-run reuses every
+// cached report).
 type LLM struct {
 	Chat      llm.Chatter
 	Prompts   *prompts.Set
@@ -78,9 +79,9 @@ func (x *LLM) Reports(ctx context.Context, store graph.ReadWriter, communities [
 					}
 				}
 				text := x.communityText(m, written)
-				r, err := llm.Report(gctx, x.Chat, x.Prompts, text)
+				r, err := llmtask.Report(gctx, x.Chat, x.Prompts, text)
 				if err != nil {
-					if !errors.Is(err, llm.ErrUnreadable) {
+					if !errors.Is(err, prompts.ErrUnreadable) {
 						return fmt.Errorf("report community %s: %w", part[i].ID, err)
 					}
 					x.Log.Warn().Str("community", part[i].ID).Err(err).Msg("unreadable report; using an extractive one")

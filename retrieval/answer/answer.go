@@ -47,7 +47,9 @@ func Generate(ctx context.Context, chat llm.Chatter, question, contextText strin
 	return a.Text, nil
 }
 
-// GenerateWith is Generate with a prompt set and options, returning citations too.
+// GenerateWith is Generate with a prompt set and options, returning citations too. An answer
+// with nothing left once reasoning is removed is unreadable (the error wraps
+// prompts.ErrUnreadable); it is not asked for again.
 func GenerateWith(ctx context.Context, chat llm.Chatter, ps *prompts.Set, question, contextText string, opts Options) (Answer, error) {
 	if strings.TrimSpace(contextText) == "" {
 		return Answer{}, ErrEmptyContext
@@ -70,7 +72,7 @@ func GenerateWith(ctx context.Context, chat llm.Chatter, ps *prompts.Set, questi
 	}
 	text := prompts.CleanAnswer(resp.Content)
 	if text == "" {
-		return Answer{}, errors.New("generate answer: the model returned an empty answer")
+		return Answer{}, fmt.Errorf("generate answer: %w: the model returned an empty answer", prompts.ErrUnreadable)
 	}
 	keep := func(c prompts.Citation) bool {
 		return opts.KeepUnknownCitations || strings.Contains(contextText, c.Kind+":"+c.ID)

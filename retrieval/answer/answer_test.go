@@ -18,28 +18,49 @@ Ilsa Marrow founded the Saltmere Cartographers' Guild in 1102.
 [doc:port chunk:c2] Port Avel
 Port Avel is a harbour town on the inner channels.`
 
+// TestGenerateWithFake asks the fake API. A reasoning block before a malformed answer is removed;
+// an answer cut off while reasoning is unreadable.
 func TestGenerateWithFake(t *testing.T) {
-	srv, s, err := fakeopenai.Start(fakeopenai.Options{})
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name           string
+		opts           fakeopenai.Options
+		wantUnreadable bool
+	}{
+		{"answer", fakeopenai.Options{}, false},
+		{"malformed answer", fakeopenai.Options{MalformedRate: 1}, false},
+		{"unreadable answer", fakeopenai.Options{UnreadableRate: 1}, true},
 	}
-	defer srv.Close()
-	c, err := llm.New(llm.Config{BaseURL: srv.URL, APIKey: "k", RetryBaseDelay: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := Generate(context.Background(), c, "Who founded the Saltmere Cartographers' Guild?", contextText)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(got, "Ilsa Marrow") || !strings.Contains(got, "[doc:guild]") {
-		t.Errorf("answer %q", got)
-	}
-	if c.Stats().Stages[llm.StageAnswer].LLMCalls != 1 || s.Counts().ByTask[prompts.TaskAnswer] != 1 {
-		t.Errorf("stats %+v", c.Stats().Stages)
-	}
-	if _, err := New(c, Options{}).Answer(context.Background(), "Where is Port Avel?", contextText); err != nil {
-		t.Error(err)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, s, err := fakeopenai.Start(tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			c, err := llm.New(llm.Config{BaseURL: srv.URL, APIKey: "k", RetryBaseDelay: time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Generate(context.Background(), c, "Who founded the Saltmere Cartographers' Guild?", contextText)
+			if tc.wantUnreadable {
+				if !errors.Is(err, prompts.ErrUnreadable) {
+					t.Errorf("answer %q, err = %v, want unreadable", got, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(got, "Ilsa Marrow") || !strings.Contains(got, "[doc:guild]") {
+				t.Errorf("answer %q", got)
+			}
+			if c.Stats().Stages[llm.StageAnswer].LLMCalls != 1 || s.Counts().ByTask[prompts.TaskAnswer] != 1 {
+				t.Errorf("stats %+v", c.Stats().Stages)
+			}
+			if _, err := New(c, Options{}).Answer(context.Background(), "Where is Port Avel?", contextText); err != nil {
+				t.Error(err)
+			}
+		})
 	}
 }
 
@@ -95,8 +116,8 @@ func TestGenerateErrors(t *testing.T) {
 	if chat.req.Messages != nil {
 		t.Error("empty context made a call")
 	}
-	if _, err := Generate(context.Background(), chat, "Who?", contextText); err == nil {
-		t.Error("empty answer: want error")
+	if _, err := Generate(context.Background(), chat, "Who?", contextText); !errors.Is(err, prompts.ErrUnreadable) {
+		t.Errorf("empty answer: %v", err)
 	}
 	if _, err := Generate(context.Background(), chat, " ", contextText); err == nil {
 		t.Error("empty question: want error")

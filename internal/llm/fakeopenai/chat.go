@@ -37,8 +37,12 @@ func (s *Server) chat(w http.ResponseWriter, body []byte) {
 	task, answer, records := s.answer(req.Messages)
 	broken := 0
 	key := sha256.Sum256(body)
-	malformed := s.opts.MalformedRate > 0 && s.draw([]byte("malformed"), key[:]) < s.opts.MalformedRate
-	if malformed {
+	unreadable := s.opts.UnreadableRate > 0 && s.draw([]byte("unreadable"), key[:]) < s.opts.UnreadableRate
+	malformed := !unreadable && s.opts.MalformedRate > 0 && s.draw([]byte("malformed"), key[:]) < s.opts.MalformedRate
+	switch {
+	case unreadable:
+		answer = unreadableAnswer
+	case malformed:
 		answer, broken = mangle(answer, records)
 	}
 	limit := req.MaxTokens
@@ -50,6 +54,9 @@ func (s *Server) chat(w http.ResponseWriter, body []byte) {
 		if cut, ok := s.truncate(answer, limit); ok {
 			answer, finish = cut, "length"
 		}
+	}
+	if unreadable {
+		finish = "length"
 	}
 	prompt := tokensPerReply
 	for _, m := range req.Messages {
@@ -65,6 +72,9 @@ func (s *Server) chat(w http.ResponseWriter, body []byte) {
 			c.Malformed++
 			c.BrokenRecords += broken
 		}
+		if unreadable {
+			c.Unreadable++
+		}
 	})
 	writeJSON(w, map[string]any{
 		"id":      "chatcmpl-fake",
@@ -79,6 +89,10 @@ func (s *Server) chat(w http.ResponseWriter, body []byte) {
 		"usage": usage{prompt, completion, prompt + completion},
 	})
 }
+
+// unreadableAnswer is what a reasoning model returns when max_tokens runs out before it has
+// finished thinking.
+const unreadableAnswer = "<think>Let me work through the text first. The first thing to settle is"
 
 // truncate cuts answer to limit tokens, as a model hitting max_tokens does.
 func (s *Server) truncate(answer string, limit int) (string, bool) {

@@ -4,7 +4,7 @@
 // the prompt — capitalized spans become entities, entities named in one sentence become related —
 // answers embeddings with lexical hash vectors, and reports realistic token usage. It can inject
 // faults at chosen rates: 429s with Retry-After, 500s, hangs past the client's time-out, fixed
-// latency and malformed answers. Faults are drawn from a hash of the seed, the request body and
+// latency, and malformed or unreadable answers. Faults are drawn from a hash of the seed, the request body and
 // the attempt number, so a run is reproducible whatever order concurrent requests arrive in.
 package fakeopenai
 
@@ -42,6 +42,11 @@ type Options struct {
 	// MalformedRate mangles chat answers (broken and truncated records, prose, fences, cut JSON).
 	// It is drawn per request content, so retries see the same answer, as with a real model.
 	MalformedRate float64
+	// UnreadableRate answers chat requests with the start of a reasoning block and nothing after
+	// it, as a reasoning model that hit max_tokens while thinking does: with the reasoning
+	// removed, nothing is left for a parser. It is drawn per request content, like
+	// MalformedRate, and wins over it.
+	UnreadableRate float64
 	// RetryAfter is sent with 429s as Retry-After-Ms and Retry-After (rounded up to seconds).
 	// Default 20ms.
 	RetryAfter time.Duration
@@ -62,6 +67,7 @@ type Counts struct {
 	ServerErrors int
 	Timeouts     int
 	Malformed    int // chat answers mangled
+	Unreadable   int // chat answers cut off while reasoning
 	// BrokenRecords is how many tuple records the mangling broke or cut off.
 	BrokenRecords    int
 	PromptTokens     int

@@ -132,6 +132,20 @@ func TestMalformedAnswersBreakCountedRecords(t *testing.T) {
 	}
 }
 
+func TestUnreadableAnswersHoldNothing(t *testing.T) {
+	s := newServer(t, Options{UnreadableRate: 1, MalformedRate: 1})
+	comb, _ := prompts.New().Combined(prompts.ExtractInput{Text: passage, EntityTypes: []string{"person"}})
+	r := post(t, s, "/v1/chat/completions", chatBody(comb))
+	recs := prompts.ParseRecords(r.content)
+	c := s.Counts()
+	if c.Unreadable != 1 || c.Malformed != 0 || r.finish != "length" || len(recs.Entities)+len(recs.Relationships) != 0 {
+		t.Errorf("counts %+v, finish %q, records %+v\n%s", c, r.finish, recs, r.content)
+	}
+	if got := prompts.CleanAnswer(r.content); got != "" {
+		t.Errorf("reasoning left text %q", got)
+	}
+}
+
 func TestMaxTokensTruncates(t *testing.T) {
 	s := newServer(t, Options{})
 	comb, _ := prompts.New().Combined(prompts.ExtractInput{Text: passage, EntityTypes: []string{"person"}})

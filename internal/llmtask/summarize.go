@@ -1,11 +1,12 @@
-package llm
+package llmtask
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/prompts"
 )
 
@@ -17,19 +18,19 @@ type SummarizerOptions struct {
 	// merged in groups first, then the group summaries are merged.
 	MaxInputTokens int
 	// Counter counts tokens for that budget; when nil a cl100k tokenizer is loaded.
-	Counter Counter
+	Counter llm.Counter
 }
 
 // Summarizer merges the descriptions an entity or relation collected across chunks into one,
 // with the LLM. It implements the Summarizer interface of pipeline/resolve.
 type Summarizer struct {
-	chat    Chatter
+	chat    llm.Chatter
 	prompts *prompts.Set
 	opts    SummarizerOptions
 }
 
-// NewSummarizer returns a summarizer that calls chat (normally a *Client).
-func NewSummarizer(chat Chatter, opts SummarizerOptions) (*Summarizer, error) {
+// NewSummarizer returns a summarizer that calls chat (normally an *llm.Client).
+func NewSummarizer(chat llm.Chatter, opts SummarizerOptions) (*Summarizer, error) {
 	if opts.MaxWords <= 0 {
 		opts.MaxWords = prompts.DefaultSummaryWords
 	}
@@ -37,12 +38,12 @@ func NewSummarizer(chat Chatter, opts SummarizerOptions) (*Summarizer, error) {
 		opts.MaxInputTokens = 6000
 	}
 	if opts.Counter == nil {
-		if c, ok := chat.(*Client); ok {
+		if c, ok := chat.(*llm.Client); ok {
 			opts.Counter = c.Tokenizer()
 		} else {
-			tok, err := newTokenizer()
+			tok, err := tokenizer.New()
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("summarizer: %w", err)
 			}
 			opts.Counter = tok
 		}
@@ -51,7 +52,9 @@ func NewSummarizer(chat Chatter, opts SummarizerOptions) (*Summarizer, error) {
 }
 
 // Summarize returns one description for name merging descriptions. Exact duplicates are sent
-// once; a single description within the word limit is returned as is, at no cost.
+// once; a single description within the word limit is returned as is, at no cost. An answer
+// with nothing left once reasoning, quotes and labels are removed is unreadable; it is not asked
+// for again.
 func (s *Summarizer) Summarize(ctx context.Context, name string, descriptions []string) (string, error) {
 	return s.merge(ctx, name, dedupe(descriptions))
 }
@@ -85,9 +88,9 @@ func (s *Summarizer) summarize(ctx context.Context, name string, parts []string)
 	if err != nil {
 		return "", err
 	}
-	resp, err := s.chat.Chat(ctx, ChatRequest{
-		Stage:     StageSummarize,
-		Messages:  []Message{{Role: RoleSystem, Content: p.System}, {Role: RoleUser, Content: p.User}},
+	resp, err := s.chat.Chat(ctx, llm.ChatRequest{
+		Stage:     llm.StageSummarize,
+		Messages:  promptMessages(p),
 		MaxTokens: s.opts.MaxWords*2 + 64, // about 1.3 tokens a word, with room to finish
 	})
 	if err != nil {
@@ -95,7 +98,7 @@ func (s *Summarizer) summarize(ctx context.Context, name string, parts []string)
 	}
 	out := prompts.CleanSummary(resp.Content)
 	if out == "" {
-		return "", errors.New("summarize " + name + ": empty answer")
+		return "", fmt.Errorf("summarize %s: %w: empty", name, prompts.ErrUnreadable)
 	}
 	return out, nil
 }

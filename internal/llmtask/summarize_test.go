@@ -1,15 +1,17 @@
-package llm
+package llmtask
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/llm/fakeopenai"
 )
 
 func TestSummarizer(t *testing.T) {
-	c, s := fake(t, fakeopenai.Options{}, Config{})
+	c, s := fake(t, fakeopenai.Options{})
 	sum, err := NewSummarizer(c, SummarizerOptions{MaxWords: 60})
 	if err != nil {
 		t.Fatal(err)
@@ -25,7 +27,7 @@ func TestSummarizer(t *testing.T) {
 	if err != nil || !strings.Contains(got, "founded the guild") || s.Counts().Chat != 1 {
 		t.Errorf("merge: %q, %v, %d calls", got, err, s.Counts().Chat)
 	}
-	if st := c.Stats().Stages[StageSummarize]; st.LLMCalls != 1 {
+	if st := c.Stats().Stages[llm.StageSummarize]; st.LLMCalls != 1 {
 		t.Errorf("summarize stage %+v", st)
 	}
 
@@ -35,14 +37,14 @@ func TestSummarizer(t *testing.T) {
 }
 
 func TestSummarizerGroupsLongInput(t *testing.T) {
-	c, s := fake(t, fakeopenai.Options{}, Config{})
+	c, s := fake(t, fakeopenai.Options{})
 	sum, err := NewSummarizer(c, SummarizerOptions{MaxWords: 20, MaxInputTokens: 40})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var descs []string
-	for _, d := range passages(6) {
-		descs = append(descs, d)
+	for i := range 6 {
+		descs = append(descs, fmt.Sprintf("Ilsa Marrow met Corvin Hale in Port Avel in year %d. The Harbour Guild paid Corvin Hale.", 1100+i))
 	}
 	got, err := sum.Summarize(context.Background(), "Corvin Hale", descs)
 	if err != nil || got == "" {

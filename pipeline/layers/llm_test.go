@@ -1,0 +1,64 @@
+package layers_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/internal/tokenizer"
+	"github.com/stratarag/strata/pipeline/layers"
+	"github.com/stratarag/strata/prompts"
+)
+
+// cannedChat answers every request with one answer, or fails.
+type cannedChat struct {
+	answer string
+	err    error
+}
+
+func (c cannedChat) Chat(context.Context, llm.ChatRequest) (llm.ChatResponse, error) {
+	return llm.ChatResponse{Content: c.answer}, c.err
+}
+
+// TestLLMSummarizer: the model's summary entities are used; an unreadable answer gets the
+// extractive summary instead; an API error fails.
+func TestLLMSummarizer(t *testing.T) {
+	ctx := context.Background()
+	members := []graph.Entity{
+		{ID: "ILSA MARROW", Name: "Ilsa Marrow", Type: "person", Description: "Founder of the Saltmere Guild.", Degree: 2},
+		{ID: "CORVIN HALE", Name: "Corvin Hale", Type: "person", Description: "Surveyor for the Saltmere Guild.", Degree: 1},
+	}
+	extractive, err := layers.Extractive{}.Summarize(ctx, members)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := tokenizer.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	errAPI := errors.New("status 503: overloaded")
+	tests := []struct {
+		name    string
+		chat    cannedChat
+		want    []layers.Summary
+		wantErr error
+	}{
+		{"model summary", cannedChat{answer: `("entity"<|>Guild founders<|>theme<|>Who built the Saltmere Guild.)##` +
+			`("relationship"<|>Ilsa Marrow<|>Guild founders<|>founded it<|>8)##<|COMPLETE|>`},
+			[]layers.Summary{{Name: "Guild founders", Type: "theme", Description: "Who built the Saltmere Guild."}}, nil},
+		{"unreadable answer falls back", cannedChat{answer: "<think>Let me see who"}, extractive, nil},
+		{"answer without entities falls back", cannedChat{answer: `("relationship"<|>A<|>B<|>c<|>1)`}, extractive, nil},
+		{"API error fails", cannedChat{err: errAPI}, nil, errAPI},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := (&layers.LLM{Chat: tc.chat, Prompts: prompts.New(), Tokenizer: tok}).Summarize(ctx, members)
+			if !errors.Is(err, tc.wantErr) || !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %+v, %v; want %+v, %v", got, err, tc.want, tc.wantErr)
+			}
+		})
+	}
+}
