@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/textutil"
@@ -31,6 +33,10 @@ type Extractive struct {
 	Embedder embedding.Embedder
 	// Batch is the number of communities written per store batch.
 	Batch int
+	// Concurrency is the number of communities whose members are read at once (4 when <= 0).
+	// Building a report is cheap; reading its members is a round trip to the store, which on
+	// Neo4j dominates the stage when done one at a time.
+	Concurrency int
 }
 
 // Limits that keep extractive reports short enough to fit many into a context window.
@@ -50,12 +56,20 @@ func (x *Extractive) Reports(ctx context.Context, store graph.ReadWriter, commun
 	for start := 0; start < len(communities); start += size {
 		part := slices.Clone(communities[start:min(start+size, len(communities))])
 		reps := make([]Report, len(part))
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(cmp.Or(max(x.Concurrency, 0), 4))
 		for i := range part {
-			m, err := store.CommunityMembers(ctx, part[i].ID)
-			if err != nil {
-				return fmt.Errorf("read members of community %s: %w", part[i].ID, err)
-			}
-			reps[i] = buildReport(m)
+			g.Go(func() error {
+				m, err := store.CommunityMembers(gctx, part[i].ID)
+				if err != nil {
+					return fmt.Errorf("read members of community %s: %w", part[i].ID, err)
+				}
+				reps[i] = buildReport(m)
+				return nil
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return err
 		}
 		if err := write(ctx, store, x.Embedder, part, reps); err != nil {
 			return err
