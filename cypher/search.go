@@ -44,8 +44,9 @@ func (s *Store) VectorSearch(ctx context.Context, index graph.VectorIndex, vec [
 	return decodeHits(rows)
 }
 
-// TextSearch implements graph.Store through db.index.fulltext.queryNodes (Lucene BM25). The
-// query is reduced to plain words first (see luceneQuery); text without any word has no hits.
+// TextSearch implements graph.Store through db.index.fulltext.queryNodes (Lucene BM25), best
+// first and, among equal scores, by id. The query is reduced to escaped plain words first (see
+// luceneQuery); text without any word has no hits.
 func (s *Store) TextSearch(ctx context.Context, index graph.TextIndex, query string, k int) ([]graph.Hit, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -57,11 +58,24 @@ func (s *Store) TextSearch(ctx context.Context, index graph.TextIndex, query str
 	if q == "" || k <= 0 {
 		return nil, nil
 	}
-	rows, err := s.readRows(ctx, qSearchText, map[string]any{"index": string(index), "query": q, "k": int64(k)})
-	if err != nil {
-		return nil, fmt.Errorf("cypher: text search %s: %w", index, err)
+	// Lucene's top nodes are a window wider than k (search_text.cypher). When the k-th score
+	// is tied up to the window's end, nodes of that score that sort before the window's by id
+	// may lie beyond it: search again with a window that holds the whole tie.
+	for want := k; ; {
+		rows, err := s.readRows(ctx, qSearchText, map[string]any{"index": string(index), "query": q, "k": int64(want)})
+		if err != nil {
+			return nil, fmt.Errorf("cypher: text search %s: %w", index, err)
+		}
+		hits, err := decodeHits(rows)
+		if err != nil {
+			return nil, fmt.Errorf("cypher: text search %s: %w", index, err)
+		}
+		window := textWindow(want)
+		if len(hits) < window || hits[k-1].Score > hits[len(hits)-1].Score || window >= maxTextWindow {
+			return hits[:min(k, len(hits))], nil
+		}
+		want = window
 	}
-	return decodeHits(rows)
 }
 
 // vectorCandidates is how many nodes the HNSW index is asked for to return k. Measured on the
