@@ -1,16 +1,18 @@
 // strata: saved queries for Neo4j Browser.
 // Add them to Favorites (star icon, then paste) or run one by selecting it. Queries with
-// parameters need them set first, for example:
+// parameters need them set first; these values exist in the demo graph (testdata/corpus
+// ingested, as cmd/strata/savedqueries_test.go checks):
 //   :param entityId => 'EDDA FENWICK'
 //   :param from => 'EDDA FENWICK'
 //   :param to => 'KESTREL POINT LIGHTHOUSE'
 //   :param communityId => '0-0'
 //   :param level => 0
 //   :param documentId => 'edda-fenwick.txt'
-//   :param text => 'lighthouse'
+//   :param text => 'lighthouse keeper'
 // Entity ids are upper-cased names ("Edda Fenwick" is 'EDDA FENWICK'); document ids are file
 // paths relative to the folder ingested (or the "id" of a JSONL line); community ids are
-// '<level>-<communityId>' with level 0 the coarsest.
+// '<level>-<communityId>' with level 0 the coarsest. Graph queries return nodes and paths
+// (captioned by name or title with docker/strata.grass); the others return tables.
 // @statements many
 // @param entityId STRING
 // @param from STRING
@@ -33,37 +35,32 @@ RETURN
 MATCH (d:Document)
 RETURN d.id AS id, d.title AS title, d.source AS source, d.ingestedAt AS ingested,
        COUNT { (d)<-[:PART_OF]-(:Chunk) } AS chunks
-ORDER BY ingested DESC
+ORDER BY ingested DESC, id
 LIMIT 100;
 
 // strata: one document as its chain of chunks ($documentId)
+// One row per chunk, in document order: a chunk has at most one NEXT.
 MATCH (d:Document {id: $documentId})<-[p:PART_OF]-(c:Chunk)
 OPTIONAL MATCH (c)-[n:NEXT]->(next:Chunk)
-RETURN d, p, c, n, next;
+RETURN d, p, c, n, next
+ORDER BY c.seq
+LIMIT 300;
 
 // strata: entities mentioned by most chunks
-MATCH (e:Entity)<-[:HAS_ENTITY]-(c:Chunk)
-WITH e, count(c) AS mentions
-ORDER BY mentions DESC
-LIMIT 25
-RETURN e.name AS name, e.type AS type, mentions, e.description AS description;
+MATCH (e:Entity)
+WITH e, COUNT { (e)<-[:HAS_ENTITY]-(:Chunk) } AS mentions
+WHERE mentions > 0
+RETURN e.name AS name, e.type AS type, mentions, e.description AS description
+ORDER BY mentions DESC, name
+LIMIT 25;
 
 // strata: an entity, its relations and the chunks it comes from ($entityId)
-// Each kind is gathered on its own (at most 50), so that relations and chunks do not multiply.
+// Each kind is gathered on its own, at most 50 of each: matched together they would multiply
+// (every relation once per chunk).
 MATCH (e:Entity {id: $entityId})
-CALL (e) {
-  MATCH rel = (e)-[:RELATED]-(:Entity)
-  WITH rel
-  LIMIT 50
-  RETURN collect(rel) AS relations
-}
-CALL (e) {
-  MATCH src = (e)<-[:HAS_ENTITY]-(:Chunk)
-  WITH src
-  LIMIT 50
-  RETURN collect(src) AS sources
-}
-RETURN e, relations, sources;
+RETURN e,
+       COLLECT { MATCH rel = (e)-[:RELATED]-(:Entity) RETURN rel LIMIT 50 } AS relations,
+       COLLECT { MATCH src = (e)<-[:HAS_ENTITY]-(:Chunk) RETURN src LIMIT 50 } AS sources;
 
 // strata: entities per layer (0 = extracted, 1 and up = summaries)
 MATCH (e:Entity)
@@ -71,20 +68,25 @@ RETURN e.layer AS layer, count(*) AS entities
 ORDER BY layer;
 
 // strata: the summaries above an entity, layer by layer ($entityId)
-MATCH p = (:Entity {id: $entityId})-[:SUMMARIZED_BY*1..6]->(:Summary)
-RETURN p;
+// Clustering is soft, so an entity can have several summaries: one path per way to the top.
+MATCH p = (:Entity {id: $entityId})-[:SUMMARIZED_BY*1..]->(top:Summary)
+WHERE NOT (top)-[:SUMMARIZED_BY]->()
+RETURN p
+LIMIT 100;
 
 // strata: summary entities with their members
+// At most 20 member names each, with the full count.
 MATCH (s:Summary)
 RETURN s.layer AS layer, s.name AS summary,
-       COLLECT { MATCH (m:Entity)-[:SUMMARIZED_BY]->(s) RETURN m.name } AS members
+       COUNT { (:Entity)-[:SUMMARIZED_BY]->(s) } AS size,
+       COLLECT { MATCH (m:Entity)-[:SUMMARIZED_BY]->(s) RETURN m.name ORDER BY m.name LIMIT 20 } AS members
 ORDER BY layer DESC, summary
 LIMIT 100;
 
 // strata: connected components by size
 MATCH (e:Entity)
 RETURN e.componentId AS component, count(*) AS entities, collect(e.name)[..10] AS sample
-ORDER BY entities DESC
+ORDER BY entities DESC, component
 LIMIT 25;
 
 // strata: communities per level (0 = coarsest)
@@ -96,11 +98,13 @@ ORDER BY level;
 MATCH (c:Community)
 WHERE c.level = $level
 RETURN c.id AS id, c.title AS title, c.rating AS rating, c.size AS size, c.summary AS summary
-ORDER BY rating DESC, size DESC
+ORDER BY rating DESC, size DESC, id
 LIMIT 25;
 
 // strata: the community tree below the coarsest communities
-MATCH p = (:Community)-[:CHILD_OF*1..]->(top:Community)
+// Every community with its way up to a coarsest one (CHILD_OF points from finer to coarser); a
+// coarsest community is its own zero-length path, so a hierarchy of one level shows too.
+MATCH p = (:Community)-[:CHILD_OF*0..]->(top:Community)
 WHERE top.level = 0
 RETURN p
 LIMIT 300;
@@ -108,21 +112,15 @@ LIMIT 300;
 // strata: one community, its members and the relations among them ($communityId)
 // At most 100 members and 200 relations: a coarse community can hold most of the graph.
 MATCH (c:Community {id: $communityId})
-CALL (c) {
-  MATCH m = (:Entity)-[:IN_COMMUNITY]->(c)
-  WITH m
-  LIMIT 100
-  RETURN collect(m) AS members
-}
-CALL (c) {
-  MATCH (e:Entity)-[:IN_COMMUNITY]->(c)
-  MATCH r = (e)-[:RELATED]->(t:Entity)
-  WHERE (t)-[:IN_COMMUNITY]->(c)
-  WITH r
-  LIMIT 200
-  RETURN collect(r) AS relations
-}
-RETURN c, members, relations;
+RETURN c,
+       COLLECT { MATCH m = (:Entity)-[:IN_COMMUNITY]->(c) RETURN m LIMIT 100 } AS members,
+       COLLECT {
+         MATCH (c)<-[:IN_COMMUNITY]-(e:Entity)
+         MATCH r = (e)-[:RELATED]->(t:Entity)
+         WHERE (t)-[:IN_COMMUNITY]->(c)
+         RETURN r
+         LIMIT 200
+       } AS relations;
 
 // strata: the communities of an entity at every level ($entityId)
 MATCH (e:Entity {id: $entityId})-[:IN_COMMUNITY]->(c:Community)
@@ -130,26 +128,31 @@ RETURN c.level AS level, c.id AS id, c.title AS title, c.size AS size
 ORDER BY level;
 
 // strata: a shortest path between two entities, as bridge retrieval walks it ($from, $to)
-// Retrieval uses paths of at most 4 hops over RELATED and SUMMARIZED_BY, in either direction.
+// Retrieval takes paths of at most 4 hops over RELATED and SUMMARIZED_BY, in either direction,
+// fewest hops first; no row means that it finds no bridge between the two either.
 MATCH (a:Entity {id: $from})
 MATCH (b:Entity {id: $to})
+WHERE b <> a
 MATCH p = shortestPath((a)-[:RELATED|SUMMARIZED_BY*..4]-(b))
 RETURN p;
 
 // strata: full-text search over entity names and descriptions ($text)
-// $text is plain words: every character Lucene reads as syntax is escaped, and the words are
-// lower-cased so that AND, OR and NOT are words too; any of them may match.
-WITH [w IN split($text, ' ') WHERE trim(w) <> '' |
-  reduce(q = '', ch IN split(toLower(w), '') |
-    q + CASE
-      WHEN ch IN ['\\', '+', '-', '&', '|', '!', '(', ')', '{', '}', '[', ']', '^', '"', '~', '*', '?', ':', '/']
-      THEN '\\' + ch
-      ELSE ch
-    END)] AS words
-WHERE size(words) > 0
-CALL db.index.fulltext.queryNodes('entity_text', reduce(q = '', w IN words | q + ' ' + w), {limit: 20})
+// $text is plain words, any of which may match: it is lower-cased (so AND, OR and NOT are words,
+// not operators), every character Lucene reads as syntax is escaped, and words with nothing to
+// search are left out. Only its first 400 characters count: Lucene refuses a query of more than
+// 1024 terms, and each character makes at most one term in each of the two indexed properties.
+WITH [w IN split(left(toLower($text), 400), ' ') WHERE w =~ '(?s).*[\\p{L}\\p{N}\\p{So}].*'] AS words
+WITH reduce(q = '', ch IN split(reduce(s = '', w IN words | s + ' ' + w), '') |
+  q + CASE
+    WHEN ch IN ['\\', '+', '-', '&', '|', '!', '(', ')', '{', '}', '[', ']', '^', '"', '~', '*', '?', ':', '/']
+    THEN '\\' + ch
+    ELSE ch
+  END) AS query
+WHERE size(query) > 0
+CALL db.index.fulltext.queryNodes('entity_text', query, {limit: 20})
 YIELD node, score
-RETURN node.name AS name, node.type AS type, node.description AS description, score;
+RETURN node.name AS name, node.type AS type, node.layer AS layer, node.description AS description, score
+ORDER BY score DESC, name;
 
 // strata: settings strata recorded (embedding model and others)
 MATCH (m:StrataMeta)
