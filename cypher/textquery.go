@@ -32,13 +32,12 @@ const maxTokenRun = 200
 //
 // The analyzer also keeps "fenwick's" and "title:zebra" whole, so such a word alone would miss
 // every text that says "Fenwick" or "zebra": it also brings its runs of letters (see
-// queryWords). Words without a letter, digit or
-// symbol ("&&", "-") carry no term and are dropped; the rest are lower-cased, which also turns
-// the operator words AND, OR and NOT into ordinary terms. Words that differ only in case or in
-// surrounding punctuation ("river," and "River") are kept once: the analyzer makes one term of
-// them, which would otherwise count twice in the BM25 score. The terms are bounded by
-// maxQueryTerms (see termCut) and the text by maxQueryBytes. An empty result means "no query":
-// Lucene rejects an empty one.
+// queryWords). Words without a letter, digit or symbol ("&&", "-") carry no term and are
+// dropped; the rest are lower-cased, which also turns the operator words AND, OR and NOT into
+// ordinary terms. Words that differ only in case or in surrounding punctuation ("river," and
+// "River") are kept once: the analyzer makes one term of them, which would otherwise count twice
+// in the BM25 score. The terms are bounded by maxQueryTerms (see termCut) and the text by
+// maxQueryBytes. An empty result means "no query": Lucene rejects an empty one.
 func luceneQuery(text string) string {
 	seen := map[string]bool{}
 	var b strings.Builder
