@@ -5,10 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
-	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/neo4jtest"
 )
@@ -161,62 +159,5 @@ func TestGDSProjectionLifecycle(t *testing.T) {
 	}
 	if _, ok := st.graphs[st.current]; !ok || len(st.graphs) != 1 {
 		t.Errorf("projections after recompute: %v, want only the current %s", st.graphs, st.current)
-	}
-}
-
-// TestTextSearchOnNeo4j: on a real server, no user text can raise a Lucene parse error, and
-// words the index's analyzer keeps whole (apostrophes, abbreviations, decimals, underscores,
-// Devanagari with vowel signs) find their chunk; the embedded store finds the same ones.
-func TestTextSearchOnNeo4j(t *testing.T) {
-	_, cfg := emptyServer(t)
-	s := openTestStore(t, cfg)
-	ctx := t.Context()
-	texts := map[string]string{
-		"apostrophe": "Captain O'Brien sailed at dawn.",
-		"dots":       "The U.S. envoy arrived late.",
-		"decimal":    "Pi is about 3.14 in the ledger.",
-		"underscore": "The field foo_bar holds the tally.",
-		"devanagari": "पुस्तक मेज़ पर है।",
-		"plain":      "Nothing special happens here.",
-	}
-	b := graph.Batch{Documents: []graph.Document{{ID: "d", Metadata: "{}"}}}
-	seq := 0
-	for id, text := range texts {
-		b.Chunks = append(b.Chunks, graph.Chunk{ID: id, DocumentID: "d", Seq: seq, Text: text})
-		seq++
-	}
-	if err := s.Apply(ctx, b); err != nil {
-		t.Fatal(err)
-	}
-	emb, err := embedded.Open(ctx, t.TempDir(), embedded.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer emb.Close()
-	if err := emb.Apply(ctx, b); err != nil {
-		t.Fatal(err)
-	}
-
-	for _, tc := range []struct{ query, want string }{
-		{"O'Brien", "apostrophe"}, {"U.S.", "dots"}, {"3.14", "decimal"}, {"foo_bar", "underscore"}, {"पुस्तक", "devanagari"},
-	} {
-		for name, store := range map[string]graph.Searcher{"neo4j": s, "embedded": emb} {
-			hits, err := store.TextSearch(ctx, graph.ChunkText, tc.query, 3)
-			if err != nil || len(hits) == 0 || hits[0].ID != tc.want {
-				t.Errorf("%s: TextSearch(%q) = %v, %v; want %s first", name, tc.query, hits, err, tc.want)
-			}
-		}
-	}
-	for _, q := range []string{
-		`"unbalanced`, `back\slash`, `trailing\`, `&&`, `a && b || c`, `title:plain`, `(plain`, `plain)`, `AND`,
-		`NOT plain`, `plain AND`, `[a TO z]`, `{x}`, `plain^3`, `plain~2`, `/regex.*/`, `*`, `?`, `!plain`,
-		"🙂 plain", "\u0000plain", strings.Repeat("plain ", 2000), strings.Repeat("x", 10000),
-	} {
-		if _, err := s.TextSearch(ctx, graph.ChunkText, q, 5); err != nil {
-			t.Errorf("TextSearch(%.40q): %v", q, err)
-		}
-		if _, err := s.TextSearch(ctx, graph.EntityText, q, 5); err != nil {
-			t.Errorf("TextSearch(entity_text, %.40q): %v", q, err)
-		}
 	}
 }

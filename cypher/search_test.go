@@ -65,7 +65,7 @@ func TestTextSearch(t *testing.T) {
 	if got := hitsString(hits); got != "t-2:2.500" {
 		t.Errorf("hits = %s", got)
 	}
-	want := map[string]any{"index": "chunk_text", "query": `title\:zebra and \"river`, "k": int64(5)}
+	want := map[string]any{"index": "chunk_text", "query": `title\:zebra title zebra and \"river`, "k": int64(5)}
 	if p := f.only(qSearchText)[0].params; !reflect.DeepEqual(p, want) {
 		t.Errorf("params = %#v, want %#v", p, want)
 	}

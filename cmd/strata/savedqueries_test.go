@@ -216,22 +216,10 @@ func TestSavedQueriesFile(t *testing.T) {
 	}
 }
 
-// TestSavedQueries runs every saved Browser query as a user following docker/README.md does: on
-// the demo graph (testdata/corpus ingested offline through the CLI), with the parameter values
-// the file's header gives.
-func TestSavedQueries(t *testing.T) {
-	srv := neo4jtest.Require(t)
-	srv.Reset(t)
-	code, out, errOut := neo4jCLI(t, srv, "ingest", "--offline", "--json", corpusDir)
-	if code != 0 {
-		t.Fatalf("ingest into Neo4j: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
-	}
-	checkSavedQueries(t, srv)
-}
-
-// checkSavedQueries runs every saved query on srv, which holds the demo graph, and checks what
-// savedQueryChecks says of it; then the queries that take free input with input a user might
-// type.
+// checkSavedQueries runs every saved Browser query as a user following docker/README.md does,
+// on srv holding the demo graph (TestNeo4jEndToEnd ingests testdata/corpus offline and calls
+// it), with the parameter values the file's header gives, and checks what savedQueryChecks says
+// of each; then the queries that take free input with input a user might type.
 func checkSavedQueries(t *testing.T, srv neo4jtest.Server) {
 	t.Helper()
 	f := readSavedQueries(t)
