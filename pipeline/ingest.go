@@ -29,21 +29,6 @@ import (
 	"github.com/stratarag/strata/pipeline/resolve"
 )
 
-// Options configures a run.
-type Options struct {
-	Chunk chunk.Options
-	// Concurrency is the number of documents extracted at once.
-	Concurrency int
-	// EmbedBatch is the number of texts sent to the embedder at once.
-	EmbedBatch int
-	Leiden     graph.LeidenParams
-}
-
-// DefaultOptions returns the defaults of DESIGN §4.
-func DefaultOptions() Options {
-	return Options{Chunk: chunk.DefaultOptions(), Concurrency: 4, EmbedBatch: 64, Leiden: graph.DefaultLeidenParams()}
-}
-
 // Progress receives progress of the document loop; the CLI shows it as a bar on a terminal.
 type Progress interface {
 	Start(total int)
@@ -64,11 +49,13 @@ type Ingester struct {
 	Embedder   embedding.Embedder
 	Tokenizer  *tokenizer.Tokenizer
 	Summarizer resolve.Summarizer // nil: extractive description merging
-	Layers     *layers.Builder    // builds the hierarchical index; nil skips it
-	Reporter   Reporter           // writes community reports; nil skips the reports stage
-	Progress   Progress           // nil: no progress display
-	Log        zerolog.Logger
-	Options    Options
+	// LayerSummarizer writes the summary entities of the hierarchical index, which the Ingester
+	// builds with Options.Layers and Options.Seed; nil skips the index.
+	LayerSummarizer layers.Summarizer
+	Reporter        Reporter // writes community reports; nil skips the reports stage
+	Progress        Progress // nil: no progress display
+	Log             zerolog.Logger
+	Options         Options // used as they are: see DefaultOptions and Validate
 }
 
 // Report summarizes a run.
@@ -105,13 +92,11 @@ type prepared struct {
 	err       error
 }
 
-// Run ingests the documents under paths.
+// Run ingests the documents under paths. in.Options must pass Validate; Run does not check them
+// again.
 func (in *Ingester) Run(ctx context.Context, paths []string) (Report, error) {
 	start := time.Now()
 	rep := Report{StageDuration: map[string]time.Duration{}}
-	if err := in.Options.Chunk.Validate(); err != nil {
-		return rep, err
-	}
 	meta, err := in.checkEmbeddingModel(ctx)
 	if err != nil {
 		return rep, err
@@ -203,7 +188,6 @@ func (in *Ingester) documents(ctx context.Context, docs []load.Document, meta ma
 	for i := range results {
 		results[i] = make(chan prepared, 1)
 	}
-	workers := max(1, in.Options.Concurrency)
 	next := make(chan int)
 	g.Go(func() error {
 		defer close(next)
@@ -216,7 +200,7 @@ func (in *Ingester) documents(ctx context.Context, docs []load.Document, meta ma
 		}
 		return nil
 	})
-	for range workers {
+	for range in.Options.Concurrency {
 		g.Go(func() error {
 			for i := range next {
 				p := in.prepare(gctx, docs[i])
@@ -400,7 +384,7 @@ func (in *Ingester) embedEntities(ctx context.Context) (int, error) {
 			todo = append(todo, e)
 		}
 	}
-	size := max(1, in.Options.EmbedBatch)
+	size := in.Options.EmbedBatch
 	for startAt := 0; startAt < len(todo); startAt += size {
 		part := todo[startAt:min(startAt+size, len(todo))]
 		texts := make([]string, len(part))
@@ -451,8 +435,12 @@ func (in *Ingester) structure(ctx context.Context, rep *Report) error {
 		return nil
 	}
 	t := time.Now()
-	if in.Layers != nil {
-		if rep.Layers, err = in.Layers.Build(ctx); err != nil {
+	if in.LayerSummarizer != nil && in.Options.Layers.MaxLayers > 0 {
+		b := &layers.Builder{
+			Store: in.Store, Embedder: in.Embedder, Summarizer: in.LayerSummarizer, Log: in.Log,
+			Options: in.Options.Layers, Seed: in.Options.Seed,
+		}
+		if rep.Layers, err = b.Build(ctx); err != nil {
 			return fmt.Errorf("hierarchical index: %w", err)
 		}
 		rep.StageDuration["layers"] = time.Since(t)
@@ -467,7 +455,9 @@ func (in *Ingester) structure(ctx context.Context, rep *Report) error {
 	}
 	rep.StageDuration["components"] = time.Since(t)
 	t = time.Now()
-	communities, err := in.Store.ComputeCommunities(ctx, in.Options.Leiden)
+	leiden := graph.DefaultLeidenParams()
+	leiden.Seed = in.Options.Seed
+	communities, err := in.Store.ComputeCommunities(ctx, leiden)
 	if err != nil {
 		return fmt.Errorf("communities: %w", err)
 	}
