@@ -84,8 +84,13 @@ func runIngest(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	in := &pipeline.Ingester{
+		Extractor: m.extractor, Embedder: m.embedder, Tokenizer: tok,
+		Summarizer: m.summarizer, LayerSummarizer: m.layerSummarizer(tok), Reporter: m.reporter(tok, log),
+		Log: log, Options: opt,
+	}
 	if c.Bool("dry-run") {
-		return runDryRun(c, m, tok, opt)
+		return runDryRun(c, in) // no store: a dry run writes nothing
 	}
 	if err := m.prepareEmbedder(c.Context); err != nil {
 		return reportFailure(c, err)
@@ -95,12 +100,7 @@ func runIngest(c *cli.Context) error {
 		return err
 	}
 	defer closeStore(store, log)
-
-	in := &pipeline.Ingester{
-		Store: store, Extractor: m.extractor, Embedder: m.embedder, Tokenizer: tok,
-		Summarizer: m.summarizer, LayerSummarizer: m.layerSummarizer(tok), Reporter: m.reporter(tok, log),
-		Log: log, Options: opt,
-	}
+	in.Store = store
 	if isTerminal(c.App.ErrWriter) {
 		in.Progress = &progressBar{writer: c.App.ErrWriter}
 	}
