@@ -1,9 +1,6 @@
 package retrieval
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 func TestDefaultOptions(t *testing.T) {
 	tests := []struct {
@@ -41,7 +38,7 @@ func TestOptionsValidate(t *testing.T) {
 	tests := []struct {
 		name    string
 		opt     Options
-		wantErr string // "" for valid options; else a part of the message naming the option
+		wantErr string // the whole message, naming the option; "" for valid options
 	}{
 		{"defaults", def, ""},
 		{"smallest values", with(func(o *Options) { o.TopK, o.Entities, o.MaxContextTokens = 1, 1, 100 }), ""},
@@ -52,15 +49,15 @@ func TestOptionsValidate(t *testing.T) {
 		{"negative entities", with(func(o *Options) { o.Entities = -1 }), "entities must be at least 1, got -1"},
 		{"small budget", with(func(o *Options) { o.MaxContextTokens = 99 }), "max context tokens must be at least 100, got 99"},
 		{"zero budget", with(func(o *Options) { o.MaxContextTokens = 0 }), "max context tokens must be at least 100, got 0"},
-		{"zero value", Options{}, "top-k"},
+		{"zero value", Options{}, "top-k must be at least 1, got 0"},
 	}
 	for _, tc := range tests {
-		err := tc.opt.Validate()
-		switch {
-		case tc.wantErr == "" && err != nil:
-			t.Errorf("%s: %v", tc.name, err)
-		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.wantErr)
+		got := ""
+		if err := tc.opt.Validate(); err != nil {
+			got = err.Error()
+		}
+		if got != tc.wantErr {
+			t.Errorf("%s: Validate() = %q, want %q", tc.name, got, tc.wantErr)
 		}
 	}
 }
