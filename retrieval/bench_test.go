@@ -10,10 +10,12 @@ import (
 // BenchmarkQuery measures one context-only query per mode on the testdata graph.
 func BenchmarkQuery(b *testing.B) {
 	engine := testEngine(b)
-	for _, mode := range retrieval.Modes {
-		b.Run(mode, func(b *testing.B) {
+	for _, mode := range retrieval.Modes() {
+		opt := retrieval.DefaultOptions(mode)
+		opt.ContextOnly = true
+		b.Run(mode.String(), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := engine.Query(context.Background(), "Who rescued the crew of the Seventh Lantern?", retrieval.Options{Mode: mode, ContextOnly: true}); err != nil {
+				if _, err := engine.Query(context.Background(), "Who rescued the crew of the Seventh Lantern?", opt); err != nil {
 					b.Fatal(err)
 				}
 			}

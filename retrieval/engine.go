@@ -14,48 +14,9 @@ import (
 	"github.com/stratarag/strata/internal/tokenizer"
 )
 
-// Modes lists the query modes, in the order help text shows them. The hi_* modes are the
-// ablations of HiRAG's paper: one or two of its three knowledge levels, always with the source
-// chunks.
-var Modes = []string{"hi", "naive", "local", "global", "hi_local", "hi_global", "hi_bridge", "hi_nobridge"}
-
 // Answerer generates an answer from a question and its context text.
 type Answerer interface {
 	Answer(ctx context.Context, question, contextText string) (string, error)
-}
-
-// Options configures one query. Zero fields take the mode's defaults (DefaultOptions).
-type Options struct {
-	Mode string
-	// TopK is the number of source chunks in the context.
-	TopK int
-	// Entities is the number of seed entities (local and hi modes).
-	Entities int
-	// ContextOnly skips answer generation.
-	ContextOnly bool
-	// MaxContextTokens bounds the context text.
-	MaxContextTokens int
-}
-
-// DefaultMode is the mode of a query that names none: HiRAG's three-level retrieval.
-const DefaultMode = "hi"
-
-// DefaultOptions returns the defaults of a mode: GraphRAG's for local (10 entities, 12 000
-// tokens) and global (12 000 tokens of key points, and of reports per map batch), HiRAG's for the
-// hi modes (20 entities; 65 000 tokens split 12 500 / 12 500 / 20 000 / 20 000 between
-// backgrounds, reasoning paths, entities and sources).
-func DefaultOptions(mode string) Options {
-	if mode == "" {
-		mode = DefaultMode
-	}
-	opt := Options{Mode: mode, TopK: 10, Entities: 10, MaxContextTokens: 12000}
-	switch {
-	case isHi(mode):
-		opt.Entities, opt.MaxContextTokens = hiEntities, hiContextTokens
-	case mode == "global":
-		opt.MaxContextTokens = globalContextTokens
-	}
-	return opt
 }
 
 // Engine runs queries against a store.
@@ -72,22 +33,12 @@ type Engine struct {
 // ErrEmptyQuery is returned for a blank question.
 var ErrEmptyQuery = errors.New("the question is empty")
 
-// Query runs one query. Without an answerer the result carries the context and a nil answer.
+// Query runs one query with opt as given (see DefaultOptions and Validate). Without an answerer
+// the result carries the context and a nil answer.
 func (e *Engine) Query(ctx context.Context, question string, opt Options) (*Result, error) {
 	question = strings.TrimSpace(question)
 	if question == "" {
 		return nil, ErrEmptyQuery
-	}
-	def := DefaultOptions(opt.Mode)
-	opt.Mode = def.Mode
-	if opt.TopK <= 0 {
-		opt.TopK = def.TopK
-	}
-	if opt.Entities <= 0 {
-		opt.Entities = def.Entities
-	}
-	if opt.MaxContextTokens <= 0 {
-		opt.MaxContextTokens = def.MaxContextTokens
 	}
 	res := &Result{Query: question, Mode: opt.Mode, Context: emptyContext(), TimingsMS: map[string]float64{}}
 	start := time.Now()
@@ -102,16 +53,14 @@ func (e *Engine) Query(ctx context.Context, question string, opt Options) (*Resu
 
 	t = time.Now()
 	switch opt.Mode {
-	case "naive":
+	case ModeNaive:
 		err = e.naive(ctx, question, vecs[0], opt, res)
-	case "local":
+	case ModeLocal:
 		err = e.local(ctx, question, vecs[0], opt, res)
-	case "global":
+	case ModeGlobal:
 		err = e.global(ctx, question, vecs[0], opt, res)
-	case "hi", "hi_local", "hi_global", "hi_bridge", "hi_nobridge":
+	default: // ModeHi and its ablations
 		err = e.hi(ctx, question, vecs[0], opt, res)
-	default:
-		return nil, fmt.Errorf("unknown mode %q (want one of %s)", opt.Mode, strings.Join(Modes, ", "))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s retrieval: %w", opt.Mode, err)

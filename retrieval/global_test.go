@@ -116,11 +116,11 @@ func TestGlobalOffline(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s/%d", tc.wantFirst, tc.budget), func(t *testing.T) {
-			res, err := engine.Query(context.Background(), tc.question, retrieval.Options{Mode: "global", MaxContextTokens: tc.budget})
+			res, err := engine.Query(context.Background(), tc.question, globalOptions(tc.budget))
 			if err != nil {
 				t.Fatal(err)
 			}
-			budget := cmpOr(tc.budget, retrieval.DefaultOptions("global").MaxContextTokens)
+			budget := globalOptions(tc.budget).MaxContextTokens
 			checkGlobalContext(t, engine.Tokenizer, res, budget)
 			c := res.Context.Communities
 			if !strings.Contains(c[0].Title, tc.wantFirst) {
@@ -141,11 +141,14 @@ func TestGlobalOffline(t *testing.T) {
 	}
 }
 
-func cmpOr(a, b int) int {
-	if a != 0 {
-		return a
+// globalOptions returns global mode's defaults with a context budget of budget tokens (0: the
+// default).
+func globalOptions(budget int) retrieval.Options {
+	opt := retrieval.DefaultOptions(retrieval.ModeGlobal)
+	if budget != 0 {
+		opt.MaxContextTokens = budget
 	}
-	return b
+	return opt
 }
 
 func titles(cs []retrieval.CommunityItem) []string {
@@ -232,11 +235,13 @@ func TestGlobalMapStep(t *testing.T) {
 			m := &stubMapper{points: scoredPoints, delay: 20 * time.Millisecond}
 			engine.Mapper = m
 			defer func() { engine.Mapper = nil }()
-			res, err := engine.Query(context.Background(), q, retrieval.Options{Mode: "global", MaxContextTokens: tc.budget, ContextOnly: true})
+			opt := globalOptions(tc.budget)
+			opt.ContextOnly = true
+			res, err := engine.Query(context.Background(), q, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			budget := cmpOr(tc.budget, retrieval.DefaultOptions("global").MaxContextTokens)
+			budget := globalOptions(tc.budget).MaxContextTokens
 			if !tc.wantBatches(int(m.calls.Load())) {
 				t.Errorf("%d map calls", m.calls.Load())
 			}
@@ -317,7 +322,7 @@ func TestGlobalMapErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			engine.Mapper = &stubMapper{points: tc.points}
 			defer func() { engine.Mapper = nil }()
-			res, err := engine.Query(context.Background(), "What happened?", retrieval.Options{Mode: "global", MaxContextTokens: 150})
+			res, err := engine.Query(context.Background(), "What happened?", globalOptions(150))
 			if tc.wantErr != nil {
 				if !errors.Is(err, tc.wantErr) || !strings.Contains(err.Error(), "global retrieval: map step, batch") {
 					t.Errorf("error %v, want one wrapping %v and naming the map step", err, tc.wantErr)
@@ -418,7 +423,7 @@ func TestGlobalLevelChoice(t *testing.T) {
 			store := newLevelStore(tc.counts, tc.hits)
 			m := &stubMapper{points: scoredPoints}
 			engine := &retrieval.Engine{Store: store, Embedder: embedding.NewOffline(8), Tokenizer: tok, Mapper: m}
-			if _, err := engine.Query(context.Background(), "Anything?", retrieval.Options{Mode: "global"}); err != nil {
+			if _, err := engine.Query(context.Background(), "Anything?", globalOptions(0)); err != nil {
 				t.Fatal(err)
 			}
 			var all []string
@@ -478,7 +483,7 @@ func TestGlobalThroughLLMClient(t *testing.T) {
 			defer func() { engine.Mapper, engine.Answerer = nil, nil }()
 
 			q := "Who commissioned the Kestrel Point Lighthouse?"
-			res, err := engine.Query(context.Background(), q, retrieval.Options{Mode: "global", MaxContextTokens: 400})
+			res, err := engine.Query(context.Background(), q, globalOptions(400))
 			if malformed > 0 {
 				// Mangled answers may or may not parse; either way the query does not fail on
 				// them (an empty context only stops the answer step).

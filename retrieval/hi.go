@@ -8,7 +8,7 @@ import (
 	"github.com/stratarag/strata/internal/graph"
 )
 
-// HiRAG's retrieval parameters (DESIGN §5).
+// Parameters of HiRAG's three-level retrieval (the hi mode and its ablations).
 const (
 	hiEntities      = 20    // n: entities of the local level
 	hiOversample    = 10    // candidates searched per local entity
@@ -27,31 +27,13 @@ const (
 	hiChunkShare      = 20000.0 / hiContextTokens
 )
 
-func isHi(mode string) bool { return mode == "hi" || strings.HasPrefix(mode, "hi_") }
-
-// hiSections says which knowledge levels a hi mode (or ablation) puts in the context; source
-// chunks are always included.
-func hiSections(mode string) (global, bridge, local bool) {
-	switch mode {
-	case "hi_local":
-		return false, false, true
-	case "hi_global":
-		return true, false, false
-	case "hi_bridge":
-		return false, true, false
-	case "hi_nobridge":
-		return true, false, true
-	}
-	return true, true, true
-}
-
 // hi is HiRAG's three-level retrieval. Local level: the top-n entities over all layers among
 // n×10 candidates. Global level: the communities containing them, ranked by how many they
 // contain, then rating. Bridge level: per community its top-m candidate entities; shortest paths
 // between consecutive key entities (over RELATED and SUMMARIZED_BY) give the triples that join
 // the local and global knowledge.
 func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Options, res *Result) error {
-	wantGlobal, wantBridge, wantLocal := hiSections(opt.Mode)
+	want := opt.Mode.levels()
 	candidates, err := e.hybridSearch(ctx, graph.EntityEmbedding, graph.EntityText, question, qvec, opt.Entities*hiOversample)
 	if err != nil {
 		return err
@@ -76,7 +58,7 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 
 	var paths []PathItem
 	names, entities := entityItems(lc.Entities, score)
-	if wantBridge {
+	if want.bridge {
 		paths, err = e.bridge(ctx, communities, rank, names)
 		if err != nil {
 			return err
@@ -89,7 +71,7 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 
 	total := float64(opt.MaxContextTokens)
 	b := newContextBuilder(e.Tokenizer)
-	if wantGlobal {
+	if want.global {
 		var items []CommunityItem
 		for _, c := range communities {
 			if c.Title != "" || c.Summary != "" {
@@ -98,10 +80,10 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 		}
 		res.Context.Communities = b.communities("Backgrounds", items, int(total*hiBackgroundShare))
 	}
-	if wantBridge {
+	if want.bridge {
 		res.Context.Paths = b.paths("Reasoning Path", paths, int(total*hiPathShare))
 	}
-	if wantLocal {
+	if want.local {
 		res.Context.Entities = b.entities("Detail Entity Information", entities, int(total*hiEntityShare))
 	}
 	res.Context.Chunks = b.chunks("Source Documents", chunkItems, int(total*hiChunkShare))

@@ -3,11 +3,11 @@
 // context text, and (when an answerer is configured) generates the answer.
 package retrieval
 
-// Result is the output of one query; its JSON form is the `strata query --json` contract of
-// DESIGN §6.
+// Result is the output of one query. Its JSON form is what `strata query --json` prints, a
+// contract for scripts: the README shows its shape.
 type Result struct {
 	Query       string             `json:"query"`
-	Mode        string             `json:"mode"`
+	Mode        Mode               `json:"mode"`
 	Answer      *string            `json:"answer"`
 	Context     Context            `json:"context"`
 	ContextText string             `json:"context_text"`

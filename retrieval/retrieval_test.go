@@ -50,11 +50,11 @@ func TestGoldDocumentsInTopFive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, mode := range retrieval.Modes {
-		if mode == "global" {
+	for _, mode := range retrieval.Modes() {
+		if mode == retrieval.ModeGlobal {
 			continue // no source chunks: document recall does not apply (global_test.go covers it)
 		}
-		rep, err := eval.Run(context.Background(), engine, questions, retrieval.Options{Mode: mode})
+		rep, err := eval.Run(context.Background(), engine, questions, retrieval.DefaultOptions(mode))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,11 +76,8 @@ func TestGoldDocumentsInTopFive(t *testing.T) {
 
 func TestQueryRejectsBadInput(t *testing.T) {
 	engine := testEngine(t)
-	if _, err := engine.Query(context.Background(), "   ", retrieval.Options{Mode: "naive"}); err != retrieval.ErrEmptyQuery {
+	if _, err := engine.Query(context.Background(), "   ", retrieval.DefaultOptions(retrieval.ModeNaive)); err != retrieval.ErrEmptyQuery {
 		t.Errorf("blank question: %v", err)
-	}
-	if _, err := engine.Query(context.Background(), "harbor", retrieval.Options{Mode: "psychic"}); err == nil {
-		t.Error("unknown mode accepted")
 	}
 }
 
@@ -95,14 +92,16 @@ func TestQueryAnswersWithContext(t *testing.T) {
 	engine := testEngine(t)
 	ans := &echoAnswerer{}
 	engine.Answerer = ans
-	res, err := engine.Query(context.Background(), "Who rescued the crew of the Seventh Lantern?", retrieval.Options{Mode: "local"})
+	res, err := engine.Query(context.Background(), "Who rescued the crew of the Seventh Lantern?", retrieval.DefaultOptions(retrieval.ModeLocal))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Answer == nil || *res.Answer != "answer to Who rescued the crew of the Seventh Lantern?" || ans.got != res.ContextText {
 		t.Errorf("answer %v; answerer saw the context: %v", res.Answer, ans.got == res.ContextText)
 	}
-	res, err = engine.Query(context.Background(), "Who rescued the crew?", retrieval.Options{Mode: "local", ContextOnly: true})
+	opt := retrieval.DefaultOptions(retrieval.ModeLocal)
+	opt.ContextOnly = true
+	res, err = engine.Query(context.Background(), "Who rescued the crew?", opt)
 	if err != nil || res.Answer != nil {
 		t.Errorf("--context-only still answered: %v %v", res.Answer, err)
 	}
@@ -113,18 +112,20 @@ func TestHiAblationsKeepTheirLevels(t *testing.T) {
 	engine := testEngine(t)
 	q := "Under which rector did the designer of the Kestrel Point Lighthouse study?"
 	tests := []struct {
-		mode                         string
+		mode                         retrieval.Mode
 		communities, paths, entities bool
 		sectionGlobal, sectionBridge string
 	}{
-		{"hi", true, true, true, "-----Backgrounds-----", "-----Reasoning Path-----"},
-		{"hi_local", false, false, true, "", ""},
-		{"hi_global", true, false, false, "-----Backgrounds-----", ""},
-		{"hi_bridge", false, true, false, "", "-----Reasoning Path-----"},
-		{"hi_nobridge", true, false, true, "-----Backgrounds-----", ""},
+		{retrieval.ModeHi, true, true, true, "-----Backgrounds-----", "-----Reasoning Path-----"},
+		{retrieval.ModeHiLocal, false, false, true, "", ""},
+		{retrieval.ModeHiGlobal, true, false, false, "-----Backgrounds-----", ""},
+		{retrieval.ModeHiBridge, false, true, false, "", "-----Reasoning Path-----"},
+		{retrieval.ModeHiNoBridge, true, false, true, "-----Backgrounds-----", ""},
 	}
 	for _, tc := range tests {
-		res, err := engine.Query(context.Background(), q, retrieval.Options{Mode: tc.mode, ContextOnly: true})
+		opt := retrieval.DefaultOptions(tc.mode)
+		opt.ContextOnly = true
+		res, err := engine.Query(context.Background(), q, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +141,9 @@ func TestHiAblationsKeepTheirLevels(t *testing.T) {
 		}
 	}
 	// The bridge joins the lighthouse's designer to her teacher's university.
-	res, err := engine.Query(context.Background(), q, retrieval.Options{Mode: "hi_bridge", ContextOnly: true})
+	opt := retrieval.DefaultOptions(retrieval.ModeHiBridge)
+	opt.ContextOnly = true
+	res, err := engine.Query(context.Background(), q, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline"
-	"github.com/stratarag/strata/pipeline/layers"
 	"github.com/stratarag/strata/retrieval"
 )
 
@@ -34,8 +33,8 @@ func ingestCommand() *cli.Command {
 			&cli.IntFlag{Name: "chunk-size", Value: def.Chunk.Size, Usage: "chunk size in cl100k_base tokens"},
 			&cli.IntFlag{Name: "chunk-overlap", Value: def.Chunk.Overlap, Usage: "tokens shared by consecutive chunks"},
 			&cli.IntFlag{Name: "concurrency", Value: def.Concurrency, Usage: "documents extracted in parallel"},
-			&cli.Int64Flag{Name: "seed", Value: def.Leiden.Seed, Usage: "random seed of community detection and of the hierarchical index"},
-			&cli.IntFlag{Name: "layers", Value: layers.DefaultOptions().MaxLayers, Usage: "summary layers of the hierarchical index at most (0: none)"},
+			&cli.Int64Flag{Name: "seed", Value: def.Seed, Usage: "random seed of community detection and of the hierarchical index"},
+			&cli.IntFlag{Name: "layers", Value: def.Layers.MaxLayers, Usage: "summary layers of the hierarchical index at most (0: none)"},
 			&cli.BoolFlag{Name: flagJSON, Usage: "print the run report as one JSON object on stdout"},
 		)...),
 		Action: runIngest,
@@ -67,18 +66,15 @@ func runIngest(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// The options are validated here, once, before anything is opened: the Ingester uses them
+	// as they are.
 	opt := pipeline.DefaultOptions()
 	opt.Chunk.Size, opt.Chunk.Overlap = c.Int("chunk-size"), c.Int("chunk-overlap")
 	opt.Concurrency = c.Int("concurrency")
-	opt.Leiden.Seed = c.Int64("seed")
-	if err := opt.Chunk.Validate(); err != nil {
+	opt.Layers.MaxLayers = c.Int("layers")
+	opt.Seed = c.Int64("seed")
+	if err := opt.Validate(); err != nil {
 		return usageError{err}
-	}
-	if opt.Concurrency < 1 {
-		return usageError{fmt.Errorf("--concurrency must be at least 1, got %d", opt.Concurrency)}
-	}
-	if c.Int("layers") < 0 {
-		return usageError{fmt.Errorf("--layers must not be negative, got %d", c.Int("layers"))}
 	}
 	m, err := setupModels(c, log)
 	if err != nil {
@@ -88,8 +84,13 @@ func runIngest(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	in := &pipeline.Ingester{
+		Extractor: m.extractor, Embedder: m.embedder, Tokenizer: tok,
+		Summarizer: m.summarizer, LayerSummarizer: m.layerSummarizer(tok), Reporter: m.reporter(tok, log),
+		Log: log, Options: opt,
+	}
 	if c.Bool("dry-run") {
-		return runDryRun(c, m, tok, opt)
+		return runDryRun(c, in) // no store: a dry run writes nothing
 	}
 	if err := m.prepareEmbedder(c.Context); err != nil {
 		return reportFailure(c, err)
@@ -99,17 +100,7 @@ func runIngest(c *cli.Context) error {
 		return err
 	}
 	defer closeStore(store, log)
-
-	in := &pipeline.Ingester{
-		Store: store, Extractor: m.extractor, Embedder: m.embedder, Tokenizer: tok,
-		Summarizer: m.summarizer, Reporter: m.reporter(tok, log),
-		Log: log, Options: opt,
-	}
-	if n := c.Int("layers"); n > 0 {
-		lopt := layers.DefaultOptions()
-		lopt.MaxLayers, lopt.Seed = n, opt.Leiden.Seed
-		in.Layers = &layers.Builder{Store: store, Embedder: m.embedder, Summarizer: m.layerSummarizer(tok), Log: log, Options: lopt}
-	}
+	in.Store = store
 	if isTerminal(c.App.ErrWriter) {
 		in.Progress = &progressBar{writer: c.App.ErrWriter}
 	}

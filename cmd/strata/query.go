@@ -27,42 +27,47 @@ func queryCommand() *cli.Command {
 			"holds exactly one JSON object.",
 		Flags: commonFlags(append(retrievalFlags(),
 			&cli.BoolFlag{Name: "context-only", Usage: "retrieve the context but do not generate an answer"},
-			&cli.BoolFlag{Name: flagJSON, Usage: "print one JSON object on stdout (DESIGN §6 shape)"},
+			&cli.BoolFlag{Name: flagJSON, Usage: "print one JSON object on stdout (shape in the README)"},
 		)...),
 		Action: runQuery,
 	}
 }
 
-// retrievalFlags are shared by query and eval; zero values take the mode's defaults.
+// retrievalFlags are shared by query and eval. Their defaults are retrieval.DefaultOptions'; the
+// entity count and the context budget depend on the mode, so 0 stands for the mode's.
 func retrievalFlags() []cli.Flag {
-	def := retrieval.DefaultOptions("")
-	loc := retrieval.DefaultOptions("local")
+	def := retrieval.DefaultOptions(retrieval.DefaultMode)
+	loc := retrieval.DefaultOptions(retrieval.ModeLocal)
+	names := make([]string, 0, len(retrieval.Modes()))
+	for _, m := range retrieval.Modes() {
+		names = append(names, m.String())
+	}
 	return []cli.Flag{
-		&cli.StringFlag{Name: "mode", Value: def.Mode, Usage: "retrieval mode: " + strings.Join(retrieval.Modes, ", ")},
+		&cli.StringFlag{Name: "mode", Value: def.Mode.String(), Usage: "retrieval mode: " + strings.Join(names, ", ")},
 		&cli.IntFlag{Name: "top-k", Value: def.TopK, Usage: "number of source chunks in the context"},
 		&cli.IntFlag{Name: "entities", Usage: fmt.Sprintf("number of seed entities (default: %d in hi modes, %d in local)", def.Entities, loc.Entities)},
 		&cli.IntFlag{Name: "max-context-tokens", Usage: fmt.Sprintf("token budget of the context text (default: %d in hi modes, %d otherwise)", def.MaxContextTokens, loc.MaxContextTokens)},
 	}
 }
 
+// queryOptions parses the mode, takes its defaults, applies the flags given and validates the
+// result once; retrieval uses it as it is.
 func queryOptions(c *cli.Context) (retrieval.Options, error) {
-	opt := retrieval.Options{
-		Mode: c.String("mode"), TopK: c.Int("top-k"), Entities: c.Int("entities"),
-		MaxContextTokens: c.Int("max-context-tokens"), ContextOnly: c.Bool("context-only"),
+	mode, err := retrieval.ParseMode(c.String("mode"))
+	if err != nil {
+		return retrieval.Options{}, usageError{fmt.Errorf("--mode: %w", err)}
 	}
-	known := false
-	for _, m := range retrieval.Modes {
-		known = known || m == opt.Mode
+	opt := retrieval.DefaultOptions(mode)
+	opt.TopK = c.Int("top-k")
+	if n := c.Int("entities"); n != 0 {
+		opt.Entities = n
 	}
-	switch {
-	case !known:
-		return opt, usageError{fmt.Errorf("--mode: unknown mode %q (want one of %s)", opt.Mode, strings.Join(retrieval.Modes, ", "))}
-	case opt.TopK < 1:
-		return opt, usageError{fmt.Errorf("--top-k must be at least 1, got %d", opt.TopK)}
-	case opt.Entities < 0:
-		return opt, usageError{fmt.Errorf("--entities must be positive, got %d", opt.Entities)}
-	case opt.MaxContextTokens != 0 && opt.MaxContextTokens < 100:
-		return opt, usageError{fmt.Errorf("--max-context-tokens must be at least 100, got %d", opt.MaxContextTokens)}
+	if n := c.Int("max-context-tokens"); n != 0 {
+		opt.MaxContextTokens = n
+	}
+	opt.ContextOnly = c.Bool("context-only")
+	if err := opt.Validate(); err != nil {
+		return opt, usageError{err}
 	}
 	return opt, nil
 }

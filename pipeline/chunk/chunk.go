@@ -10,13 +10,14 @@ import (
 	"github.com/stratarag/strata/internal/tokenizer"
 )
 
-// Options sets the window size and overlap in tokens (DESIGN §4 defaults: 1200 and 100).
+// Options sets the window size and overlap in tokens.
 type Options struct {
 	Size    int
 	Overlap int
 }
 
-// DefaultOptions returns the defaults of DESIGN §4.
+// DefaultOptions returns GraphRAG's (and HiRAG's) default text units: windows of 1200 tokens
+// sharing 100.
 func DefaultOptions() Options { return Options{Size: 1200, Overlap: 100} }
 
 // Validate reports options that cannot produce chunks.
@@ -41,10 +42,10 @@ type Piece struct {
 // Split cuts text into windows of at most opt.Size tokens, consecutive windows sharing opt.Overlap
 // tokens. Chunk ids hash the document id with the window text, so re-chunking the same document
 // yields the same ids while identical passages of two documents stay distinct chunks.
+//
+// opt must pass Validate. Split does not check it again: options are validated once, where they
+// are set (pipeline.Options.Validate), not once per document.
 func Split(tok *tokenizer.Tokenizer, documentID, text string, opt Options) ([]Piece, error) {
-	if err := opt.Validate(); err != nil {
-		return nil, err
-	}
 	ends, err := tok.Ends(text)
 	if err != nil {
 		return nil, fmt.Errorf("chunk %s: %w", documentID, err)

@@ -1,4 +1,4 @@
-// Package layers builds HiRAG's hierarchical index (DESIGN §4, HiIndex): the entities of a layer
+// Package layers builds HiRAG's hierarchical index (HiIndex): the entities of a layer
 // are clustered by their embeddings (PCA, then a Gaussian mixture whose size has the lowest
 // BIC, with soft membership), each cluster is summarized into one or more summary entities of
 // the next layer, and members are linked to their summaries with SUMMARIZED_BY. Layers are added
@@ -41,13 +41,14 @@ type Options struct {
 	Threshold     float64 // soft membership: an entity joins every cluster it belongs to with probability above this
 	Epsilon       float64 // stop when cluster sparsity changes by less than this between layers
 	MaxSparsity   float64 // stop when cluster sparsity reaches this
-	Seed          int64
-	Concurrency   int // clusters summarized at once
+	Concurrency   int     // clusters summarized at once
 }
 
-// DefaultOptions returns the parameters of DESIGN §4.
+// DefaultOptions returns the index's defaults: at most 5 layers, embeddings reduced to 10
+// dimensions, mixtures of up to 50 components, membership above probability 0.1, and a stop at a
+// sparsity change under 0.05 or a sparsity of 0.98.
 func DefaultOptions() Options {
-	return Options{MaxLayers: 5, Dims: 10, MaxComponents: 50, Threshold: 0.1, Epsilon: 0.05, MaxSparsity: 0.98, Seed: 42, Concurrency: 8}
+	return Options{MaxLayers: 5, Dims: 10, MaxComponents: 50, Threshold: 0.1, Epsilon: 0.05, MaxSparsity: 0.98, Concurrency: 8}
 }
 
 // Builder builds the summary layers over the layer-0 entities of a store.
@@ -57,6 +58,10 @@ type Builder struct {
 	Summarizer Summarizer
 	Log        zerolog.Logger
 	Options    Options
+	// Seed seeds the Gaussian mixtures: the same seed over the same entities builds the same
+	// layers. It is a field of its own, not an option, because the ingester passes one seed to
+	// both this index and community detection.
+	Seed int64
 }
 
 // Layer describes one built layer.
@@ -158,7 +163,7 @@ func (b *Builder) cluster(entities []graph.Entity, opt Options) ([]group, [][]fl
 	}
 	gmm, _, err := cluster.Select(x, cluster.SelectOptions{
 		MaxComponents: min(opt.MaxComponents, len(entities)),
-		GMM:           cluster.GMMOptions{Seed: opt.Seed},
+		GMM:           cluster.GMMOptions{Seed: b.Seed},
 	})
 	if err != nil {
 		return nil, nil, err

@@ -36,6 +36,10 @@ type Problem struct {
 
 func (p Problem) String() string { return p.Source + ": " + p.Err.Error() }
 
+// MarshalText writes the problem as String does, so that JSON reports list skipped inputs as
+// lines a reader can act on.
+func (p Problem) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
 // Errors a Problem wraps, so callers and tests can tell them apart.
 var (
 	ErrEmpty       = errors.New("empty document")

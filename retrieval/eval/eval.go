@@ -68,7 +68,7 @@ var Ks = []int{2, 5, 10}
 
 // Report is the result of an evaluation run.
 type Report struct {
-	Mode      string             `json:"mode"`
+	Mode      retrieval.Mode     `json:"mode"`
 	Questions int                `json:"questions"`
 	Recall    map[string]float64 `json:"recall"` // "recall@2" → mean recall
 	MeanMS    float64            `json:"mean_query_ms"`

@@ -47,7 +47,7 @@ func TestRunAveragesAndDeduplicatesDocuments(t *testing.T) {
 	rep, err := Run(context.Background(), q, []Question{
 		{ID: "1", Question: "one", Gold: []string{"d2", "d3"}},
 		{ID: "2", Question: "two", Gold: []string{"d9"}},
-	}, retrieval.Options{Mode: "naive"})
+	}, retrieval.DefaultOptions(retrieval.ModeNaive))
 	if err != nil {
 		t.Fatal(err)
 	}

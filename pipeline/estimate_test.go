@@ -1,0 +1,78 @@
+package pipeline_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stratarag/strata/internal/embedding"
+	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/pipeline"
+	"github.com/stratarag/strata/pipeline/extract"
+	"github.com/stratarag/strata/pipeline/load"
+)
+
+func TestEstimateOffline(t *testing.T) {
+	in := newIngester(t, nil, nil) // no store: an estimate never touches it
+	est, err := in.Estimate(context.Background(), []string{corpusDir, badDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The corpus's 17 documents and the one good line of broken.jsonl; the other bad inputs are
+	// reported as a run would report them.
+	if !est.Offline || est.Documents != 18 || est.Chunks < est.Documents || est.CorpusTokens == 0 || len(est.LLM.Stages) != 0 {
+		t.Errorf("offline estimate %+v", est)
+	}
+	if len(est.Problems) != 6 || !errors.Is(est.Problems[0].Err, load.ErrBinary) {
+		t.Errorf("skipped inputs %v", est.Problems)
+	}
+
+	est, err = in.Estimate(context.Background(), []string{filepath.Join(badDir, "empty.txt")})
+	if !errors.Is(err, pipeline.ErrNothingIngested) || est.Documents != 0 {
+		t.Errorf("estimate of an empty input: %+v, %v", est, err)
+	}
+}
+
+// estimatingExtractor predicts 10 prompt and 5 completion tokens per chunk.
+type estimatingExtractor struct{ extract.Extractor }
+
+func (estimatingExtractor) Estimate(_ context.Context, texts []string) (llm.Estimate, error) {
+	var e llm.Estimate
+	e.Add(llm.StageExtract, llm.StageEstimate{Calls: len(texts), PromptTokens: 10 * len(texts), CompletionTokens: 5 * len(texts)})
+	return e, nil
+}
+
+// estimatingEmbedder predicts one embedding call for all texts.
+type estimatingEmbedder struct{ embedding.Embedder }
+
+func (estimatingEmbedder) EstimateEmbeddings(texts []string) llm.StageEstimate {
+	return llm.StageEstimate{Calls: 1, EmbeddingTokens: len(texts)}
+}
+
+func TestEstimateWithModels(t *testing.T) {
+	in := newIngester(t, nil, estimatingExtractor{extract.NewOffline()})
+	in.Embedder = estimatingEmbedder{in.Embedder}
+	est, err := in.Estimate(context.Background(), []string{corpusDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, emb := est.LLM.Stages[llm.StageExtract], est.LLM.Stages[llm.StageEmbed]
+	if est.Offline || ex.Calls != est.Chunks || emb.Calls != 1 || emb.EmbeddingTokens != est.Chunks {
+		t.Errorf("estimate %+v", est)
+	}
+	// Embedding tokens are not chat tokens: only extraction's 15 per chunk count.
+	if want := float64(15*est.Chunks) / float64(est.CorpusTokens); est.TokensPerCorpusToken != want {
+		t.Errorf("LLM tokens per corpus token %v, want %v", est.TokensPerCorpusToken, want)
+	}
+	if n := len(est.LLM.Assumptions); n == 0 || !strings.Contains(est.LLM.Assumptions[n-1], "not counted") {
+		t.Errorf("assumptions %v", est.LLM.Assumptions)
+	}
+
+	// A model-backed embedder with an extractor that cannot say what it costs: no guess.
+	in.Extractor = extract.NewOffline()
+	if _, err := in.Estimate(context.Background(), []string{corpusDir}); err == nil {
+		t.Error("estimate without an estimating extractor succeeded")
+	}
+}

@@ -1,0 +1,47 @@
+package pipeline
+
+import (
+	"fmt"
+
+	"github.com/stratarag/strata/pipeline/chunk"
+	"github.com/stratarag/strata/pipeline/layers"
+)
+
+// Options configures a run. Start from DefaultOptions and check changed fields with Validate: the
+// Ingester uses every field as it is.
+type Options struct {
+	Chunk chunk.Options
+	// Concurrency is the number of documents extracted at once.
+	Concurrency int
+	// EmbedBatch is the number of texts sent to the embedder at once.
+	EmbedBatch int
+	// Layers configures the hierarchical index. Layers.MaxLayers 0 skips the index (the
+	// layers.Builder itself would read 0 as its default).
+	Layers layers.Options
+	// Seed seeds both community detection (Leiden) and the hierarchical index's mixtures, so
+	// that one number reproduces a run's structure.
+	Seed int64
+}
+
+// DefaultOptions returns the options of the CLI's ingest: chunk.DefaultOptions, 4 documents at a
+// time, 64 texts per embedding call, layers.DefaultOptions and seed 42.
+func DefaultOptions() Options {
+	return Options{Chunk: chunk.DefaultOptions(), Concurrency: 4, EmbedBatch: 64, Layers: layers.DefaultOptions(), Seed: 42}
+}
+
+// Validate reports the first option no run can use, naming it. Chunk options are checked by
+// chunk.Options.Validate, where they are defined.
+func (o Options) Validate() error {
+	if err := o.Chunk.Validate(); err != nil {
+		return err
+	}
+	switch {
+	case o.Concurrency < 1:
+		return fmt.Errorf("concurrency must be at least 1, got %d", o.Concurrency)
+	case o.EmbedBatch < 1:
+		return fmt.Errorf("embed batch must be at least 1, got %d", o.EmbedBatch)
+	case o.Layers.MaxLayers < 0:
+		return fmt.Errorf("layers must not be negative, got %d", o.Layers.MaxLayers)
+	}
+	return nil
+}

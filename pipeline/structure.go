@@ -1,0 +1,66 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/pipeline/layers"
+)
+
+// structure runs the graph-wide stages when the graph changed since they last completed: the
+// hierarchical index, WCC, Leiden, reports. Re-running them after an interruption costs little:
+// the index and Leiden are seeded (Options.Seed), so they come out the same, and model-written
+// summaries and reports come from the response cache.
+func (in *Ingester) structure(ctx context.Context, rep *Report) error {
+	stale, _, err := in.Store.Meta(ctx, graph.MetaStructureStale)
+	if err != nil {
+		return fmt.Errorf("read store metadata: %w", err)
+	}
+	if stale != "true" {
+		in.Log.Info().Msg("graph unchanged; communities are up to date")
+		return nil
+	}
+	t := time.Now()
+	if in.LayerSummarizer != nil && in.Options.Layers.MaxLayers > 0 {
+		b := &layers.Builder{
+			Store: in.Store, Embedder: in.Embedder, Summarizer: in.LayerSummarizer, Log: in.Log,
+			Options: in.Options.Layers, Seed: in.Options.Seed,
+		}
+		if rep.Layers, err = b.Build(ctx); err != nil {
+			return fmt.Errorf("hierarchical index: %w", err)
+		}
+		rep.StageDuration["layers"] = time.Since(t)
+		for _, l := range rep.Layers {
+			in.Log.Info().Int("layer", l.Layer).Int("members", l.Members).Int("clusters", l.Clusters).
+				Int("summaries", l.Summaries).Float64("sparsity", l.Sparsity).Msg("summary layer built")
+		}
+		t = time.Now()
+	}
+	if rep.Components, err = in.Store.ComputeComponents(ctx); err != nil {
+		return fmt.Errorf("components: %w", err)
+	}
+	rep.StageDuration["components"] = time.Since(t)
+	t = time.Now()
+	leiden := graph.DefaultLeidenParams()
+	leiden.Seed = in.Options.Seed
+	communities, err := in.Store.ComputeCommunities(ctx, leiden)
+	if err != nil {
+		return fmt.Errorf("communities: %w", err)
+	}
+	rep.Communities = len(communities)
+	rep.StageDuration["communities"] = time.Since(t)
+	in.Log.Info().Int("components", rep.Components).Int("communities", rep.Communities).Msg("graph structure computed")
+	if in.Reporter != nil {
+		t = time.Now()
+		if err := in.Reporter.Reports(ctx, in.Store, communities); err != nil {
+			return fmt.Errorf("community reports: %w", err)
+		}
+		rep.StageDuration["reports"] = time.Since(t)
+	}
+	if err := in.Store.Apply(ctx, graph.Batch{Meta: map[string]string{graph.MetaStructureStale: "false"}}); err != nil {
+		return fmt.Errorf("record the finished structure: %w", err)
+	}
+	return nil
+}

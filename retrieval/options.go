@@ -1,0 +1,59 @@
+package retrieval
+
+import "fmt"
+
+// Options configures one query. Start from DefaultOptions and check changed fields with
+// Validate: Engine.Query uses every field as it is, with no defaults of its own.
+type Options struct {
+	Mode Mode
+	// TopK is the number of source chunks in the context.
+	TopK int
+	// Entities is the number of seed entities (local and hi modes).
+	Entities int
+	// MaxContextTokens bounds the context text. In global mode it also bounds the reports text of
+	// each map call, as in GraphRAG.
+	MaxContextTokens int
+	// ContextOnly skips answer generation.
+	ContextOnly bool
+}
+
+// Defaults of the local and naive modes, after GraphRAG's local search.
+const (
+	defaultTopK        = 10
+	localEntities      = 10
+	localContextTokens = 12000
+)
+
+// minContextTokens is the smallest context budget Validate accepts: below it a section holds
+// little more than its heading.
+const minContextTokens = 100
+
+// DefaultOptions returns the options of a query in mode m: GraphRAG's for local (10 entities,
+// 12 000 tokens) and global (12 000 tokens of key points, and of reports per map batch), HiRAG's
+// for the hi modes (20 entities; 65 000 tokens split 12 500 / 12 500 / 20 000 / 20 000 between
+// backgrounds, reasoning paths, entities and sources). The budgets differ per mode, so the mode
+// comes first.
+func DefaultOptions(m Mode) Options {
+	opt := Options{Mode: m, TopK: defaultTopK, Entities: localEntities, MaxContextTokens: localContextTokens}
+	switch m {
+	case ModeNaive, ModeLocal:
+	case ModeGlobal:
+		opt.MaxContextTokens = globalContextTokens
+	default: // ModeHi and its ablations
+		opt.Entities, opt.MaxContextTokens = hiEntities, hiContextTokens
+	}
+	return opt
+}
+
+// Validate reports the first option that no query can use, naming it.
+func (o Options) Validate() error {
+	switch {
+	case o.TopK < 1:
+		return fmt.Errorf("top-k must be at least 1, got %d", o.TopK)
+	case o.Entities < 1:
+		return fmt.Errorf("entities must be at least 1, got %d", o.Entities)
+	case o.MaxContextTokens < minContextTokens:
+		return fmt.Errorf("max context tokens must be at least %d, got %d", minContextTokens, o.MaxContextTokens)
+	}
+	return nil
+}

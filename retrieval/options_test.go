@@ -1,0 +1,63 @@
+package retrieval
+
+import "testing"
+
+func TestDefaultOptions(t *testing.T) {
+	tests := []struct {
+		mode                    Mode
+		entities, contextTokens int
+	}{
+		{ModeHi, 20, 65000},
+		{ModeHiLocal, 20, 65000},
+		{ModeHiGlobal, 20, 65000},
+		{ModeHiBridge, 20, 65000},
+		{ModeHiNoBridge, 20, 65000},
+		{ModeNaive, 10, 12000},
+		{ModeLocal, 10, 12000},
+		{ModeGlobal, 10, 12000},
+	}
+	for _, tc := range tests {
+		opt := DefaultOptions(tc.mode)
+		want := Options{Mode: tc.mode, TopK: 10, Entities: tc.entities, MaxContextTokens: tc.contextTokens}
+		if opt != want {
+			t.Errorf("DefaultOptions(%s) = %+v, want %+v", tc.mode, opt, want)
+		}
+		if err := opt.Validate(); err != nil {
+			t.Errorf("DefaultOptions(%s) does not validate: %v", tc.mode, err)
+		}
+	}
+}
+
+func TestOptionsValidate(t *testing.T) {
+	def := DefaultOptions(ModeLocal)
+	with := func(change func(*Options)) Options {
+		o := def
+		change(&o)
+		return o
+	}
+	tests := []struct {
+		name    string
+		opt     Options
+		wantErr string // the whole message, naming the option; "" for valid options
+	}{
+		{"defaults", def, ""},
+		{"smallest values", with(func(o *Options) { o.TopK, o.Entities, o.MaxContextTokens = 1, 1, 100 }), ""},
+		{"context only", with(func(o *Options) { o.ContextOnly = true }), ""},
+		{"zero top-k", with(func(o *Options) { o.TopK = 0 }), "top-k must be at least 1, got 0"},
+		{"negative top-k", with(func(o *Options) { o.TopK = -3 }), "top-k must be at least 1, got -3"},
+		{"zero entities", with(func(o *Options) { o.Entities = 0 }), "entities must be at least 1, got 0"},
+		{"negative entities", with(func(o *Options) { o.Entities = -1 }), "entities must be at least 1, got -1"},
+		{"small budget", with(func(o *Options) { o.MaxContextTokens = 99 }), "max context tokens must be at least 100, got 99"},
+		{"zero budget", with(func(o *Options) { o.MaxContextTokens = 0 }), "max context tokens must be at least 100, got 0"},
+		{"zero value", Options{}, "top-k must be at least 1, got 0"},
+	}
+	for _, tc := range tests {
+		got := ""
+		if err := tc.opt.Validate(); err != nil {
+			got = err.Error()
+		}
+		if got != tc.wantErr {
+			t.Errorf("%s: Validate() = %q, want %q", tc.name, got, tc.wantErr)
+		}
+	}
+}
