@@ -2,7 +2,6 @@ package pipeline_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/testcorpus"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline"
 	"github.com/stratarag/strata/pipeline/chunk"
@@ -65,18 +65,6 @@ func ingest(t testing.TB, store graph.Store, paths ...string) pipeline.Report {
 	return rep
 }
 
-type expectedFacts struct {
-	Entities []struct {
-		Name      string   `json:"name"`
-		Documents []string `json:"documents"`
-	} `json:"entities"`
-	Relations []struct {
-		Source   string `json:"source"`
-		Target   string `json:"target"`
-		Document string `json:"document"`
-	} `json:"relations"`
-}
-
 func TestIngestTestdataBuildsExpectedGraph(t *testing.T) {
 	store := openStore(t, t.TempDir())
 	rep := ingest(t, store, corpusDir)
@@ -87,12 +75,8 @@ func TestIngestTestdataBuildsExpectedGraph(t *testing.T) {
 		t.Errorf("structure stages did not run: %+v", rep)
 	}
 	ctx := context.Background()
-	var want expectedFacts
-	data, err := os.ReadFile(filepath.Join("..", "testdata", "expected.json"))
+	want, err := testcorpus.ReadExpected()
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &want); err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range want.Entities {

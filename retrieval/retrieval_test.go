@@ -2,51 +2,26 @@ package retrieval_test
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/rs/zerolog"
-
-	"github.com/stratarag/strata/internal/embedded"
-	"github.com/stratarag/strata/internal/embedding"
-	"github.com/stratarag/strata/internal/tokenizer"
-	"github.com/stratarag/strata/pipeline"
-	"github.com/stratarag/strata/pipeline/extract"
-	"github.com/stratarag/strata/pipeline/reports"
+	"github.com/stratarag/strata/internal/testcorpus"
+	"github.com/stratarag/strata/internal/teststore"
 	"github.com/stratarag/strata/retrieval"
 	"github.com/stratarag/strata/retrieval/eval"
 )
 
 func testEngine(t testing.TB) *retrieval.Engine {
-	t.Helper()
-	ctx := context.Background()
-	store, err := embedded.Open(ctx, t.TempDir(), embedded.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	tok, err := tokenizer.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	emb := embedding.NewOffline(384)
-	in := &pipeline.Ingester{
-		Store: store, Extractor: extract.NewOffline(), Embedder: emb, Tokenizer: tok,
-		Reporter: &reports.Extractive{Embedder: emb}, Log: zerolog.Nop(), Options: pipeline.DefaultOptions(),
-	}
-	if _, err := in.Run(ctx, []string{filepath.Join("..", "testdata", "corpus")}); err != nil {
-		t.Fatal(err)
-	}
-	return &retrieval.Engine{Store: store, Embedder: emb, Tokenizer: tok}
+	f := teststore.Ingested(t, 384)
+	return &retrieval.Engine{Store: f.Store, Embedder: f.Embedder, Tokenizer: f.Tokenizer}
 }
 
 // TestGoldDocumentsInTopFive checks, per mode, that for most testdata questions a gold document is
 // among the first five retrieved documents, and reports recall.
 func TestGoldDocumentsInTopFive(t *testing.T) {
 	engine := testEngine(t)
-	questions, err := eval.ReadQuestions(filepath.Join("..", "testdata", "questions.jsonl"))
+	questions, err := eval.ReadQuestions(testcorpus.Questions())
 	if err != nil {
 		t.Fatal(err)
 	}

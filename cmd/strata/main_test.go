@@ -10,11 +10,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/stratarag/strata/internal/testcorpus"
 )
 
 var (
-	corpusDir    = filepath.Join("..", "..", "testdata", "corpus")
-	questionFile = filepath.Join("..", "..", "testdata", "questions.jsonl")
+	corpusDir    = testcorpus.Dir()
+	questionFile = testcorpus.Questions()
 )
 
 // strata runs the CLI in-process, offline, and returns its exit code, stdout and stderr.

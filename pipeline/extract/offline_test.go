@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stratarag/strata/internal/testcorpus"
 )
 
 func TestOfflineSentenceAndSpans(t *testing.T) {
@@ -92,26 +94,11 @@ func TestOfflineDeterministic(t *testing.T) {
 // listed entity is found in every document that names it, and every listed relation is found in its
 // document.
 func TestOfflineFindsExpectedFacts(t *testing.T) {
-	root := filepath.Join("..", "..", "testdata")
-	var expected struct {
-		Entities []struct {
-			Name      string   `json:"name"`
-			Documents []string `json:"documents"`
-		} `json:"entities"`
-		Relations []struct {
-			Source   string `json:"source"`
-			Target   string `json:"target"`
-			Document string `json:"document"`
-		} `json:"relations"`
-	}
-	data, err := os.ReadFile(filepath.Join(root, "expected.json"))
+	expected, err := testcorpus.ReadExpected()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(data, &expected); err != nil {
-		t.Fatal(err)
-	}
-	docs := loadTestCorpus(t, filepath.Join(root, "corpus"))
+	docs := loadTestCorpus(t, testcorpus.Dir())
 	results := map[string]Result{}
 	for id, text := range docs {
 		res, err := NewOffline().Extract(context.Background(), text)

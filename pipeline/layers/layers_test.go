@@ -3,7 +3,6 @@ package layers_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,31 +12,14 @@ import (
 	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
-	"github.com/stratarag/strata/internal/tokenizer"
-	"github.com/stratarag/strata/pipeline"
-	"github.com/stratarag/strata/pipeline/extract"
+	"github.com/stratarag/strata/internal/teststore"
 	"github.com/stratarag/strata/pipeline/layers"
 )
 
-// ingested returns a store holding the testdata corpus, ingested offline without layers.
+// ingested returns a store holding the test corpus, ingested offline, and its embedder.
 func ingested(t *testing.T) (*embedded.Store, embedding.Embedder) {
-	t.Helper()
-	ctx := context.Background()
-	store, err := embedded.Open(ctx, t.TempDir(), embedded.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	tok, err := tokenizer.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	emb := embedding.NewOffline(64)
-	in := &pipeline.Ingester{Store: store, Extractor: extract.NewOffline(), Embedder: emb, Tokenizer: tok, Log: zerolog.Nop(), Options: pipeline.DefaultOptions()}
-	if _, err := in.Run(ctx, []string{filepath.Join("..", "..", "testdata", "corpus")}); err != nil {
-		t.Fatal(err)
-	}
-	return store, emb
+	f := teststore.Ingested(t, 64)
+	return f.Store, f.Embedder
 }
 
 // countingSummarizer wraps the extractive summarizer and records cluster sizes.

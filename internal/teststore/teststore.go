@@ -1,0 +1,51 @@
+// Package teststore is the one fixture for tests that need a real graph: the test corpus
+// (package testcorpus) ingested offline into an embedded store, with the offline extractor,
+// embedder and extractive reports, as `strata ingest --offline` would build it.
+package teststore
+
+import (
+	"context"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/stratarag/strata/internal/embedded"
+	"github.com/stratarag/strata/internal/embedding"
+	"github.com/stratarag/strata/internal/testcorpus"
+	"github.com/stratarag/strata/internal/tokenizer"
+	"github.com/stratarag/strata/pipeline"
+	"github.com/stratarag/strata/pipeline/extract"
+	"github.com/stratarag/strata/pipeline/reports"
+)
+
+// Fixture is the ingested corpus and what was used to build it, for queries against it.
+type Fixture struct {
+	Store     *embedded.Store
+	Embedder  embedding.Embedder
+	Tokenizer *tokenizer.Tokenizer
+}
+
+// Ingested ingests the test corpus into a new store in t's temporary directory with an offline
+// embedder of dims dimensions and the default options; the store is closed when t ends.
+func Ingested(t testing.TB, dims int) Fixture {
+	t.Helper()
+	ctx := context.Background()
+	store, err := embedded.Open(ctx, t.TempDir(), embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	tok, err := tokenizer.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb := embedding.NewOffline(dims)
+	in := &pipeline.Ingester{
+		Store: store, Extractor: extract.NewOffline(), Embedder: emb, Tokenizer: tok,
+		Reporter: &reports.Extractive{Embedder: emb}, Log: zerolog.Nop(), Options: pipeline.DefaultOptions(),
+	}
+	if _, err := in.Run(ctx, []string{testcorpus.Dir()}); err != nil {
+		t.Fatalf("ingest %s: %v", testcorpus.Dir(), err)
+	}
+	return Fixture{Store: store, Embedder: emb, Tokenizer: tok}
+}
