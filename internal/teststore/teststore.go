@@ -5,6 +5,7 @@ package teststore
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -29,15 +30,25 @@ type Fixture struct {
 // embedder of dims dimensions and the default options; the store is closed when t ends.
 func Ingested(t testing.TB, dims int) Fixture {
 	t.Helper()
-	ctx := context.Background()
-	store, err := embedded.Open(ctx, t.TempDir(), embedded.Options{})
+	f, err := Ingest(context.Background(), t.TempDir(), dims)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
+	t.Cleanup(func() { f.Store.Close() })
+	return f
+}
+
+// Ingest is Ingested for code without a testing.TB (examples): the store in dir is the
+// caller's to close.
+func Ingest(ctx context.Context, dir string, dims int) (Fixture, error) {
+	store, err := embedded.Open(ctx, dir, embedded.Options{})
+	if err != nil {
+		return Fixture{}, err
+	}
 	tok, err := tokenizer.New()
 	if err != nil {
-		t.Fatal(err)
+		store.Close()
+		return Fixture{}, err
 	}
 	emb := embedding.NewOffline(dims)
 	in := &pipeline.Ingester{
@@ -45,7 +56,8 @@ func Ingested(t testing.TB, dims int) Fixture {
 		Reporter: &reports.Extractive{Embedder: emb}, Log: zerolog.Nop(), Options: pipeline.DefaultOptions(),
 	}
 	if _, err := in.Run(ctx, []string{testcorpus.Dir()}); err != nil {
-		t.Fatalf("ingest %s: %v", testcorpus.Dir(), err)
+		store.Close()
+		return Fixture{}, fmt.Errorf("ingest %s: %w", testcorpus.Dir(), err)
 	}
-	return Fixture{Store: store, Embedder: emb, Tokenizer: tok}
+	return Fixture{Store: store, Embedder: emb, Tokenizer: tok}, nil
 }
