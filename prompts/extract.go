@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Tuple format of DESIGN §4.
+// The tuple format of extraction answers (docs/ARCHITECTURE.md#ingestion-stages).
 const (
 	FieldDelimiter  = "<|>"
 	RecordDelimiter = "##"

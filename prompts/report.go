@@ -32,7 +32,7 @@ func (s *Set) ReportPrompt(communityText string, minFindings, maxFindings int) (
 	}{fence(CommunityLabel, communityText), minFindings, maxFindings})
 }
 
-// Report is a community report as DESIGN §4 defines it.
+// Report is a community report: the JSON object the report prompt asks the model for.
 type Report struct {
 	Title             string    `json:"title"`
 	Summary           string    `json:"summary"`

@@ -1,5 +1,5 @@
 // Command strata ingests documents into a hierarchical knowledge graph and answers questions
-// from it. See the README for a tour and DESIGN.md for the data model.
+// from it. See the README for a tour and docs/ARCHITECTURE.md for the data model.
 package main
 
 import (

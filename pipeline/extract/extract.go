@@ -36,7 +36,7 @@ type Extractor interface {
 	Name() string
 }
 
-// DefaultEntityTypes are the entity types of DESIGN §4.
+// DefaultEntityTypes are the entity types HiRAG extracts (docs/ARCHITECTURE.md#ingestion-stages).
 var DefaultEntityTypes = []string{
 	"organization", "person", "location", "event", "product", "technology", "industry",
 	"mathematics", "social sciences",

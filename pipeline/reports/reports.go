@@ -1,4 +1,4 @@
-// Package reports writes community reports (DESIGN §4): a title, a summary, a rating and findings
+// Package reports writes community reports (docs/ARCHITECTURE.md#ingestion-stages): a title, a summary, a rating and findings
 // per community, stored on the Community node and embedded for global retrieval.
 package reports
 
