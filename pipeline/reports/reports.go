@@ -1,5 +1,6 @@
-// Package reports writes community reports (docs/ARCHITECTURE.md#ingestion-stages): a title, a summary, a rating and findings
-// per community, stored on the Community node and embedded for global retrieval.
+// Package reports writes community reports (docs/ARCHITECTURE.md#ingestion-stages): a title, a
+// summary, a rating and findings per community, stored on the Community node and embedded for
+// global retrieval.
 package reports
 
 import (
