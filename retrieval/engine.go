@@ -86,16 +86,23 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // the first few ranks so that agreement between lists matters more than one list's top hit.
 const rrfK = 60
 
-// fuse merges ranked hit lists with reciprocal rank fusion; ties keep first-seen order.
-func fuse(lists ...[]graph.Hit) []graph.Hit {
+// weightedList is a ranked hit list and its weight in fusion.
+type weightedList struct {
+	hits   []graph.Hit
+	weight float64
+}
+
+// fuse merges ranked hit lists with weighted reciprocal rank fusion; ties keep first-seen order,
+// so hits only a list of weight 0 found follow all others, in that list's order.
+func fuse(lists ...weightedList) []graph.Hit {
 	scores := map[string]float64{}
 	var order []string
 	for _, l := range lists {
-		for rank, h := range l {
+		for rank, h := range l.hits {
 			if _, ok := scores[h.ID]; !ok {
 				order = append(order, h.ID)
 			}
-			scores[h.ID] += 1 / float64(rrfK+rank+1)
+			scores[h.ID] += l.weight / float64(rrfK+rank+1)
 		}
 	}
 	out := make([]graph.Hit, len(order))
@@ -106,9 +113,9 @@ func fuse(lists ...[]graph.Hit) []graph.Hit {
 	return out
 }
 
-// hybridSearch fuses vector search over an embedding index with full-text search over a text
-// index, each asked for k hits, and returns at most k.
-func (e *Engine) hybridSearch(ctx context.Context, vindex graph.VectorIndex, tindex graph.TextIndex, question string, qvec []float32, k int) ([]graph.Hit, error) {
+// hybridSearch fuses vector search over an embedding index, weighted vectorWeight, with
+// full-text search over a text index, each asked for k hits, and returns at most k.
+func (e *Engine) hybridSearch(ctx context.Context, vindex graph.VectorIndex, tindex graph.TextIndex, question string, qvec []float32, k int, vectorWeight float64) ([]graph.Hit, error) {
 	vhits, err := e.Store.VectorSearch(ctx, vindex, qvec, k)
 	if err != nil {
 		return nil, err
@@ -117,7 +124,7 @@ func (e *Engine) hybridSearch(ctx context.Context, vindex graph.VectorIndex, tin
 	if err != nil {
 		return nil, err
 	}
-	hits := fuse(vhits, thits)
+	hits := fuse(weightedList{vhits, vectorWeight}, weightedList{thits, 1})
 	return hits[:min(len(hits), k)], nil
 }
 

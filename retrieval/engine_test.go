@@ -10,8 +10,8 @@ import (
 
 func TestFuse(t *testing.T) {
 	got := fuse(
-		[]graph.Hit{{ID: "a"}, {ID: "b"}, {ID: "c"}},
-		[]graph.Hit{{ID: "c"}, {ID: "b"}, {ID: "d"}},
+		weightedList{[]graph.Hit{{ID: "a"}, {ID: "b"}, {ID: "c"}}, 1},
+		weightedList{[]graph.Hit{{ID: "c"}, {ID: "b"}, {ID: "d"}}, 1},
 	)
 	var ids []string
 	for _, h := range got {
@@ -23,6 +23,22 @@ func TestFuse(t *testing.T) {
 	}
 	if got[0].Score != 1.0/61+1.0/63 || got[1].Score != 2.0/62 {
 		t.Errorf("scores %v, %v", got[0].Score, got[1].Score)
+	}
+}
+
+// TestFuseWeightZero: a list of weight 0 adds no score; hits only it found follow all others,
+// in its order, and hits both found rank as the weighted list alone ranks them.
+func TestFuseWeightZero(t *testing.T) {
+	got := fuse(
+		weightedList{[]graph.Hit{{ID: "v1"}, {ID: "t2"}, {ID: "v2"}}, 0},
+		weightedList{[]graph.Hit{{ID: "t1"}, {ID: "t2"}}, 1},
+	)
+	var ids []string
+	for _, h := range got {
+		ids = append(ids, h.ID)
+	}
+	if want := "t1 t2 v1 v2"; strings.Join(ids, " ") != want {
+		t.Errorf("fuse order %v, want %s", ids, want)
 	}
 }
 

@@ -34,7 +34,7 @@ const (
 // the local and global knowledge.
 func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Options, res *Result) error {
 	want := opt.Mode.levels()
-	candidates, err := e.hybridSearch(ctx, graph.EntityEmbedding, graph.EntityText, question, qvec, opt.Entities*hiOversample)
+	candidates, err := e.hybridSearch(ctx, graph.EntityEmbedding, graph.EntityText, question, qvec, opt.Entities*hiOversample, 1)
 	if err != nil {
 		return err
 	}

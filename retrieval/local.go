@@ -28,7 +28,7 @@ const chunkSimilarityWeight = 2.0
 // local is GraphRAG-style local search: seed entities by vector and full-text search over entity
 // descriptions, then their neighbourhood (chunks, communities, relations) in one store call.
 func (e *Engine) local(ctx context.Context, question string, qvec []float32, opt Options, res *Result) error {
-	seeds, err := e.hybridSearch(ctx, graph.EntityEmbedding, graph.EntityText, question, qvec, opt.Entities*2)
+	seeds, err := e.hybridSearch(ctx, graph.EntityEmbedding, graph.EntityText, question, qvec, opt.Entities*2, 1)
 	if err != nil {
 		return err
 	}

@@ -3,14 +3,16 @@ package retrieval
 import (
 	"context"
 
+	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 )
 
-// naive ranks chunks by fusing vector similarity with full-text (BM25) relevance.
+// naive ranks chunks by fusing vector similarity with full-text (BM25) relevance, the vectors
+// weighted as the embedder says (embedding.PassageWeight: 0 for the offline embedder).
 func (e *Engine) naive(ctx context.Context, question string, qvec []float32, opt Options, res *Result) error {
 	// Each list is searched four times deeper than needed, so that a chunk ranked modestly by both
 	// can still win the fusion.
-	hits, err := e.hybridSearch(ctx, graph.ChunkEmbedding, graph.ChunkText, question, qvec, opt.TopK*4)
+	hits, err := e.hybridSearch(ctx, graph.ChunkEmbedding, graph.ChunkText, question, qvec, opt.TopK*4, embedding.PassageWeight(e.Embedder))
 	if err != nil {
 		return err
 	}
