@@ -319,7 +319,12 @@ var sentenceStarters = toSet(`a an the this that these those there here it its i
 	both he she they we you i his her their our your my one two three four five first second third
 	last next new no not what which who whom where why how according despite under over into
 	among between through without within across behind beyond around near toward towards upon
-	mr mrs ms dr prof`)
+	mr mrs ms dr prof
+	additionally furthermore moreover instead still nevertheless nonetheless therefore thus hence
+	otherwise indeed likewise similarly consequently finally overall currently recently
+	previously earlier later initially ultimately eventually notably specifically importantly
+	unlike whether such other another more less further including regarding besides altogether
+	perhaps certainly clearly fortunately unfortunately interestingly surprisingly`)
 
 var calendar = toSet(`January February March April May June July August September October November
 	December Monday Tuesday Wednesday Thursday Friday Saturday Sunday`)
