@@ -17,6 +17,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 )
@@ -52,4 +53,19 @@ func main() {
 		fmt.Fprintln(os.Stderr, "compare:", err)
 		os.Exit(1)
 	}
+}
+
+// writeJSONFile writes v as indented JSON to path; an empty path writes nothing.
+func writeJSONFile(path string, v any) error {
+	if path == "" {
+		return nil
+	}
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }

@@ -104,16 +104,7 @@ func runSearch(args []string) error {
 		rows = append(rows, row)
 	}
 	printSearch(os.Stdout, rows)
-	if *jsonOut != "" {
-		data, err := json.MarshalIndent(rows, "", "  ")
-		if err != nil {
-			return fmt.Errorf("encode %s: %w", *jsonOut, err)
-		}
-		if err := os.WriteFile(*jsonOut, append(data, '\n'), 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", *jsonOut, err)
-		}
-	}
-	return nil
+	return writeJSONFile(*jsonOut, rows)
 }
 
 // offlineEmbedder is the embedder the store was built with; only the offline one runs here.

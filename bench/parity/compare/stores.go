@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -91,16 +90,7 @@ func runStores(args []string) error {
 		mid.Sub(start).Round(time.Millisecond), time.Since(mid).Round(time.Millisecond))
 	rep := compareSnapshots(*name, a, b)
 	printGraphReport(os.Stdout, rep)
-	if *jsonOut != "" {
-		data, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return fmt.Errorf("encode %s: %w", *jsonOut, err)
-		}
-		if err := os.WriteFile(*jsonOut, append(data, '\n'), 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", *jsonOut, err)
-		}
-	}
-	return nil
+	return writeJSONFile(*jsonOut, rep)
 }
 
 // openBoth opens the embedded store in dir read-only and the Neo4j database of the NEO4J_*
