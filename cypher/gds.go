@@ -200,13 +200,11 @@ func (s *Store) projection(ctx context.Context) (string, int64, error) {
 			// Another process may have projected the same state first ("already loaded"):
 			// then its projection serves; otherwise the error stands.
 			again, lerr := s.catalog(ctx)
-			if lerr != nil || again.current != st.current {
+			theirs, found := again.graphs[st.current]
+			if lerr != nil || again.current != st.current || !found {
 				return "", 0, fmt.Errorf("project the entity graph as %s: %w", st.current, err)
 			}
-			if rels, ok = again.graphs[st.current]; !ok {
-				return "", 0, fmt.Errorf("project the entity graph as %s: %w", st.current, err)
-			}
-			st = again
+			rels, st = theirs, again
 		}
 	}
 	for name := range st.graphs {

@@ -59,6 +59,10 @@ func (s *Store) ShortestPaths(ctx context.Context, reqs []graph.PathRequest, max
 	return out, nil
 }
 
+// shortPathHops is the hop bound written into paths_cypher.cypher (a variable-length bound
+// cannot be a parameter); longer limits use paths_cypher_long.cypher.
+const shortPathHops = 4
+
 // findPaths answers requests between distinct entities into found.
 func (s *Store) findPaths(ctx context.Context, reqs []graph.PathRequest, maxHops int, found map[graph.PathRequest]graph.Path) error {
 	rest := reqs
@@ -90,7 +94,7 @@ func (s *Store) findPaths(ctx context.Context, reqs []graph.PathRequest, maxHops
 		return nil
 	}
 	statement := qPathsCypher
-	if maxHops > 4 {
+	if maxHops > shortPathHops {
 		statement = qPathsCypherLong
 	}
 	paths, err := s.pathRows(ctx, statement, pairs(rest), nil)

@@ -2,7 +2,9 @@ package cypher
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/stratarag/strata/internal/graph"
@@ -141,5 +143,17 @@ func TestShortestPaths(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestShortPathHopsMatchesStatement: the Go side picks paths_cypher for limits up to
+// shortPathHops, so the statement must search exactly that far.
+func TestShortPathHopsMatchesStatement(t *testing.T) {
+	qs, err := loadQueries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("*..%d]", shortPathHops); !strings.Contains(qs.get(qPathsCypher).text, want) {
+		t.Errorf("%s does not search %s hops (want %q)", qPathsCypher, want, want)
 	}
 }
