@@ -41,15 +41,15 @@ func scanChunk(sc scanner, extra ...any) (graph.Chunk, error) {
 	return c, err
 }
 
-func entityCols(a string) string {
-	return a + ".id, " + a + ".name, " + a + ".type, " + a + ".description, " + a + ".layer, " + a + ".embedding, " +
-		a + ".component_id, " + a + ".degree"
-}
+func entityCols(a string) string { return entityColsWith(a, a+".embedding") }
 
 // entityColsNoEmbedding selects what entityCols does with a NULL embedding, for reads that never
 // use vectors.
-func entityColsNoEmbedding(a string) string {
-	return a + ".id, " + a + ".name, " + a + ".type, " + a + ".description, " + a + ".layer, NULL, " +
+func entityColsNoEmbedding(a string) string { return entityColsWith(a, "NULL") }
+
+// entityColsWith is the column list scanEntity reads, with embedding as the vector column.
+func entityColsWith(a, embedding string) string {
+	return a + ".id, " + a + ".name, " + a + ".type, " + a + ".description, " + a + ".layer, " + embedding + ", " +
 		a + ".component_id, " + a + ".degree"
 }
 
