@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -239,28 +240,28 @@ func TestUseAfterClose(t *testing.T) {
 	}
 }
 
-// TestUpgradeFromVersion1 turns a new store back into a version-1 store holding a chunk with an
-// embedding, then checks that a reader can use it as it is and that a writer upgrades it, with
-// the index dimension taken from the stored embedding.
+// TestUpgradeFromVersion1 builds a version-1 store holding a document and a chunk with an
+// embedding, then checks that a reader can use it as it is and that a writer upgrades it: the
+// index dimension is taken from the stored embedding (version 2) and the chunk's document title
+// becomes searchable (version 3).
 func TestUpgradeFromVersion1(t *testing.T) {
 	dir := t.TempDir()
-	s, err := Open(t.Context(), dir, Options{})
+	db, err := sql.Open("sqlite", filepath.Join(dir, dbFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := graph.Batch{
-		Documents: []graph.Document{{ID: "d", Metadata: "{}"}},
-		Chunks:    []graph.Chunk{{ID: "c", DocumentID: "d", Text: "old chunk", Embedding: []float32{1, 0, 0}}},
-	}
-	if err := s.Apply(t.Context(), b); err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{`DROP TABLE index_dims`, `PRAGMA user_version = 1`} {
-		if _, err := s.db.Exec(q); err != nil {
+	stmts := append(schemaSQL(),
+		fmt.Sprintf(`PRAGMA application_id = %d`, applicationID),
+		`PRAGMA user_version = 1`,
+		`INSERT INTO documents (id, title, source, sha256, metadata, ingested_at) VALUES ('d', 'Lighthouse keepers', '', '', '{}', '')`,
+		`INSERT INTO chunks (id, document_id, seq, text, tokens, embedding) VALUES ('c', 'd', 0, 'old chunk', 2, X'0000803F0000000000000000')`,
+	)
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	s.Close()
+	db.Close()
 
 	r, err := Open(t.Context(), dir, Options{ReadOnly: true})
 	if err != nil {
@@ -283,5 +284,8 @@ func TestUpgradeFromVersion1(t *testing.T) {
 	bad := graph.Batch{Chunks: []graph.Chunk{{ID: "c2", DocumentID: "d", Text: "new", Embedding: []float32{1, 0}}}}
 	if err := w.Apply(t.Context(), bad); err == nil {
 		t.Error("after the upgrade, a 2-dimensional chunk embedding was accepted next to 3-dimensional ones")
+	}
+	if hits, err := w.TextSearch(t.Context(), graph.ChunkText, "lighthouse", 1); err != nil || len(hits) != 1 || hits[0].ID != "c" {
+		t.Errorf("after the upgrade, TextSearch(title word) = %v, %v; want chunk c", hits, err)
 	}
 }
