@@ -20,7 +20,7 @@ var allQueryNames = []string{
 	qWriteDegree, qWriteChunkTitles, qReadChunkTextIndex,
 	qReadDocuments, qReadChunks, qReadEntities, qReadRelations, qReadCommunities,
 	qReadDocumentChunks, qReadEntitiesByLayer, qReadCommunitiesLevel, qReadCommunityMembers, qReadCommunityRelations, qReadCommunityChildren,
-	qReadMeta, qReadStats, qReadEntityIDs, qSearchVector, qSearchText, qExpandLocal, qPathsCypher,
+	qReadMeta, qReadStats, qReadEntityIDs, qSearchVector, qSearchText, qExpandLocal, qDocumentLinks, qPathsCypher,
 	qPathsCypherLong, qBumpGeneration,
 	qPathsGDS, qCountEntities, qGDSDrop, qGDSList, qGDSProject, qGDSWCCWrite, qGDSLeidenStream,
 	qCommunitiesDelete, qCommunitiesCreate, qCommunitiesMembers, qCommunitiesParents,

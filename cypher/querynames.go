@@ -60,6 +60,7 @@ const (
 	qSearchVector           = "search_vector"
 	qSearchText             = "search_text"
 	qExpandLocal            = "expand_local"
+	qDocumentLinks          = "document_links"
 	qPathsCypher            = "paths_cypher"
 	qPathsCypherLong        = "paths_cypher_long"
 	qPathsGDS               = "paths_gds"
