@@ -2,8 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/rs/zerolog"
 	"golang.org/x/sync/errgroup"
@@ -14,31 +14,33 @@ import (
 	"github.com/stratarag/strata/pipeline/resolve"
 )
 
-// LoadDocuments loads every document under paths (see load.Walk) and resolves repeated ids
-// within the inputs: the later document wins, as it would in a later run, and a warning names
-// both sources. It returns the documents, the skipped inputs and the number of repeats.
+// LoadDocuments loads every document under paths (see load.Walk for the id rule). An input
+// reached twice in one run (a file named twice, or through a folder and directly) is loaded once;
+// it returns the documents, the skipped inputs and the number of repeats left out. Ids are not
+// checked here: Run first gives files the ids the store holds for them.
 func LoadDocuments(ctx context.Context, paths []string, log zerolog.Logger) ([]load.Document, []load.Problem, int, error) {
 	var docs []load.Document
-	seen := map[string]int{} // document id → index in docs
-	dups := 0
+	seen := map[string]bool{} // load.Document.Source
+	repeats := 0
 	problems, err := load.Walk(ctx, paths, func(d load.Document) error {
-		if i, dup := seen[d.ID]; dup {
-			log.Warn().Str("document", d.ID).Str("source", d.Source).Str("earlier", docs[i].Source).
-				Bool("same_text", d.Text == docs[i].Text).Msg("duplicate document id; keeping the later one")
-			docs[i] = d
-			dups++
+		if seen[d.Source] {
+			log.Info().Str("source", d.Source).Str("document", d.ID).Msg("input reached twice in this run; loaded once")
+			repeats++
 			return nil
 		}
-		seen[d.ID] = len(docs)
+		seen[d.Source] = true
 		docs = append(docs, d)
 		return nil
 	})
-	return docs, problems, dups, err
+	return docs, problems, repeats, err
 }
 
 // documents prepares documents concurrently and writes them one at a time, in input order, so the
 // merged graph does not depend on scheduling.
-func (in *Ingester) documents(ctx context.Context, docs []load.Document, meta map[string]string, rep *Report) error {
+//
+// checkChunks compares each document's stored chunks with the chunks this run cuts, so that a
+// document whose text is unchanged is re-chunked all the same when the chunk settings changed.
+func (in *Ingester) documents(ctx context.Context, docs []load.Document, meta map[string]string, checkChunks bool, rep *Report) error {
 	if in.Progress != nil {
 		in.Progress.Start(len(docs))
 		defer in.Progress.Finish()
@@ -63,7 +65,7 @@ func (in *Ingester) documents(ctx context.Context, docs []load.Document, meta ma
 	for range in.Options.Concurrency {
 		g.Go(func() error {
 			for i := range next {
-				p := in.prepare(gctx, docs[i])
+				p := in.prepare(gctx, docs[i], checkChunks)
 				if p.err != nil && gctx.Err() != nil {
 					return gctx.Err()
 				}
@@ -101,22 +103,47 @@ func (in *Ingester) documents(ctx context.Context, docs []load.Document, meta ma
 type prepared struct {
 	doc       load.Document
 	sha       string
-	chunks    []graph.Chunk // new chunks, and kept ones whose position changed
-	stale     []string      // chunks of an earlier version of the document that are gone
+	metadata  string          // doc.Metadata as stored: a JSON object
+	stored    *graph.Document // the stored version of the document, nil for a new one
+	chunks    []graph.Chunk   // new chunks, and kept ones whose position changed
+	stale     []string        // chunks of an earlier version of the document that are gone
 	results   []resolve.ChunkResult
 	unchanged bool
-	err       error
+	rechunked bool // same text, cut again with other chunk settings
+	// relabel: an unchanged document whose title, source or metadata changed; only its node is
+	// rewritten.
+	relabel bool
+	// releasedSource is the file whose stored id this document takes over (Options.Replace):
+	// its graph.MetaSourcePrefix key is cleared.
+	releasedSource string
+	err            error
 }
 
-func (in *Ingester) prepare(ctx context.Context, d load.Document) prepared {
-	p := prepared{doc: d, sha: sha256Hex(d.Text)}
+func (in *Ingester) prepare(ctx context.Context, d load.Document, checkChunks bool) prepared {
+	p := prepared{doc: d, sha: sha256Hex(d.Text), metadata: "{}"}
+	if d.Metadata != nil {
+		b, err := json.Marshal(d.Metadata)
+		if err != nil {
+			p.err = fmt.Errorf("encode metadata of %s: %w", d.ID, err)
+			return p
+		}
+		p.metadata = string(b)
+	}
 	stored, err := in.Store.Documents(ctx, []string{d.ID})
 	if err != nil {
 		p.err = fmt.Errorf("read document %s: %w", d.ID, err)
 		return p
 	}
-	if len(stored) == 1 && stored[0].SHA256 == p.sha {
+	if len(stored) == 1 {
+		p.stored = &stored[0]
+		if err := in.released(ctx, &p); err != nil {
+			p.err = err
+			return p
+		}
+	}
+	if p.stored != nil && p.stored.SHA256 == p.sha && !checkChunks {
 		p.unchanged = true
+		p.relabel = p.stored.Title != d.Title || p.stored.Source != d.Source || p.stored.Metadata != p.metadata
 		return p
 	}
 	pieces, err := chunk.Split(in.Tokenizer, d.ID, d.Text, in.Options.Chunk)
@@ -124,30 +151,33 @@ func (in *Ingester) prepare(ctx context.Context, d load.Document) prepared {
 		p.err = err
 		return p
 	}
-	ids := make([]string, len(pieces))
-	for i, pc := range pieces {
-		ids[i] = pc.ID
+	ids := make(map[string]bool, len(pieces))
+	for _, pc := range pieces {
+		ids[pc.ID] = true
 	}
-	if len(stored) == 1 {
-		// The text changed: chunks of the old text that the new one does not share go.
-		old, err := in.Store.DocumentChunks(ctx, d.ID)
-		if err != nil {
+	var old []graph.Chunk
+	if p.stored != nil {
+		if old, err = in.Store.DocumentChunks(ctx, d.ID); err != nil {
 			p.err = fmt.Errorf("read chunks of %s: %w", d.ID, err)
 			return p
 		}
-		for _, c := range old {
-			if !slices.Contains(ids, c.ID) {
-				p.stale = append(p.stale, c.ID)
-			}
+	}
+	if p.stored != nil && p.stored.SHA256 == p.sha {
+		if sameChunks(old, pieces) {
+			p.unchanged = true
+			p.relabel = p.stored.Title != d.Title || p.stored.Source != d.Source || p.stored.Metadata != p.metadata
+			return p
+		}
+		p.rechunked = true
+	}
+	// The text changed, or its chunks were cut otherwise: chunks the new ones do not share go.
+	for _, c := range old {
+		if !ids[c.ID] {
+			p.stale = append(p.stale, c.ID)
 		}
 	}
-	existing, err := in.Store.Chunks(ctx, ids)
-	if err != nil {
-		p.err = fmt.Errorf("read chunks of %s: %w", d.ID, err)
-		return p
-	}
-	have := make(map[string]graph.Chunk, len(existing))
-	for _, c := range existing {
+	have := make(map[string]graph.Chunk, len(old))
+	for _, c := range old {
 		have[c.ID] = c
 	}
 	var texts []string
@@ -181,4 +211,34 @@ func (in *Ingester) prepare(ctx context.Context, d load.Document) prepared {
 	}
 	p.chunks = append(p.chunks, moved...)
 	return p
+}
+
+// sameChunks reports whether the stored chunks of a document are the pieces, in order.
+func sameChunks(stored []graph.Chunk, pieces []chunk.Piece) bool {
+	if len(stored) != len(pieces) {
+		return false
+	}
+	for i, c := range stored {
+		if c.ID != pieces[i].ID || c.Seq != pieces[i].Seq {
+			return false
+		}
+	}
+	return true
+}
+
+// released notes, when this document takes over an id stored for another text file
+// (Options.Replace), that file's source key must be cleared: it no longer names this id.
+func (in *Ingester) released(ctx context.Context, p *prepared) error {
+	old := p.stored.Source
+	if old == p.doc.Source || sameSource(old, p.doc) {
+		return nil
+	}
+	id, ok, err := in.Store.Meta(ctx, graph.MetaSourcePrefix+old)
+	if err != nil {
+		return fmt.Errorf("read the stored id of %s: %w", old, err)
+	}
+	if ok && id == p.doc.ID {
+		p.releasedSource = old
+	}
+	return nil
 }

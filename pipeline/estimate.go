@@ -45,6 +45,9 @@ func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, err
 	if err != nil {
 		return Estimate{}, err
 	}
+	if err := checkDuplicateIDs(docs); err != nil {
+		return Estimate{}, err
+	}
 	est := Estimate{Problems: append([]load.Problem{}, problems...)} // [] rather than null in JSON
 	var texts []string
 	for _, d := range docs {

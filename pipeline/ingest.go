@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -65,8 +66,10 @@ type Report struct {
 	Documents     int            // documents written (new or changed)
 	Unchanged     int            // documents already stored with the same text
 	Failed        int            // documents whose extraction failed; a re-run retries them
-	Duplicates    int            // inputs whose document id appeared earlier in the run (the later one is kept)
+	Duplicates    int            // inputs reached twice in the run (one file through two paths), loaded once
 	Changed       int            // documents stored before with another text
+	Rechunked     int            // documents with the same text cut again with other chunk settings
+	Relabeled     int            // unchanged documents whose title, source or metadata were updated
 	Chunks        int            // chunks written
 	DeletedChunks int            // chunks of changed documents' old text, deleted
 	Entities      int            // entities written (new or merged)
@@ -92,6 +95,11 @@ func (in *Ingester) Run(ctx context.Context, paths []string) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
+	plan, err := in.planSettings(ctx)
+	if err != nil {
+		return rep, err
+	}
+	maps.Copy(meta, plan.first)
 
 	t := time.Now()
 	docs, problems, dups, err := LoadDocuments(ctx, paths, in.Log)
@@ -106,13 +114,29 @@ func (in *Ingester) Run(ctx context.Context, paths []string) (Report, error) {
 	if len(docs) == 0 {
 		return rep, fmt.Errorf("%w: %d input(s) skipped", ErrNothingIngested, len(rep.Problems))
 	}
+	// Identity is settled before anything is written: a refused run leaves the store as it was.
+	if err := in.keepStoredIDs(ctx, docs); err != nil {
+		return rep, err
+	}
+	if err := checkDuplicateIDs(docs); err != nil {
+		return rep, err
+	}
+	if err := in.checkStoredOwners(ctx, docs); err != nil {
+		return rep, err
+	}
+	if err := in.applyPlan(ctx, plan); err != nil {
+		return rep, err
+	}
 	in.Log.Info().Int("documents", len(docs)).Str("extractor", in.Extractor.Name()).Str("embedder", in.Embedder.Model()).Msg("ingesting")
 
 	t = time.Now()
-	if err := in.documents(ctx, docs, meta, &rep); err != nil {
+	if err := in.documents(ctx, docs, meta, plan.checkChunks, &rep); err != nil {
 		return rep, err
 	}
 	rep.StageDuration["documents"] = time.Since(t)
+	if err := in.finishChunking(ctx, plan, &rep); err != nil {
+		return rep, err
+	}
 	if rep.Documents == 0 && rep.Failed > 0 {
 		return rep, fmt.Errorf("%w: extraction failed for all %d document(s)", ErrNothingIngested, rep.Failed)
 	}
@@ -124,6 +148,9 @@ func (in *Ingester) Run(ctx context.Context, paths []string) (Report, error) {
 	rep.StageDuration["embed"] = time.Since(t)
 
 	if err := in.structure(ctx, &rep); err != nil {
+		return rep, err
+	}
+	if err := in.recordStructure(ctx, plan); err != nil {
 		return rep, err
 	}
 	rep.Duration = time.Since(start)

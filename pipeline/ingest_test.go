@@ -142,10 +142,15 @@ func TestIngestInTwoRunsEqualsOneRun(t *testing.T) {
 	ingest(t, once, corpusDir)
 
 	twice := openStore(t, t.TempDir())
-	// The first files in walk order, given one by one: their ids are their base names, as in the
-	// folder walk.
-	ingest(t, twice, filepath.Join(corpusDir, "ashfever.txt"), filepath.Join(corpusDir, "brinewright-company.md"))
-	rep := ingest(t, twice, corpusDir)
+	// The first files in walk order, named directly from the corpus folder: their ids are their
+	// paths relative to the current directory, the same as in the folder walk.
+	corpus, err := filepath.Abs(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(corpus)
+	ingest(t, twice, "ashfever.txt", "brinewright-company.md")
+	rep := ingest(t, twice, corpus)
 	if rep.Unchanged != 2 || rep.Documents != 15 {
 		t.Fatalf("second run: %+v", rep)
 	}
@@ -372,8 +377,8 @@ func TestIngestFinishesStructureAfterFailure(t *testing.T) {
 // TestIngestChangedDocumentReplacesItsChunks: a document whose text changed keeps no chunk of the
 // old text, in lookups or in search.
 func TestIngestChangedDocumentReplacesItsChunks(t *testing.T) {
-	dir := t.TempDir()
-	doc := filepath.Join(dir, "harbor.txt")
+	t.Chdir(t.TempDir())
+	doc := "harbor.txt" // named directly from its folder: its id is its name
 	write := func(text string) {
 		if err := os.WriteFile(doc, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
@@ -404,6 +409,7 @@ func TestIngestChangedDocumentReplacesItsChunks(t *testing.T) {
 	// kept, renumbered, and not extracted again.
 	in := newIngester(t, store, nil)
 	in.Options.Chunk = chunk.Options{Size: 12, Overlap: 0}
+	in.Options.Rebuild = true // the store was chunked with the defaults
 	long := "Ilsa Marrow founded the guild at Saltmere in 1102. Edda Fenwick led it from 1124. Maren Quill designed the Kestrel Point Lighthouse."
 	write(long)
 	if _, err := in.Run(ctx, []string{doc}); err != nil {

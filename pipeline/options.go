@@ -21,6 +21,13 @@ type Options struct {
 	// Seed seeds both community detection (Leiden) and the hierarchical index's mixtures, so
 	// that one number reproduces a run's structure.
 	Seed int64
+	// Rebuild allows a run whose chunk settings differ from the ones the store records: every
+	// document of the run is re-chunked (and its new chunks extracted). Without it such a run is
+	// refused before anything is written.
+	Rebuild bool
+	// Replace lets an input take over a document id the store holds for another source. Without
+	// it such a run is refused before anything is written.
+	Replace bool
 }
 
 // DefaultOptions returns the options of the CLI's ingest: chunk.DefaultOptions, 4 documents at a

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"strconv"
@@ -38,6 +37,10 @@ func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p pre
 		rep.Failed++
 		log.Error().Err(p.err).Msg("document failed; a re-run retries it")
 		return false, nil
+	case p.unchanged && p.relabel:
+		rep.Unchanged++
+		rep.Relabeled++
+		return false, in.relabel(ctx, p)
 	case p.unchanged:
 		rep.Unchanged++
 		log.Debug().Msg("unchanged")
@@ -47,23 +50,16 @@ func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p pre
 	if err != nil {
 		return false, fmt.Errorf("resolve %s: %w", p.doc.ID, err)
 	}
-	metadata := "{}"
-	if p.doc.Metadata != nil {
-		b, err := json.Marshal(p.doc.Metadata)
-		if err != nil {
-			return false, fmt.Errorf("encode metadata of %s: %w", p.doc.ID, err)
-		}
-		metadata = string(b)
-	}
 	meta = maps.Clone(meta)
 	if meta == nil {
 		meta = map[string]string{}
 	}
 	meta[graph.MetaStructureStale] = "true"
+	maps.Copy(meta, sourceMeta(p))
 	batch := graph.Batch{
 		Documents: []graph.Document{{
 			ID: p.doc.ID, Title: p.doc.Title, Source: p.doc.Source, SHA256: p.sha,
-			Metadata: metadata, IngestedAt: time.Now().UTC().Truncate(time.Millisecond),
+			Metadata: p.metadata, IngestedAt: time.Now().UTC().Truncate(time.Millisecond),
 		}},
 		Chunks:       p.chunks,
 		Entities:     out.Entities,
@@ -77,7 +73,10 @@ func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p pre
 	}
 	rep.Documents++
 	rep.Chunks += len(p.chunks)
-	if len(p.stale) > 0 {
+	if p.rechunked {
+		rep.Rechunked++
+		log.Info().Int("old_chunks", len(p.stale)).Int("chunks", len(p.chunks)).Msg("document re-chunked with this run's chunk settings")
+	} else if len(p.stale) > 0 {
 		rep.Changed++
 		rep.DeletedChunks += len(p.stale)
 		log.Info().Int("old_chunks", len(p.stale)).Msg("document changed; its old chunks were replaced (what was extracted from them stays in the graph)")
@@ -86,6 +85,32 @@ func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p pre
 	rep.Relations += len(out.Relations)
 	log.Debug().Int("chunks", len(p.chunks)).Int("entities", len(out.Entities)).Int("relations", len(out.Relations)).Msg("written")
 	return true, nil
+}
+
+// sourceMeta is the graph.MetaSourcePrefix keys a document's write sets: its file's id, and the
+// release of the file whose id it took over.
+func sourceMeta(p prepared) map[string]string {
+	meta := map[string]string{}
+	if p.doc.Line == 0 {
+		meta[graph.MetaSourcePrefix+p.doc.File] = p.doc.ID
+	}
+	if p.releasedSource != "" {
+		meta[graph.MetaSourcePrefix+p.releasedSource] = ""
+	}
+	return meta
+}
+
+// relabel rewrites the node of a document whose text and chunks are unchanged but whose title,
+// source or metadata are not what the store holds (a JSON Lines record's new title, a file stored
+// by an older strata under a relative path): the graph built from its text stays as it is.
+func (in *Ingester) relabel(ctx context.Context, p prepared) error {
+	d := *p.stored
+	d.Title, d.Source, d.Metadata = p.doc.Title, p.doc.Source, p.metadata
+	if err := in.Store.Apply(ctx, graph.Batch{Documents: []graph.Document{d}, Meta: sourceMeta(p)}); err != nil {
+		return fmt.Errorf("update document %s: %w", p.doc.ID, err)
+	}
+	in.Log.Debug().Str("document", d.ID).Msg("unchanged text; title, source or metadata updated")
+	return nil
 }
 
 func sha256Hex(s string) string {

@@ -18,6 +18,21 @@ const (
 	// components, communities and reports have been recomputed, so a run killed in between
 	// finishes the job next time.
 	MetaStructureStale = "structure.stale"
+	// MetaChunking records how the chunks were cut, as "TOKENIZER size=N overlap=M".
+	MetaChunking = "chunking"
+	// MetaChunkingPending is "true" while some stored documents may still hold chunks cut
+	// with other settings than MetaChunking (a re-chunk not yet run over every document, or a
+	// store from before MetaChunking was recorded); runs then check each document's chunks.
+	MetaChunkingPending = "chunking.pending"
+	// MetaLayers records the hierarchical index options the structure was built with
+	// ("max=0" for no index), and MetaSeed the seed of the index and of Leiden: a run with
+	// other values recomputes the structure.
+	MetaLayers = "layers"
+	MetaSeed   = "seed"
+	// MetaSourcePrefix prefixes one key per stored text file: MetaSourcePrefix + the file's
+	// absolute path holds the id of its document ("" once another input took the id over), so
+	// that a file keeps its id however a later run reaches it.
+	MetaSourcePrefix = "source:"
 )
 
 // MetaReader is the part of a store that reads Batch.Meta values.

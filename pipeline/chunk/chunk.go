@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 
 	"github.com/stratarag/strata/internal/tokenizer"
 )
@@ -40,8 +41,11 @@ type Piece struct {
 }
 
 // Split cuts text into windows of at most opt.Size tokens, consecutive windows sharing opt.Overlap
-// tokens. Chunk ids hash the document id with the window text, so re-chunking the same document
-// yields the same ids while identical passages of two documents stay distinct chunks.
+// tokens. Chunk ids hash the document id with the window text and the number of identical windows
+// before it in the document (see ID): re-chunking the same document yields the same ids, a
+// passage that moves within a changed document keeps its id, identical passages of two documents
+// stay distinct chunks, and so do identical windows of one document (a repeated boilerplate
+// paragraph), so every window is stored.
 //
 // opt must pass Validate. Split does not check it again: options are validated once, where they
 // are set (pipeline.Options.Validate), not once per document.
@@ -51,6 +55,7 @@ func Split(tok *tokenizer.Tokenizer, documentID, text string, opt Options) ([]Pi
 		return nil, fmt.Errorf("chunk %s: %w", documentID, err)
 	}
 	var pieces []Piece
+	seen := map[string]int{} // window text → windows with that text so far
 	step := opt.Size - opt.Overlap
 	for first := 0; first < len(ends); first += step {
 		last := min(first+opt.Size, len(ends)) // exclusive token index
@@ -59,8 +64,10 @@ func Split(tok *tokenizer.Tokenizer, documentID, text string, opt Options) ([]Pi
 			start = ends[first-1]
 		}
 		window := text[start:ends[last-1]]
+		repeat := seen[window]
+		seen[window] = repeat + 1
 		pieces = append(pieces, Piece{
-			ID:     ID(documentID, window),
+			ID:     ID(documentID, window, repeat),
 			Seq:    len(pieces),
 			Text:   window,
 			Tokens: last - first,
@@ -72,11 +79,17 @@ func Split(tok *tokenizer.Tokenizer, documentID, text string, opt Options) ([]Pi
 	return pieces, nil
 }
 
-// ID returns the content-hash id of a chunk of a document.
-func ID(documentID, text string) string {
+// ID returns the content-hash id of a chunk of a document: the repeat-th window (from 0) of the
+// document with this text. The first occurrence hashes only the document id and the text, the
+// form ids had before repeats were counted, so stores written then keep their chunk ids.
+func ID(documentID, text string, repeat int) string {
 	h := sha256.New()
 	h.Write([]byte(documentID))
 	h.Write([]byte{0})
 	h.Write([]byte(text))
+	if repeat > 0 {
+		h.Write([]byte{0})
+		h.Write([]byte(strconv.Itoa(repeat)))
+	}
 	return "c" + hex.EncodeToString(h.Sum(nil))[:32]
 }

@@ -80,3 +80,45 @@ func TestOptionsValidate(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestSplitRepeatedWindows: identical windows of one document are distinct chunks, numbered in
+// order, with ids that repeat across runs; the first keeps the id of an unrepeated window.
+func TestSplitRepeatedWindows(t *testing.T) {
+	tok, err := tokenizer.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Size: 4, Overlap: 0}
+	// "Lorem ipsum dolor sit" is four tokens; six copies make six identical windows.
+	window := " Lorem ipsum dolor sit"
+	if n := tok.Count(window); n != 4 {
+		t.Fatalf("test window has %d tokens, want 4", n)
+	}
+	text := strings.Repeat(window, 6)
+	pieces, err := Split(tok, "doc", text, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pieces) != 6 {
+		t.Fatalf("got %d pieces, want 6", len(pieces))
+	}
+	ids := map[string]bool{}
+	for i, p := range pieces {
+		if p.Seq != i || p.Text != window {
+			t.Errorf("piece %d = seq %d %q", i, p.Seq, p.Text)
+		}
+		ids[p.ID] = true
+	}
+	if len(ids) != 6 {
+		t.Errorf("six identical windows got %d distinct ids, want 6", len(ids))
+	}
+	again, _ := Split(tok, "doc", text, opt)
+	for i := range pieces {
+		if again[i].ID != pieces[i].ID {
+			t.Errorf("piece %d: id %s then %s", i, pieces[i].ID, again[i].ID)
+		}
+	}
+	if one, _ := Split(tok, "doc", window, opt); one[0].ID != pieces[0].ID {
+		t.Error("the first of repeated windows must keep the id of the same window alone")
+	}
+}

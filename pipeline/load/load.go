@@ -1,6 +1,7 @@
 // Package load reads documents from files and folders: plain text, Markdown and JSON Lines.
-// Inputs that cannot be used (binary, empty, not UTF-8, unreadable, malformed lines) are reported
-// by name and skipped so that one bad file never stops a run.
+// Inputs that cannot be used (binary, empty, not UTF-8, unreadable, malformed lines) and entries
+// a folder walk leaves out (hidden, symbolic links, unsupported types) are reported by name and
+// skipped, so that one bad file never stops a run and nothing is dropped unseen.
 package load
 
 import (
@@ -21,9 +22,14 @@ import (
 
 // Document is a loaded document, before chunking.
 type Document struct {
-	ID       string
-	Title    string
-	Source   string // file path, with ":LINE" for JSON Lines records
+	ID    string
+	Title string
+	// Source is the absolute path of the file, symbolic links resolved, with ":LINE" for JSON
+	// Lines records: the same file reached through two paths has one Source, which is how a run
+	// and the store tell one input from another.
+	Source   string
+	File     string // Source without the line: the file alone
+	Line     int    // line of a JSON Lines record, from 1; 0 for a text file
 	Text     string
 	Metadata map[string]any // nil when there is none
 }
@@ -47,19 +53,47 @@ var (
 	ErrNotUTF8     = errors.New("not valid UTF-8 text")
 	ErrUnsupported = errors.New("unsupported file type (want .txt, .md, .markdown or .jsonl)")
 	ErrMalformed   = errors.New("malformed JSON Lines record")
+	// The inputs a folder walk leaves out by rule; naming such a file directly loads it.
+	ErrHidden     = errors.New("hidden (name starts with a dot; name it directly to ingest it)")
+	ErrSymlink    = errors.New("symbolic link, not followed (name its target to ingest it)")
+	ErrNotRegular = errors.New("not a regular file")
 )
+
+// Ignored reports whether the problem is an entry a folder walk leaves out by rule (hidden, a
+// symbolic link, not a regular file, an unsupported type) rather than an input that is broken.
+func (p Problem) Ignored() bool {
+	for _, err := range []error{ErrHidden, ErrSymlink, ErrNotRegular, ErrUnsupported} {
+		if errors.Is(p.Err, err) {
+			return true
+		}
+	}
+	return false
+}
 
 // MaxFileSize bounds a single input file; larger files are reported and skipped rather than
 // read into memory.
 const MaxFileSize = 256 << 20
 
 // Walk loads every document under paths and calls fn for each, in a deterministic order (paths in
-// the order given, folder contents sorted by name). Files in folders with unsupported extensions
-// and hidden entries are ignored silently; a file named explicitly with an unsupported extension is
-// a Problem. Walk stops early only when fn returns an error or ctx is cancelled.
+// the order given, folder contents sorted by name).
+//
+// Document ids: a file found in a folder is identified by its path relative to that folder
+// ("sub/notes.txt" for FOLDER/sub/notes.txt); a file named directly by its path relative to the
+// current directory ("a/notes.txt"), or its absolute path when it lies outside; a JSON Lines
+// record by its "id" field. Ids use forward slashes on every system.
+//
+// Every input Walk does not load is a Problem, never silently dropped: broken inputs, and the
+// entries a folder walk leaves out by rule (hidden files and folders, symbolic links, other
+// non-regular files, unsupported extensions; see Problem.Ignored). A file named directly with an
+// unsupported extension is a Problem too. Walk stops early only when fn returns an error or ctx
+// is cancelled.
 func Walk(ctx context.Context, paths []string, fn func(Document) error) ([]Problem, error) {
 	var problems []Problem
 	report := func(src string, err error) { problems = append(problems, Problem{Source: src, Err: err}) }
+	cwd, err := os.Getwd()
+	if err != nil {
+		cwd = "" // ids of files named directly are then absolute paths
+	}
 	for _, root := range paths {
 		info, err := os.Stat(root)
 		if err != nil {
@@ -71,7 +105,7 @@ func Walk(ctx context.Context, paths []string, fn func(Document) error) ([]Probl
 				report(root, ErrUnsupported)
 				continue
 			}
-			if err := loadFile(ctx, root, filepath.Base(root), fn, report); err != nil {
+			if err := loadFile(ctx, root, directID(cwd, root), fn, report); err != nil {
 				return problems, err
 			}
 			continue
@@ -93,6 +127,35 @@ func Walk(ctx context.Context, paths []string, fn func(Document) error) ([]Probl
 	return problems, nil
 }
 
+// directID is the id of a file named directly: its path relative to the current directory when
+// it lies inside it, so "a/notes.txt", "./a/notes.txt" and "$PWD/a/notes.txt" agree, else its
+// absolute path.
+func directID(cwd, path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.ToSlash(filepath.Clean(path))
+	}
+	if cwd != "" {
+		if rel, err := filepath.Rel(cwd, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(abs)
+}
+
+// SourcePath is the absolute path of a file with symbolic links resolved, so that one file has one
+// source however it was reached.
+func SourcePath(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
+}
+
 func listFolder(root string, report func(string, error)) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -103,13 +166,23 @@ func listFolder(root string, report func(string, error)) ([]string, error) {
 			}
 			return nil
 		}
-		if path != root && strings.HasPrefix(d.Name(), ".") {
+		if path == root {
+			return nil
+		}
+		switch {
+		case strings.HasPrefix(d.Name(), "."):
+			report(path, ErrHidden)
 			if d.IsDir() {
 				return fs.SkipDir
 			}
-			return nil
-		}
-		if d.Type().IsRegular() && supported(path) {
+		case d.IsDir():
+		case d.Type()&fs.ModeSymlink != 0:
+			report(path, ErrSymlink)
+		case !d.Type().IsRegular():
+			report(path, ErrNotRegular)
+		case !supported(path):
+			report(path, ErrUnsupported)
+		default:
 			files = append(files, path)
 		}
 		return nil
@@ -129,8 +202,7 @@ func supported(path string) bool {
 	return false
 }
 
-// loadFile reads one file; id is the document id for text files (the path relative to the folder
-// given, or the base name for a file given directly).
+// loadFile reads one file; id is the document id for text files (see Walk).
 func loadFile(ctx context.Context, path, id string, fn func(Document) error, report func(string, error)) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -148,7 +220,8 @@ func loadFile(ctx context.Context, path, id string, fn func(Document) error, rep
 		report(path, err)
 		return nil
 	}
-	return fn(Document{ID: id, Title: titleOf(path, text), Source: path, Text: text})
+	src := SourcePath(path)
+	return fn(Document{ID: id, Title: titleOf(path, text), Source: src, File: src, Text: text})
 }
 
 func readFile(path string) ([]byte, error) {
@@ -216,6 +289,7 @@ func loadJSONL(ctx context.Context, path string, fn func(Document) error, report
 		return nil
 	}
 	defer f.Close()
+	file := SourcePath(path)
 	r := bufio.NewReaderSize(f, 1<<20)
 	records := 0
 	for lineNo := 1; ; lineNo++ {
@@ -224,11 +298,11 @@ func loadJSONL(ctx context.Context, path string, fn func(Document) error, report
 		}
 		line, readErr := r.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
-			src := fmt.Sprintf("%s:%d", path, lineNo)
-			doc, err := parseRecord(line, src)
+			doc, err := parseRecord(line)
 			if err != nil {
-				report(src, err)
+				report(fmt.Sprintf("%s:%d", path, lineNo), err)
 			} else {
+				doc.Source, doc.File, doc.Line = fmt.Sprintf("%s:%d", file, lineNo), file, lineNo
 				records++
 				if err := fn(doc); err != nil {
 					return err
@@ -249,7 +323,9 @@ func loadJSONL(ctx context.Context, path string, fn func(Document) error, report
 	return nil
 }
 
-func parseRecord(line []byte, src string) (Document, error) {
+// parseRecord reads one JSON Lines record: "id" and "text" are required, "title" and "metadata"
+// (an object) optional; other fields are ignored.
+func parseRecord(line []byte) (Document, error) {
 	if bytes.IndexByte(line, 0) >= 0 {
 		return Document{}, ErrBinary
 	}
@@ -274,7 +350,7 @@ func parseRecord(line []byte, src string) (Document, error) {
 	if title == "" {
 		title = *rec.ID
 	}
-	return Document{ID: *rec.ID, Title: title, Source: src, Text: text, Metadata: rec.Metadata}, nil
+	return Document{ID: *rec.ID, Title: title, Text: text, Metadata: rec.Metadata}, nil
 }
 
 // unwrapPathError drops the *fs.PathError wrapper: the Problem already names the path.

@@ -34,6 +34,16 @@ func collect(t *testing.T, paths ...string) ([]Document, []Problem) {
 	return docs, problems
 }
 
+// realDir is dir with symbolic links resolved (a temporary folder may lie behind one).
+func realDir(t *testing.T, dir string) string {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return real
+}
+
 func TestWalkFolder(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "b.md", []byte("# The Harbor\r\nShips dock at Port Avel.\r\n"))
@@ -44,8 +54,15 @@ func TestWalkFolder(t *testing.T) {
 	write(t, dir, "docs.jsonl", []byte(`{"id":"x-1","title":"One","text":"First.","metadata":{"year":1102}}`+"\n\n"+`{"id":"x-2","text":"Second."}`+"\n"))
 
 	docs, problems := collect(t, dir)
-	if len(problems) != 0 {
-		t.Fatalf("unexpected problems: %v", problems)
+	// The entries left out by rule are reported, not dropped unseen.
+	if len(problems) != 2 || !errors.Is(problems[0].Err, ErrHidden) || !strings.HasSuffix(problems[0].Source, ".hidden") ||
+		!errors.Is(problems[1].Err, ErrUnsupported) || !strings.HasSuffix(problems[1].Source, "image.png") {
+		t.Fatalf("problems = %v, want the hidden folder and image.png", problems)
+	}
+	for _, p := range problems {
+		if !p.Ignored() {
+			t.Errorf("%v is not marked as left out by rule", p)
+		}
 	}
 	want := []struct{ id, title, text string }{
 		{"a.txt", "Lighthouse notes", "Lighthouse notes\nThe lamp is lit at dusk."},
@@ -66,8 +83,11 @@ func TestWalkFolder(t *testing.T) {
 	if docs[2].Metadata["year"] != float64(1102) {
 		t.Errorf("metadata not kept: %v", docs[2].Metadata)
 	}
-	if !strings.HasSuffix(docs[3].Source, "docs.jsonl:3") {
-		t.Errorf("jsonl source should name the line: %q", docs[3].Source)
+	if want := filepath.Join(realDir(t, dir), "docs.jsonl"); docs[3].Source != want+":3" || docs[3].File != want || docs[3].Line != 3 {
+		t.Errorf("jsonl record source = %q (%q line %d), want the absolute path with the line", docs[3].Source, docs[3].File, docs[3].Line)
+	}
+	if want := filepath.Join(realDir(t, dir), "sub", "c.txt"); docs[4].Source != want || docs[4].File != want || docs[4].Line != 0 {
+		t.Errorf("text file source = %q (%q line %d), want %q", docs[4].Source, docs[4].File, docs[4].Line, want)
 	}
 }
 
@@ -93,8 +113,9 @@ func TestWalkBadInputs(t *testing.T) {
 	paths = append(paths, good)
 
 	docs, problems := collect(t, paths...)
-	if len(docs) != 1 || docs[0].ID != "good.txt" {
-		t.Fatalf("want only good.txt loaded, got %+v", docs)
+	// A file named directly outside the current directory is identified by its absolute path.
+	if len(docs) != 1 || docs[0].ID != filepath.ToSlash(good) {
+		t.Fatalf("want only good.txt loaded as %s, got %+v", good, docs)
 	}
 	if len(problems) != len(tests)+1 {
 		t.Fatalf("got %d problems, want %d: %v", len(problems), len(tests)+1, problems)
@@ -158,5 +179,53 @@ func TestWalkCancelled(t *testing.T) {
 	_, err := Walk(ctx, []string{dir}, func(Document) error { return nil })
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+// TestWalkIDs: the id rule. Files in a folder are identified relative to that folder, files named
+// directly relative to the current directory however the path is spelled, and one file has one
+// Source however it is reached (a symbolic link named directly included).
+func TestWalkIDs(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "a/notes.txt", []byte("Notes of a."))
+	write(t, dir, "b/notes.txt", []byte("Notes of b."))
+	write(t, dir, "b/deep/x.md", []byte("# X\nDeep."))
+	if err := os.Symlink(filepath.Join(dir, "a", "notes.txt"), filepath.Join(dir, "b", "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	real := realDir(t, dir)
+
+	tests := []struct {
+		name    string
+		paths   []string
+		ids     []string
+		sources []string // relative to real
+	}{
+		{"files named directly", []string{"a/notes.txt", "b/notes.txt"}, []string{"a/notes.txt", "b/notes.txt"}, []string{"a/notes.txt", "b/notes.txt"}},
+		{"spellings of one path", []string{"./a/notes.txt", filepath.Join(dir, "a", "notes.txt"), "b/../a/notes.txt"},
+			[]string{"a/notes.txt", "a/notes.txt", "a/notes.txt"}, []string{"a/notes.txt", "a/notes.txt", "a/notes.txt"}},
+		{"folder", []string{"b"}, []string{"deep/x.md", "notes.txt"}, []string{"b/deep/x.md", "b/notes.txt"}},
+		{"current folder", []string{"."}, []string{"a/notes.txt", "b/deep/x.md", "b/notes.txt"}, []string{"a/notes.txt", "b/deep/x.md", "b/notes.txt"}},
+		{"symbolic link named directly", []string{"b/link.txt"}, []string{"b/link.txt"}, []string{"a/notes.txt"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			docs, _ := collect(t, tc.paths...)
+			if len(docs) != len(tc.ids) {
+				t.Fatalf("got %d documents, want %d: %+v", len(docs), len(tc.ids), docs)
+			}
+			for i, d := range docs {
+				if src := filepath.Join(real, filepath.FromSlash(tc.sources[i])); d.ID != tc.ids[i] || d.Source != src {
+					t.Errorf("document %d = id %q source %q, want %q %q", i, d.ID, d.Source, tc.ids[i], src)
+				}
+			}
+		})
+	}
+
+	// In a folder walk the link is reported, not followed.
+	_, problems := collect(t, "b")
+	if len(problems) != 1 || !errors.Is(problems[0].Err, ErrSymlink) || !strings.HasSuffix(problems[0].Source, "link.txt") {
+		t.Errorf("problems = %v, want the symbolic link reported", problems)
 	}
 }
