@@ -35,6 +35,8 @@ func ingestCommand() *cli.Command {
 			&cli.IntFlag{Name: "concurrency", Value: def.Concurrency, Usage: "documents extracted in parallel"},
 			&cli.Int64Flag{Name: "seed", Value: def.Seed, Usage: "random seed of community detection and of the hierarchical index"},
 			&cli.IntFlag{Name: "layers", Value: def.Layers.MaxLayers, Usage: "summary layers of the hierarchical index at most (0: none)"},
+			&cli.BoolFlag{Name: "rebuild", Usage: "re-chunk (and extract again) every document of the run when --chunk-size or --chunk-overlap differ from the store's; without it such a run is refused"},
+			&cli.BoolFlag{Name: "replace", Usage: "let an input take over a document id the store holds for another file; without it such a run is refused"},
 			&cli.BoolFlag{Name: flagJSON, Usage: "print the run report as one JSON object on stdout"},
 		)...),
 		Action: runIngest,
@@ -73,6 +75,7 @@ func runIngest(c *cli.Context) error {
 	opt.Concurrency = c.Int("concurrency")
 	opt.Layers.MaxLayers = c.Int("layers")
 	opt.Seed = c.Int64("seed")
+	opt.Rebuild, opt.Replace = c.Bool("rebuild"), c.Bool("replace")
 	if err := opt.Validate(); err != nil {
 		return usageError{err}
 	}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stratarag/strata/internal/neo4jtest"
+)
+
+type ingestReport struct {
+	Documents, Unchanged int
+	Skipped              []string
+}
+
+// TestIngestIdentityAndSettings runs, on both backends, the re-ingests that used to duplicate or
+// silently keep stale data: a corpus then its parent folder stores each file once; other chunk
+// settings are refused until --rebuild, which re-chunks; --layers 0 removes the summaries.
+func TestIngestIdentityAndSettings(t *testing.T) {
+	t.Run("embedded", func(t *testing.T) {
+		dir := t.TempDir()
+		checkIdentityAndSettings(t, func(args ...string) (int, string, string) {
+			return strata(t, append([]string{args[0], "--data-dir", dir}, args[1:]...)...)
+		})
+	})
+	t.Run("neo4j", func(t *testing.T) {
+		srv := neo4jtest.Require(t)
+		srv.Reset(t)
+		checkIdentityAndSettings(t, func(args ...string) (int, string, string) {
+			return neo4jCLI(t, srv, append([]string{args[0], "--offline"}, args[1:]...)...)
+		})
+	})
+}
+
+func checkIdentityAndSettings(t *testing.T, cli func(args ...string) (int, string, string)) {
+	t.Helper()
+	ingest := func(args ...string) ingestReport {
+		t.Helper()
+		code, out, errOut := cli(append([]string{"ingest", "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("ingest %v: exit %d\n%s", args, code, errOut)
+		}
+		return decodeJSON[ingestReport](t, "ingest", out)
+	}
+	summaries := func() int {
+		t.Helper()
+		_, out, _ := cli("status", "--json")
+		return decodeJSON[statusReport](t, "status", out).Nodes["Summary"]
+	}
+
+	if rep := ingest(corpusDir); rep.Documents != 17 {
+		t.Fatalf("first ingest: %+v", rep)
+	}
+	// testdata holds the corpus, README.md and the one good record of bad/broken.jsonl.
+	if rep := ingest(filepath.Dir(corpusDir)); rep.Unchanged != 17 || rep.Documents != 2 {
+		t.Errorf("corpus then its parent: %+v, want the 17 unchanged", rep)
+	}
+	if summaries() == 0 {
+		t.Fatal("the default ingest built no summaries")
+	}
+
+	small := []string{"--chunk-size", "200", "--chunk-overlap", "20"}
+	code, _, errOut := cli(append(append([]string{"ingest"}, small...), corpusDir)...)
+	if code == 0 || !strings.Contains(errOut, "--rebuild") {
+		t.Errorf("other chunk settings: exit %d, stderr %s; want a refusal naming --rebuild", code, errOut)
+	}
+	if rep := ingest(append(append([]string{"--rebuild"}, small...), corpusDir)...); rep.Unchanged == 17 || rep.Documents == 0 {
+		t.Errorf("--rebuild with other chunk settings: %+v, want documents re-chunked", rep)
+	}
+	ingest(append(append([]string{"--layers", "0"}, small...), corpusDir)...)
+	if n := summaries(); n != 0 {
+		t.Errorf("%d summaries left after --layers 0", n)
+	}
+}
