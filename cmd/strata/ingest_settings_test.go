@@ -27,7 +27,10 @@ func TestIngestIdentityAndSettings(t *testing.T) {
 		srv := neo4jtest.Require(t)
 		srv.Reset(t)
 		checkIdentityAndSettings(t, func(args ...string) (int, string, string) {
-			return neo4jCLI(t, srv, append([]string{args[0], "--offline"}, args[1:]...)...)
+			if args[0] == "ingest" {
+				args = append([]string{"ingest", "--offline"}, args[1:]...)
+			}
+			return neo4jCLI(t, srv, args...)
 		})
 	})
 }
@@ -44,7 +47,10 @@ func checkIdentityAndSettings(t *testing.T, cli func(args ...string) (int, strin
 	}
 	summaries := func() int {
 		t.Helper()
-		_, out, _ := cli("status", "--json")
+		code, out, errOut := cli("status", "--json")
+		if code != 0 {
+			t.Fatalf("status: exit %d\n%s", code, errOut)
+		}
 		return decodeJSON[statusReport](t, "status", out).Nodes["Summary"]
 	}
 
