@@ -400,3 +400,46 @@ func TestIngestUpdatesTitleOfUnchangedText(t *testing.T) {
 		t.Errorf("stored %+v, %v", docs, err)
 	}
 }
+
+// TestIngestMigratesOlderStore: a store written before sources were absolute and settings were
+// recorded is checked once, without extracting anything again, and then behaves as a new one.
+func TestIngestMigratesOlderStore(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t, t.TempDir())
+	ingest(t, store, corpusDir)
+	ids := corpusIDs(t)
+	docs, err := store.Documents(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What an older strata wrote: the path as walked, and none of the newer meta keys ("" reads
+	// as absent).
+	old := graph.Batch{Meta: map[string]string{graph.MetaChunking: "", graph.MetaLayers: "", graph.MetaSeed: ""}}
+	for _, d := range docs {
+		old.Meta[graph.MetaSourcePrefix+d.Source] = ""
+		if strings.Contains(d.Source, ".jsonl:") { // FILE:LINE
+			d.Source = filepath.Join(corpusDir, filepath.Base(d.Source))
+		} else {
+			d.Source = filepath.Join(corpusDir, filepath.FromSlash(d.ID))
+		}
+		old.Documents = append(old.Documents, d)
+	}
+	if err := store.Apply(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, store)
+
+	rep := ingest(t, store, corpusDir)
+	if rep.Unchanged != 17 || rep.Chunks != 0 || rep.Entities != 0 || rep.Relabeled == 0 {
+		t.Errorf("first run on the older store: %+v", rep)
+	}
+	if after := snapshot(t, store); !reflect.DeepEqual(before.entities, after.entities) || !reflect.DeepEqual(before.relations, after.relations) {
+		t.Error("checking the older store changed its graph")
+	}
+	if v, _, _ := store.Meta(ctx, graph.MetaChunkingPending); v != "false" {
+		t.Errorf("pending = %q after every document was checked", v)
+	}
+	if rep := ingest(t, store, filepath.Dir(corpusDir)); rep.Unchanged != 17 {
+		t.Errorf("the parent folder after the migration: %+v", rep)
+	}
+}

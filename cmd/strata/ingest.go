@@ -26,8 +26,13 @@ func ingestCommand() *cli.Command {
 		Description: "Loads every .txt, .md and .jsonl file under the given paths, chunks it, extracts entities and\n" +
 			"relations, merges them into the graph, embeds them, and recomputes components, communities and\n" +
 			"community reports. Unchanged documents are skipped, so re-running is cheap; an interrupted run\n" +
-			"resumes where it stopped. Bad inputs are reported and skipped; the command fails only when\n" +
-			"nothing could be ingested.",
+			"resumes where it stopped. Bad inputs are reported and skipped; the command fails when nothing\n" +
+			"could be ingested.\n\n" +
+			"A document's id is its path relative to the folder given, its path relative to the current\n" +
+			"directory for a file named directly, or a JSON Lines record's \"id\"; a file already stored keeps\n" +
+			"its id. A run is refused before it writes anything when two inputs share an id, when an id\n" +
+			"belongs to another file (--replace), or when the chunk settings differ from the store's\n" +
+			"(--rebuild); other --layers or --seed recompute the structure. See the README, Inputs.",
 		Flags: commonFlags(append(extractionFlags(),
 			&cli.BoolFlag{Name: "dry-run", Usage: "estimate LLM calls and tokens for the inputs without calling anything or writing the store"},
 			&cli.IntFlag{Name: "chunk-size", Value: def.Chunk.Size, Usage: "chunk size in cl100k_base tokens"},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,5 +77,33 @@ func checkIdentityAndSettings(t *testing.T, cli func(args ...string) (int, strin
 	ingest(append(append([]string{"--layers", "0"}, small...), corpusDir)...)
 	if n := summaries(); n != 0 {
 		t.Errorf("%d summaries left after --layers 0", n)
+	}
+}
+
+// TestIngestReplaceFlag: an id the store holds for another file is refused, naming both files
+// and --replace, and --replace hands it over.
+func TestIngestReplaceFlag(t *testing.T) {
+	work := t.TempDir()
+	for _, name := range []string{"a", "b"} {
+		if err := os.MkdirAll(filepath.Join(work, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(work, name, "notes.txt"), []byte("Notes kept in folder "+name+" by Ilsa Marrow."), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	a, b := filepath.Join(work, "a"), filepath.Join(work, "b")
+	if code, _, errOut := strata(t, "ingest", "--data-dir", dir, a); code != 0 {
+		t.Fatalf("ingest a: exit %d\n%s", code, errOut)
+	}
+	code, _, errOut := strata(t, "ingest", "--data-dir", dir, b)
+	if code == 0 || !strings.Contains(errOut, filepath.Join("a", "notes.txt")) || !strings.Contains(errOut, filepath.Join("b", "notes.txt")) ||
+		!strings.Contains(errOut, "--replace") {
+		t.Errorf("ingest b: exit %d, stderr %s; want a refusal naming both files and --replace", code, errOut)
+	}
+	code, out, errOut := strata(t, "ingest", "--data-dir", dir, "--replace", "--json", b)
+	if rep := decodeJSON[ingestReport](t, "ingest", out); code != 0 || rep.Documents != 1 {
+		t.Errorf("ingest --replace b: exit %d, %+v\n%s", code, rep, errOut)
 	}
 }

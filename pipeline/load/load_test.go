@@ -51,7 +51,7 @@ func TestWalkFolder(t *testing.T) {
 	write(t, dir, "sub/c.txt", []byte("A long first line that reads like a sentence and so is not a title."))
 	write(t, dir, "image.png", []byte{0x89, 'P', 'N', 'G'})
 	write(t, dir, ".hidden/d.txt", []byte("hidden"))
-	write(t, dir, "docs.jsonl", []byte(`{"id":"x-1","title":"One","text":"First.","metadata":{"year":1102}}`+"\n\n"+`{"id":"x-2","text":"Second."}`+"\n"))
+	write(t, dir, "docs.jsonl", []byte(`{"id":"x-1","title":"One","text":"First.","metadata":{"year":1102},"other":[1]}`+"\n\n"+`{"id":"x-2","text":"Second."}`+"\n"))
 
 	docs, problems := collect(t, dir)
 	// The entries left out by rule are reported, not dropped unseen.
@@ -190,6 +190,7 @@ func TestWalkIDs(t *testing.T) {
 	write(t, dir, "a/notes.txt", []byte("Notes of a."))
 	write(t, dir, "b/notes.txt", []byte("Notes of b."))
 	write(t, dir, "b/deep/x.md", []byte("# X\nDeep."))
+	write(t, dir, ".hidden.txt", []byte("Hidden, named directly."))
 	if err := os.Symlink(filepath.Join(dir, "a", "notes.txt"), filepath.Join(dir, "b", "link.txt")); err != nil {
 		t.Fatal(err)
 	}
@@ -208,6 +209,7 @@ func TestWalkIDs(t *testing.T) {
 		{"folder", []string{"b"}, []string{"deep/x.md", "notes.txt"}, []string{"b/deep/x.md", "b/notes.txt"}},
 		{"current folder", []string{"."}, []string{"a/notes.txt", "b/deep/x.md", "b/notes.txt"}, []string{"a/notes.txt", "b/deep/x.md", "b/notes.txt"}},
 		{"symbolic link named directly", []string{"b/link.txt"}, []string{"b/link.txt"}, []string{"a/notes.txt"}},
+		{"hidden file named directly", []string{".hidden.txt"}, []string{".hidden.txt"}, []string{".hidden.txt"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
