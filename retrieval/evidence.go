@@ -198,10 +198,10 @@ func (e *Engine) bridgeChunks(ctx context.Context, steps []graph.Relation) ([]gr
 	return e.Store.Chunks(ctx, ids)
 }
 
-// globalChunks gathers the chunks naming the best connected members of the smallest of the
-// seeds' communities, other than the seeds themselves: the global level's evidence is what the
-// seeds' communities are about beyond the seeds.
-func (e *Engine) globalChunks(ctx context.Context, qvec []float32, communities []graph.ScoredCommunity, seeds []string, topK int) ([]graph.Chunk, error) {
+// globalChunks gathers the chunks naming the best connected members of the first few of
+// communities (skipping ones too large to say anything specific), other than the seeds
+// themselves: the global level's evidence is what the communities are about beyond the seeds.
+func (e *Engine) globalChunks(ctx context.Context, qvec []float32, communities []graph.Community, seeds []string, topK int) ([]graph.Chunk, error) {
 	var members []graph.Entity
 	used := 0
 	for _, c := range communities {

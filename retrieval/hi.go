@@ -72,7 +72,11 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 		channels = append(channels, channel{walkWeight, walked}, channel{localWeight, rankedChunks(qvec, lc.Chunks)})
 	}
 	if want.global {
-		found, err := e.globalChunks(ctx, qvec, communities, seeds, opt.TopK)
+		comms := make([]graph.Community, len(communities))
+		for i, c := range communities {
+			comms[i] = c.Community
+		}
+		found, err := e.globalChunks(ctx, qvec, comms, seeds, opt.TopK)
 		if err != nil {
 			return err
 		}
