@@ -229,6 +229,7 @@ func TestFlagsAfterArguments(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"status", "--json", "--data-dir", dir},
+		{"--data-dir", dir, "status", "--json"},
 		{"query", "Who founded the guild?", "--data-dir", dir, "--json", "--mode", "naive"},
 		{"eval", "--questions", questionFile, "--data-dir", dir, "--json", "--mode", "naive"},
 	} {
@@ -240,6 +241,26 @@ func TestFlagsAfterArguments(t *testing.T) {
 		if obj := oneJSONObject(t, out); obj["error"] != nil {
 			t.Errorf("%q: %v", args, obj)
 		}
+	}
+}
+
+// TestDashDashEndsFlags: after "--", an argument that looks like a flag is an input path.
+func TestDashDashEndsFlags(t *testing.T) {
+	wd := t.TempDir()
+	t.Chdir(wd)
+	if err := os.WriteFile("-notes.txt", []byte("Edda Fenwick led the Saltmere Guild from 1124."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := strata(t, "ingest", "--json", "--data-dir", "store", "--", "-notes.txt")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if rep := oneJSONObject(t, out); rep["documents"] != float64(1) {
+		t.Errorf("report %v", rep)
+	}
+	// Without "--" it is an unknown flag.
+	if code, _, _ := strata(t, "ingest", "--data-dir", "store", "-notes.txt"); code != exitUsage {
+		t.Errorf("without --: exit %d, want %d", code, exitUsage)
 	}
 }
 
@@ -294,10 +315,16 @@ func TestStoreCountKeys(t *testing.T) {
 	}
 }
 
-// TestVersion: --version prints the version the binary carries (the link-time one here).
+// TestVersion: --version prints the version the binary carries: from the build info (a test
+// binary has some), or the one set with -ldflags "-X main.buildVersion=...".
 func TestVersion(t *testing.T) {
 	code, out, _ := strata(t, "--version")
 	if code != 0 || !strings.HasPrefix(out, "strata version ") || strings.TrimSpace(strings.TrimPrefix(out, "strata version ")) == "" {
 		t.Errorf("exit %d, stdout %q", code, out)
+	}
+	defer func(v string) { buildVersion = v }(buildVersion)
+	buildVersion = "v9.9.9"
+	if code, out, _ := strata(t, "--version"); code != 0 || out != "strata version v9.9.9\n" {
+		t.Errorf("with buildVersion set: exit %d, stdout %q", code, out)
 	}
 }
