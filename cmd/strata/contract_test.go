@@ -97,6 +97,7 @@ func TestExitCodes(t *testing.T) {
 		{"missing store", []string{"query", "--data-dir", filepath.Join(tmp, "none"), "q"}, exitFailure, "strata ingest"},
 		{"store is a file", []string{"status", "--data-dir", notADir}, exitFailure, notADir},
 		{"corrupt store", []string{"status", "--data-dir", corrupt}, exitFailure, corrupt},
+		{"unreachable Neo4j", []string{"status", "--neo4j-uri", "bolt://127.0.0.1:1"}, exitFailure, "cannot reach Neo4j"},
 		{"locked store", []string{"ingest", "--data-dir", locked, corpusDir}, exitFailure, "another strata process"},
 		{"nothing to ingest", []string{"ingest", "--data-dir", t.TempDir(), emptyTxt}, exitFailure, "nothing could be ingested"},
 		{"missing questions file", []string{"eval", "--data-dir", dir, "--questions", filepath.Join(tmp, "q.jsonl")}, exitFailure, "q.jsonl"},
