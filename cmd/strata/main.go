@@ -138,7 +138,11 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Usage: "build a hierarchical knowledge graph from documents and answer questions from it",
 		Description: "strata ingests .txt, .md and .jsonl documents into a knowledge graph (chunks, entities,\n" +
 			"relations, communities) stored in Neo4j or in an embedded store, and answers questions with\n" +
-			"context assembled from it. Without Neo4j and without an LLM it runs fully offline.",
+			"context assembled from it. Without Neo4j and without an LLM it runs fully offline.\n\n" +
+			"A command's options may come before or after its arguments; -- ends them. Exit codes: 0\n" +
+			"success, 1 failure, 2 bad usage, 3 ingest finished with some inputs failed or skipped,\n" +
+			"130/143 interrupted (SIGINT/SIGTERM). With --json, stdout holds exactly one JSON object; a\n" +
+			"failure is {\"error\": \"...\", \"code\": <exit code>}.",
 		Writer:               stdout,
 		ErrWriter:            stderr,
 		EnableBashCompletion: true,
