@@ -19,9 +19,6 @@ type commandLine struct {
 	json    bool   // --json was given: failures are reported as one JSON object on stdout
 }
 
-// appFlagNames are the flags of strata itself (not of a command); none takes a value.
-var appFlagNames = []string{"help", "h", "version", "v", "generate-bash-completion"}
-
 // parseCommandLine accepts a command's flags anywhere on its command line: before the command,
 // between and after positional arguments. "--" ends the flags; everything after it is a
 // positional argument, even if it starts with "-". A flag's value is the next argument when the
@@ -154,11 +151,12 @@ func ownFlag(flags map[string]bool, name string) bool {
 	return ok
 }
 
+// isAppFlag reports whether name is a flag of strata itself (not of a command); none takes a
+// value.
 func isAppFlag(name string) bool {
-	for _, n := range appFlagNames {
-		if n == name {
-			return true
-		}
+	switch name {
+	case "help", "h", "version", "v", "generate-bash-completion":
+		return true
 	}
 	return false
 }

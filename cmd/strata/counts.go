@@ -16,12 +16,14 @@ type storeCounts struct {
 }
 
 // nodeKeys name the node labels of graph.Stats in storeCounts, in display order.
-var nodeKeys = []struct{ label, key string }{
-	{"Document", "documents"},
-	{"Chunk", "chunks"},
-	{"Entity", "entities"},
-	{"Summary", "summaries"},
-	{"Community", "communities"},
+func nodeKeys() []struct{ label, key string } {
+	return []struct{ label, key string }{
+		{"Document", "documents"},
+		{"Chunk", "chunks"},
+		{"Entity", "entities"},
+		{"Summary", "summaries"},
+		{"Community", "communities"},
+	}
 }
 
 // newStoreCounts converts the store's label counts. Both backends label summary entities of the
@@ -30,7 +32,7 @@ var nodeKeys = []struct{ label, key string }{
 func newStoreCounts(st graph.Stats) storeCounts {
 	c := storeCounts{Nodes: map[string]int64{}, Relationships: map[string]int64{}}
 	known := map[string]bool{}
-	for _, k := range nodeKeys {
+	for _, k := range nodeKeys() {
 		c.Nodes[k.key] = st.Nodes[k.label]
 		known[k.label] = true
 	}
@@ -56,7 +58,7 @@ func (c storeCounts) summary() string {
 // write prints the counts as a table: nodes in display order, relationships by name.
 func (c storeCounts) write(w io.Writer) {
 	fmt.Fprintln(w, "Nodes:")
-	for _, k := range nodeKeys {
+	for _, k := range nodeKeys() {
 		fmt.Fprintf(w, "  %-14s %d\n", k.key, c.Nodes[k.key])
 	}
 	fmt.Fprintln(w, "Relationships:")
