@@ -101,7 +101,7 @@ func (s *Store) DocumentLinks(ctx context.Context, chunkIDs []string, maxDocumen
 	links := make([]graph.DocumentLink, 0, len(rows))
 	for _, row := range rows {
 		f := fields{m: row}
-		l := graph.DocumentLink{EntityID: f.str("entityId"), DocumentID: f.str("documentId"), Documents: int(f.int("documents"))}
+		l := graph.DocumentLink{EntityID: f.str("entityId"), DocumentID: f.str("documentId"), ChunkID: f.str("chunkId"), Documents: int(f.int("documents"))}
 		if f.err != nil {
 			return nil, fmt.Errorf("cypher: document links: %w", f.err)
 		}

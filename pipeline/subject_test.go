@@ -1,26 +1,58 @@
 package pipeline
 
-import "testing"
+import (
+	"testing"
 
-func TestSubjectName(t *testing.T) {
-	for _, tc := range []struct{ title, want string }{
-		{"Treaty of Vell", "Treaty of Vell"},
-		{"Mercury (planet)", "Mercury"},
-		{"  Hollin   Reach University ", "Hollin Reach University"},
-		{"Saltmere Cartographers' Guild", "Saltmere Cartographers' Guild"},
-		{"1998 FIFA World Cup", "1998 FIFA World Cup"},
-		{"Ludwig van Beethoven", "Ludwig van Beethoven"},
-		{"the river", ""},
-		{"edda-fenwick", ""},
-		{"Lamp failure at the Kestrel Point Lighthouse", ""},
-		{"WTF is going on at OpenAI? We have theories", ""},
-		{"The $777 million surprise: Donald Trump is getting richer", ""},
-		{"One Two Three Four Five Six Seven Eight Nine", ""},
-		{"", ""},
-		{"(planet)", ""},
-	} {
-		if got := subjectName(tc.title); got != tc.want {
-			t.Errorf("subjectName(%q) = %q, want %q", tc.title, got, tc.want)
+	"github.com/stratarag/strata/pipeline/extract"
+	"github.com/stratarag/strata/pipeline/resolve"
+)
+
+func TestWithSubject(t *testing.T) {
+	results := func(names ...string) []resolve.ChunkResult {
+		var out []resolve.ChunkResult
+		for i, n := range names {
+			r := resolve.ChunkResult{ChunkID: string(rune('a' + i))}
+			if n != "" {
+				r.Result.Entities = []extract.Entity{{Name: n}}
+			}
+			out = append(out, r)
 		}
+		return out
+	}
+	mentions := func(rs []resolve.ChunkResult, name string) int {
+		n := 0
+		for _, r := range rs {
+			for _, e := range r.Result.Entities {
+				if e.Name == name {
+					n++
+					break
+				}
+			}
+		}
+		return n
+	}
+	for _, tc := range []struct {
+		name    string
+		in      []resolve.ChunkResult
+		subject string
+		want    int // chunks mentioning the subject afterwards
+	}{
+		{"named once: every chunk", results("Treaty of Vell", "", "Port Avel"), "Treaty of Vell", 3},
+		{"named in other case", results("", "TREATY OF VELL"), "Treaty of Vell", 2},
+		{"never named: left out", results("Port Avel", ""), "Treaty of Vell", 0},
+		{"no subject", results("Port Avel"), "", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := mentions(tc.in, tc.subject)
+			got := withSubject(tc.in, tc.subject)
+			if n := mentions(got, tc.subject); tc.want > 0 && n != tc.want {
+				t.Errorf("%d chunks mention %q, want %d", n, tc.subject, tc.want)
+			} else if tc.want == 0 && n != before {
+				t.Errorf("results changed although the subject is not named: %d mentions, was %d", n, before)
+			}
+			if mentions(tc.in, tc.subject) != before {
+				t.Error("withSubject changed its input")
+			}
+		})
 	}
 }

@@ -116,18 +116,21 @@ func runQuery(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageError{errors.New(`query needs exactly one argument, the question (quote it: strata query "Who founded the guild?")`)}
 	}
+	if strings.TrimSpace(c.Args().First()) == "" {
+		return usageError{errors.New("the question is empty")}
+	}
 	opt, err := queryOptions(c)
 	if err != nil {
 		return err
 	}
 	engine, m, closeFn, err := newEngine(c)
 	if err != nil {
-		return reportFailure(c, err)
+		return err
 	}
 	defer closeFn()
 	res, err := engine.Query(c.Context, c.Args().First(), opt)
 	if err != nil {
-		return reportFailure(c, err)
+		return err
 	}
 	res.Usage = m.usage()
 	if c.Bool(flagJSON) {

@@ -12,39 +12,50 @@ import (
 func statusCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "status",
-		Usage: "show what the store holds: nodes per label, relationships per type",
+		Usage: "show what the store holds: documents, chunks, entities, summaries, communities, relationships per type",
 		Flags: append(append(backendFlags(), logFlags()...),
 			&cli.BoolFlag{Name: flagJSON, Usage: "print one JSON object on stdout"}),
 		Action: runStatus,
 	}
 }
 
+// statusOutput is status --json; "store" has the shape of ingest --json's.
+type statusOutput struct {
+	Backend backend           `json:"backend"`
+	Store   storeCounts       `json:"store"`
+	Meta    map[string]string `json:"meta"`
+}
+
 func runStatus(c *cli.Context) error {
+	if c.NArg() != 0 {
+		return usageError{fmt.Errorf("status takes no arguments, got %q; name the store with --%s", c.Args().First(), flagDataDir)}
+	}
 	log, err := newLogger(c)
 	if err != nil {
 		return err
 	}
 	store, be, err := openStore(c.Context, c, log, true)
 	if err != nil {
-		return reportFailure(c, err)
+		return err
 	}
 	defer closeStore(store, log)
 	stats, err := store.Stats(c.Context)
 	if err != nil {
-		return reportFailure(c, fmt.Errorf("read store stats: %w", err))
+		return fmt.Errorf("read store stats: %w", err)
 	}
+	counts := newStoreCounts(stats)
 	meta := map[string]string{}
 	for _, k := range []string{graph.MetaEmbeddingModel, graph.MetaEmbeddingDims, graph.MetaExtractor} {
 		v, ok, err := store.Meta(c.Context, k)
 		if err != nil {
-			return reportFailure(c, err)
+			return err
 		}
 		if ok {
 			meta[k] = v
 		}
 	}
 	if c.Bool(flagJSON) {
-		return writeJSON(c, map[string]any{"backend": be, "nodes": stats.Nodes, "relationships": stats.Relationships, "meta": meta})
+		return writeJSON(c, statusOutput{Backend: be, Store: counts, Meta: meta})
 	}
 	w := c.App.Writer
 	fmt.Fprintf(w, "Backend: %s\n", describe(be))
@@ -53,10 +64,7 @@ func runStatus(c *cli.Context) error {
 			fmt.Fprintf(w, "  %-16s %s\n", k, v)
 		}
 	}
-	fmt.Fprintln(w, "Nodes:")
-	printCounts(w, stats.Nodes)
-	fmt.Fprintln(w, "Relationships:")
-	printCounts(w, stats.Relationships)
+	counts.write(w)
 	return nil
 }
 

@@ -115,12 +115,14 @@ type ScoredCommunity struct {
 	Seeds []string
 }
 
-// DocumentLink says that a document mentions an entity (in one of its chunks) that one of the
-// chunks a walk started from mentions too. Documents is the number of documents mentioning the
-// entity, which tells a rare, specific link from a common one.
+// DocumentLink says that a document mentions an entity that one of the chunks a walk started
+// from mentions too. ChunkID is the document's first chunk (lowest Seq) mentioning the entity;
+// Documents is the number of documents mentioning the entity, which tells a rare, specific link
+// from a common one.
 type DocumentLink struct {
 	EntityID   string
 	DocumentID string
+	ChunkID    string
 	Documents  int
 }
 

@@ -109,7 +109,7 @@ func testLocalCaps(t *testing.T, s graph.Store) {
 
 // testDocumentLinks: three documents; p-1 (document P) mentions X and Y, X is also in Q and R,
 // Y also in Q (twice, by two chunks), Z only in R. From p-1, X links P, Q and R (3 documents),
-// Y links P and Q; Z is not reached. maxDocuments 2 leaves X out; unknown chunks link nothing.
+// Y links P and Q, each by its first chunk mentioning Y; Z is not reached. maxDocuments 2 leaves X out; unknown chunks link nothing.
 func testDocumentLinks(t *testing.T, s graph.Store) {
 	b := graph.Batch{}
 	for _, d := range []string{"P", "Q", "R"} {
@@ -132,12 +132,12 @@ func testDocumentLinks(t *testing.T, s graph.Store) {
 		want   []graph.DocumentLink
 	}{
 		{"all", []string{"p-1"}, 10, []graph.DocumentLink{
-			{EntityID: "X", DocumentID: "P", Documents: 3}, {EntityID: "X", DocumentID: "Q", Documents: 3},
-			{EntityID: "X", DocumentID: "R", Documents: 3},
-			{EntityID: "Y", DocumentID: "P", Documents: 2}, {EntityID: "Y", DocumentID: "Q", Documents: 2},
+			{EntityID: "X", DocumentID: "P", ChunkID: "p-1", Documents: 3}, {EntityID: "X", DocumentID: "Q", ChunkID: "q-1", Documents: 3},
+			{EntityID: "X", DocumentID: "R", ChunkID: "r-1", Documents: 3},
+			{EntityID: "Y", DocumentID: "P", ChunkID: "p-1", Documents: 2}, {EntityID: "Y", DocumentID: "Q", ChunkID: "q-1", Documents: 2},
 		}},
 		{"common entity left out", []string{"p-1", "unknown"}, 2, []graph.DocumentLink{
-			{EntityID: "Y", DocumentID: "P", Documents: 2}, {EntityID: "Y", DocumentID: "Q", Documents: 2},
+			{EntityID: "Y", DocumentID: "P", ChunkID: "p-1", Documents: 2}, {EntityID: "Y", DocumentID: "Q", ChunkID: "q-1", Documents: 2},
 		}},
 		{"unknown chunk", []string{"unknown"}, 10, nil},
 		{"no chunks", nil, 10, nil},
