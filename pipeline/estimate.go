@@ -15,6 +15,7 @@ import (
 type Estimate struct {
 	Documents    int            `json:"documents"`
 	Problems     []load.Problem `json:"skipped"` // inputs a run would skip
+	Ignored      []load.Problem `json:"ignored"` // folder entries a run would leave out by rule
 	Chunks       int            `json:"chunks"`
 	CorpusTokens int            `json:"corpus_tokens"`
 	// Offline is true when neither the extractor nor the embedder calls a model.
@@ -48,7 +49,8 @@ func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, err
 	if err := checkDuplicateIDs(docs); err != nil {
 		return Estimate{}, err
 	}
-	est := Estimate{Problems: append([]load.Problem{}, problems...)} // [] rather than null in JSON
+	skipped, ignored := splitIgnored(problems)
+	est := Estimate{Problems: append([]load.Problem{}, skipped...), Ignored: append([]load.Problem{}, ignored...)} // [] rather than null in JSON
 	var texts []string
 	for _, d := range docs {
 		pieces, err := chunk.Split(in.Tokenizer, d.ID, d.Text, in.Options.Chunk)
@@ -62,7 +64,7 @@ func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, err
 		}
 	}
 	if est.Documents == 0 {
-		return est, fmt.Errorf("%w: %d input(s) skipped", ErrNothingIngested, len(problems))
+		return est, fmt.Errorf("%w: %d input(s) skipped, %d ignored", ErrNothingIngested, len(skipped), len(ignored))
 	}
 	est.Chunks = len(texts)
 

@@ -78,7 +78,8 @@ type Report struct {
 	Layers        []layers.Layer // summary layers built
 	Components    int
 	Communities   int
-	Problems      []load.Problem
+	Problems      []load.Problem // inputs skipped: broken, unreadable, or named directly with an unsupported type
+	Ignored       []load.Problem // folder entries left out by rule (hidden, symbolic links, other types)
 	Duration      time.Duration
 	StageDuration map[string]time.Duration
 }
@@ -103,16 +104,20 @@ func (in *Ingester) Run(ctx context.Context, paths []string) (Report, error) {
 
 	t := time.Now()
 	docs, problems, dups, err := LoadDocuments(ctx, paths, in.Log)
-	rep.Problems, rep.Duplicates = problems, dups
+	rep.Problems, rep.Ignored = splitIgnored(problems)
+	rep.Duplicates = dups
 	rep.StageDuration["load"] = time.Since(t)
 	for _, p := range rep.Problems {
 		in.Log.Warn().Str("input", p.Source).Err(p.Err).Msg("skipped input")
+	}
+	for _, p := range rep.Ignored {
+		in.Log.Info().Str("input", p.Source).Err(p.Err).Msg("ignored folder entry")
 	}
 	if err != nil {
 		return rep, err
 	}
 	if len(docs) == 0 {
-		return rep, fmt.Errorf("%w: %d input(s) skipped", ErrNothingIngested, len(rep.Problems))
+		return rep, fmt.Errorf("%w: %d input(s) skipped, %d ignored", ErrNothingIngested, len(rep.Problems), len(rep.Ignored))
 	}
 	// Identity is settled before anything is written: a refused run leaves the store as it was.
 	if err := in.keepStoredIDs(ctx, docs); err != nil {
@@ -155,4 +160,16 @@ func (in *Ingester) Run(ctx context.Context, paths []string) (Report, error) {
 	}
 	rep.Duration = time.Since(start)
 	return rep, nil
+}
+
+// splitIgnored separates the inputs a run skipped from the folder entries it ignored by rule.
+func splitIgnored(problems []load.Problem) (skipped, ignored []load.Problem) {
+	for _, p := range problems {
+		if p.Ignored {
+			ignored = append(ignored, p)
+		} else {
+			skipped = append(skipped, p)
+		}
+	}
+	return skipped, ignored
 }

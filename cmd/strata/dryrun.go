@@ -19,7 +19,7 @@ func runDryRun(c *cli.Context, in *pipeline.Ingester) error {
 		return writeJSON(c, est)
 	}
 	w := c.App.Writer
-	fmt.Fprintf(w, "Dry run: %d documents, %d chunks, %d corpus tokens, %d inputs skipped\n", est.Documents, est.Chunks, est.CorpusTokens, len(est.Problems))
+	fmt.Fprintf(w, "Dry run: %d documents, %d chunks, %d corpus tokens, %d inputs skipped, %d ignored\n", est.Documents, est.Chunks, est.CorpusTokens, len(est.Problems), len(est.Ignored))
 	if est.Offline {
 		fmt.Fprintln(w, "Offline: ingesting makes no LLM calls.")
 		return nil

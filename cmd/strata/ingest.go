@@ -55,6 +55,7 @@ type ingestOutput struct {
 	Unchanged   int                `json:"unchanged"`
 	Failed      int                `json:"failed"`
 	Skipped     []string           `json:"skipped"`
+	Ignored     []string           `json:"ignored"` // folder entries left out by rule: listed, not failures
 	Chunks      int                `json:"chunks"`
 	Entities    int                `json:"entities"`
 	Relations   int                `json:"relations"`
@@ -122,12 +123,15 @@ func runIngest(c *cli.Context) error {
 	}
 	rep, err := in.Run(c.Context, c.Args().Slice())
 	out := ingestOutput{
-		Backend: be, Documents: rep.Documents, Unchanged: rep.Unchanged, Failed: rep.Failed, Skipped: []string{},
+		Backend: be, Documents: rep.Documents, Unchanged: rep.Unchanged, Failed: rep.Failed, Skipped: []string{}, Ignored: []string{},
 		Chunks: rep.Chunks, Entities: rep.Entities, Relations: rep.Relations, Components: rep.Components,
 		Communities: rep.Communities, Usage: m.usage(), TimingsMS: map[string]float64{"total": ms(rep.Duration)},
 	}
 	for _, p := range rep.Problems {
 		out.Skipped = append(out.Skipped, p.String())
+	}
+	for _, p := range rep.Ignored {
+		out.Ignored = append(out.Ignored, p.String())
 	}
 	if m.client != nil {
 		st := m.client.Stats()
@@ -165,7 +169,7 @@ func runIngest(c *cli.Context) error {
 	}
 	w := c.App.Writer
 	fmt.Fprintf(w, "Ingested into the %s\n", describe(be))
-	fmt.Fprintf(w, "  documents  %d written, %d unchanged, %d failed, %d inputs skipped\n", out.Documents, out.Unchanged, out.Failed, len(out.Skipped))
+	fmt.Fprintf(w, "  documents  %d written, %d unchanged, %d failed, %d inputs skipped, %d ignored\n", out.Documents, out.Unchanged, out.Failed, len(out.Skipped), len(out.Ignored))
 	fmt.Fprintf(w, "  written    %d chunks, %d entity and %d relation updates\n", out.Chunks, out.Entities, out.Relations)
 	if out.Components > 0 {
 		fmt.Fprintf(w, "  structure  %d components, %d communities (recomputed)\n", out.Components, out.Communities)

@@ -107,3 +107,28 @@ func TestIngestReplaceFlag(t *testing.T) {
 		t.Errorf("ingest --replace b: exit %d, %+v\n%s", code, rep, errOut)
 	}
 }
+
+// TestIngestIgnoredEntries: entries a folder walk leaves out by rule are listed under "ignored"
+// and in the summary line, and are no failure (exit 0, unlike skipped inputs' exit 3).
+func TestIngestIgnoredEntries(t *testing.T) {
+	work := t.TempDir()
+	for name, text := range map[string]string{"notes.txt": "Ilsa Marrow founded the guild.", ".draft.txt": "hidden", "logo.png": "PNG"} {
+		if err := os.WriteFile(filepath.Join(work, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	code, out, errOut := strata(t, "ingest", "--data-dir", dir, "--json", work)
+	rep := decodeJSON[struct {
+		Documents        int
+		Skipped, Ignored []string
+	}](t, "ingest", out)
+	if code != 0 || rep.Documents != 1 || len(rep.Skipped) != 0 || len(rep.Ignored) != 2 ||
+		!strings.Contains(strings.Join(rep.Ignored, "\n"), "logo.png: unsupported file type") {
+		t.Errorf("exit %d, report %+v\n%s", code, rep, errOut)
+	}
+	code, out, _ = strata(t, "ingest", "--data-dir", dir, work)
+	if code != 0 || !strings.Contains(out, "0 inputs skipped, 2 ignored") {
+		t.Errorf("exit %d, summary:\n%s", code, out)
+	}
+}

@@ -38,6 +38,10 @@ type Document struct {
 type Problem struct {
 	Source string
 	Err    error
+	// Ignored marks an entry a folder walk leaves out by rule (hidden, a symbolic link, not a
+	// regular file, an unsupported type) rather than an input that is broken: it is listed so
+	// that nothing is dropped unseen, but there is nothing to fix.
+	Ignored bool
 }
 
 func (p Problem) String() string { return p.Source + ": " + p.Err.Error() }
@@ -59,17 +63,6 @@ var (
 	ErrNotRegular = errors.New("not a regular file")
 )
 
-// Ignored reports whether the problem is an entry a folder walk leaves out by rule (hidden, a
-// symbolic link, not a regular file, an unsupported type) rather than an input that is broken.
-func (p Problem) Ignored() bool {
-	for _, err := range []error{ErrHidden, ErrSymlink, ErrNotRegular, ErrUnsupported} {
-		if errors.Is(p.Err, err) {
-			return true
-		}
-	}
-	return false
-}
-
 // MaxFileSize bounds a single input file; larger files are reported and skipped rather than
 // read into memory.
 const MaxFileSize = 256 << 20
@@ -84,12 +77,13 @@ const MaxFileSize = 256 << 20
 //
 // Every input Walk does not load is a Problem, never silently dropped: broken inputs, and the
 // entries a folder walk leaves out by rule (hidden files and folders, symbolic links, other
-// non-regular files, unsupported extensions; see Problem.Ignored). A file named directly with an
-// unsupported extension is a Problem too. Walk stops early only when fn returns an error or ctx
-// is cancelled.
+// non-regular files, unsupported extensions; Problem.Ignored). A file named directly with an
+// unsupported extension is a Problem the user can fix, not an ignored one. Walk stops early only
+// when fn returns an error or ctx is cancelled.
 func Walk(ctx context.Context, paths []string, fn func(Document) error) ([]Problem, error) {
 	var problems []Problem
 	report := func(src string, err error) { problems = append(problems, Problem{Source: src, Err: err}) }
+	ignore := func(src string, err error) { problems = append(problems, Problem{Source: src, Err: err, Ignored: true}) }
 	cwd, err := os.Getwd()
 	if err != nil {
 		cwd = "" // ids of files named directly are then absolute paths
@@ -110,7 +104,7 @@ func Walk(ctx context.Context, paths []string, fn func(Document) error) ([]Probl
 			}
 			continue
 		}
-		files, err := listFolder(root, report)
+		files, err := listFolder(root, report, ignore)
 		if err != nil {
 			return problems, err
 		}
@@ -156,7 +150,9 @@ func SourcePath(path string) string {
 	return abs
 }
 
-func listFolder(root string, report func(string, error)) ([]string, error) {
+// listFolder lists the files a folder walk loads, reporting unreadable entries and ignoring
+// (see Problem.Ignored) the ones left out by rule.
+func listFolder(root string, report, ignore func(string, error)) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -171,17 +167,17 @@ func listFolder(root string, report func(string, error)) ([]string, error) {
 		}
 		switch {
 		case strings.HasPrefix(d.Name(), "."):
-			report(path, ErrHidden)
+			ignore(path, ErrHidden)
 			if d.IsDir() {
 				return fs.SkipDir
 			}
 		case d.IsDir():
 		case d.Type()&fs.ModeSymlink != 0:
-			report(path, ErrSymlink)
+			ignore(path, ErrSymlink)
 		case !d.Type().IsRegular():
-			report(path, ErrNotRegular)
+			ignore(path, ErrNotRegular)
 		case !supported(path):
-			report(path, ErrUnsupported)
+			ignore(path, ErrUnsupported)
 		default:
 			files = append(files, path)
 		}

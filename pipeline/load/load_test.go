@@ -60,7 +60,7 @@ func TestWalkFolder(t *testing.T) {
 		t.Fatalf("problems = %v, want the hidden folder and image.png", problems)
 	}
 	for _, p := range problems {
-		if !p.Ignored() {
+		if !p.Ignored {
 			t.Errorf("%v is not marked as left out by rule", p)
 		}
 	}
@@ -122,7 +122,7 @@ func TestWalkBadInputs(t *testing.T) {
 	}
 	for i, tc := range tests {
 		p := problems[i]
-		if !strings.HasSuffix(p.Source, tc.name) || !errors.Is(p.Err, tc.want) {
+		if !strings.HasSuffix(p.Source, tc.name) || !errors.Is(p.Err, tc.want) || p.Ignored {
 			t.Errorf("problem %d = %v, want %s: %v", i, p, tc.name, tc.want)
 		}
 	}
@@ -227,7 +227,7 @@ func TestWalkIDs(t *testing.T) {
 
 	// In a folder walk the link is reported, not followed.
 	_, problems := collect(t, "b")
-	if len(problems) != 1 || !errors.Is(problems[0].Err, ErrSymlink) || !strings.HasSuffix(problems[0].Source, "link.txt") {
+	if len(problems) != 1 || !errors.Is(problems[0].Err, ErrSymlink) || !problems[0].Ignored || !strings.HasSuffix(problems[0].Source, "link.txt") {
 		t.Errorf("problems = %v, want the symbolic link reported", problems)
 	}
 }
