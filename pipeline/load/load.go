@@ -83,7 +83,9 @@ const MaxFileSize = 256 << 20
 func Walk(ctx context.Context, paths []string, fn func(Document) error) ([]Problem, error) {
 	var problems []Problem
 	report := func(src string, err error) { problems = append(problems, Problem{Source: src, Err: err}) }
-	ignore := func(src string, err error) { problems = append(problems, Problem{Source: src, Err: err, Ignored: true}) }
+	ignore := func(src string, err error) {
+		problems = append(problems, Problem{Source: src, Err: err, Ignored: true})
+	}
 	cwd, err := os.Getwd()
 	if err != nil {
 		cwd = "" // ids of files named directly are then absolute paths
