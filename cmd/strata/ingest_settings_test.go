@@ -78,6 +78,11 @@ func checkIdentityAndSettings(t *testing.T, cli func(args ...string) (int, strin
 	if n := summaries(); n != 0 {
 		t.Errorf("%d summaries left after --layers 0", n)
 	}
+	_, out, _ := cli("status", "--json")
+	meta := decodeJSON[struct{ Meta map[string]string }](t, "status", out).Meta
+	if meta["chunking"] != "cl100k_base size=200 overlap=20" || meta["layers"] != "max=0" || meta["seed"] != "42" {
+		t.Errorf("status shows the settings %v", meta)
+	}
 }
 
 // TestIngestReplaceFlag: an id the store holds for another file is refused, naming both files

@@ -26,6 +26,13 @@ type statusOutput struct {
 	Meta    map[string]string `json:"meta"`
 }
 
+// statusMeta is the settings status shows: the ones the store was built with, which a later
+// ingest must use or change knowingly (README, Inputs).
+func statusMeta() []string {
+	return []string{graph.MetaEmbeddingModel, graph.MetaEmbeddingDims, graph.MetaExtractor,
+		graph.MetaChunking, graph.MetaLayers, graph.MetaSeed}
+}
+
 func runStatus(c *cli.Context) error {
 	if c.NArg() != 0 {
 		return usageError{fmt.Errorf("status takes no arguments, got %q; name the store with --%s", c.Args().First(), flagDataDir)}
@@ -45,7 +52,7 @@ func runStatus(c *cli.Context) error {
 	}
 	counts := newStoreCounts(stats)
 	meta := map[string]string{}
-	for _, k := range []string{graph.MetaEmbeddingModel, graph.MetaEmbeddingDims, graph.MetaExtractor} {
+	for _, k := range statusMeta() {
 		v, ok, err := store.Meta(c.Context, k)
 		if err != nil {
 			return err
@@ -59,7 +66,7 @@ func runStatus(c *cli.Context) error {
 	}
 	w := c.App.Writer
 	fmt.Fprintf(w, "Backend: %s\n", describe(be))
-	for _, k := range []string{graph.MetaEmbeddingModel, graph.MetaEmbeddingDims, graph.MetaExtractor} {
+	for _, k := range statusMeta() {
 		if v, ok := meta[k]; ok {
 			fmt.Fprintf(w, "  %-16s %s\n", k, v)
 		}
