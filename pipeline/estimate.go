@@ -46,7 +46,7 @@ func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, err
 	if err != nil {
 		return Estimate{}, err
 	}
-	if err := checkDuplicateIDs(docs); err != nil {
+	if docs, _, err = dedupeIDs(docs, in.Log); err != nil {
 		return Estimate{}, err
 	}
 	skipped, ignored := splitIgnored(problems)

@@ -121,11 +121,16 @@ func TestIngestRefusesDuplicateIDs(t *testing.T) {
 		})
 	}
 
-	// The same file reached twice is one input, not a clash.
+	// The same file reached twice is one input, not a clash; so is a record repeated whole.
 	store := openStore(t, t.TempDir())
 	rep := ingest(t, store, "a", "a/notes.txt", filepath.Join(dir, "a"))
 	if rep.Documents != 1 || rep.Duplicates != 2 {
 		t.Errorf("one file through three paths: %+v", rep)
+	}
+	record := `{"id": "r2", "title": "T", "text": "Edda Fenwick led the guild.", "metadata": {"year": 1124}}` + "\n"
+	writeFiles(t, dir, map[string]string{"copies.jsonl": record + record})
+	if rep := ingest(t, store, "copies.jsonl"); rep.Documents != 1 || rep.Duplicates != 1 {
+		t.Errorf("a record copied twice: %+v", rep)
 	}
 }
 

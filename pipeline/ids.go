@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
+
+	"github.com/rs/zerolog"
 
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/pipeline/load"
@@ -14,7 +17,7 @@ import (
 // Errors of document identity. Both stop a run before it writes anything: an id names one
 // document, and guessing which of two inputs the user meant would lose the other.
 var (
-	// ErrDuplicateID: two inputs of one run have the same document id.
+	// ErrDuplicateID: two inputs of one run have the same document id and different content.
 	ErrDuplicateID = errors.New("two inputs of this run have the same document id")
 	// ErrIDTaken: an input's id is stored for another source (Options.Replace allows it).
 	ErrIDTaken = errors.New("document id already stored for another source")
@@ -23,24 +26,33 @@ var (
 // maxListed bounds the clashes an error message lists one by one.
 const maxListed = 5
 
-// checkDuplicateIDs refuses documents of one run that share an id, naming both sources of each
-// clash.
-func checkDuplicateIDs(docs []load.Document) error {
+// dedupeIDs refuses documents of one run that share an id but not their content, naming both
+// sources of each clash. A document repeated whole (same id, text, title and metadata: a record
+// copied twice into a JSON Lines file) loses nothing: it is kept once, and the repeats are
+// counted.
+func dedupeIDs(docs []load.Document, log zerolog.Logger) ([]load.Document, int, error) {
 	first := make(map[string]int, len(docs))
+	kept := docs[:0:0]
 	var clashes []string
-	for i, d := range docs {
-		if j, ok := first[d.ID]; ok {
-			clashes = append(clashes, fmt.Sprintf("%q is the id of %s and of %s", d.ID, docs[j].Source, d.Source))
+	for _, d := range docs {
+		j, ok := first[d.ID]
+		if !ok {
+			first[d.ID] = len(kept)
+			kept = append(kept, d)
 			continue
 		}
-		first[d.ID] = i
+		if e := kept[j]; e.Text == d.Text && e.Title == d.Title && reflect.DeepEqual(e.Metadata, d.Metadata) {
+			log.Info().Str("document", d.ID).Str("source", d.Source).Str("first", e.Source).Msg("the same document twice in this run; kept once")
+			continue
+		}
+		clashes = append(clashes, fmt.Sprintf("%q is the id of %s and of %s", d.ID, kept[j].Source, d.Source))
 	}
-	if len(clashes) == 0 {
-		return nil
+	if len(clashes) > 0 {
+		return nil, 0, fmt.Errorf("%w: %s; a file's id is its path relative to the folder given (relative to the current directory "+
+			"for a file named directly) and a JSON Lines record's is its \"id\": ingest the files' common parent folder or "+
+			"name them directly, and give every JSON Lines record its own id", ErrDuplicateID, listed(clashes))
 	}
-	return fmt.Errorf("%w: %s; a file's id is its path relative to the folder given (relative to the current directory "+
-		"for a file named directly) and a JSON Lines record's is its \"id\": ingest the files' common parent folder or "+
-		"name them directly, and give every JSON Lines record its own id", ErrDuplicateID, listed(clashes))
+	return kept, len(docs) - len(kept), nil
 }
 
 // listed joins up to maxListed items and says how many more there are.

@@ -66,7 +66,7 @@ type Report struct {
 	Documents     int            // documents written (new or changed)
 	Unchanged     int            // documents already stored with the same text
 	Failed        int            // documents whose extraction failed; a re-run retries them
-	Duplicates    int            // inputs reached twice in the run (one file through two paths), loaded once
+	Duplicates    int            // inputs read twice in the run (one file through two paths, a record repeated whole), kept once
 	Changed       int            // documents stored before with another text
 	Rechunked     int            // documents with the same text cut again with other chunk settings
 	Relabeled     int            // unchanged documents whose title, source or metadata were updated
@@ -123,9 +123,11 @@ func (in *Ingester) Run(ctx context.Context, paths []string) (Report, error) {
 	if err := in.keepStoredIDs(ctx, docs); err != nil {
 		return rep, err
 	}
-	if err := checkDuplicateIDs(docs); err != nil {
+	docs, repeats, err := dedupeIDs(docs, in.Log)
+	if err != nil {
 		return rep, err
 	}
+	rep.Duplicates += repeats
 	if err := in.checkStoredOwners(ctx, docs); err != nil {
 		return rep, err
 	}
