@@ -64,14 +64,14 @@ type Ingester struct {
 // Report summarizes a run.
 type Report struct {
 	Documents     int            // documents written (new or changed)
-	Unchanged     int            // documents already stored with the same text
+	Unchanged     int            // documents already stored with the same text (and chunks)
 	Failed        int            // documents whose extraction failed; a re-run retries them
 	Duplicates    int            // inputs read twice in the run (one file through two paths, a record repeated whole), kept once
 	Changed       int            // documents stored before with another text
 	Rechunked     int            // documents with the same text cut again with other chunk settings
 	Relabeled     int            // unchanged documents whose title, source or metadata were updated
 	Chunks        int            // chunks written
-	DeletedChunks int            // chunks of changed documents' old text, deleted
+	DeletedChunks int            // chunks of changed or re-chunked documents that are gone, deleted
 	Entities      int            // entities written (new or merged)
 	Relations     int            // relations written (new or merged)
 	EntityEmbeds  int            // entities (re-)embedded

@@ -73,12 +73,12 @@ func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p pre
 	}
 	rep.Documents++
 	rep.Chunks += len(p.chunks)
+	rep.DeletedChunks += len(p.stale)
 	if p.rechunked {
 		rep.Rechunked++
 		log.Info().Int("old_chunks", len(p.stale)).Int("chunks", len(p.chunks)).Msg("document re-chunked with this run's chunk settings")
 	} else if len(p.stale) > 0 {
 		rep.Changed++
-		rep.DeletedChunks += len(p.stale)
 		log.Info().Int("old_chunks", len(p.stale)).Msg("document changed; its old chunks were replaced (what was extracted from them stays in the graph)")
 	}
 	rep.Entities += len(out.Entities)
