@@ -68,7 +68,7 @@ func checkIdentityAndSettings(t *testing.T, cli func(args ...string) (int, strin
 
 	small := []string{"--chunk-size", "200", "--chunk-overlap", "20"}
 	code, _, errOut := cli(append(append([]string{"ingest"}, small...), corpusDir)...)
-	if code == 0 || !strings.Contains(errOut, "--rebuild") {
+	if code != exitFailure || !strings.Contains(errOut, "--rebuild") {
 		t.Errorf("other chunk settings: exit %d, stderr %s; want a refusal naming --rebuild", code, errOut)
 	}
 	if rep := ingest(append(append([]string{"--rebuild"}, small...), corpusDir)...); rep.Unchanged == 17 || rep.Documents == 0 {
@@ -103,7 +103,7 @@ func TestIngestReplaceFlag(t *testing.T) {
 		t.Fatalf("ingest a: exit %d\n%s", code, errOut)
 	}
 	code, _, errOut := strata(t, "ingest", "--data-dir", dir, b)
-	if code == 0 || !strings.Contains(errOut, filepath.Join("a", "notes.txt")) || !strings.Contains(errOut, filepath.Join("b", "notes.txt")) ||
+	if code != exitFailure || !strings.Contains(errOut, filepath.Join("a", "notes.txt")) || !strings.Contains(errOut, filepath.Join("b", "notes.txt")) ||
 		!strings.Contains(errOut, "--replace") {
 		t.Errorf("ingest b: exit %d, stderr %s; want a refusal naming both files and --replace", code, errOut)
 	}
