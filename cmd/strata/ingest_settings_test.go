@@ -85,8 +85,8 @@ func checkIdentityAndSettings(t *testing.T, cli func(args ...string) (int, strin
 	}
 }
 
-// TestIngestReplaceFlag: an id the store holds for another file is refused, naming both files
-// and --replace, and --replace hands it over.
+// TestIngestReplaceFlag: two inputs with one id are refused, naming both; an id the store holds
+// for another file is refused, naming both files and --replace, and --replace hands it over.
 func TestIngestReplaceFlag(t *testing.T) {
 	work := t.TempDir()
 	for _, name := range []string{"a", "b"} {
@@ -99,6 +99,11 @@ func TestIngestReplaceFlag(t *testing.T) {
 	}
 	dir := t.TempDir()
 	a, b := filepath.Join(work, "a"), filepath.Join(work, "b")
+	// Both folders give notes.txt the id "notes.txt": refused in one run, nothing written.
+	if code, _, errOut := strata(t, "ingest", "--data-dir", dir, a, b); code != exitFailure ||
+		!strings.Contains(errOut, filepath.Join("a", "notes.txt")) || !strings.Contains(errOut, filepath.Join("b", "notes.txt")) {
+		t.Errorf("ingest a b: exit %d, stderr %s; want a refusal naming both files", code, errOut)
+	}
 	if code, _, errOut := strata(t, "ingest", "--data-dir", dir, a); code != 0 {
 		t.Fatalf("ingest a: exit %d\n%s", code, errOut)
 	}
