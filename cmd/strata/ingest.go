@@ -56,6 +56,7 @@ type ingestOutput struct {
 	LLM         *llm.Stats         `json:"llm,omitempty"`   // per-stage accounting, with a model
 	Store       *graph.Stats       `json:"store,omitempty"` // what the store holds after the run
 	TimingsMS   map[string]float64 `json:"timings_ms"`
+	Malformed   malformedByStage   `json:"malformed_answers"`
 }
 
 func runIngest(c *cli.Context) error {
@@ -117,6 +118,7 @@ func runIngest(c *cli.Context) error {
 		st := m.client.Stats()
 		out.LLM = &st
 	}
+	out.Malformed = malformedAnswers(out.LLM)
 	if err == nil {
 		st, serr := store.Stats(c.Context)
 		if serr != nil {
@@ -135,6 +137,7 @@ func runIngest(c *cli.Context) error {
 		return reportFailure(c, err)
 	}
 	if c.Bool(flagJSON) {
+		reportMalformed(log, nil, out.LLM)
 		return writeJSON(c, out)
 	}
 	w := c.App.Writer
@@ -161,6 +164,7 @@ func runIngest(c *cli.Context) error {
 		fmt.Fprintf(w, " %s %s", s, time.Duration(out.TimingsMS[s]*float64(time.Millisecond)).Round(time.Millisecond))
 	}
 	fmt.Fprintln(w)
+	reportMalformed(log, w, out.LLM)
 	if out.Failed > 0 {
 		fmt.Fprintf(w, "  %d document(s) failed; run the same command again to retry them\n", out.Failed)
 	}
