@@ -12,7 +12,7 @@ import (
 func statusCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "status",
-		Usage: "show what the store holds: nodes per label, relationships per type",
+		Usage: "show what the store holds: nodes per label, relationships per type, and whether the last ingest finished",
 		Flags: append(append(backendFlags(), logFlags()...),
 			&cli.BoolFlag{Name: flagJSON, Usage: "print one JSON object on stdout"}),
 		Action: runStatus,
@@ -43,8 +43,14 @@ func runStatus(c *cli.Context) error {
 			meta[k] = v
 		}
 	}
+	state, err := graph.ReadIngestState(c.Context, store)
+	if err != nil {
+		return reportFailure(c, err)
+	}
+	warnings := state.Warnings()
 	if c.Bool(flagJSON) {
-		return writeJSON(c, map[string]any{"backend": be, "nodes": stats.Nodes, "relationships": stats.Relationships, "meta": meta})
+		return writeJSON(c, map[string]any{"backend": be, "nodes": stats.Nodes, "relationships": stats.Relationships, "meta": meta,
+			"ingest": state, "warnings": append([]string{}, warnings...)})
 	}
 	w := c.App.Writer
 	fmt.Fprintf(w, "Backend: %s\n", describe(be))
@@ -52,6 +58,10 @@ func runStatus(c *cli.Context) error {
 		if v, ok := meta[k]; ok {
 			fmt.Fprintf(w, "  %-16s %s\n", k, v)
 		}
+	}
+	fmt.Fprintf(w, "Last ingest: %s\n", describeIngest(state))
+	for _, line := range warnings {
+		fmt.Fprintf(w, "  warning: %s\n", line)
 	}
 	fmt.Fprintln(w, "Nodes:")
 	printCounts(w, stats.Nodes)
@@ -69,4 +79,19 @@ func printCounts(w interface{ Write([]byte) (int, error) }, counts map[string]in
 	for _, k := range keys {
 		fmt.Fprintf(w, "  %-14s %d\n", k, counts[k])
 	}
+}
+
+// describeIngest sums up the last ingest in a few words; the warnings say what to do.
+func describeIngest(s graph.IngestState) string {
+	switch {
+	case s.Unfinished:
+		return "unfinished (started " + s.Started + ")"
+	case s.StructureStale:
+		return "structure stale"
+	case s.Started == "":
+		return "not recorded" // a store written before ingest runs were recorded, or never ingested
+	case s.FailedDocuments > 0:
+		return fmt.Sprintf("finished %s, %d document(s) failed", s.Finished, s.FailedDocuments)
+	}
+	return "finished " + s.Finished
 }

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stratarag/strata/internal/embedded"
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// statusState is the part of status --json that tells whether the last ingest finished.
+type statusState struct {
+	Ingest   graph.IngestState
+	Warnings []string
+}
+
+// markInterrupted writes what a run killed after writing documents and before finishing the
+// structure leaves behind (the pipeline writes the same keys).
+func markInterrupted(t *testing.T, dir string) {
+	t.Helper()
+	s, err := embedded.Open(context.Background(), dir, embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Apply(context.Background(), graph.Batch{Meta: map[string]string{
+		graph.MetaStructureStale: "true", graph.MetaIngestState: graph.IngestStarted, graph.MetaIngestStarted: "2026-01-02T03:04:05Z",
+	}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStatusAndQueryShowUnfinishedIngest: after an ingest stopped between the documents and the
+// structure, status says so with what to do (text and --json), and query warns on stderr and in
+// --json "warnings"; a re-run clears all of it.
+func TestStatusAndQueryShowUnfinishedIngest(t *testing.T) {
+	dir := ingested(t)
+	const question = "Who founded the Saltmere Cartographers' Guild?"
+	check := func(when string, wantStale bool) {
+		t.Helper()
+		code, out, errOut := strata(t, "status", "--data-dir", dir, "--json")
+		if code != 0 {
+			t.Fatalf("%s: status exit %d: %s", when, code, errOut)
+		}
+		var st statusState
+		if err := json.Unmarshal([]byte(out), &st); err != nil {
+			t.Fatalf("%s: %v\n%s", when, err, out)
+		}
+		if st.Ingest.StructureStale != wantStale || st.Ingest.Unfinished != wantStale || st.Ingest.Complete == wantStale ||
+			(len(st.Warnings) > 0) != wantStale || st.Ingest.Started == "" || st.Warnings == nil {
+			t.Errorf("%s: status --json %s", when, out)
+		}
+
+		code, out, errOut = strata(t, "status", "--data-dir", dir)
+		hasWarning := strings.Contains(out, "warning: the graph structure is stale") && strings.Contains(out, "re-run `strata ingest`") &&
+			strings.Contains(out, "Last ingest: unfinished (started 2026-01-02T03:04:05Z)")
+		if code != 0 || hasWarning != wantStale || (!wantStale && !strings.Contains(out, "Last ingest: finished ")) {
+			t.Errorf("%s: status exit %d, text:\n%s", when, code, out)
+		}
+
+		code, out, errOut = strata(t, "query", "--data-dir", dir, "--json", question)
+		if code != 0 {
+			t.Fatalf("%s: query exit %d: %s", when, code, errOut)
+		}
+		var res map[string]any
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("%s: %v\n%s", when, err, out)
+		}
+		warned := strings.Contains(errOut, "strata: warning: the graph structure is stale")
+		if _, inJSON := res["warnings"]; warned != wantStale || inJSON != wantStale {
+			t.Errorf("%s: query warned on stderr %v, warnings in --json %v; want %v\nstderr: %s", when, warned, inJSON, wantStale, errOut)
+		}
+	}
+	check("after a finished ingest", false)
+	markInterrupted(t, dir)
+	check("after an interrupted ingest", true)
+	if code, _, errOut := strata(t, "ingest", "--data-dir", dir, corpusDir); code != 0 {
+		t.Fatalf("re-ingest: %s", errOut)
+	}
+	check("after the re-run", false)
+}
