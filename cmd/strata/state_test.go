@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -80,4 +82,43 @@ func TestStatusAndQueryShowUnfinishedIngest(t *testing.T) {
 		t.Fatalf("re-ingest: %s", errOut)
 	}
 	check("after the re-run", false)
+}
+
+// TestDamagedStoreFailsWithAdvice: a damaged strata.db that no read of an unchanged re-ingest
+// would touch makes ingest fail (not report success), and status fail, each saying to move the
+// file aside and ingest again; with --json the advice is the error object.
+func TestDamagedStoreFailsWithAdvice(t *testing.T) {
+	dir := ingested(t)
+	path := filepath.Join(dir, "strata.db")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Damage the last pages: an ingest of unchanged documents never reads them.
+	const page = 4096
+	for i := len(b) - 2*page; i < len(b); i++ {
+		b[i] = 0xA5
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"ingest", "--data-dir", dir, corpusDir},
+		{"status", "--data-dir", dir},
+		{"status", "--data-dir", dir, "--json"},
+	} {
+		code, out, errOut := strata(t, args...)
+		msg := errOut
+		if args[len(args)-1] == "--json" {
+			var e struct{ Error string }
+			if err := json.Unmarshal([]byte(out), &e); err != nil {
+				t.Errorf("%v: stdout is not an error object: %v\n%s", args, err, out)
+			}
+			msg = e.Error
+		}
+		if code != 1 || !strings.Contains(msg, "database file is damaged") || !strings.Contains(msg, "mv strata.db* damaged/") ||
+			!strings.Contains(msg, "strata ingest") {
+			t.Errorf("%v: exit %d, stdout %s\nstderr %s", args, code, out, errOut)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"sort"
 
@@ -29,6 +30,13 @@ func runStatus(c *cli.Context) error {
 		return reportFailure(c, err)
 	}
 	defer closeStore(store, log)
+	// The embedded store is checked whole here (SQLite quick_check): status is where a user looks
+	// when something seems off, and a damaged page that no count touches would hide otherwise.
+	if chk, ok := store.(interface{ QuickCheck(context.Context) error }); ok {
+		if err := chk.QuickCheck(c.Context); err != nil {
+			return reportFailure(c, err)
+		}
+	}
 	stats, err := store.Stats(c.Context)
 	if err != nil {
 		return reportFailure(c, fmt.Errorf("read store stats: %w", err))
