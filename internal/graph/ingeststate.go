@@ -53,17 +53,21 @@ func ReadIngestState(ctx context.Context, store MetaReader) (IngestState, error)
 // Warnings says, one sentence each, what is wrong with the store's state and what to do.
 func (s IngestState) Warnings() []string {
 	var w []string
-	if s.StructureStale {
-		w = append(w, "the graph structure is stale: documents were written after the summary layers, communities and "+
-			"community reports were last built (an ingest stopped before finishing them), so answers draw on partial "+
-			"or outdated structure; re-run `strata ingest` to finish (unchanged documents are skipped, model answers come from the cache)")
+	run := "the last ingest"
+	if s.Started != "" {
+		run += " (started " + s.Started + ")"
 	}
-	if s.Unfinished {
-		started := ""
-		if s.Started != "" {
-			started = ", started " + s.Started + ","
+	switch {
+	case s.StructureStale:
+		cause := "an ingest stopped before finishing them"
+		if s.Unfinished {
+			cause = run + " did not finish"
 		}
-		w = append(w, "the last ingest"+started+" did not finish (it was interrupted, failed, or is still running); "+
+		w = append(w, "the graph structure is stale: documents were written after the summary layers, communities and "+
+			"community reports were last built ("+cause+"), so answers draw on partial or outdated structure; "+
+			"re-run `strata ingest` to finish (unchanged documents are skipped, model answers come from the cache)")
+	case s.Unfinished:
+		w = append(w, run+" did not finish (it was interrupted, failed, or is still running); "+
 			"re-run `strata ingest` with the same inputs to finish it")
 	}
 	if s.FailedDocuments > 0 {
