@@ -135,6 +135,9 @@ func (in *Ingester) Run(ctx context.Context, paths []string) (Report, error) {
 		return rep, err
 	}
 	in.Log.Info().Int("documents", len(docs)).Str("extractor", in.Extractor.Name()).Str("embedder", in.Embedder.Model()).Msg("ingesting")
+	if err := in.markStarted(ctx); err != nil {
+		return rep, err
+	}
 
 	t = time.Now()
 	if err := in.documents(ctx, docs, meta, plan.checkChunks, &rep); err != nil {
@@ -158,6 +161,9 @@ func (in *Ingester) Run(ctx context.Context, paths []string) (Report, error) {
 		return rep, err
 	}
 	if err := in.recordStructure(ctx, plan); err != nil {
+		return rep, err
+	}
+	if err := in.markFinished(ctx, &rep); err != nil {
 		return rep, err
 	}
 	rep.Duration = time.Since(start)

@@ -22,7 +22,7 @@ import (
 const (
 	docRRFK       = 1.0
 	lexicalWeight = 1.0
-	walkWeight    = 0.2  // documents sharing rare entities with the top lexical documents (local level)
+	walkWeight    = 0.3  // documents sharing rare entities with the top lexical documents (local level)
 	localWeight   = 0.2  // chunks mentioning the seed entities (local level)
 	globalWeight  = 0.05 // chunks mentioning members of the seeds' communities (global level)
 	bridgeWeight  = 0.35 // chunks the relations on bridge paths were extracted from (bridge level)
@@ -112,56 +112,71 @@ func (e *Engine) lexicalChunks(ctx context.Context, question string, qvec []floa
 }
 
 // walkChunks walks from the chunks of the top lexical documents over the entities they mention
-// to the other documents mentioning them, and ranks those documents by the links they share,
-// each weighted by how rare its entity is (1/(documents-1)); a link to the document whose title
-// names the entity counts subjectBoost times. Each document is represented by its first chunk
-// naming its strongest link.
-func (e *Engine) walkChunks(ctx context.Context, lexical []graph.Chunk) ([]graph.Chunk, error) {
-	var from []string
-	docs := map[string]bool{}
+// to the other documents mentioning them, and ranks those documents by the links they share.
+// A link weighs more when its entity is rare (1/(documents-1)), when it starts from a better
+// lexical document (1/rank), when the question itself points at the entity (1 + its share of
+// the entity candidates' rank, relevant: the "guild" in "the guild that Edda Fenwick led"), and
+// subjectBoost times more when it leads to the document whose title names the entity. Each
+// document is represented by its first chunk naming its strongest link.
+func (e *Engine) walkChunks(ctx context.Context, lexical []graph.Chunk, relevant map[string]int) ([]graph.Chunk, error) {
+	var sources [][]string // chunk ids per starting document, best document first
+	docIndex := map[string]int{}
 	for _, c := range lexical {
-		if !docs[c.DocumentID] {
-			if len(docs) == walkFrom {
-				break
+		i, ok := docIndex[c.DocumentID]
+		if !ok {
+			if len(sources) == walkFrom {
+				continue
 			}
-			docs[c.DocumentID] = true
+			i = len(sources)
+			docIndex[c.DocumentID] = i
+			sources = append(sources, nil)
 		}
-		from = append(from, c.ID)
+		sources[i] = append(sources[i], c.ID)
 	}
-	links, err := e.Store.DocumentLinks(ctx, from, walkMaxDocuments)
-	if err != nil {
-		return nil, err
+	type weighted struct {
+		graph.DocumentLink
+		weight float64
 	}
+	var links []weighted
 	var linked []string
-	for _, l := range links {
-		if !slices.Contains(linked, l.DocumentID) {
-			linked = append(linked, l.DocumentID)
+	for rank, from := range sources {
+		found, err := e.Store.DocumentLinks(ctx, from, walkMaxDocuments)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range found {
+			if l.Documents < 2 {
+				continue // only the starting document mentions it
+			}
+			w := 1 / float64(l.Documents-1) / float64(rank+1)
+			if r, ok := relevant[l.EntityID]; ok {
+				w *= 1 + 1/float64(r+1)
+			}
+			links = append(links, weighted{l, w})
+			if !slices.Contains(linked, l.DocumentID) {
+				linked = append(linked, l.DocumentID)
+			}
 		}
 	}
-	found, err := e.Store.Documents(ctx, linked)
+	docs, err := e.Store.Documents(ctx, linked)
 	if err != nil {
 		return nil, err
 	}
-	subject := make(map[string]string, len(found))
-	for _, d := range found {
+	subject := make(map[string]string, len(docs))
+	for _, d := range docs {
 		if s := d.Subject(); s != "" {
 			subject[d.ID] = graph.NormalizeID(s)
 		}
 	}
 	score := map[string]float64{}
-	best := map[string]graph.DocumentLink{}
-	bestWeight := map[string]float64{}
+	best := map[string]weighted{}
 	for _, l := range links {
-		if l.Documents < 2 {
-			continue // only the starting document mentions it
-		}
-		w := 1 / float64(l.Documents-1)
 		if subject[l.DocumentID] == l.EntityID {
-			w *= subjectBoost
+			l.weight *= subjectBoost
 		}
-		score[l.DocumentID] += w
-		if w > bestWeight[l.DocumentID] {
-			bestWeight[l.DocumentID], best[l.DocumentID] = w, l
+		score[l.DocumentID] += l.weight
+		if l.weight > best[l.DocumentID].weight {
+			best[l.DocumentID] = l
 		}
 	}
 	ranked := make([]string, 0, len(score))

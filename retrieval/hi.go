@@ -65,7 +65,7 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 	}
 	channels := []channel{{lexicalWeight, lexical}}
 	if want.local {
-		walked, err := e.walkChunks(ctx, lexical)
+		walked, err := e.walkChunks(ctx, lexical, rank)
 		if err != nil {
 			return err
 		}

@@ -279,7 +279,7 @@ func TestStoreCountKeys(t *testing.T) {
 		t.Fatalf("status: exit %d: %s", code, errOut)
 	}
 	st := oneJSONObject(t, out)
-	if got := keys(st); !reflect.DeepEqual(got, []string{"backend", "meta", "store"}) {
+	if got := keys(st); !reflect.DeepEqual(got, []string{"backend", "ingest", "meta", "store", "warnings"}) {
 		t.Errorf("status keys %v", got)
 	}
 	if !reflect.DeepEqual(ing, st["store"]) {

@@ -65,6 +65,7 @@ type ingestOutput struct {
 	LLM         *llm.Stats         `json:"llm,omitempty"`   // per-stage accounting, with a model
 	Store       *storeCounts       `json:"store,omitempty"` // what the store holds after the run
 	TimingsMS   map[string]float64 `json:"timings_ms"`
+	Malformed   malformedByStage   `json:"malformed_answers"`
 	// Error and Code are set when some inputs failed or were skipped (exit code 3), so that the
 	// report is also the one {"error", "code"} object every failure prints with --json.
 	Error string `json:"error,omitempty"`
@@ -137,6 +138,7 @@ func runIngest(c *cli.Context) error {
 		st := m.client.Stats()
 		out.LLM = &st
 	}
+	out.Malformed = malformedAnswers(out.LLM)
 	if err == nil {
 		st, serr := store.Stats(c.Context)
 		if serr != nil {
@@ -162,6 +164,7 @@ func runIngest(c *cli.Context) error {
 		out.Error, out.Code = partial.Error(), exitPartial
 	}
 	if c.Bool(flagJSON) {
+		reportMalformed(log, nil, out.LLM)
 		if err := writeJSON(c, out); err != nil {
 			return err
 		}
@@ -189,6 +192,7 @@ func runIngest(c *cli.Context) error {
 		fmt.Fprintf(w, " %s %s", s, time.Duration(out.TimingsMS[s]*float64(time.Millisecond)).Round(time.Millisecond))
 	}
 	fmt.Fprintln(w)
+	reportMalformed(log, w, out.LLM)
 	if out.Failed > 0 {
 		fmt.Fprintf(w, "  %d document(s) failed; run the same command again to retry them\n", out.Failed)
 	}
