@@ -39,7 +39,7 @@ const (
 // Parameters of the global level's evidence.
 const (
 	globalCommunities = 3   // communities whose members' chunks are gathered
-	globalMaxMembers  = 200 // larger communities say too little about the question to search
+	globalMaxMembers  = 60 // larger communities say too little about the question, and cost a read of every member
 	globalMembers     = 20  // members per query, the best connected first
 )
 
