@@ -38,9 +38,9 @@ const (
 
 // Parameters of the global level's evidence.
 const (
-	globalCommunities = 3   // communities whose members' chunks are gathered
+	globalCommunities = 3  // communities whose members' chunks are gathered
 	globalMaxMembers  = 60 // larger communities say too little about the question, and cost a read of every member
-	globalMembers     = 20  // members per query, the best connected first
+	globalMembers     = 20 // members per query, the best connected first
 )
 
 // channel is one ranked list of evidence chunks; its documents rank by their best chunk.
