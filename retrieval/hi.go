@@ -82,7 +82,7 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 		for i, c := range communities {
 			comms[i] = c.Community
 		}
-		found, err := e.globalChunks(ctx, qvec, comms, seeds, opt.TopK)
+		found, err := e.globalChunks(ctx, qvec, comms, hiMaxMembers, seeds, opt.TopK)
 		if err != nil {
 			return err
 		}
