@@ -38,9 +38,13 @@ const (
 
 // Parameters of the global level's evidence.
 const (
-	globalCommunities = 3   // communities whose members' chunks are gathered
-	globalMaxMembers  = 200 // larger communities say too little about the question to search
-	globalMembers     = 20  // members per query, the best connected first
+	globalCommunities = 3  // communities whose members' chunks are gathered
+	globalMembers     = 20 // members per query, the best connected first
+	// Larger communities say too little about the question, and cost a read of every member. In
+	// hi, the seeds' communities are many and the small ones specific (60); global mode has only
+	// the communities its points cite, at one level, and takes bigger ones (500).
+	hiMaxMembers     = 60
+	globalMaxMembers = 500
 )
 
 // channel is one ranked list of evidence chunks; its documents rank by their best chunk.
@@ -214,16 +218,16 @@ func (e *Engine) bridgeChunks(ctx context.Context, steps []graph.Relation) ([]gr
 }
 
 // globalChunks gathers the chunks naming the best connected members of the first few of
-// communities (skipping ones too large to say anything specific), other than the seeds
+// communities (skipping ones of more than maxMembers), other than the seeds
 // themselves: the global level's evidence is what the communities are about beyond the seeds.
-func (e *Engine) globalChunks(ctx context.Context, qvec []float32, communities []graph.Community, seeds []string, topK int) ([]graph.Chunk, error) {
+func (e *Engine) globalChunks(ctx context.Context, qvec []float32, communities []graph.Community, maxMembers int, seeds []string, topK int) ([]graph.Chunk, error) {
 	var members []graph.Entity
 	used := 0
 	for _, c := range communities {
 		if used == globalCommunities {
 			break
 		}
-		if c.Size > globalMaxMembers {
+		if c.Size > maxMembers {
 			continue
 		}
 		used++

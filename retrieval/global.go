@@ -118,7 +118,7 @@ func (e *Engine) global(ctx context.Context, question string, qvec []float32, op
 	for _, it := range res.Context.Communities {
 		cited = append(cited, byID[it.ID])
 	}
-	chunks, err := e.globalChunks(ctx, qvec, cited, nil, opt.TopK)
+	chunks, err := e.globalChunks(ctx, qvec, cited, globalMaxMembers, nil, opt.TopK)
 	if err != nil || len(chunks) == 0 {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -37,6 +38,8 @@ const (
 // path relations; the ablations drop the channels of the levels they drop.
 func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Options, res *Result) error {
 	want := opt.Mode.levels()
+	t := time.Now()
+	lap := func(name string) { res.TimingsMS[name] = ms(time.Since(t)); t = time.Now() }
 	candidates, err := e.hybridSearch(ctx, graph.EntityEmbedding, graph.EntityText, question, qvec, opt.Entities*hiOversample, 1)
 	if err != nil {
 		return err
@@ -58,29 +61,33 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 		return err
 	}
 	communities := distinctCommunities(lc.Communities, hiCommunities)
+	lap("entities")
 
 	lexical, err := e.lexicalChunks(ctx, question, qvec, opt.TopK*4)
 	if err != nil {
 		return err
 	}
 	channels := []channel{{lexicalWeight, lexical}}
+	lap("lexical")
 	if want.local {
 		walked, err := e.walkChunks(ctx, lexical, rank)
 		if err != nil {
 			return err
 		}
 		channels = append(channels, channel{walkWeight, walked}, channel{localWeight, rankedChunks(qvec, lc.Chunks)})
+		lap("walk")
 	}
 	if want.global {
 		comms := make([]graph.Community, len(communities))
 		for i, c := range communities {
 			comms[i] = c.Community
 		}
-		found, err := e.globalChunks(ctx, qvec, comms, seeds, opt.TopK)
+		found, err := e.globalChunks(ctx, qvec, comms, hiMaxMembers, seeds, opt.TopK)
 		if err != nil {
 			return err
 		}
 		channels = append(channels, channel{globalWeight, found})
+		lap("members")
 	}
 	var paths []PathItem
 	names, entities := entityItems(lc.Entities, score)
@@ -97,6 +104,7 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 			return err
 		}
 		channels = append(channels, channel{bridgeWeight, found})
+		lap("paths")
 	}
 	chunkItems, err := e.fuseDocuments(ctx, channels, opt.TopK)
 	if err != nil {
