@@ -34,7 +34,7 @@ func (in *Ingester) structure(ctx context.Context, rep *Report) error {
 		rep.StageDuration["layers"] = time.Since(t)
 		for _, l := range rep.Layers {
 			in.Log.Info().Int("layer", l.Layer).Int("members", l.Members).Int("clusters", l.Clusters).
-				Int("summaries", l.Summaries).Float64("sparsity", l.Sparsity).Msg("summary layer built")
+				Int("largest", l.MaxCluster).Int("summaries", l.Summaries).Float64("sparsity", l.Sparsity).Msg("summary layer built")
 		}
 		t = time.Now()
 	}

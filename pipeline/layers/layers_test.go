@@ -28,7 +28,7 @@ type countingSummarizer struct {
 	sizes []int
 }
 
-func (c *countingSummarizer) Summarize(ctx context.Context, members []graph.Entity) ([]layers.Summary, error) {
+func (c *countingSummarizer) Summarize(ctx context.Context, members []layers.Member) ([]layers.Summary, error) {
 	c.mu.Lock()
 	c.sizes = append(c.sizes, len(members))
 	c.mu.Unlock()
@@ -47,14 +47,15 @@ func TestBuildHierarchy(t *testing.T) {
 	if len(built) == 0 {
 		t.Fatal("no summary layer built over the testdata graph")
 	}
+	maxSize := layers.DefaultOptions().MaxClusterSize
 	for _, n := range sum.sizes {
-		if n < 2 {
-			t.Errorf("a cluster of %d member(s) was summarized", n)
+		if n < 2 || n > maxSize {
+			t.Errorf("a cluster of %d member(s) was summarized, want 2..%d", n, maxSize)
 		}
 	}
 	total := 0
 	for i, l := range built {
-		if l.Layer != i+1 || l.Summaries == 0 || l.Sparsity < 0 || l.Sparsity >= 0.98 {
+		if l.Layer != i+1 || l.Summaries == 0 || l.Summaries >= l.Members || l.MaxCluster > maxSize || l.Members <= layers.DefaultOptions().ClusterSize {
 			t.Errorf("layer %d = %+v", i+1, l)
 		}
 		total += l.Summaries
@@ -119,11 +120,13 @@ func TestBuildTooSmall(t *testing.T) {
 }
 
 func TestExtractiveSummary(t *testing.T) {
-	got, err := layers.Extractive{}.Summarize(context.Background(), []graph.Entity{
-		{ID: "A", Name: "Ilsa Marrow", Type: "person", Degree: 5, Description: "Founded the guild. Later led it."},
-		{ID: "B", Name: "Edda Fenwick", Type: "person", Degree: 3, Description: "Led the guild."},
-		{ID: "C", Name: "Saltmere Guild", Type: "organization", Degree: 9, Description: "A guild of chart makers."},
-		{ID: "D", Name: "Corvin Hale", Type: "person", Degree: 1, Description: ""},
+	ctx := context.Background()
+	// Members come most connected first, as Builder passes them.
+	got, err := layers.Extractive{}.Summarize(ctx, []layers.Member{
+		{Entity: graph.Entity{ID: "C", Name: "Saltmere Guild", Type: "organization", Description: "A guild of chart makers."}, Connections: 9, Label: "Saltmere Guild"},
+		{Entity: graph.Entity{ID: "A", Name: "Ilsa Marrow", Type: "person", Description: "Founded the guild. Later led it."}, Connections: 5, Label: "Ilsa Marrow"},
+		{Entity: graph.Entity{ID: "B", Name: "Edda Fenwick", Type: "person", Description: "Led the guild."}, Connections: 3, Label: "Edda Fenwick"},
+		{Entity: graph.Entity{ID: "D", Name: "Corvin Hale", Type: "person", Description: ""}, Connections: 1, Label: "Corvin Hale"},
 	})
 	if err != nil || len(got) != 1 {
 		t.Fatalf("%v, %v", got, err)
@@ -132,10 +135,25 @@ func TestExtractiveSummary(t *testing.T) {
 	if s.Name != "Saltmere Guild, Ilsa Marrow, Edda Fenwick and 1 more" || s.Type != "person" {
 		t.Errorf("summary %+v", s)
 	}
-	if !strings.HasPrefix(s.Description, "A group of 4 related entities. A guild of chart makers. Founded the guild. Led the guild.") {
-		t.Errorf("description %q", s.Description)
+	want := "A group of 4 related entities: Saltmere Guild, Ilsa Marrow, Edda Fenwick, Corvin Hale. A guild of chart makers. Founded the guild. Led the guild."
+	if s.Description != want {
+		t.Errorf("description %q\nwant        %q", s.Description, want)
 	}
 	if layers.SummaryID("Saltmere Guild", 2) != "SALTMERE GUILD @L2" {
 		t.Error("SummaryID format")
+	}
+
+	// A summary of summaries names them by their labels, once each, and leaves their
+	// descriptions (lists of labels) out.
+	got, err = layers.Extractive{}.Summarize(ctx, []layers.Member{
+		{Entity: graph.Entity{ID: "X @L1", Name: "Amazon, Apple, Google and 17 more", Type: "organization", Description: "A group of 20 related entities: Amazon.", Layer: 1}, Connections: 90, Label: "Amazon"},
+		{Entity: graph.Entity{ID: "Y @L1", Name: "Amazon, Prime Day and 9 more", Type: "event", Description: "A group of 11 related entities: Amazon.", Layer: 1}, Connections: 40, Label: "Amazon"},
+		{Entity: graph.Entity{ID: "Z @L1", Name: "NBA, Lakers and 30 more", Type: "organization", Description: "A group of 32 related entities: NBA.", Layer: 1}, Connections: 30, Label: "NBA"},
+	})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("%v, %v", got, err)
+	}
+	if s := got[0]; s.Name != "Amazon, NBA and 1 more" || s.Description != "A group of 3 related entities: Amazon, NBA." || s.Type != "organization" {
+		t.Errorf("summary of summaries %+v", s)
 	}
 }
