@@ -15,7 +15,10 @@ type BoundedOptions struct {
 	// own (a new PCA and mixture over just its rows), recursively, until every cluster fits. It
 	// must be at least Size.
 	MaxSize int
-	// Dims is the number of principal components every set of rows is reduced to before a fit.
+	// Dims is the number of principal components the rows are reduced to, once, before the
+	// first fit; every fit of the recursion works in these coordinates. (A PCA per fit would
+	// follow local structure better, but on the flat spectra of text embeddings each one takes
+	// hundreds of subspace iterations, and the recursion makes hundreds of fits.)
 	Dims int
 	// MaxComponents bounds the components of one fit. It keeps the cost of the first fit over a
 	// large layer in check; the recursion reaches Size from there.
@@ -37,8 +40,8 @@ type Group struct {
 
 // Bounded clusters rows (embeddings) into groups of about opt.Size rows and never more than
 // opt.MaxSize: the rows are reduced by PCA and fitted with a Gaussian mixture of ⌈n/Size⌉
-// components, membership is soft (opt.Threshold), and every group still larger than MaxSize is
-// clustered again the same way. The number of components comes from the number of rows rather
+// components, every group of most probable members still larger than MaxSize is fitted again
+// the same way, and the final groups take soft members (opt.Threshold) while they have room. The number of components comes from the number of rows rather
 // than from the lowest BIC: on a large layer, and on the near-uniform offline embeddings in
 // particular, BIC prefers a handful of components holding hundreds of rows each, and a summary
 // over hundreds of entities is a hub that describes none of them.
@@ -66,7 +69,11 @@ func Bounded(rows [][]float32, opt BoundedOptions) ([]Group, error) {
 		all.Rows[i] = i
 		all.Probs[i] = 1
 	}
-	b := bounded{rows: rows, opt: opt}
+	x, err := PCA(rows, min(opt.Dims, len(rows)-1))
+	if err != nil {
+		return nil, fmt.Errorf("cluster: Bounded: %w", err)
+	}
+	b := bounded{x: x, opt: opt}
 	if err := b.split(all, true); err != nil {
 		return nil, fmt.Errorf("cluster: Bounded: %w", err)
 	}
@@ -74,13 +81,17 @@ func Bounded(rows [][]float32, opt BoundedOptions) ([]Group, error) {
 }
 
 type bounded struct {
-	rows [][]float32
-	opt  BoundedOptions
-	out  []Group
+	x   [][]float64 // the rows reduced by PCA
+	opt BoundedOptions
+	out []Group
 }
 
 // split clusters g and appends its final groups to b.out. The whole set is always split when it
 // holds more than Size rows (force); a group found on the way only when it exceeds MaxSize.
+//
+// The recursion follows a hard partition (every row goes to its most probable component), so
+// the groups' sizes shrink at every level; soft membership is added only to the final groups,
+// from the fit that made them, where the posterior probabilities compare like with like.
 func (b *bounded) split(g Group, force bool) error {
 	n := len(g.Rows)
 	k := min((n+b.opt.Size-1)/b.opt.Size, b.opt.MaxComponents, n)
@@ -88,13 +99,9 @@ func (b *bounded) split(g Group, force bool) error {
 		b.out = append(b.out, g)
 		return nil
 	}
-	sub := make([][]float32, n)
+	x := make([][]float64, n)
 	for i, r := range g.Rows {
-		sub[i] = b.rows[r]
-	}
-	x, err := PCA(sub, min(b.opt.Dims, n-1))
-	if err != nil {
-		return fmt.Errorf("%d rows: %w", n, err)
+		x[i] = b.x[r]
 	}
 	gmm, err := FitGMM(x, k, b.opt.GMM)
 	if err != nil {
@@ -104,23 +111,69 @@ func (b *bounded) split(g Group, force bool) error {
 	if err != nil {
 		return fmt.Errorf("%d rows, %d components: %w", n, k, err)
 	}
-	parts := make([]Group, gmm.K())
-	for i, comps := range membership(probs, b.opt.Threshold) {
-		for _, c := range comps {
-			parts[c].Rows = append(parts[c].Rows, g.Rows[i])
-			parts[c].Probs = append(parts[c].Probs, g.Probs[i]*probs[i][c])
+	// hard[c] holds the local indexes of the rows whose most probable component is c.
+	hard := make([][]int, gmm.K())
+	for i, row := range probs {
+		best := 0
+		for c, p := range row {
+			if p > row[best] {
+				best = c
+			}
 		}
+		hard[best] = append(hard[best], i)
 	}
-	parts = slices.DeleteFunc(parts, func(p Group) bool { return len(p.Rows) == 0 })
-	if slices.ContainsFunc(parts, func(p Group) bool { return len(p.Rows) == n }) {
-		parts = cut(g, x, k)
+	largest := 0
+	for _, h := range hard {
+		largest = max(largest, len(h))
 	}
-	for _, p := range parts {
-		if err := b.split(p, false); err != nil {
-			return err
+	// A fit that leaves most rows together (identical or near-identical embeddings) would make
+	// the recursion crawl; cutting along the first principal component bounds its depth.
+	if largest > 3*n/4 {
+		for _, p := range cut(g, x, k) {
+			if err := b.split(p, false); err != nil {
+				return err
+			}
 		}
+		return nil
+	}
+	for c, h := range hard {
+		if len(h) == 0 {
+			continue
+		}
+		if len(h) > b.opt.MaxSize {
+			p := Group{Rows: make([]int, len(h)), Probs: make([]float64, len(h))}
+			for j, i := range h {
+				p.Rows[j], p.Probs[j] = g.Rows[i], g.Probs[i]*probs[i][c]
+			}
+			if err := b.split(p, false); err != nil {
+				return err
+			}
+			continue
+		}
+		b.out = append(b.out, b.soft(g, h, c, probs))
 	}
 	return nil
+}
+
+// soft returns the final group of component c: its hard members and, while it has room for
+// them under MaxSize, the other rows of g whose probability of c exceeds Threshold, most
+// probable first.
+func (b *bounded) soft(g Group, hard []int, c int, probs [][]float64) Group {
+	members := slices.Clone(hard)
+	var extra []int
+	for i, row := range probs {
+		if row[c] > b.opt.Threshold && !slices.Contains(hard, i) {
+			extra = append(extra, i)
+		}
+	}
+	slices.SortStableFunc(extra, func(i, j int) int { return cmp.Compare(probs[j][c], probs[i][c]) })
+	members = append(members, extra[:min(len(extra), max(0, b.opt.MaxSize-len(hard)))]...)
+	slices.Sort(members)
+	out := Group{Rows: make([]int, len(members)), Probs: make([]float64, len(members))}
+	for j, i := range members {
+		out.Rows[j], out.Probs[j] = g.Rows[i], g.Probs[i]*probs[i][c]
+	}
+	return out
 }
 
 // cut splits g into k runs of near-equal length along the first principal coordinate x[i][0]

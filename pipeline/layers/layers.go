@@ -187,6 +187,10 @@ func (b *Builder) options() Options {
 }
 
 // cluster splits the members into clusters of bounded size (soft: a member may be in several).
+// The mixtures have diagonal covariances: a component of about ClusterSize members cannot
+// determine the 55 values of a full 10×10 covariance (it collapses onto the few directions its
+// members span), but can determine 10 variances; and a diagonal EM step costs Dims times less,
+// which matters with hundreds of fits per layer.
 func (b *Builder) cluster(members []Member, opt Options) ([]cluster.Group, error) {
 	rows := make([][]float32, len(members))
 	for i, m := range members {
@@ -195,7 +199,7 @@ func (b *Builder) cluster(members []Member, opt Options) ([]cluster.Group, error
 	return cluster.Bounded(rows, cluster.BoundedOptions{
 		Size: opt.ClusterSize, MaxSize: opt.MaxClusterSize, Dims: opt.Dims,
 		MaxComponents: opt.MaxComponents, Threshold: opt.Threshold,
-		GMM: cluster.GMMOptions{Seed: b.Seed},
+		GMM: cluster.GMMOptions{Covariance: cluster.Diag, Seed: b.Seed},
 	})
 }
 
