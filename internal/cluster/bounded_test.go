@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
@@ -101,6 +102,39 @@ func TestBounded(t *testing.T) {
 	}
 	if mixed > len(got)/10 {
 		t.Errorf("%d of %d groups mix blobs", mixed, len(got))
+	}
+}
+
+// TestBoundedSoft: on data without gaps (a uniform square) rows near the border of two clusters
+// join both, and soft members never push a group past MaxSize.
+func TestBoundedSoft(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	rows := make([][]float64, 300)
+	for i := range rows {
+		rows[i] = []float64{rng.Float64(), rng.Float64(), rng.Float64() * 0.01}
+	}
+	opt := BoundedOptions{Size: 20, MaxSize: 30, Dims: 3, MaxComponents: 50, Threshold: 0.1, GMM: GMMOptions{Covariance: Diag}}
+	got, err := Bounded(float32Rows(rows), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGroups(t, got, len(rows), opt.MaxSize)
+	in := make([]int, len(rows))
+	soft := false
+	for _, g := range got {
+		for i, r := range g.Rows {
+			in[r]++
+			soft = soft || g.Probs[i] < 0.5
+		}
+	}
+	shared := 0
+	for _, n := range in {
+		if n > 1 {
+			shared++
+		}
+	}
+	if shared == 0 || !soft {
+		t.Errorf("%d rows in two groups or more, soft probabilities seen: %v; want some of both", shared, soft)
 	}
 }
 

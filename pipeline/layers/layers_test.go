@@ -3,6 +3,7 @@ package layers_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -155,5 +156,104 @@ func TestExtractiveSummary(t *testing.T) {
 	}
 	if s := got[0]; s.Name != "Amazon, NBA and 1 more" || s.Description != "A group of 3 related entities: Amazon, NBA." || s.Type != "organization" {
 		t.Errorf("summary of summaries %+v", s)
+	}
+}
+
+// recordingSummarizer wraps the extractive summarizer and records every cluster it is given.
+type recordingSummarizer struct {
+	mu       sync.Mutex
+	clusters map[string][]layers.Member // by summary name
+}
+
+func (r *recordingSummarizer) Summarize(ctx context.Context, members []layers.Member) ([]layers.Summary, error) {
+	s, err := layers.Extractive{}.Summarize(ctx, members)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.clusters == nil {
+		r.clusters = map[string][]layers.Member{}
+	}
+	r.clusters[s[0].Name] = members
+	return s, err
+}
+
+// TestBuildCountsDegreesFromRelations: the index ranks and names members by the relations
+// stored, not by Entity.Degree (0 here, since ComputeComponents never ran), and a rebuild after
+// ComputeComponents wrote the degrees builds the same summaries.
+func TestBuildCountsDegreesFromRelations(t *testing.T) {
+	ctx := context.Background()
+	src, emb := ingested(t)
+	entities, err := src.EntitiesByLayer(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []graph.RelationKey
+	for i := range entities {
+		for j := i + 1; j < len(entities); j++ {
+			keys = append(keys, graph.NewRelationKey(entities[i].ID, entities[j].ID))
+		}
+	}
+	relations, err := src.Relations(ctx, keys)
+	if err != nil || len(relations) == 0 {
+		t.Fatalf("relations: %d, %v", len(relations), err)
+	}
+	degree := map[string]int{}
+	for _, r := range relations {
+		degree[r.Source]++
+		degree[r.Target]++
+	}
+	store, err := embedded.Open(ctx, t.TempDir(), embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if err := store.Apply(ctx, graph.Batch{Entities: entities, Relations: relations}); err != nil {
+		t.Fatal(err)
+	}
+
+	build := func() (*recordingSummarizer, []graph.Entity) {
+		rec := &recordingSummarizer{}
+		b := &layers.Builder{Store: store, Embedder: emb, Summarizer: rec, Log: zerolog.Nop(),
+			Options: layers.Options{ClusterSize: 4, MaxClusterSize: 8}}
+		if _, err := b.Build(ctx); err != nil {
+			t.Fatal(err)
+		}
+		sums, err := store.EntitiesByLayer(ctx, 1)
+		if err != nil || len(sums) < 2 {
+			t.Fatalf("layer 1: %d summaries, %v", len(sums), err)
+		}
+		return rec, sums
+	}
+	first, sums := build()
+	for name, members := range first.clusters {
+		if members[0].Layer != 0 {
+			continue
+		}
+		most := 0
+		for _, m := range members {
+			most = max(most, degree[m.ID])
+			if m.Degree != degree[m.ID] {
+				t.Errorf("%s: degree %d, want %d from the relations", m.ID, m.Degree, degree[m.ID])
+			}
+		}
+		if members[0].Connections != most || degree[members[0].ID] != most || !strings.HasPrefix(name, members[0].Name) {
+			t.Errorf("summary %q: first member %s with %d connections; want one with %d relations, named first",
+				name, members[0].ID, members[0].Connections, most)
+		}
+	}
+
+	if _, err := store.ComputeComponents(ctx); err != nil {
+		t.Fatal(err)
+	}
+	second, again := build()
+	if !reflect.DeepEqual(sums, again) {
+		t.Errorf("the rebuild after ComputeComponents changed the summaries")
+	}
+	if len(first.clusters) != len(second.clusters) {
+		t.Errorf("%d clusters, then %d", len(first.clusters), len(second.clusters))
+	}
+	for name, members := range first.clusters {
+		if other, ok := second.clusters[name]; !ok || len(other) != len(members) {
+			t.Errorf("cluster %q differs in the rebuild", name)
+		}
 	}
 }
