@@ -58,7 +58,7 @@ type Options struct {
 	// it: one summary of everything would be a hub over all of it.
 	ClusterSize int
 	// MaxClusterSize bounds a cluster: a larger one is clustered again on its own, recursively
-	// (see cluster.Bounded).
+	// (see cluster.Bounded). Zero means twice ClusterSize.
 	MaxClusterSize int
 	MaxComponents  int     // mixture components of one fit at most
 	Threshold      float64 // soft membership: an entity joins every cluster it belongs to with probability above this
@@ -179,7 +179,7 @@ func (b *Builder) options() Options {
 	o.MaxLayers = cmp.Or(o.MaxLayers, def.MaxLayers)
 	o.Dims = cmp.Or(o.Dims, def.Dims)
 	o.ClusterSize = cmp.Or(o.ClusterSize, def.ClusterSize)
-	o.MaxClusterSize = cmp.Or(o.MaxClusterSize, max(def.MaxClusterSize, 2*o.ClusterSize))
+	o.MaxClusterSize = cmp.Or(o.MaxClusterSize, 2*o.ClusterSize)
 	o.MaxComponents = cmp.Or(o.MaxComponents, def.MaxComponents)
 	o.Threshold = cmp.Or(o.Threshold, def.Threshold)
 	o.Concurrency = cmp.Or(o.Concurrency, def.Concurrency)
