@@ -87,3 +87,25 @@ func firstErr(errs ...error) error {
 	}
 	return nil
 }
+
+// DocumentLinks implements graph.Store with document_links.cypher.
+func (s *Store) DocumentLinks(ctx context.Context, chunkIDs []string, maxDocuments int) ([]graph.DocumentLink, error) {
+	ids := graph.UniqueIDs(chunkIDs)
+	if len(ids) == 0 || maxDocuments < 1 {
+		return nil, ctx.Err()
+	}
+	rows, err := s.readRows(ctx, qDocumentLinks, map[string]any{"chunkIds": ids, "maxDocuments": int64(maxDocuments)})
+	if err != nil {
+		return nil, fmt.Errorf("cypher: document links: %w", err)
+	}
+	links := make([]graph.DocumentLink, 0, len(rows))
+	for _, row := range rows {
+		f := fields{m: row}
+		l := graph.DocumentLink{EntityID: f.str("entityId"), DocumentID: f.str("documentId"), ChunkID: f.str("chunkId"), Documents: int(f.int("documents"))}
+		if f.err != nil {
+			return nil, fmt.Errorf("cypher: document links: %w", f.err)
+		}
+		links = append(links, l)
+	}
+	return links, nil
+}

@@ -36,7 +36,7 @@ func TestOpenRebuildsQuantizedIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Replace the index by a quantized one, as an older strata would have left it.
-	if err := s.schemaWrite(ctx, qSchemaVectorDrop, map[string]any{"name": "chunk_embedding"}); err != nil {
+	if err := s.schemaWrite(ctx, qSchemaIndexDrop, map[string]any{"name": "chunk_embedding"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := srv.Query(ctx, testQuery(t, "quantized_chunk_index"), nil); err != nil {
@@ -53,6 +53,41 @@ func TestOpenRebuildsQuantizedIndex(t *testing.T) {
 	}
 	if len(hits) != 1 || hits[0].ID != "opposite" || hits[0].Score != 1 {
 		t.Errorf("nearest to (-2,0,0) = %v, want [{opposite 1}]", hits)
+	}
+}
+
+// TestOpenUpgradesChunkText: a chunk_text index over the text alone, with chunks that carry no
+// title (what earlier strata versions left), is rebuilt by Open over title and text, with the
+// titles copied from the documents.
+func TestOpenUpgradesChunkText(t *testing.T) {
+	srv, cfg := emptyServer(t)
+	s := openTestStore(t, cfg)
+	ctx := context.Background()
+	err := s.Apply(ctx, graph.Batch{
+		Documents: []graph.Document{{ID: "d", Title: "Lighthouse keepers", Metadata: "{}"}},
+		Chunks:    []graph.Chunk{{ID: "c", DocumentID: "d", Text: "old chunk"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.schemaWrite(ctx, qSchemaIndexDrop, map[string]any{"name": "chunk_text"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"old_chunk_text", "old_chunk_text_index"} {
+		if _, err := srv.Query(ctx, testQuery(t, name), nil); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if hits, err := s.TextSearch(ctx, graph.ChunkText, "lighthouse", 5); err != nil || len(hits) != 0 {
+		t.Fatalf("before the upgrade, TextSearch(title word) = %v, %v; want no hit (the old index has no title)", hits, err)
+	}
+	s = openTestStore(t, cfg)
+	hits, err := s.TextSearch(ctx, graph.ChunkText, "lighthouse", 5)
+	if err != nil || len(hits) != 1 || hits[0].ID != "c" {
+		t.Errorf("after Open, TextSearch(title word) = %v, %v; want chunk c", hits, err)
+	}
+	if hits, err := s.TextSearch(ctx, graph.ChunkText, "old", 5); err != nil || len(hits) != 1 {
+		t.Errorf("after Open, TextSearch(text word) = %v, %v; want chunk c", hits, err)
 	}
 }
 

@@ -16,7 +16,8 @@ const (
 	qSchemaVectorEntity        = "schema_vector_entity"
 	qSchemaVectorCommunity     = "schema_vector_community"
 	qSchemaVectorIndexes       = "schema_vector_indexes"
-	qSchemaVectorDrop          = "schema_vector_drop"
+	qSchemaIndexDrop           = "schema_index_drop"
+	qReadChunkTextIndex        = "read_chunk_text_index"
 	qSchemaAwait               = "schema_await"
 
 	qServerComponents = "server_components"
@@ -28,6 +29,7 @@ const (
 	qMissingCommunities = "missing_communities"
 
 	qWriteDocuments        = "write_documents"
+	qWriteChunkTitles      = "write_chunk_titles"
 	qDeleteChunks          = "delete_chunks"
 	qClearSummaries        = "clear_summaries"
 	qWriteChunks           = "write_chunks"
@@ -59,6 +61,7 @@ const (
 	qSearchVector           = "search_vector"
 	qSearchText             = "search_text"
 	qExpandLocal            = "expand_local"
+	qDocumentLinks          = "document_links"
 	qPathsCypher            = "paths_cypher"
 	qPathsCypherLong        = "paths_cypher_long"
 	qPathsGDS               = "paths_gds"

@@ -3,6 +3,7 @@ package cypher
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/stratarag/strata/internal/graph"
@@ -28,6 +29,9 @@ func vectorIndexQuery(idx graph.VectorIndex) (string, bool) {
 // and the vector indexes whose dimension is known. Schema statements cannot share a
 // transaction with reads or data writes, so each runs in its own.
 func (s *Store) ensureSchema(ctx context.Context) error {
+	if err := s.upgradeChunkText(ctx); err != nil {
+		return err
+	}
 	for _, name := range []string{
 		qSchemaConstraintDocument, qSchemaConstraintChunk, qSchemaConstraintEntity,
 		qSchemaConstraintCommunity, qSchemaConstraintMeta, qSchemaIndexEntityLayer,
@@ -66,6 +70,42 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 		}
 	}
 	return s.awaitIndexes(ctx)
+}
+
+// chunkTextProperties are the properties the chunk_text index covers, in index order.
+var chunkTextProperties = []string{"title", "text"}
+
+// upgradeChunkText replaces a chunk_text index made by an older strata, which covered only the
+// text, after copying document titles onto the chunks; ensureSchema then creates the new one.
+func (s *Store) upgradeChunkText(ctx context.Context) error {
+	var props []string
+	found := false
+	err := s.run.read(ctx, func(t tx) error {
+		rows, err := t.run(ctx, s.q.get(qReadChunkTextIndex), nil)
+		if err != nil || len(rows) == 0 {
+			return err
+		}
+		found = true
+		list, _ := rows[0]["properties"].([]any)
+		for _, p := range list {
+			name, _ := p.(string)
+			props = append(props, name)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read the chunk_text index: %w", err)
+	}
+	if !found || slices.Equal(props, chunkTextProperties) {
+		return nil
+	}
+	if err := s.run.auto(ctx, s.q.get(qWriteChunkTitles), nil); err != nil {
+		return fmt.Errorf("copy document titles onto chunks: %w", err)
+	}
+	if err := s.schemaWrite(ctx, qSchemaIndexDrop, map[string]any{"name": string(graph.ChunkText)}); err != nil {
+		return fmt.Errorf("drop the chunk_text index over %v: %w", props, err)
+	}
+	return nil
 }
 
 func (s *Store) schemaWrite(ctx context.Context, name string, params map[string]any) error {
@@ -125,7 +165,7 @@ func (s *Store) rebuildVectorIndex(ctx context.Context, idx graph.VectorIndex, d
 	if !known {
 		return fmt.Errorf("unknown vector index %q", idx)
 	}
-	if err := s.schemaWrite(ctx, qSchemaVectorDrop, map[string]any{"name": string(idx)}); err != nil {
+	if err := s.schemaWrite(ctx, qSchemaIndexDrop, map[string]any{"name": string(idx)}); err != nil {
 		return fmt.Errorf("drop quantized vector index %s: %w", idx, err)
 	}
 	if err := s.schemaWrite(ctx, create, map[string]any{"dimensions": int64(dim)}); err != nil {

@@ -107,6 +107,9 @@ func (in *Ingester) Run(ctx context.Context, paths []string) (Report, error) {
 		return rep, fmt.Errorf("%w: %d input(s) skipped", ErrNothingIngested, len(rep.Problems))
 	}
 	in.Log.Info().Int("documents", len(docs)).Str("extractor", in.Extractor.Name()).Str("embedder", in.Embedder.Model()).Msg("ingesting")
+	if err := in.markStarted(ctx); err != nil {
+		return rep, err
+	}
 
 	t = time.Now()
 	if err := in.documents(ctx, docs, meta, &rep); err != nil {
@@ -124,6 +127,9 @@ func (in *Ingester) Run(ctx context.Context, paths []string) (Report, error) {
 	rep.StageDuration["embed"] = time.Since(t)
 
 	if err := in.structure(ctx, &rep); err != nil {
+		return rep, err
+	}
+	if err := in.markFinished(ctx, &rep); err != nil {
 		return rep, err
 	}
 	rep.Duration = time.Since(start)

@@ -43,7 +43,7 @@ func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p pre
 		log.Debug().Msg("unchanged")
 		return false, nil
 	}
-	out, err := resolver.Resolve(ctx, p.results)
+	out, err := resolver.Resolve(ctx, withSubject(p.results, graph.Document{Title: p.doc.Title}.Subject()))
 	if err != nil {
 		return false, fmt.Errorf("resolve %s: %w", p.doc.ID, err)
 	}

@@ -31,7 +31,7 @@ func ExampleEngine_Query() {
 	if err := opt.Validate(); err != nil {
 		log.Fatal(err)
 	}
-	res, err := engine.Query(ctx, "Who founded the guild that Edda Fenwick led from 1124?", opt)
+	res, err := engine.Query(ctx, "What plague struck the town where the Grey Heron was built?", opt)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -41,6 +41,6 @@ func ExampleEngine_Query() {
 	}
 	// Output:
 	// mode: hi answer: true
-	// edda-fenwick.txt
-	// harbor-guild.md
+	// dunmarrow.md
+	// grey-heron.md
 }

@@ -111,6 +111,23 @@ func (e *Engine) global(ctx context.Context, question string, qvec []float32, op
 		}
 	}
 	res.ContextText = b.String()
+
+	// The chunks behind the best points, for a reader to check them and for eval to score the
+	// mode; they are not part of the context text, which holds the points only.
+	var cited []graph.Community
+	for _, it := range res.Context.Communities {
+		cited = append(cited, byID[it.ID])
+	}
+	chunks, err := e.globalChunks(ctx, qvec, cited, globalMaxMembers, nil, opt.TopK)
+	if err != nil || len(chunks) == 0 {
+		return err
+	}
+	items, err := e.chunkItems(ctx, chunks, nil)
+	if err != nil {
+		return err
+	}
+	items = byDocument(items)
+	res.Context.Chunks = items[:min(len(items), opt.TopK)]
 	return nil
 }
 

@@ -44,19 +44,27 @@ func reportIDs(reportsText string) []string {
 }
 
 // checkGlobalContext checks what every global result must satisfy: the one section, the JSON lists
-// (empty, not null, for entities, paths and chunks), communities that are exactly the ones cited
-// in the text, and the token budget.
+// (empty, not null, for entities and paths; chunks behind the points, never in the text, at most
+// top-k of them), communities that are exactly the ones cited in the text, and the token budget.
 func checkGlobalContext(t *testing.T, tok *tokenizer.Tokenizer, res *retrieval.Result, budget int) {
 	t.Helper()
 	c := res.Context
-	if c.Entities == nil || c.Paths == nil || c.Chunks == nil || len(c.Entities)+len(c.Paths)+len(c.Chunks) > 0 {
-		t.Errorf("entities %v, paths %v, chunks %v: want empty lists", c.Entities, c.Paths, c.Chunks)
+	if c.Entities == nil || c.Paths == nil || c.Chunks == nil || len(c.Entities)+len(c.Paths) > 0 {
+		t.Errorf("entities %v, paths %v, chunks %v: want empty lists and a chunk list", c.Entities, c.Paths, c.Chunks)
+	}
+	if len(c.Chunks) > retrieval.DefaultOptions(retrieval.ModeGlobal).TopK {
+		t.Errorf("%d chunks, want at most top-k", len(c.Chunks))
+	}
+	for _, ch := range c.Chunks {
+		if strings.Contains(res.ContextText, ch.Text) {
+			t.Errorf("chunk %s is in the context text, which holds report points only", ch.ID)
+		}
 	}
 	js, err := json.Marshal(res)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"entities":[]`, `"paths":[]`, `"chunks":[]`} {
+	for _, want := range []string{`"entities":[]`, `"paths":[]`, `"chunks":[`} {
 		if !strings.Contains(string(js), want) {
 			t.Errorf("JSON lacks %s: %s", want, js)
 		}
@@ -122,6 +130,9 @@ func TestGlobalOffline(t *testing.T) {
 			}
 			budget := globalOptions(tc.budget).MaxContextTokens
 			checkGlobalContext(t, engine.Tokenizer, res, budget)
+			if len(res.Context.Chunks) == 0 {
+				t.Error("no chunks behind the cited communities")
+			}
 			c := res.Context.Communities
 			if !strings.Contains(c[0].Title, tc.wantFirst) {
 				t.Errorf("first community %q, want one about %q (all: %v)", c[0].Title, tc.wantFirst, titles(c))
@@ -369,6 +380,11 @@ func newLevelStore(counts []int, hits []string) *levelStore {
 		s.hits = append(s.hits, graph.Hit{ID: id, Score: 0.9})
 	}
 	return s
+}
+
+// CommunityMembers: the synthetic communities have no members, so global search finds no chunks.
+func (s *levelStore) CommunityMembers(context.Context, string) (graph.Members, error) {
+	return graph.Members{}, nil
 }
 
 func (s *levelStore) CommunitiesByLevel(_ context.Context, level int) ([]graph.Community, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -31,9 +32,14 @@ const (
 // n×10 candidates. Global level: the communities containing them, ranked by how many they
 // contain, then rating. Bridge level: per community its top-m candidate entities; shortest paths
 // between consecutive key entities (over RELATED and SUMMARIZED_BY) give the triples that join
-// the local and global knowledge.
+// the local and global knowledge. Each level also contributes source chunks as evidence (see
+// fuseDocuments): local the seeds' chunks and the documents sharing rare entities with the top
+// lexical ones, global the chunks of the communities' other members, bridge the chunks of the
+// path relations; the ablations drop the channels of the levels they drop.
 func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Options, res *Result) error {
 	want := opt.Mode.levels()
+	t := time.Now()
+	lap := func(name string) { res.TimingsMS[name] = ms(time.Since(t)); t = time.Now() }
 	candidates, err := e.hybridSearch(ctx, graph.EntityEmbedding, graph.EntityText, question, qvec, opt.Entities*hiOversample, 1)
 	if err != nil {
 		return err
@@ -55,16 +61,52 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 		return err
 	}
 	communities := distinctCommunities(lc.Communities, hiCommunities)
+	lap("entities")
 
-	var paths []PathItem
-	names, entities := entityItems(lc.Entities, score)
-	if want.bridge {
-		paths, err = e.bridge(ctx, communities, rank, names)
+	lexical, err := e.lexicalChunks(ctx, question, qvec, opt.TopK*4)
+	if err != nil {
+		return err
+	}
+	channels := []channel{{lexicalWeight, lexical}}
+	lap("lexical")
+	if want.local {
+		walked, err := e.walkChunks(ctx, lexical, rank)
 		if err != nil {
 			return err
 		}
+		channels = append(channels, channel{walkWeight, walked}, channel{localWeight, rankedChunks(qvec, lc.Chunks)})
+		lap("walk")
 	}
-	chunkItems, err := e.rankEntityChunks(ctx, qvec, lc.Chunks, opt.TopK)
+	if want.global {
+		comms := make([]graph.Community, len(communities))
+		for i, c := range communities {
+			comms[i] = c.Community
+		}
+		found, err := e.globalChunks(ctx, qvec, comms, hiMaxMembers, seeds, opt.TopK)
+		if err != nil {
+			return err
+		}
+		channels = append(channels, channel{globalWeight, found})
+		lap("members")
+	}
+	var paths []PathItem
+	names, entities := entityItems(lc.Entities, score)
+	if want.bridge {
+		steps, err := e.bridge(ctx, communities, rank)
+		if err != nil {
+			return err
+		}
+		if paths, err = e.pathItems(ctx, names, steps); err != nil {
+			return err
+		}
+		found, err := e.bridgeChunks(ctx, steps)
+		if err != nil {
+			return err
+		}
+		channels = append(channels, channel{bridgeWeight, found})
+		lap("paths")
+	}
+	chunkItems, err := e.fuseDocuments(ctx, channels, opt.TopK)
 	if err != nil {
 		return err
 	}
@@ -112,8 +154,9 @@ func distinctCommunities(ranked []graph.ScoredCommunity, limit int) []graph.Scor
 }
 
 // bridge picks the top-m key entities of each community (by candidate rank), chains them in
-// community order, and returns the steps of the shortest paths between consecutive ones.
-func (e *Engine) bridge(ctx context.Context, communities []graph.ScoredCommunity, rank map[string]int, names map[string]string) ([]PathItem, error) {
+// community order, and returns the steps of the shortest paths between consecutive ones, each
+// relation once.
+func (e *Engine) bridge(ctx context.Context, communities []graph.ScoredCommunity, rank map[string]int) ([]graph.Relation, error) {
 	var keys []string
 	for _, c := range communities {
 		members := slices.Clone(c.Seeds)
@@ -153,6 +196,11 @@ func (e *Engine) bridge(ctx context.Context, communities []graph.ScoredCommunity
 			steps = append(steps, graph.Relation{Source: st.From, Target: st.To, Description: st.Description, Weight: st.Weight})
 		}
 	}
+	return steps, nil
+}
+
+// pathItems names the endpoints of path steps for the context.
+func (e *Engine) pathItems(ctx context.Context, names map[string]string, steps []graph.Relation) ([]PathItem, error) {
 	if err := e.addNames(ctx, names, steps); err != nil {
 		return nil, err
 	}

@@ -1,11 +1,9 @@
 package retrieval
 
 import (
-	"cmp"
 	"context"
 	"slices"
 
-	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 )
 
@@ -80,20 +78,18 @@ func (e *Engine) local(ctx context.Context, question string, qvec []float32, opt
 	return nil
 }
 
-// rankEntityChunks orders the chunks gathered through seed entities by the share of seeds they
-// mention plus their similarity to the question, and keeps the first topK.
+// rankEntityChunks orders the chunks gathered through seed entities (rankedChunks) and keeps
+// the first topK.
 func (e *Engine) rankEntityChunks(ctx context.Context, qvec []float32, found []graph.ScoredChunk, topK int) ([]ChunkItem, error) {
-	chunks := make([]graph.Chunk, len(found))
-	scores := make(map[string]float64, len(found))
 	maxHits := 1.0
 	for _, c := range found {
 		maxHits = max(maxHits, c.Score)
 	}
-	for i, c := range found {
-		chunks[i] = c.Chunk
-		scores[c.ID] = c.Score/maxHits + chunkSimilarityWeight*embedding.Cosine(qvec, c.Embedding)
+	scores := make(map[string]float64, len(found))
+	for _, c := range found {
+		scores[c.ID] = chunkScore(qvec, c, maxHits)
 	}
-	slices.SortStableFunc(chunks, func(a, b graph.Chunk) int { return cmp.Compare(scores[b.ID], scores[a.ID]) })
+	chunks := rankedChunks(qvec, found)
 	return e.chunkItems(ctx, chunks[:min(len(chunks), topK)], scores)
 }
 

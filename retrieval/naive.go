@@ -16,7 +16,6 @@ func (e *Engine) naive(ctx context.Context, question string, qvec []float32, opt
 	if err != nil {
 		return err
 	}
-	hits = hits[:min(len(hits), opt.TopK)]
 	ids := make([]string, len(hits))
 	scores := make(map[string]float64, len(hits))
 	for i, h := range hits {
@@ -31,6 +30,8 @@ func (e *Engine) naive(ctx context.Context, question string, qvec []float32, opt
 	if err != nil {
 		return err
 	}
+	items = byDocument(items)
+	items = items[:min(len(items), opt.TopK)]
 	b := newContextBuilder(e.Tokenizer)
 	res.Context.Chunks = b.chunks("Sources", items, opt.MaxContextTokens)
 	res.ContextText = b.String()

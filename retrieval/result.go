@@ -15,7 +15,9 @@ type Result struct {
 	TimingsMS   map[string]float64 `json:"timings_ms"`
 }
 
-// Context holds the items the context text was assembled from, each list in rank order.
+// Context holds the items the context text was assembled from, each list in rank order. In
+// global mode the context text holds report points only, and Chunks lists the source chunks
+// behind the communities those points cite.
 type Context struct {
 	Entities    []EntityItem    `json:"entities"`
 	Communities []CommunityItem `json:"communities"`

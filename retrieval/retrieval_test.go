@@ -26,9 +26,6 @@ func TestGoldDocumentsInTopFive(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, mode := range retrieval.Modes() {
-		if mode == retrieval.ModeGlobal {
-			continue // no source chunks: document recall does not apply (global_test.go covers it)
-		}
 		rep, err := eval.Run(context.Background(), engine, questions, retrieval.DefaultOptions(mode))
 		if err != nil {
 			t.Fatal(err)
@@ -130,6 +127,37 @@ func TestHiAblationsKeepTheirLevels(t *testing.T) {
 	for _, want := range []string{"Kestrel Point Lighthouse -- Maren Quill", "Hollin Reach University -- Osric Daventh"} {
 		if !found[want] {
 			t.Errorf("bridge paths lack %q: %v", want, res.Context.Paths)
+		}
+	}
+}
+
+// TestHiAblationsChangeChunks: each ablation drops the evidence channels of the levels it drops,
+// so its ranked documents differ from hi's on some testdata question.
+func TestHiAblationsChangeChunks(t *testing.T) {
+	engine := testEngine(t)
+	questions, err := eval.ReadQuestions(testcorpus.Questions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(m retrieval.Mode) eval.Report {
+		rep, err := eval.Run(context.Background(), engine, questions, retrieval.DefaultOptions(m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	hi := run(retrieval.ModeHi)
+	for _, m := range []retrieval.Mode{retrieval.ModeHiLocal, retrieval.ModeHiGlobal, retrieval.ModeHiBridge, retrieval.ModeHiNoBridge} {
+		rep := run(m)
+		differ := 0
+		for i, r := range rep.Results {
+			if !slices.Equal(r.Documents, hi.Results[i].Documents) {
+				differ++
+			}
+		}
+		t.Logf("%s: ranked documents differ from hi on %d of %d questions", m, differ, len(questions))
+		if differ == 0 {
+			t.Errorf("%s ranks the same documents as hi on every question", m)
 		}
 	}
 }

@@ -3,13 +3,16 @@
 
 Each document is its title and text, lower-cased and split into runs of letters and digits;
 Okapi BM25 with k1 = 1.2, b = 0.75 and the idf log(1 + (N - n + 0.5) / (n + 0.5)). A document
-id seen twice keeps its last line, as `strata ingest` does. Recall@k is the share of a question's
+id seen twice keeps its last line, as `strata ingest` does. CORPUS may also be a folder: its .txt
+and .md files are documents whose id is the path relative to the folder, and its .jsonl files are
+read as above. Recall@k is the share of a question's
 gold documents among the top k, averaged over questions, as `strata eval` computes it.
 
-Usage: bm25.py CORPUS.jsonl QUESTIONS.jsonl   (standard library only)
+Usage: bm25.py CORPUS.jsonl|FOLDER QUESTIONS.jsonl   (standard library only)
 """
 import json
 import math
+import os
 import re
 import sys
 from collections import Counter
@@ -24,11 +27,25 @@ def tokens(text):
 
 def main(corpus_path, questions_path):
     docs = {}
-    with open(corpus_path, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                d = json.loads(line)
-                docs[d["id"]] = tokens(d.get("title", "") + " " + d.get("text", ""))
+
+    def read_jsonl(path):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.strip():
+                    d = json.loads(line)
+                    docs[d["id"]] = tokens(d.get("title", "") + " " + d.get("text", ""))
+
+    if os.path.isdir(corpus_path):
+        for root, _, files in sorted(os.walk(corpus_path)):
+            for name in sorted(files):
+                path = os.path.join(root, name)
+                if name.endswith(".jsonl"):
+                    read_jsonl(path)
+                elif name.endswith((".txt", ".md")):
+                    with open(path, encoding="utf-8") as f:
+                        docs[os.path.relpath(path, corpus_path)] = tokens(f.read())
+    else:
+        read_jsonl(corpus_path)
     ids = list(docs)
     tf = [Counter(docs[i]) for i in ids]
     lengths = [len(docs[i]) for i in ids]

@@ -13,7 +13,7 @@ import (
 func runDryRun(c *cli.Context, in *pipeline.Ingester) error {
 	est, err := in.Estimate(c.Context, c.Args().Slice())
 	if err != nil {
-		return reportFailure(c, err)
+		return err
 	}
 	if c.Bool(flagJSON) {
 		return writeJSON(c, est)

@@ -17,7 +17,9 @@ func evalCommand() *cli.Command {
 			"given mode, context only, and prints recall@2/5/10: the share of gold documents among the first k\n" +
 			"distinct documents of the ranked context chunks.",
 		Flags: commonFlags(append(retrievalFlags(),
-			&cli.StringFlag{Name: "questions", Usage: "questions file (JSON Lines)", Required: true},
+			// Checked in runEval, not with Required: urfave/cli prints help on stdout for a
+			// missing required flag, which would break --json's one-object promise.
+			&cli.StringFlag{Name: "questions", Usage: "questions file (JSON Lines); required"},
 			&cli.BoolFlag{Name: flagJSON, Usage: "print the full report (per question) as one JSON object"},
 		)...),
 		Action: runEval,
@@ -28,22 +30,25 @@ func runEval(c *cli.Context) error {
 	if c.NArg() != 0 {
 		return usageError{errors.New("eval takes no arguments; give the file with --questions")}
 	}
+	if c.String("questions") == "" {
+		return usageError{errors.New("eval needs --questions FILE (JSON Lines of {\"id\", \"question\", \"gold\"})")}
+	}
 	opt, err := queryOptions(c)
 	if err != nil {
 		return err
 	}
 	questions, err := eval.ReadQuestions(c.String("questions"))
 	if err != nil {
-		return reportFailure(c, err)
+		return err
 	}
 	engine, _, closeFn, err := newEngine(c)
 	if err != nil {
-		return reportFailure(c, err)
+		return err
 	}
 	defer closeFn()
 	rep, err := eval.Run(c.Context, engine, questions, opt)
 	if err != nil {
-		return reportFailure(c, err)
+		return err
 	}
 	if c.Bool(flagJSON) {
 		return writeJSON(c, rep)

@@ -10,7 +10,6 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 
-	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline"
@@ -26,8 +25,9 @@ func ingestCommand() *cli.Command {
 		Description: "Loads every .txt, .md and .jsonl file under the given paths, chunks it, extracts entities and\n" +
 			"relations, merges them into the graph, embeds them, and recomputes components, communities and\n" +
 			"community reports. Unchanged documents are skipped, so re-running is cheap; an interrupted run\n" +
-			"resumes where it stopped. Bad inputs are reported and skipped; the command fails only when\n" +
-			"nothing could be ingested.",
+			"resumes where it stopped. Bad inputs are reported and skipped: the run goes on and exits with\n" +
+			"code 3; it fails (exit 1) only when nothing could be ingested. Interrupted (Ctrl-C), it stops\n" +
+			"and says so; the same command resumes it.",
 		Flags: commonFlags(append(extractionFlags(),
 			&cli.BoolFlag{Name: "dry-run", Usage: "estimate LLM calls and tokens for the inputs without calling anything or writing the store"},
 			&cli.IntFlag{Name: "chunk-size", Value: def.Chunk.Size, Usage: "chunk size in cl100k_base tokens"},
@@ -54,8 +54,13 @@ type ingestOutput struct {
 	Communities int                `json:"communities"`
 	Usage       retrieval.Usage    `json:"usage"`
 	LLM         *llm.Stats         `json:"llm,omitempty"`   // per-stage accounting, with a model
-	Store       *graph.Stats       `json:"store,omitempty"` // what the store holds after the run
+	Store       *storeCounts       `json:"store,omitempty"` // what the store holds after the run
 	TimingsMS   map[string]float64 `json:"timings_ms"`
+	Malformed   malformedByStage   `json:"malformed_answers"`
+	// Error and Code are set when some inputs failed or were skipped (exit code 3), so that the
+	// report is also the one {"error", "code"} object every failure prints with --json.
+	Error string `json:"error,omitempty"`
+	Code  int    `json:"code,omitempty"`
 }
 
 func runIngest(c *cli.Context) error {
@@ -76,6 +81,9 @@ func runIngest(c *cli.Context) error {
 	if err := opt.Validate(); err != nil {
 		return usageError{err}
 	}
+	if _, err := extractionOptions(c); err != nil {
+		return err
+	}
 	m, err := setupModels(c, log)
 	if err != nil {
 		return err
@@ -93,7 +101,7 @@ func runIngest(c *cli.Context) error {
 		return runDryRun(c, in) // no store: a dry run writes nothing
 	}
 	if err := m.prepareEmbedder(c.Context); err != nil {
-		return reportFailure(c, err)
+		return err
 	}
 	store, be, err := openStore(c.Context, c, log, false)
 	if err != nil {
@@ -117,12 +125,14 @@ func runIngest(c *cli.Context) error {
 		st := m.client.Stats()
 		out.LLM = &st
 	}
+	out.Malformed = malformedAnswers(out.LLM)
 	if err == nil {
 		st, serr := store.Stats(c.Context)
 		if serr != nil {
 			log.Warn().Err(serr).Msg("read store stats")
 		} else {
-			out.Store = &st
+			counts := newStoreCounts(st)
+			out.Store = &counts
 		}
 	}
 	for stage, d := range rep.StageDuration {
@@ -132,10 +142,20 @@ func runIngest(c *cli.Context) error {
 		_ = writeUsageTable(c.App.ErrWriter, m.client.Stats())
 	}
 	if err != nil {
-		return reportFailure(c, err)
+		return err
+	}
+	// Some inputs lost is not success: exit 3 tells a script so, with or without --json.
+	var partial error
+	if out.Failed > 0 || len(out.Skipped) > 0 {
+		partial = partialError{fmt.Errorf("%d document(s) failed and %d input(s) skipped; see the report, fix the inputs and run the same command again", out.Failed, len(out.Skipped))}
+		out.Error, out.Code = partial.Error(), exitPartial
 	}
 	if c.Bool(flagJSON) {
-		return writeJSON(c, out)
+		reportMalformed(log, nil, out.LLM)
+		if err := writeJSON(c, out); err != nil {
+			return err
+		}
+		return partial
 	}
 	w := c.App.Writer
 	fmt.Fprintf(w, "Ingested into the %s\n", describe(be))
@@ -147,9 +167,7 @@ func runIngest(c *cli.Context) error {
 		fmt.Fprintln(w, "  structure  unchanged")
 	}
 	if out.Store != nil {
-		n, r := out.Store.Nodes, out.Store.Relationships
-		fmt.Fprintf(w, "  store now  %d documents, %d chunks, %d entities, %d relations, %d communities\n",
-			n["Document"], n["Chunk"], n["Entity"], r["RELATED"], n["Community"])
+		fmt.Fprintf(w, "  store now  %s\n", out.Store.summary())
 	}
 	stages := make([]string, 0, len(out.TimingsMS))
 	for s := range out.TimingsMS {
@@ -161,26 +179,14 @@ func runIngest(c *cli.Context) error {
 		fmt.Fprintf(w, " %s %s", s, time.Duration(out.TimingsMS[s]*float64(time.Millisecond)).Round(time.Millisecond))
 	}
 	fmt.Fprintln(w)
+	reportMalformed(log, w, out.LLM)
 	if out.Failed > 0 {
 		fmt.Fprintf(w, "  %d document(s) failed; run the same command again to retry them\n", out.Failed)
 	}
-	return nil
+	return partial
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// reportFailure shows an error: as {"error": ...} on stdout with --json, so a notebook reading
-// stdout always gets one object; on stderr otherwise.
-func reportFailure(c *cli.Context, err error) error {
-	if !c.Bool(flagJSON) {
-		return err
-	}
-	if werr := writeJSON(c, map[string]string{"error": err.Error()}); werr != nil {
-		return err
-	}
-	fmt.Fprintf(c.App.ErrWriter, "strata: %v\n", err)
-	return reportedError{err}
-}
 
 func writeJSON(c *cli.Context, v any) error {
 	enc := json.NewEncoder(c.App.Writer)

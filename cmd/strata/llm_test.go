@@ -263,8 +263,17 @@ func TestLLMIngestKilledAndResumed(t *testing.T) {
 		t.Fatalf("the child made only %d chat requests before the deadline", killedAt)
 	}
 
+	// The killed run shows in status until the resumed one finishes.
+	_, out, _ := runCLI(t, "status", "--data-dir", dir, "--json")
+	if st := decodeJSON[statusState](t, "status", out); !st.Ingest.Unfinished || st.Ingest.Complete || len(st.Warnings) == 0 {
+		t.Errorf("status after a kill: %s", out)
+	}
 	if code, out, errOut := runCLI(t, args...); code != 0 {
 		t.Fatalf("resumed ingest: exit %d\n%s\n%s", code, out, errOut)
+	}
+	_, out, _ = runCLI(t, "status", "--data-dir", dir, "--json")
+	if st := decodeJSON[statusState](t, "status", out); !st.Ingest.Complete || len(st.Warnings) != 0 {
+		t.Errorf("status after the resumed run: %s", out)
 	}
 	total, repeated := reqs.repeats()
 	t.Logf("chat requests: %d before the kill, %d in all, %d repeated", killedAt, total, repeated)

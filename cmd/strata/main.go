@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,36 +15,97 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// Exit codes: 0 success, 1 failure, 2 bad usage.
+// Exit codes (the README lists them; TestExitCodes holds each one).
 const (
-	exitFailure = 1
-	exitUsage   = 2
+	exitFailure = 1 // the command failed
+	exitUsage   = 2 // bad command line: unknown command or flag, missing or invalid argument
+	exitPartial = 3 // ingest finished, but some inputs failed or were skipped
+	// exitSignal + the signal's number: interrupted by SIGINT (130) or SIGTERM (143).
+	exitSignal = 128
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifyInterrupt(context.Background())
 	code := run(ctx, os.Args, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
-// run is main without the process: tests call it with their own arguments and writers.
+// notifyInterrupt cancels the context on the first SIGINT or SIGTERM with an interruptedError
+// as its cause, so that run can tell an interruption from a failure. The handler is removed then:
+// a second signal kills the process the usual way.
+func notifyInterrupt(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-ch:
+			signal.Stop(ch)
+			cancel(interruptedError{sig})
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// run is main without the process: tests call it with their own arguments and writers. Every
+// failure ends here: one line on stderr and, with --json, exactly one {"error", "code"} object on
+// stdout (a partial ingest's report carries both already).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.RunContext(ctx, args)
+	cl, err := parseCommandLine(app, args)
+	if err == nil {
+		err = app.RunContext(ctx, cl.args)
+	}
 	if err == nil {
 		return 0
 	}
+	code, msg := classify(ctx, cl.command, err)
+	fmt.Fprintf(stderr, "strata: %s\n", msg)
+	var partial partialError
+	if cl.json && !errors.As(err, &partial) {
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		if werr := enc.Encode(jsonError{Error: msg, Code: code}); werr != nil {
+			fmt.Fprintf(stderr, "strata: write JSON error: %v\n", werr)
+		}
+	}
+	return code
+}
+
+// jsonError is what a failed command prints on stdout with --json.
+type jsonError struct {
+	Error string `json:"error"`
+	Code  int    `json:"code"`
+}
+
+// classify returns the exit code and message of a failed command. Any failure after SIGINT or
+// SIGTERM is an interruption, whatever error the interrupted step returned ("context canceled"
+// or a driver's own), since that is what the user needs to know.
+func classify(ctx context.Context, command string, err error) (int, string) {
+	var sig interruptedError
+	if errors.As(context.Cause(ctx), &sig) {
+		msg := "interrupted"
+		if command == "ingest" {
+			msg += "; re-run to resume"
+		}
+		return sig.code(), msg
+	}
 	var usage usageError
 	if errors.As(err, &usage) {
-		fmt.Fprintf(stderr, "strata: %v\n", err)
-		return exitUsage
+		return exitUsage, err.Error()
 	}
-	var reported reportedError
-	if !errors.As(err, &reported) {
-		fmt.Fprintf(stderr, "strata: %v\n", err)
+	var partial partialError
+	if errors.As(err, &partial) {
+		return exitPartial, err.Error()
 	}
-	return exitFailure
+	return exitFailure, err.Error()
 }
 
 // usageError marks errors in how strata was called (exit code 2).
@@ -51,10 +113,24 @@ type usageError struct{ error }
 
 func (e usageError) Unwrap() error { return e.error }
 
-// reportedError marks errors already shown to the user (for example as a JSON object).
-type reportedError struct{ error }
+// partialError marks an ingest that finished with some inputs failed or skipped (exit code 3);
+// its report, printed already, names them.
+type partialError struct{ error }
 
-func (e reportedError) Unwrap() error { return e.error }
+func (e partialError) Unwrap() error { return e.error }
+
+// interruptedError is the cause of the context's cancellation on SIGINT or SIGTERM.
+type interruptedError struct{ sig os.Signal }
+
+func (e interruptedError) Error() string { return "interrupted by " + e.sig.String() }
+
+// code is the conventional exit code of a process stopped by the signal: 128 + its number.
+func (e interruptedError) code() int {
+	if s, ok := e.sig.(syscall.Signal); ok {
+		return exitSignal + int(s)
+	}
+	return exitSignal + int(syscall.SIGINT)
+}
 
 func newApp(stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
@@ -62,11 +138,15 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Usage: "build a hierarchical knowledge graph from documents and answer questions from it",
 		Description: "strata ingests .txt, .md and .jsonl documents into a knowledge graph (chunks, entities,\n" +
 			"relations, communities) stored in Neo4j or in an embedded store, and answers questions with\n" +
-			"context assembled from it. Without Neo4j and without an LLM it runs fully offline.",
+			"context assembled from it. Without Neo4j and without an LLM it runs fully offline.\n\n" +
+			"A command's options may come before or after its arguments; -- ends them. Exit codes: 0\n" +
+			"success, 1 failure, 2 bad usage, 3 ingest finished with some inputs failed or skipped,\n" +
+			"130/143 interrupted (SIGINT/SIGTERM). With --json, stdout holds exactly one JSON object; a\n" +
+			"failure is {\"error\": \"...\", \"code\": <exit code>}.",
 		Writer:               stdout,
 		ErrWriter:            stderr,
 		EnableBashCompletion: true,
-		HideVersion:          true,
+		Version:              version(),
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError{err}
 		},

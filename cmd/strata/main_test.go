@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -144,14 +143,8 @@ func TestStatusAndEval(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("status exit %d: %s", code, errOut)
 	}
-	var st struct {
-		Backend struct{ Kind string }
-		Nodes   map[string]int
-	}
-	if err := json.Unmarshal([]byte(out), &st); err != nil {
-		t.Fatal(err)
-	}
-	if st.Backend.Kind != "embedded" || st.Nodes["Document"] != 17 || st.Nodes["Entity"] == 0 {
+	st := decodeJSON[statusReport](t, "status", out)
+	if st.Backend.Kind != "embedded" || st.Store.Nodes["documents"] != 17 || st.Store.Nodes["entities"] == 0 {
 		t.Errorf("status = %+v", st)
 	}
 
@@ -168,44 +161,6 @@ func TestStatusAndEval(t *testing.T) {
 	}
 	if rep.Questions != 16 || rep.Recall["recall@10"] < rep.Recall["recall@2"] || rep.Recall["recall@10"] == 0 {
 		t.Errorf("eval report = %+v", rep)
-	}
-}
-
-func TestExitCodesAndErrors(t *testing.T) {
-	empty := t.TempDir()
-	tests := []struct {
-		name     string
-		args     []string
-		code     int
-		inStdout string // with --json, errors are one object on stdout
-		inStderr string
-	}{
-		{"no paths", []string{"ingest"}, exitUsage, "", "at least one PATH"},
-		{"bad mode", []string{"query", "--mode", "psychic", "q"}, exitUsage, "", `unknown mode "psychic"`},
-		{"no question", []string{"query"}, exitUsage, "", "exactly one argument"},
-		{"unknown flag", []string{"query", "--nope", "q"}, exitUsage, "", "nope"},
-		{"bad chunking", []string{"ingest", "--chunk-size", "10", "--chunk-overlap", "10", corpusDir}, exitUsage, "", "overlap"},
-		{"missing store", []string{"query", "--data-dir", filepath.Join(empty, "none"), "q"}, exitFailure, "", "strata ingest"},
-		{"missing store json", []string{"query", "--json", "--data-dir", filepath.Join(empty, "none"), "q"}, exitFailure, `"error"`, ""},
-		{"nothing to ingest", []string{"ingest", "--data-dir", empty, filepath.Join("..", "..", "testdata", "bad", "empty.txt")}, exitFailure, "", "nothing could be ingested"},
-		{"missing questions", []string{"eval", "--data-dir", empty, "--questions", filepath.Join(empty, "q.jsonl")}, exitFailure, "", "q.jsonl"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			code, out, errOut := strata(t, tc.args...)
-			if code != tc.code {
-				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, out, errOut)
-			}
-			if !strings.Contains(out, tc.inStdout) || !strings.Contains(errOut, tc.inStderr) {
-				t.Errorf("stdout %q / stderr %q, want %q / %q", out, errOut, tc.inStdout, tc.inStderr)
-			}
-			if tc.inStdout != "" {
-				var obj map[string]any
-				if err := json.Unmarshal([]byte(out), &obj); err != nil {
-					t.Errorf("stdout is not one JSON object: %v", err)
-				}
-			}
-		})
 	}
 }
 

@@ -68,13 +68,9 @@ func setupModels(c *cli.Context, log zerolog.Logger) (*models, error) {
 	}
 	log.Info().Str("llm", client.Config().String()).Msg("using an OpenAI-compatible API")
 
-	mode, err := extract.ParseMode(c.String(flagExtractMode))
+	extOpt, err := extractionOptions(c)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("--%s: %w", flagExtractMode, err)}
-	}
-	gleaning := c.Int(flagGleaning)
-	if gleaning < 0 || gleaning > 3 {
-		return nil, usageError{fmt.Errorf("--%s must be between 0 and 3, got %d", flagGleaning, gleaning)}
+		return nil, err
 	}
 	summarizer, err := llmtask.NewSummarizer(client, llmtask.SummarizerOptions{})
 	if err != nil {
@@ -82,12 +78,27 @@ func setupModels(c *cli.Context, log zerolog.Logger) (*models, error) {
 	}
 	return &models{
 		client:     client,
-		extractor:  extract.NewLLM(client, extract.LLMOptions{Mode: mode, Gleaning: gleaning}),
+		extractor:  extract.NewLLM(client, extOpt),
 		embedder:   client,
 		answerer:   answer.New(client, answer.Options{}),
 		mapper:     keyPointsMapper{chat: client, prompts: prompts.New()},
 		summarizer: summarizer,
 	}, nil
+}
+
+// extractionOptions parses --extract-mode and --gleaning. ingest checks them before anything
+// else, with or without a model, so a typo is a usage error even offline, where they are unused.
+// Commands without these flags get the defaults.
+func extractionOptions(c *cli.Context) (extract.LLMOptions, error) {
+	mode, err := extract.ParseMode(c.String(flagExtractMode))
+	if err != nil {
+		return extract.LLMOptions{}, usageError{fmt.Errorf("--%s: %w", flagExtractMode, err)}
+	}
+	gleaning := c.Int(flagGleaning)
+	if gleaning < 0 || gleaning > 3 {
+		return extract.LLMOptions{}, usageError{fmt.Errorf("--%s must be between 0 and 3, got %d", flagGleaning, gleaning)}
+	}
+	return extract.LLMOptions{Mode: mode, Gleaning: gleaning}, nil
 }
 
 // prepareEmbedder learns the embedding dimension (one cached probe call) so that the store's

@@ -29,9 +29,11 @@ func decodeJSON[T any](t *testing.T, what, out string) T {
 }
 
 type statusReport struct {
-	Backend       struct{ Kind string }
-	Nodes         map[string]int
-	Relationships map[string]int
+	Backend struct{ Kind string }
+	Store   struct {
+		Nodes         map[string]int
+		Relationships map[string]int
+	}
 }
 
 // checkHierarchy checks what any community hierarchy over the entities must satisfy: every
@@ -39,8 +41,9 @@ type statusReport struct {
 // parent.
 func checkHierarchy(t *testing.T, st statusReport) {
 	t.Helper()
-	entities, members := st.Nodes["Entity"], st.Relationships["IN_COMMUNITY"]
-	comms, childOf := st.Nodes["Community"], st.Relationships["CHILD_OF"]
+	// Summary entities are in communities too.
+	entities, members := st.Store.Nodes["entities"]+st.Store.Nodes["summaries"], st.Store.Relationships["in_community"]
+	comms, childOf := st.Store.Nodes["communities"], st.Store.Relationships["child_of"]
 	if entities == 0 || members == 0 || members%entities != 0 || comms == 0 || childOf >= comms {
 		t.Errorf("%s hierarchy: %d entities, %d IN_COMMUNITY, %d communities, %d CHILD_OF",
 			st.Backend.Kind, entities, members, comms, childOf)
@@ -91,8 +94,8 @@ func TestNeo4jEndToEnd(t *testing.T) {
 	// seed, but visit nodes in a different order (GDS by internal node id, which depends on the
 	// server's history), so their partitions differ; bench/parity compares their modularity.
 	// Everything else must be identical.
-	hierarchy := map[string]bool{"Community": true, "IN_COMMUNITY": true, "CHILD_OF": true}
-	for _, counts := range []struct{ neo, emb map[string]int }{{neo.Nodes, emb.Nodes}, {neo.Relationships, emb.Relationships}} {
+	hierarchy := map[string]bool{"communities": true, "in_community": true, "child_of": true}
+	for _, counts := range []struct{ neo, emb map[string]int }{{neo.Store.Nodes, emb.Store.Nodes}, {neo.Store.Relationships, emb.Store.Relationships}} {
 		for k, v := range counts.emb {
 			if !hierarchy[k] && counts.neo[k] != v {
 				t.Errorf("%s: %d in Neo4j, %d in the embedded store", k, counts.neo[k], v)

@@ -116,22 +116,29 @@ func runQuery(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageError{errors.New(`query needs exactly one argument, the question (quote it: strata query "Who founded the guild?")`)}
 	}
+	if strings.TrimSpace(c.Args().First()) == "" {
+		return usageError{errors.New("the question is empty")}
+	}
 	opt, err := queryOptions(c)
 	if err != nil {
 		return err
 	}
 	engine, m, closeFn, err := newEngine(c)
 	if err != nil {
-		return reportFailure(c, err)
+		return err
 	}
 	defer closeFn()
+	warnings, err := storeWarnings(c, engine.Store)
+	if err != nil {
+		return err
+	}
 	res, err := engine.Query(c.Context, c.Args().First(), opt)
 	if err != nil {
-		return reportFailure(c, err)
+		return err
 	}
 	res.Usage = m.usage()
 	if c.Bool(flagJSON) {
-		return writeJSON(c, res)
+		return writeJSON(c, queryOutput{Result: res, Warnings: warnings})
 	}
 	w := c.App.Writer
 	switch {
@@ -150,4 +157,26 @@ func runQuery(c *cli.Context) error {
 		fmt.Fprintln(w, res.ContextText)
 	}
 	return nil
+}
+
+// queryOutput is query's --json object: the result, and "warnings" only when there are any, so
+// the shape of a healthy store's answer does not change.
+type queryOutput struct {
+	*retrieval.Result
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// storeWarnings prints on stderr what is wrong with the store's ingest state (a stale structure,
+// an unfinished run, failed documents) and returns it. A query still answers: the warning says
+// from what.
+func storeWarnings(c *cli.Context, store graph.MetaReader) ([]string, error) {
+	state, err := graph.ReadIngestState(c.Context, store)
+	if err != nil {
+		return nil, err
+	}
+	warnings := state.Warnings()
+	for _, w := range warnings {
+		fmt.Fprintf(c.App.ErrWriter, "strata: warning: %s\n", w)
+	}
+	return warnings, nil
 }

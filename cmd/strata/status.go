@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"sort"
 
@@ -12,39 +13,64 @@ import (
 func statusCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "status",
-		Usage: "show what the store holds: nodes per label, relationships per type",
+		Usage: "show what the store holds (documents, chunks, entities, summaries, communities, relationships per type) and whether the last ingest finished",
 		Flags: append(append(backendFlags(), logFlags()...),
 			&cli.BoolFlag{Name: flagJSON, Usage: "print one JSON object on stdout"}),
 		Action: runStatus,
 	}
 }
 
+// statusOutput is status --json; "store" has the shape of ingest --json's.
+type statusOutput struct {
+	Backend  backend           `json:"backend"`
+	Store    storeCounts       `json:"store"`
+	Meta     map[string]string `json:"meta"`
+	Ingest   graph.IngestState `json:"ingest"`
+	Warnings []string          `json:"warnings"`
+}
+
 func runStatus(c *cli.Context) error {
+	if c.NArg() != 0 {
+		return usageError{fmt.Errorf("status takes no arguments, got %q; name the store with --%s", c.Args().First(), flagDataDir)}
+	}
 	log, err := newLogger(c)
 	if err != nil {
 		return err
 	}
 	store, be, err := openStore(c.Context, c, log, true)
 	if err != nil {
-		return reportFailure(c, err)
+		return err
 	}
 	defer closeStore(store, log)
+	// The embedded store is checked whole here (SQLite quick_check): status is where a user looks
+	// when something seems off, and a damaged page that no count touches would hide otherwise.
+	if chk, ok := store.(interface{ QuickCheck(context.Context) error }); ok {
+		if err := chk.QuickCheck(c.Context); err != nil {
+			return err
+		}
+	}
 	stats, err := store.Stats(c.Context)
 	if err != nil {
-		return reportFailure(c, fmt.Errorf("read store stats: %w", err))
+		return fmt.Errorf("read store stats: %w", err)
 	}
+	counts := newStoreCounts(stats)
 	meta := map[string]string{}
 	for _, k := range []string{graph.MetaEmbeddingModel, graph.MetaEmbeddingDims, graph.MetaExtractor} {
 		v, ok, err := store.Meta(c.Context, k)
 		if err != nil {
-			return reportFailure(c, err)
+			return err
 		}
 		if ok {
 			meta[k] = v
 		}
 	}
+	state, err := graph.ReadIngestState(c.Context, store)
+	if err != nil {
+		return err
+	}
+	warnings := state.Warnings()
 	if c.Bool(flagJSON) {
-		return writeJSON(c, map[string]any{"backend": be, "nodes": stats.Nodes, "relationships": stats.Relationships, "meta": meta})
+		return writeJSON(c, statusOutput{Backend: be, Store: counts, Meta: meta, Ingest: state, Warnings: append([]string{}, warnings...)})
 	}
 	w := c.App.Writer
 	fmt.Fprintf(w, "Backend: %s\n", describe(be))
@@ -53,10 +79,11 @@ func runStatus(c *cli.Context) error {
 			fmt.Fprintf(w, "  %-16s %s\n", k, v)
 		}
 	}
-	fmt.Fprintln(w, "Nodes:")
-	printCounts(w, stats.Nodes)
-	fmt.Fprintln(w, "Relationships:")
-	printCounts(w, stats.Relationships)
+	fmt.Fprintf(w, "Last ingest: %s\n", describeIngest(state))
+	for _, line := range warnings {
+		fmt.Fprintf(w, "  warning: %s\n", line)
+	}
+	counts.write(w)
 	return nil
 }
 
@@ -69,4 +96,19 @@ func printCounts(w interface{ Write([]byte) (int, error) }, counts map[string]in
 	for _, k := range keys {
 		fmt.Fprintf(w, "  %-14s %d\n", k, counts[k])
 	}
+}
+
+// describeIngest sums up the last ingest in a few words; the warnings say what to do.
+func describeIngest(s graph.IngestState) string {
+	switch {
+	case s.Unfinished:
+		return "unfinished (started " + s.Started + ")"
+	case s.StructureStale:
+		return "structure stale"
+	case s.Started == "":
+		return "not recorded" // a store written before ingest runs were recorded, or never ingested
+	case s.FailedDocuments > 0:
+		return fmt.Sprintf("finished %s, %d document(s) failed", s.Finished, s.FailedDocuments)
+	}
+	return "finished " + s.Finished
 }

@@ -10,7 +10,8 @@ WITH c, d, row, c.documentId AS previous
 SET c.documentId = row.documentId,
     c.seq = row.seq,
     c.text = row.text,
-    c.tokens = row.tokens
+    c.tokens = row.tokens,
+    c.title = d.title
 MERGE (c)-[:PART_OF]->(d)
 WITH c, d, row, previous
 CALL (c, row) {

@@ -86,7 +86,7 @@ func clearSummaries(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 }
 
 func applyDocuments(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
-	return eachRow(ctx, tx, `
+	err := eachRow(ctx, tx, `
 		INSERT INTO documents (id, title, source, sha256, metadata, ingested_at) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET title = excluded.title, source = excluded.source,
 			sha256 = excluded.sha256, metadata = excluded.metadata, ingested_at = excluded.ingested_at`,
@@ -95,13 +95,23 @@ func applyDocuments(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 		func(d graph.Document) []any {
 			return []any{d.ID, d.Title, d.Source, d.SHA256, d.Metadata, encodeTime(d.IngestedAt)}
 		})
+	if err != nil {
+		return err
+	}
+	// Chunks index their document's title (chunk_text); a renamed document renames its chunks.
+	return eachRow(ctx, tx, `UPDATE chunks SET title = ? WHERE document_id = ? AND title <> ?`,
+		b.Documents,
+		func(d graph.Document) string { return "title of the chunks of document " + d.ID },
+		func(d graph.Document) []any { return []any{d.Title, d.ID, d.Title} })
 }
 
 func applyChunks(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 	return eachRow(ctx, tx, `
-		INSERT INTO chunks (id, document_id, seq, text, tokens, embedding) VALUES (?, ?, ?, ?, ?, ?)
+		INSERT INTO chunks (id, document_id, seq, text, tokens, embedding, title)
+		VALUES (?, ?, ?, ?, ?, ?, coalesce((SELECT title FROM documents WHERE id = ?2), ''))
 		ON CONFLICT (id) DO UPDATE SET document_id = excluded.document_id, seq = excluded.seq,
-			text = excluded.text, tokens = excluded.tokens, embedding = excluded.embedding`,
+			text = excluded.text, tokens = excluded.tokens, embedding = excluded.embedding,
+			title = excluded.title`,
 		b.Chunks,
 		func(c graph.Chunk) string { return "chunk " + c.ID },
 		func(c graph.Chunk) []any {

@@ -12,4 +12,7 @@
 // One process writes at a time: Open takes an exclusive flock on <dir>/strata.lock and holds it
 // until Close, so a second writer fails fast with graph.ErrLocked instead of waiting on SQLite's
 // busy timeout. Readers (Options.ReadOnly) take no lock and see committed data only (WAL mode).
+//
+// A damaged database file is reported as ErrDamaged with what to do; open.go says when the
+// integrity check runs.
 package embedded

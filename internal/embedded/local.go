@@ -87,3 +87,38 @@ func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.L
 	})
 	return lc, err
 }
+
+// DocumentLinks implements graph.Store: mentions of the chunks' entities, grouped by entity and
+// document, for entities mentioned in few enough documents.
+func (s *Store) DocumentLinks(ctx context.Context, chunkIDs []string, maxDocuments int) ([]graph.DocumentLink, error) {
+	const what = "document links"
+	ids := graph.UniqueIDs(chunkIDs)
+	if len(ids) == 0 || maxDocuments < 1 {
+		return nil, ctxErr(ctx, what)
+	}
+	var links []graph.DocumentLink
+	err := s.read(ctx, what, func(tx *sql.Tx) error {
+		var err error
+		links, err = queryAll(ctx, tx, func(sc scanner, _ ...any) (graph.DocumentLink, error) {
+			var l graph.DocumentLink
+			err := sc.Scan(&l.EntityID, &l.DocumentID, &l.ChunkID, &l.Documents)
+			return l, err
+		}, `
+			WITH linked AS (
+				SELECT m.entity_id, c.document_id, min(c.seq) AS seq
+				FROM (SELECT DISTINCT s.entity_id FROM mentions s WHERE s.chunk_id IN (SELECT value FROM json_each(?))) e
+				JOIN mentions m ON m.entity_id = e.entity_id
+				JOIN chunks c ON c.id = m.chunk_id
+				GROUP BY m.entity_id, c.document_id
+			), counted AS (
+				SELECT entity_id, count(*) AS documents FROM linked GROUP BY entity_id HAVING count(*) <= ?
+			)
+			SELECT l.entity_id, l.document_id, c.id, n.documents
+			FROM linked l
+			JOIN counted n ON n.entity_id = l.entity_id
+			JOIN chunks c ON c.document_id = l.document_id AND c.seq = l.seq
+			ORDER BY l.entity_id, l.document_id`, encodeStrings(ids), maxDocuments)
+		return err
+	})
+	return links, err
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -239,28 +241,28 @@ func TestUseAfterClose(t *testing.T) {
 	}
 }
 
-// TestUpgradeFromVersion1 turns a new store back into a version-1 store holding a chunk with an
-// embedding, then checks that a reader can use it as it is and that a writer upgrades it, with
-// the index dimension taken from the stored embedding.
+// TestUpgradeFromVersion1 builds a version-1 store holding a document and a chunk with an
+// embedding, then checks that a reader can use it as it is and that a writer upgrades it: the
+// index dimension is taken from the stored embedding (version 2) and the chunk's document title
+// becomes searchable (version 3).
 func TestUpgradeFromVersion1(t *testing.T) {
 	dir := t.TempDir()
-	s, err := Open(t.Context(), dir, Options{})
+	db, err := sql.Open("sqlite", filepath.Join(dir, dbFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := graph.Batch{
-		Documents: []graph.Document{{ID: "d", Metadata: "{}"}},
-		Chunks:    []graph.Chunk{{ID: "c", DocumentID: "d", Text: "old chunk", Embedding: []float32{1, 0, 0}}},
-	}
-	if err := s.Apply(t.Context(), b); err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{`DROP TABLE index_dims`, `PRAGMA user_version = 1`} {
-		if _, err := s.db.Exec(q); err != nil {
+	stmts := append(schemaSQL(),
+		fmt.Sprintf(`PRAGMA application_id = %d`, applicationID),
+		`PRAGMA user_version = 1`,
+		`INSERT INTO documents (id, title, source, sha256, metadata, ingested_at) VALUES ('d', 'Lighthouse keepers', '', '', '{}', '')`,
+		`INSERT INTO chunks (id, document_id, seq, text, tokens, embedding) VALUES ('c', 'd', 0, 'old chunk', 2, X'0000803F0000000000000000')`,
+	)
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	s.Close()
+	db.Close()
 
 	r, err := Open(t.Context(), dir, Options{ReadOnly: true})
 	if err != nil {
@@ -283,5 +285,155 @@ func TestUpgradeFromVersion1(t *testing.T) {
 	bad := graph.Batch{Chunks: []graph.Chunk{{ID: "c2", DocumentID: "d", Text: "new", Embedding: []float32{1, 0}}}}
 	if err := w.Apply(t.Context(), bad); err == nil {
 		t.Error("after the upgrade, a 2-dimensional chunk embedding was accepted next to 3-dimensional ones")
+	}
+	if hits, err := w.TextSearch(t.Context(), graph.ChunkText, "lighthouse", 1); err != nil || len(hits) != 1 || hits[0].ID != "c" {
+		t.Errorf("after the upgrade, TextSearch(title word) = %v, %v; want chunk c", hits, err)
+	}
+}
+
+// builtStore writes a store of a few MB in a fresh directory and closes it (which checkpoints
+// the write-ahead log into strata.db), returning the directory.
+func builtStore(t testing.TB, docs int) string {
+	t.Helper()
+	dir := t.TempDir()
+	s, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range docs {
+		if err := s.Apply(t.Context(), benchBatch(rng, fmt.Sprintf("doc%d", i), 50, 25, 64)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// damage overwrites strata.db in dir from byte offset at for n bytes (to the end when n < 0).
+func damage(t *testing.T, dir string, at, n int) {
+	t.Helper()
+	path := filepath.Join(dir, dbFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 0 || at+n > len(b) {
+		n = len(b) - at
+	}
+	for i := at; i < at+n; i++ {
+		b[i] = byte(0xA5 ^ i)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDamagedStore: a damaged strata.db is found and named, with what to do, wherever strata
+// meets it: a writable Open (ingest) always checks the file and refuses it, a read-only Open
+// fails or leaves it to QuickCheck (status) and to any read that hits a damaged page. Following
+// the advice (moving the file aside) gives a working store.
+func TestDamagedStore(t *testing.T) {
+	const page = 4096
+	for _, tc := range []struct {
+		name    string
+		at, n   int
+		readAll bool // every page but the first is damaged, so a read-only count hits one
+	}{
+		{"header overwritten", 0, 100, false},
+		{"pages in the middle", 40 * page, 2 * page, false},
+		{"everything but the first page", page, -1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := builtStore(t, 40)
+			if fi, err := os.Stat(filepath.Join(dir, dbFile)); err != nil || fi.Size() < 50*page {
+				t.Fatalf("store too small to damage page 40: %v %v", fi.Size(), err)
+			}
+			damage(t, dir, tc.at, tc.n)
+			advice := func(what string, err error) {
+				t.Helper()
+				if !errors.Is(err, ErrDamaged) {
+					t.Fatalf("%s: error %v, want ErrDamaged", what, err)
+				}
+				for _, want := range []string{filepath.Join(dir, dbFile), "mv strata.db* damaged/", "strata ingest"} {
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("%s: error %q does not say %q", what, err, want)
+					}
+				}
+			}
+
+			s, err := Open(t.Context(), dir, Options{})
+			if err == nil {
+				s.Close()
+				t.Fatal("writable Open accepted a damaged store")
+			}
+			advice("writable Open", err)
+
+			ro, err := Open(t.Context(), dir, Options{ReadOnly: true})
+			if err != nil {
+				advice("read-only Open", err)
+			} else {
+				advice("QuickCheck", ro.QuickCheck(t.Context()))
+				if _, err := ro.Stats(t.Context()); tc.readAll {
+					advice("Stats", err)
+				}
+				ro.Close()
+			}
+
+			aside := filepath.Join(dir, "damaged")
+			if err := os.Mkdir(aside, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			matches, _ := filepath.Glob(filepath.Join(dir, dbFile+"*"))
+			for _, m := range matches {
+				if err := os.Rename(m, filepath.Join(aside, filepath.Base(m))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s, err = Open(t.Context(), dir, Options{})
+			if err != nil {
+				t.Fatalf("Open after moving the damaged file aside: %v", err)
+			}
+			defer s.Close()
+			if err := s.QuickCheck(t.Context()); err != nil {
+				t.Errorf("QuickCheck of the new store: %v", err)
+			}
+		})
+	}
+}
+
+func TestQuickCheckHealthyStore(t *testing.T) {
+	dir := builtStore(t, 5)
+	for _, opt := range []Options{{}, {ReadOnly: true}} {
+		s, err := Open(t.Context(), dir, opt)
+		if err != nil {
+			t.Fatalf("%+v: %v", opt, err)
+		}
+		if err := s.QuickCheck(t.Context()); err != nil {
+			t.Errorf("%+v: %v", opt, err)
+		}
+		s.Close()
+	}
+}
+
+// BenchmarkQuickCheck measures the integrity check every writable Open runs, per MB of store.
+func BenchmarkQuickCheck(b *testing.B) {
+	dir := builtStore(b, 400)
+	fi, err := os.Stat(filepath.Join(dir, dbFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := Open(b.Context(), dir, Options{ReadOnly: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	b.SetBytes(fi.Size())
+	for b.Loop() {
+		if err := s.QuickCheck(b.Context()); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

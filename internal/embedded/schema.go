@@ -9,7 +9,7 @@ import (
 // schemaVersion is stored in PRAGMA user_version. A change to the schema is a new entry in
 // migrations and a new version; schemaSQL stays the schema of version 1, so new and upgraded
 // stores are built by the same statements.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // oldestReadable is the oldest schema version a read-only Store can use as it is (readers cannot
 // upgrade a store). Raise it when a migration changes something readers depend on.
@@ -163,6 +163,29 @@ func migrations() [][]string {
 				SELECT 'entity_embedding', length(embedding) / 4 FROM entities WHERE embedding IS NOT NULL LIMIT 1`,
 			`INSERT INTO index_dims (name, dim)
 				SELECT 'community_embedding', length(embedding) / 4 FROM communities WHERE embedding IS NOT NULL LIMIT 1`,
+		},
+		// 2 to 3: chunks carry their document's title, and chunk_text indexes it beside the text:
+		// in corpora whose titles name what a document is about, the title is often the only
+		// place the question's key phrase appears. The index is rebuilt from the chunk rows.
+		{
+			`ALTER TABLE chunks ADD COLUMN title TEXT NOT NULL DEFAULT ''`,
+			`UPDATE chunks SET title = coalesce((SELECT d.title FROM documents d WHERE d.id = chunks.document_id), '')`,
+			`DROP TRIGGER chunks_text_insert`,
+			`DROP TRIGGER chunks_text_delete`,
+			`DROP TRIGGER chunks_text_update`,
+			`DROP TABLE chunk_text`,
+			`CREATE VIRTUAL TABLE chunk_text USING fts5(title, text, content='chunks', content_rowid='rid', tokenize='unicode61 remove_diacritics 2')`,
+			`CREATE TRIGGER chunks_text_insert AFTER INSERT ON chunks BEGIN
+				INSERT INTO chunk_text (rowid, title, text) VALUES (new.rid, new.title, new.text);
+			END`,
+			`CREATE TRIGGER chunks_text_delete AFTER DELETE ON chunks BEGIN
+				INSERT INTO chunk_text (chunk_text, rowid, title, text) VALUES ('delete', old.rid, old.title, old.text);
+			END`,
+			`CREATE TRIGGER chunks_text_update AFTER UPDATE OF title, text ON chunks BEGIN
+				INSERT INTO chunk_text (chunk_text, rowid, title, text) VALUES ('delete', old.rid, old.title, old.text);
+				INSERT INTO chunk_text (rowid, title, text) VALUES (new.rid, new.title, new.text);
+			END`,
+			`INSERT INTO chunk_text (chunk_text) VALUES ('rebuild')`,
 		},
 	}
 }

@@ -84,11 +84,16 @@ func Open(ctx context.Context, dir string, opt Options) (*Store, error) {
 	if err == nil {
 		err = s.db.PingContext(ctx)
 	}
-	if err != nil {
-		s.Close()
-		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	if err == nil && !opt.ReadOnly {
+		err = quickCheck(ctx, s.db, dir) // before the schema is touched; see open.go
 	}
-	if err := initSchema(ctx, s.db, dir, opt.ReadOnly); err != nil {
+	if err == nil {
+		err = initSchema(ctx, s.db, dir, opt.ReadOnly)
+	} else if !errors.Is(err, ErrDamaged) {
+		err = fmt.Errorf("open store %s: %w", dir, err)
+	}
+	if err != nil {
+		err = s.openFailed(ctx, err)
 		s.Close()
 		return nil, err
 	}
@@ -147,10 +152,10 @@ func (s *Store) write(ctx context.Context, what string, fn func(tx *sql.Tx) erro
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return fmt.Errorf("%s: %w", what, err)
+		return asDamaged(s.dir, fmt.Errorf("%s: %w", what, err))
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("%s: commit: %w", what, err)
+		return asDamaged(s.dir, fmt.Errorf("%s: commit: %w", what, err))
 	}
 	return nil
 }
@@ -167,7 +172,7 @@ func (s *Store) read(ctx context.Context, what string, fn func(tx *sql.Tx) error
 	}
 	defer tx.Rollback()
 	if err := fn(tx); err != nil {
-		return fmt.Errorf("%s: %w", what, err)
+		return asDamaged(s.dir, fmt.Errorf("%s: %w", what, err))
 	}
 	return nil
 }

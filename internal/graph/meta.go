@@ -18,6 +18,22 @@ const (
 	// components, communities and reports have been recomputed, so a run killed in between
 	// finishes the job next time.
 	MetaStructureStale = "structure.stale"
+	// MetaIngestState is "started" from the moment an ingest run has documents to look at and
+	// "finished" once it has completed every stage, so a run that was killed or failed shows.
+	MetaIngestState = "ingest.state"
+	// MetaIngestStarted and MetaIngestFinished are the times (RFC 3339, UTC) the last run
+	// started and last finished.
+	MetaIngestStarted  = "ingest.started"
+	MetaIngestFinished = "ingest.finished"
+	// MetaIngestFailed is the number of documents whose extraction failed in the last finished
+	// run; they are not in the store until a re-run retries them.
+	MetaIngestFailed = "ingest.failed"
+)
+
+// Values of MetaIngestState.
+const (
+	IngestStarted  = "started"
+	IngestFinished = "finished"
 )
 
 // MetaReader is the part of a store that reads Batch.Meta values.

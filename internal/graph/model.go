@@ -138,3 +138,54 @@ func UniqueIDs(ids []string) []string {
 func (e Entity) EmbeddingText() string {
 	return e.Name + " (" + e.Type + "): " + e.Description
 }
+
+// maxSubjectWords bounds a title that can name a subject: encyclopaedia titles name their
+// entity in a few words ("Treaty of Vell", "Hollin Reach University"); longer titles are
+// headlines.
+const maxSubjectWords = 8
+
+// subjectJoiners are the lower-case words a name may contain between capitalised ones.
+var subjectJoiners = map[string]bool{
+	"of": true, "the": true, "and": true, "for": true, "in": true, "on": true, "at": true, "to": true,
+	"a": true, "an": true, "de": true, "du": true, "la": true, "le": true, "von": true, "van": true,
+	"der": true, "den": true, "del": true, "da": true, "di": true, "y": true, "&": true,
+}
+
+// Subject returns the entity the document's title names; see subjectName.
+func (d Document) Subject() string { return subjectName(d.Title) }
+
+// subjectName returns the entity a document's title names, with a trailing parenthetical
+// ("Mercury (planet)") removed, or "" when the title reads as a headline or a sentence rather
+// than a name: more than maxSubjectWords words, a lower-case word that is not a joiner, or
+// sentence punctuation. A file name stem ("lira-solenne", "treaty_of_vell") is read as its
+// words, whatever their case: files are often named after what they describe, and the subject
+// only counts where the text names it (ingest matches it against the extracted entities, case
+// aside). Ingest stores the subject as an entity every chunk of the document mentions, so
+// retrieval can walk from a document that names an entity to the document about it.
+func subjectName(title string) string {
+	title = strings.TrimSpace(title)
+	if i := strings.LastIndex(title, " ("); i > 0 && strings.HasSuffix(title, ")") {
+		title = strings.TrimSpace(title[:i])
+	}
+	if !strings.ContainsFunc(title, unicode.IsSpace) && strings.ContainsAny(title, "-_") {
+		words := strings.FieldsFunc(title, func(r rune) bool { return r == '-' || r == '_' })
+		if len(words) == 0 || len(words) > maxSubjectWords {
+			return ""
+		}
+		return strings.Join(words, " ")
+	}
+	words := strings.Fields(title)
+	if len(words) == 0 || len(words) > maxSubjectWords || strings.ContainsAny(title, "?!:;\"“”") {
+		return ""
+	}
+	for i, w := range words {
+		first := []rune(w)[0]
+		switch {
+		case unicode.IsUpper(first) || unicode.IsDigit(first):
+		case i > 0 && subjectJoiners[strings.ToLower(w)]:
+		default:
+			return ""
+		}
+	}
+	return strings.Join(words, " ")
+}

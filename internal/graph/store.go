@@ -115,6 +115,17 @@ type ScoredCommunity struct {
 	Seeds []string
 }
 
+// DocumentLink says that a document mentions an entity that one of the chunks a walk started
+// from mentions too. ChunkID is the document's first chunk (lowest Seq) mentioning the entity;
+// Documents is the number of documents mentioning the entity, which tells a rare, specific link
+// from a common one.
+type DocumentLink struct {
+	EntityID   string
+	DocumentID string
+	ChunkID    string
+	Documents  int
+}
+
 // PathRequest asks for a shortest path between two entities.
 type PathRequest struct{ Source, Target string }
 
@@ -214,6 +225,12 @@ type Searcher interface {
 	TextSearch(ctx context.Context, index TextIndex, query string, k int) ([]Hit, error)
 	// ExpandLocal gathers the neighbourhood of the seed entities in one round trip.
 	ExpandLocal(ctx context.Context, entityIDs []string, opt LocalOptions) (LocalContext, error)
+	// DocumentLinks walks from chunks over HAS_ENTITY to the entities they mention and back to
+	// the documents whose chunks mention those entities: one link per entity and document, for
+	// the entities mentioned in at most maxDocuments documents (more common ones link too much
+	// to tell anything), ordered by entity id, then document id. The starting chunks' own
+	// documents are included.
+	DocumentLinks(ctx context.Context, chunkIDs []string, maxDocuments int) ([]DocumentLink, error)
 	// ShortestPaths finds, for each request, one shortest path of at most maxHops steps over
 	// RELATED and SUMMARIZED_BY. Requests without such a path are left out of the result.
 	ShortestPaths(ctx context.Context, reqs []PathRequest, maxHops int) ([]Path, error)

@@ -40,6 +40,47 @@ type ChatRequest struct {
 	// JSON asks for a JSON object (response_format json_object). Servers that reject the
 	// parameter get the request again without it, and are not sent it again.
 	JSON bool
+	// Judge, when set, tells what the caller's parser makes of an answer. A damaged answer
+	// (salvaged in part, or unreadable) is returned and counted per stage (StageUsage.Salvaged,
+	// Unreadable, DroppedRecords) and logged through Config.OnWarning, but never cached, so a
+	// later run asks again instead of rebuilding the same damage from the cache; a cached entry
+	// that Judge finds damaged (one written before answers were judged) counts as a miss.
+	Judge func(ChatResponse) Verdict
+}
+
+// Verdict is what a parser made of one answer (ChatRequest.Judge). The zero value is an answer
+// read in full.
+type Verdict struct {
+	// Salvaged: part of the answer was used and part could not be read (malformed records, a
+	// cut-off end); Dropped says how many parts were lost, when the parser counts them.
+	Salvaged bool
+	// Unreadable: nothing in the answer could be used.
+	Unreadable bool
+	Dropped    int
+	// Reason says what was wrong, for the log.
+	Reason string
+}
+
+// Damaged reports whether the answer could not be read in full.
+func (v Verdict) Damaged() bool { return v.Salvaged || v.Unreadable }
+
+func (v Verdict) String() string {
+	what := "salvaged in part"
+	if v.Unreadable {
+		what = "unreadable"
+	}
+	if v.Reason != "" {
+		what += " (" + v.Reason + ")"
+	}
+	return what
+}
+
+// judge applies req.Judge to resp; without a Judge every answer is whole.
+func judge(req ChatRequest, resp ChatResponse) Verdict {
+	if req.Judge == nil {
+		return Verdict{}
+	}
+	return req.Judge(resp)
 }
 
 // ChatResponse is a completion.
@@ -74,8 +115,11 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 	}
 	key := c.chatKey(req)
 	if resp, ok := c.cachedChat(key); ok {
-		c.record(ctx, stage, StageUsage{CacheHits: 1, SavedTokens: resp.PromptTokens + resp.CompletionTokens})
-		return resp, nil
+		if v := judge(req, resp); !v.Damaged() {
+			c.record(ctx, stage, StageUsage{CacheHits: 1, SavedTokens: resp.PromptTokens + resp.CompletionTokens})
+			return resp, nil
+		}
+		// Written before answers were judged: the damage it would rebuild is worth a new call.
 	}
 	if err := ctx.Err(); err != nil {
 		return ChatResponse{}, err
@@ -122,7 +166,22 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 	if resp.CompletionTokens <= 0 {
 		resp.CompletionTokens = c.tok.Count(choice.Message.Content)
 	}
-	c.record(ctx, stage, StageUsage{LLMCalls: 1, PromptTokens: resp.PromptTokens, CompletionTokens: resp.CompletionTokens})
+	u := StageUsage{LLMCalls: 1, PromptTokens: resp.PromptTokens, CompletionTokens: resp.CompletionTokens}
+	v := judge(req, resp)
+	switch {
+	case v.Unreadable:
+		u.Unreadable, u.DroppedRecords = 1, v.Dropped
+	case v.Salvaged:
+		u.Salvaged, u.DroppedRecords = 1, v.Dropped
+	}
+	c.record(ctx, stage, u)
+	if v.Damaged() {
+		// Not cached: at temperature 0 a real model often answers the same again, but a later
+		// run (or a fixed parser) may do better, and a cached damaged answer would rebuild the
+		// same damaged graph in every fresh store without a word.
+		c.warn(fmt.Errorf("%s answer of model %s %s; kept what could be read, not cached (a later run asks again)", stage, c.cfg.ChatModel, v))
+		return resp, nil
+	}
 	c.storeChat(key, resp)
 	return resp, nil
 }
@@ -250,7 +309,12 @@ func (c *Client) storeChat(key string, r ChatResponse) {
 }
 
 // Lookup returns the cached response to req without calling the API or counting anything. The
-// dry-run estimator uses it to tell work already done from work still to pay for.
+// dry-run estimator uses it to tell work already done from work still to pay for. An entry
+// req.Judge finds damaged is not found, as Chat would ask again.
 func (c *Client) Lookup(req ChatRequest) (ChatResponse, bool) {
-	return c.cachedChat(c.chatKey(req))
+	resp, ok := c.cachedChat(c.chatKey(req))
+	if !ok || judge(req, resp).Damaged() {
+		return ChatResponse{}, false
+	}
+	return resp, true
 }

@@ -60,7 +60,16 @@ type StageUsage struct {
 	SavedTokens      int `json:"saved_tokens"`
 	Retries          int `json:"retries"`
 	Failures         int `json:"failures"`
+	// Answers the caller's parser could read only in part (Salvaged) or not at all (Unreadable),
+	// and the records or findings lost in them (DroppedRecords); see ChatRequest.Judge. Neither
+	// kind of answer is cached.
+	Salvaged       int `json:"salvaged"`
+	Unreadable     int `json:"unreadable"`
+	DroppedRecords int `json:"dropped_records"`
 }
+
+// Damaged is the number of answers that could not be read in full.
+func (s StageUsage) Damaged() int { return s.Salvaged + s.Unreadable }
 
 func (s *StageUsage) add(o StageUsage) {
 	s.LLMCalls += o.LLMCalls
@@ -72,6 +81,9 @@ func (s *StageUsage) add(o StageUsage) {
 	s.SavedTokens += o.SavedTokens
 	s.Retries += o.Retries
 	s.Failures += o.Failures
+	s.Salvaged += o.Salvaged
+	s.Unreadable += o.Unreadable
+	s.DroppedRecords += o.DroppedRecords
 }
 
 // Stats is a snapshot of a Meter: totals and the per-stage breakdown.

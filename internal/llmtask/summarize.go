@@ -92,6 +92,7 @@ func (s *Summarizer) summarize(ctx context.Context, name string, parts []string)
 		Stage:     llm.StageSummarize,
 		Messages:  promptMessages(p),
 		MaxTokens: s.opts.MaxWords*2 + 64, // about 1.3 tokens a word, with room to finish
+		Judge:     judgeSummary,
 	})
 	if err != nil {
 		return "", fmt.Errorf("summarize %s: %w", name, err)

@@ -8,7 +8,8 @@
 // prompts.ErrUnreadable, which a caller with a model-free stand-in absorbs and any other caller
 // passes on. Each task's doc says what makes its answer unreadable, whether it asks once more
 // first, and what it salvages from an answer that is only partly readable; a salvaged answer is
-// not an error.
+// not an error. Every task judges its answers (judge.go): salvaged and unreadable answers are
+// counted per stage by the client and never cached, so a later run asks for them again.
 package llmtask
 
 import (
@@ -66,7 +67,7 @@ func Report(ctx context.Context, chat llm.Chatter, ps *prompts.Set, communityTex
 	if err != nil {
 		return prompts.Report{}, err
 	}
-	req := llm.ChatRequest{Stage: llm.StageReport, Messages: promptMessages(p), MaxTokens: ReportMaxTokens, JSON: true}
+	req := llm.ChatRequest{Stage: llm.StageReport, Messages: promptMessages(p), MaxTokens: ReportMaxTokens, JSON: true, Judge: judgeReport}
 	r, err := askTwice(ctx, chat, req, func(answer string) (prompts.Report, error) {
 		r, _, err := prompts.ParseReport(answer)
 		return r, err
@@ -85,7 +86,7 @@ func KeyPoints(ctx context.Context, chat llm.Chatter, ps *prompts.Set, question,
 	if err != nil {
 		return nil, err
 	}
-	req := llm.ChatRequest{Stage: llm.StageMap, Messages: promptMessages(p), MaxTokens: KeyPointsMaxTokens, JSON: true}
+	req := llm.ChatRequest{Stage: llm.StageMap, Messages: promptMessages(p), MaxTokens: KeyPointsMaxTokens, JSON: true, Judge: judgePoints}
 	points, err := askTwice(ctx, chat, req, func(answer string) ([]prompts.Point, error) {
 		points, _, err := prompts.ParsePoints(answer)
 		return points, err
@@ -105,7 +106,7 @@ func SummaryEntities(ctx context.Context, chat llm.Chatter, ps *prompts.Set, clu
 	if err != nil {
 		return prompts.Records{}, err
 	}
-	resp, err := chat.Chat(ctx, llm.ChatRequest{Stage: llm.StageLayers, Messages: promptMessages(p), MaxTokens: SummaryEntitiesMaxTokens})
+	resp, err := chat.Chat(ctx, llm.ChatRequest{Stage: llm.StageLayers, Messages: promptMessages(p), MaxTokens: SummaryEntitiesMaxTokens, Judge: judgeSummaryEntities})
 	if err != nil {
 		return prompts.Records{}, fmt.Errorf("summary entities: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/internal/llmtask"
 	"github.com/stratarag/strata/prompts"
 )
 
@@ -98,7 +99,9 @@ func (x *LLM) Options() LLMOptions { return x.opts }
 // Extract implements Extractor. Malformed records are dropped and counted in Result.Dropped, and
 // an answer with no readable record is a chunk without entities: unlike the tasks of package
 // llmtask, extraction salvages every answer and never returns prompts.ErrUnreadable. Only a
-// failed call (after the client's retries) or cancellation is an error.
+// failed call (after the client's retries) or cancellation is an error. Each answer is judged
+// with llmtask.JudgeRecords, so an *llm.Client counts salvaged answers per stage and does not
+// cache them: a later run (a fresh store reusing the cache) asks for them again.
 func (x *LLM) Extract(ctx context.Context, text string) (Result, error) {
 	if strings.TrimSpace(text) == "" {
 		return Result{}, ctx.Err()
@@ -146,7 +149,7 @@ func (x *LLM) Extract(ctx context.Context, text string) (Result, error) {
 // conversation runs one extraction prompt and its gleaning rounds, in one chat, into m.
 func (x *LLM) conversation(ctx context.Context, p prompts.Prompt, stage string, kind prompts.GleanKind, m *merger) error {
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: p.System}, {Role: llm.RoleUser, Content: p.User}}
-	resp, err := x.chat.Chat(ctx, llm.ChatRequest{Stage: stage, Messages: msgs, MaxTokens: x.opts.MaxTokens})
+	resp, err := x.chat.Chat(ctx, llm.ChatRequest{Stage: stage, Messages: msgs, MaxTokens: x.opts.MaxTokens, Judge: llmtask.JudgeRecords})
 	if err != nil {
 		return fmt.Errorf("extract (%s): %w", stage, err)
 	}
@@ -159,7 +162,7 @@ func (x *LLM) conversation(ctx context.Context, p prompts.Prompt, stage string, 
 		msgs = append(msgs,
 			llm.Message{Role: llm.RoleAssistant, Content: resp.Content},
 			llm.Message{Role: llm.RoleUser, Content: follow})
-		resp, err = x.chat.Chat(ctx, llm.ChatRequest{Stage: llm.StageGlean, Messages: msgs, MaxTokens: x.opts.MaxTokens})
+		resp, err = x.chat.Chat(ctx, llm.ChatRequest{Stage: llm.StageGlean, Messages: msgs, MaxTokens: x.opts.MaxTokens, Judge: llmtask.JudgeRecords})
 		if err != nil {
 			return fmt.Errorf("extract (%s, gleaning round %d): %w", stage, round+1, err)
 		}

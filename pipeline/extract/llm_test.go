@@ -407,3 +407,43 @@ func TestEstimateWithoutCache(t *testing.T) {
 		}
 	}
 }
+
+// TestMalformedAnswersAreRetriedNotCached: salvaged answers are counted per stage and not
+// cached, so a fresh run over the same cache (a new store) asks for exactly those again and
+// reports the same damage, instead of rebuilding the damaged records from the cache in silence.
+func TestMalformedAnswersAreRetriedNotCached(t *testing.T) {
+	texts := corpus(t)
+	dir := t.TempDir()
+	opts := fakeopenai.Options{Seed: 9, MalformedRate: 0.5}
+	first, s1 := fakeClient(t, opts, llm.Config{CacheDir: dir})
+	want := extractAll(t, NewLLM(first, LLMOptions{}), texts)
+	dropped := 0
+	for _, r := range want {
+		dropped += r.Dropped
+	}
+	st1 := first.Stats().Stages[llm.StageExtract]
+	if st1.Damaged() == 0 || st1.DroppedRecords != s1.Counts().BrokenRecords || st1.DroppedRecords != dropped {
+		t.Fatalf("first run: stage usage %+v, server broke %d records, results dropped %d", st1, s1.Counts().BrokenRecords, dropped)
+	}
+
+	second, s2 := fakeClient(t, opts, llm.Config{CacheDir: dir})
+	x := NewLLM(second, LLMOptions{})
+	est, err := x.Estimate(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tot := est.Total(); tot.Calls != st1.Damaged() {
+		t.Errorf("dry run over the cache: %d calls to pay for, want the %d damaged ones", tot.Calls, st1.Damaged())
+	}
+	got := extractAll(t, x, texts)
+	st2 := second.Stats().Stages[llm.StageExtract]
+	if n := s2.Counts().Chat; n != st1.Damaged() || st2.CacheHits != st1.LLMCalls-st1.Damaged() {
+		t.Errorf("second run: %d requests and %d cache hits; want the %d damaged answers asked again", n, st2.CacheHits, st1.Damaged())
+	}
+	if st2.Salvaged != st1.Salvaged || st2.Unreadable != st1.Unreadable || st2.DroppedRecords != st1.DroppedRecords {
+		t.Errorf("second run reports %+v, first %+v: the same damage must be reported again", st2, st1)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Error("results differ between runs of a deterministic server")
+	}
+}

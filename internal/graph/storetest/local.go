@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/stratarag/strata/internal/graph"
@@ -10,6 +11,7 @@ func localTests() []test {
 	return []test{
 		{"ExpandLocal/ChunksAndRelations", testLocalChunksRelations},
 		{"ExpandLocal/Caps", testLocalCaps},
+		{"DocumentLinks", testDocumentLinks},
 	}
 }
 
@@ -102,5 +104,53 @@ func testLocalCaps(t *testing.T, s graph.Store) {
 	}
 	if len(lc.Entities)+len(lc.Chunks)+len(lc.Communities)+len(lc.InsideRelations)+len(lc.OutsideRelations) != 0 {
 		t.Errorf("ExpandLocal of a missing seed = %+v, want nothing", lc)
+	}
+}
+
+// testDocumentLinks: three documents; p-1 (document P) mentions X and Y, X is also in Q and R,
+// Y also in Q (twice, by two chunks), Z only in R. From p-1, X links P, Q and R (3 documents),
+// Y links P and Q, each by its first chunk mentioning Y; Z is not reached. maxDocuments 2 leaves X out; unknown chunks link nothing.
+func testDocumentLinks(t *testing.T, s graph.Store) {
+	b := graph.Batch{}
+	for _, d := range []string{"P", "Q", "R"} {
+		b.Documents = append(b.Documents, graph.Document{ID: d, Title: d, Metadata: "{}"})
+	}
+	for i, c := range [][2]string{{"p-1", "P"}, {"p-2", "P"}, {"q-1", "Q"}, {"q-2", "Q"}, {"r-1", "R"}} {
+		b.Chunks = append(b.Chunks, graph.Chunk{ID: c[0], DocumentID: c[1], Seq: i, Text: "chunk " + c[0], Tokens: 2})
+	}
+	for _, id := range []string{"X", "Y", "Z"} {
+		b.Entities = append(b.Entities, graph.Entity{ID: id, Name: id, Type: "thing"})
+	}
+	for _, m := range [][2]string{{"p-1", "X"}, {"p-1", "Y"}, {"q-1", "X"}, {"q-1", "Y"}, {"q-2", "Y"}, {"r-1", "X"}, {"r-1", "Z"}, {"p-2", "Z"}} {
+		b.Mentions = append(b.Mentions, graph.Mention{ChunkID: m[0], EntityID: m[1]})
+	}
+	apply(t, s, b)
+	for _, tc := range []struct {
+		name   string
+		chunks []string
+		max    int
+		want   []graph.DocumentLink
+	}{
+		{"all", []string{"p-1"}, 10, []graph.DocumentLink{
+			{EntityID: "X", DocumentID: "P", ChunkID: "p-1", Documents: 3}, {EntityID: "X", DocumentID: "Q", ChunkID: "q-1", Documents: 3},
+			{EntityID: "X", DocumentID: "R", ChunkID: "r-1", Documents: 3},
+			{EntityID: "Y", DocumentID: "P", ChunkID: "p-1", Documents: 2}, {EntityID: "Y", DocumentID: "Q", ChunkID: "q-1", Documents: 2},
+		}},
+		{"common entity left out", []string{"p-1", "unknown"}, 2, []graph.DocumentLink{
+			{EntityID: "Y", DocumentID: "P", ChunkID: "p-1", Documents: 2}, {EntityID: "Y", DocumentID: "Q", ChunkID: "q-1", Documents: 2},
+		}},
+		{"unknown chunk", []string{"unknown"}, 10, nil},
+		{"no chunks", nil, 10, nil},
+	} {
+		got, err := s.DocumentLinks(ctx(t), tc.chunks, tc.max)
+		if err != nil {
+			t.Fatalf("DocumentLinks %s: %v", tc.name, err)
+		}
+		if len(got) == 0 {
+			got = nil
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("DocumentLinks %s = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

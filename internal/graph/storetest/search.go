@@ -21,6 +21,7 @@ func textTests() []test {
 		{"TextSearch/BM25", testTextBM25},
 		{"TextSearch/Entities", testTextEntities},
 		{"TextSearch/NoSyntax", testTextNoSyntax},
+		{"TextSearch/Titles", testTextTitles},
 	}
 }
 
@@ -209,5 +210,38 @@ func testTextNoSyntax(t *testing.T, s graph.Store) {
 		if tc.wantFirst != "" && (len(hits) == 0 || hits[0].ID != tc.wantFirst) {
 			t.Errorf("TextSearch(%q) = %v, want %s first", tc.query, hits, tc.wantFirst)
 		}
+	}
+}
+
+// testTextTitles: chunk_text covers the chunk's document title as well as its text, and follows
+// the title when the document is renamed, in the batch that adds the chunks or a later one.
+func testTextTitles(t *testing.T, s graph.Store) {
+	docs := []graph.Document{{ID: "d1", Title: "Zebra migration", Metadata: "{}"}, {ID: "d2", Title: "Markets", Metadata: "{}"}}
+	chunks := []graph.Chunk{
+		{ID: "c1", DocumentID: "d1", Seq: 0, Text: "Herds cross the river each year.", Tokens: 7},
+		{ID: "c2", DocumentID: "d2", Seq: 0, Text: "Stalls open early on the square.", Tokens: 7},
+	}
+	apply(t, s, graph.Batch{Documents: docs, Chunks: chunks})
+	search := func(q string) []string {
+		t.Helper()
+		var ids []string
+		for _, h := range must[[]graph.Hit](t, "TextSearch")(s.TextSearch(ctx(t), graph.ChunkText, q, 10)) {
+			ids = append(ids, h.ID)
+		}
+		return ids
+	}
+	if got := search("zebra"); len(got) != 1 || got[0] != "c1" {
+		t.Errorf(`TextSearch("zebra") = %v, want [c1] (the word is only in its document's title)`, got)
+	}
+	if got := search("herds"); len(got) != 1 || got[0] != "c1" {
+		t.Errorf(`TextSearch("herds") = %v, want [c1] (text still indexed)`, got)
+	}
+	docs[0].Title = "Wildebeest crossing"
+	apply(t, s, graph.Batch{Documents: docs[:1]})
+	if got := search("zebra"); len(got) != 0 {
+		t.Errorf(`after renaming d1, TextSearch("zebra") = %v, want none`, got)
+	}
+	if got := search("wildebeest"); len(got) != 1 || got[0] != "c1" {
+		t.Errorf(`after renaming d1, TextSearch("wildebeest") = %v, want [c1]`, got)
 	}
 }

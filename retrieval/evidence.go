@@ -1,0 +1,282 @@
+package retrieval
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/stratarag/strata/internal/embedding"
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// hi ranks source chunks by fusing evidence channels at the level of documents: each channel
+// ranks documents, and a document's score is the weighted reciprocal rank fusion of its ranks
+// with offset docRRFK. The lexical channel (full-text search over chunk titles and texts, plus
+// vectors as far as the embedder is trusted) counts fully; the others add smaller weights, so
+// they reorder documents the question's words rank about equally and bring in documents it does
+// not name at all. The offset is 1, not the 60 of chunk fusion: with 60, rank 1 and rank 10 of
+// the lexical list differ by less than any channel's weight, which lets weak evidence outvote
+// the question's own words. Weights were chosen on testdata/ and the multihop set together; the
+// sensitivity table in docs/RETRIEVAL.md shows recall moving by a few points at most when they
+// are halved or doubled.
+const (
+	docRRFK       = 1.0
+	lexicalWeight = 1.0
+	walkWeight    = 0.3  // documents sharing rare entities with the top lexical documents (local level)
+	localWeight   = 0.2  // chunks mentioning the seed entities (local level)
+	globalWeight  = 0.05 // chunks mentioning members of the seeds' communities (global level)
+	bridgeWeight  = 0.35 // chunks the relations on bridge paths were extracted from (bridge level)
+)
+
+// Parameters of the walk from the top lexical documents over shared entities. Starting from
+// more than the top two documents links mostly what the question is not about.
+const (
+	walkFrom         = 2
+	walkMaxDocuments = 20 // entities in more documents are too common to link anything
+	subjectBoost     = 3  // a link to the document about the entity (its title names it) counts this much more
+)
+
+// Parameters of the global level's evidence.
+const (
+	globalCommunities = 3  // communities whose members' chunks are gathered
+	globalMembers     = 20 // members per query, the best connected first
+	// Larger communities say too little about the question, and cost a read of every member. In
+	// hi, the seeds' communities are many and the small ones specific (60); global mode has only
+	// the communities its points cite, at one level, and takes bigger ones (500).
+	hiMaxMembers     = 60
+	globalMaxMembers = 500
+)
+
+// channel is one ranked list of evidence chunks; its documents rank by their best chunk.
+type channel struct {
+	weight float64
+	chunks []graph.Chunk
+}
+
+// fuseDocuments ranks the documents of the channels by weighted reciprocal rank fusion of their
+// per-channel ranks and returns up to topK chunks: every document's best chunk before any second
+// chunk (byDocument), a document's chunks in the order the channels list them (earlier channels
+// first). Scores are the documents' fused scores.
+func (e *Engine) fuseDocuments(ctx context.Context, channels []channel, topK int) ([]ChunkItem, error) {
+	score := map[string]float64{}
+	perDoc := map[string][]graph.Chunk{}
+	seen := map[string]bool{}
+	for _, ch := range channels {
+		rank := map[string]int{}
+		for _, c := range ch.chunks {
+			if _, ok := rank[c.DocumentID]; !ok {
+				rank[c.DocumentID] = len(rank)
+				score[c.DocumentID] += ch.weight / (docRRFK + float64(rank[c.DocumentID]+1))
+			}
+			if !seen[c.ID] {
+				seen[c.ID] = true
+				perDoc[c.DocumentID] = append(perDoc[c.DocumentID], c)
+			}
+		}
+	}
+	docs := make([]string, 0, len(score))
+	for d := range score {
+		docs = append(docs, d)
+	}
+	slices.SortFunc(docs, func(a, b string) int {
+		return cmp.Or(cmp.Compare(score[b], score[a]), cmp.Compare(a, b))
+	})
+	var ordered []graph.Chunk
+	for round := 0; len(ordered) < topK; round++ {
+		added := false
+		for _, d := range docs {
+			if cs := perDoc[d]; round < len(cs) && len(ordered) < topK {
+				ordered = append(ordered, cs[round])
+				added = true
+			}
+		}
+		if !added {
+			break
+		}
+	}
+	chunkScore := make(map[string]float64, len(ordered))
+	for _, c := range ordered {
+		chunkScore[c.ID] = score[c.DocumentID]
+	}
+	return e.chunkItems(ctx, ordered, chunkScore)
+}
+
+// lexicalChunks is the chunk ranking of naive mode: full-text search fused with vector search
+// weighted as the embedder says.
+func (e *Engine) lexicalChunks(ctx context.Context, question string, qvec []float32, k int) ([]graph.Chunk, error) {
+	hits, err := e.hybridSearch(ctx, graph.ChunkEmbedding, graph.ChunkText, question, qvec, k, embedding.PassageWeight(e.Embedder))
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	return e.Store.Chunks(ctx, ids)
+}
+
+// walkChunks walks from the chunks of the top lexical documents over the entities they mention
+// to the other documents mentioning them, and ranks those documents by the links they share.
+// A link weighs more when its entity is rare (1/(documents-1)), when it starts from a better
+// lexical document (1/rank), when the question itself points at the entity (1 + its share of
+// the entity candidates' rank, relevant: the "guild" in "the guild that Edda Fenwick led"), and
+// subjectBoost times more when it leads to the document whose title names the entity. Each
+// document is represented by its first chunk naming its strongest link.
+func (e *Engine) walkChunks(ctx context.Context, lexical []graph.Chunk, relevant map[string]int) ([]graph.Chunk, error) {
+	var sources [][]string // chunk ids per starting document, best document first
+	docIndex := map[string]int{}
+	for _, c := range lexical {
+		i, ok := docIndex[c.DocumentID]
+		if !ok {
+			if len(sources) == walkFrom {
+				continue
+			}
+			i = len(sources)
+			docIndex[c.DocumentID] = i
+			sources = append(sources, nil)
+		}
+		sources[i] = append(sources[i], c.ID)
+	}
+	type weighted struct {
+		graph.DocumentLink
+		weight float64
+	}
+	var links []weighted
+	var linked []string
+	for rank, from := range sources {
+		found, err := e.Store.DocumentLinks(ctx, from, walkMaxDocuments)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range found {
+			if l.Documents < 2 {
+				continue // only the starting document mentions it
+			}
+			w := 1 / float64(l.Documents-1) / float64(rank+1)
+			if r, ok := relevant[l.EntityID]; ok {
+				w *= 1 + 1/float64(r+1)
+			}
+			links = append(links, weighted{l, w})
+			if !slices.Contains(linked, l.DocumentID) {
+				linked = append(linked, l.DocumentID)
+			}
+		}
+	}
+	docs, err := e.Store.Documents(ctx, linked)
+	if err != nil {
+		return nil, err
+	}
+	subject := make(map[string]string, len(docs))
+	for _, d := range docs {
+		if s := d.Subject(); s != "" {
+			subject[d.ID] = graph.NormalizeID(s)
+		}
+	}
+	score := map[string]float64{}
+	best := map[string]weighted{}
+	for _, l := range links {
+		if subject[l.DocumentID] == l.EntityID {
+			l.weight *= subjectBoost
+		}
+		score[l.DocumentID] += l.weight
+		if l.weight > best[l.DocumentID].weight {
+			best[l.DocumentID] = l
+		}
+	}
+	ranked := make([]string, 0, len(score))
+	for d := range score {
+		ranked = append(ranked, d)
+	}
+	slices.SortFunc(ranked, func(a, b string) int { return cmp.Or(cmp.Compare(score[b], score[a]), cmp.Compare(a, b)) })
+	ids := make([]string, len(ranked))
+	for i, d := range ranked {
+		ids[i] = best[d].ChunkID
+	}
+	return e.Store.Chunks(ctx, ids)
+}
+
+// bridgeChunks returns the chunks the relations on the bridge paths were extracted from, in path
+// order.
+func (e *Engine) bridgeChunks(ctx context.Context, steps []graph.Relation) ([]graph.Chunk, error) {
+	keys := make([]graph.RelationKey, 0, len(steps))
+	for _, st := range steps {
+		keys = append(keys, st.Key())
+	}
+	rels, err := e.Store.Relations(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, r := range rels {
+		for _, id := range r.ChunkIDs {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return e.Store.Chunks(ctx, ids)
+}
+
+// globalChunks gathers the chunks naming the best connected members of the first few of
+// communities (skipping ones of more than maxMembers), other than the seeds
+// themselves: the global level's evidence is what the communities are about beyond the seeds.
+func (e *Engine) globalChunks(ctx context.Context, qvec []float32, communities []graph.Community, maxMembers int, seeds []string, topK int) ([]graph.Chunk, error) {
+	var members []graph.Entity
+	used := 0
+	for _, c := range communities {
+		if used == globalCommunities {
+			break
+		}
+		if c.Size > maxMembers {
+			continue
+		}
+		used++
+		m, err := e.Store.CommunityMembers(ctx, c.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, en := range m.Entities {
+			if en.Layer == 0 && !slices.Contains(seeds, en.ID) {
+				members = append(members, en)
+			}
+		}
+	}
+	if len(members) == 0 {
+		return nil, nil
+	}
+	slices.SortStableFunc(members, func(a, b graph.Entity) int { return cmp.Or(cmp.Compare(b.Degree, a.Degree), cmp.Compare(a.ID, b.ID)) })
+	ids := make([]string, 0, globalMembers)
+	for _, en := range members {
+		if len(ids) < globalMembers && !slices.Contains(ids, en.ID) {
+			ids = append(ids, en.ID)
+		}
+	}
+	lc, err := e.Store.ExpandLocal(ctx, ids, graph.LocalOptions{TopChunks: topK * 3})
+	if err != nil {
+		return nil, err
+	}
+	return rankedChunks(qvec, lc.Chunks), nil
+}
+
+// rankedChunks orders chunks found through entities by the share of the entities they mention
+// plus their similarity to the question (see chunkSimilarityWeight).
+func rankedChunks(qvec []float32, found []graph.ScoredChunk) []graph.Chunk {
+	maxHits := 1.0
+	for _, c := range found {
+		maxHits = max(maxHits, c.Score)
+	}
+	scores := make(map[string]float64, len(found))
+	chunks := make([]graph.Chunk, len(found))
+	for i, c := range found {
+		chunks[i] = c.Chunk
+		scores[c.ID] = chunkScore(qvec, c, maxHits)
+	}
+	slices.SortStableFunc(chunks, func(a, b graph.Chunk) int { return cmp.Compare(scores[b.ID], scores[a.ID]) })
+	return chunks
+}
+
+// chunkScore is the score rankedChunks orders by: entities mentioned, scaled by the most any
+// chunk mentions, plus weighted similarity to the question.
+func chunkScore(qvec []float32, c graph.ScoredChunk, maxHits float64) float64 {
+	return c.Score/maxHits + chunkSimilarityWeight*embedding.Cosine(qvec, c.Embedding)
+}
