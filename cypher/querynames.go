@@ -50,6 +50,7 @@ const (
 	qReadCommunities        = "read_communities"
 	qReadDocumentChunks     = "read_document_chunks"
 	qReadEntitiesByLayer    = "read_entities_by_layer"
+	qReadDegrees            = "read_degrees"
 	qReadCommunitiesLevel   = "read_communities_by_level"
 	qReadCommunityMembers   = "read_community_members"
 	qReadCommunityRelations = "read_community_relations"

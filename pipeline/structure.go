@@ -10,9 +10,11 @@ import (
 )
 
 // structure runs the graph-wide stages when the graph changed since they last completed: the
-// hierarchical index, WCC, Leiden, reports. Re-running them after an interruption costs little:
-// the index and Leiden are seeded (Options.Seed), so they come out the same, and model-written
-// summaries and reports come from the response cache.
+// hierarchical index, WCC, Leiden, reports. Each is a function of the stored graph and
+// Options.Seed alone (the index counts degrees from the relations rather than reading those the
+// previous components stage wrote), so a run resumed after an interruption, or one that added
+// documents, builds what a clean run over the same documents builds; model-written summaries and
+// reports come from the response cache.
 func (in *Ingester) structure(ctx context.Context, rep *Report) error {
 	stale, _, err := in.Store.Meta(ctx, graph.MetaStructureStale)
 	if err != nil {
@@ -34,7 +36,7 @@ func (in *Ingester) structure(ctx context.Context, rep *Report) error {
 		rep.StageDuration["layers"] = time.Since(t)
 		for _, l := range rep.Layers {
 			in.Log.Info().Int("layer", l.Layer).Int("members", l.Members).Int("clusters", l.Clusters).
-				Int("summaries", l.Summaries).Float64("sparsity", l.Sparsity).Msg("summary layer built")
+				Int("largest", l.MaxCluster).Int("summaries", l.Summaries).Float64("sparsity", l.Sparsity).Msg("summary layer built")
 		}
 		t = time.Now()
 	}

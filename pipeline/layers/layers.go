@@ -1,15 +1,19 @@
 // Package layers builds HiRAG's hierarchical index (HiIndex): the entities of a layer
-// are clustered by their embeddings (PCA, then a Gaussian mixture whose size has the lowest
-// BIC, with soft membership), each cluster is summarized into one or more summary entities of
-// the next layer, and members are linked to their summaries with SUMMARIZED_BY. Layers are added
-// until cluster sparsity settles, reaches 0.98, or two entities or fewer remain.
+// are clustered by their embeddings (PCA, then Gaussian mixtures with soft membership, in
+// clusters of bounded size), each cluster is summarized into one or more summary entities of the
+// next layer, and members are linked to their summaries with SUMMARIZED_BY. Layers are added
+// until one cluster would hold the whole layer.
+//
+// The index is a pure function of the stored layer-0 entities, their RELATED relationships and
+// the seed: it reads degrees from the relations (graph.Reader.Degrees), never Entity.Degree,
+// which holds whatever the previous ComputeComponents wrote. So a clean run, a run resumed after
+// a kill and an incremental run over the same documents build the same layers.
 package layers
 
 import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -28,27 +32,52 @@ type Summary struct {
 	Description string
 }
 
-// Summarizer writes the summary entities of one cluster of entities.
+// Member is an entity of a cluster as a Summarizer sees it.
+type Member struct {
+	graph.Entity
+	// Connections ranks members, most connected first: for an extracted entity, its RELATED
+	// relationships as stored (also in Entity.Degree); for a summary, the sum over its members.
+	Connections int
+	// Label is how a summary name refers to the member: an extracted entity's name, or for a
+	// summary the label of its most connected member, so that names stay short at every layer.
+	Label string
+}
+
+// Summarizer writes the summary entities of one cluster. Members come most connected first
+// (Connections descending, then id).
 type Summarizer interface {
-	Summarize(ctx context.Context, members []graph.Entity) ([]Summary, error)
+	Summarize(ctx context.Context, members []Member) ([]Summary, error)
 }
 
 // Options configures the index; zero fields take DefaultOptions' values.
 type Options struct {
-	MaxLayers     int     // summary layers at most
-	Dims          int     // PCA dimensions the embeddings are reduced to before clustering
-	MaxComponents int     // largest mixture size searched
-	Threshold     float64 // soft membership: an entity joins every cluster it belongs to with probability above this
-	Epsilon       float64 // stop when cluster sparsity changes by less than this between layers
-	MaxSparsity   float64 // stop when cluster sparsity reaches this
-	Concurrency   int     // clusters summarized at once
+	MaxLayers int // summary layers at most
+	Dims      int // PCA dimensions the embeddings are reduced to before a fit
+	// ClusterSize is the size clusters aim at: a layer of n entities is fitted with ⌈n/ClusterSize⌉
+	// mixture components. A layer of ClusterSize entities or fewer gets no summary layer above
+	// it: one summary of everything would be a hub over all of it.
+	ClusterSize int
+	// MaxClusterSize bounds a cluster: a larger one is clustered again on its own, recursively
+	// (see cluster.Bounded). Zero means twice ClusterSize.
+	MaxClusterSize int
+	MaxComponents  int     // mixture components of one fit at most
+	Threshold      float64 // soft membership: an entity joins every cluster it belongs to with probability above this
+	Concurrency    int     // clusters summarized at once
 }
 
 // DefaultOptions returns the index's defaults: at most 5 layers, embeddings reduced to 10
-// dimensions, mixtures of up to 50 components, membership above probability 0.1, and a stop at a
-// sparsity change under 0.05 or a sparsity of 0.98.
+// dimensions, clusters of about 20 entities and at most 40, at most 50 components per fit,
+// membership above probability 0.1.
+//
+// Why these sizes: HiRAG's clusters hold tens of entities, and so must ours for a summary to say
+// something about each member and for a path through a summary to be a short detour rather than
+// a hop through a hub. With the lowest-BIC mixture (HiRAG's rule, up to 50 components) the
+// offline embeddings of the multihop corpus gave 10 clusters of 34 to 1054 entities over 2865;
+// choosing the size instead gives about n/20 clusters, each under 40, and a hierarchy that
+// shrinks twentyfold per layer (2865 → ~150 → ~8 entities). The cap is twice the target so that
+// the mixture may still follow the data (clusters of 5 or 35) and only runaway clusters are split.
 func DefaultOptions() Options {
-	return Options{MaxLayers: 5, Dims: 10, MaxComponents: 50, Threshold: 0.1, Epsilon: 0.05, MaxSparsity: 0.98, Concurrency: 8}
+	return Options{MaxLayers: 5, Dims: 10, ClusterSize: 20, MaxClusterSize: 40, MaxComponents: 50, Threshold: 0.1, Concurrency: 8}
 }
 
 // Builder builds the summary layers over the layer-0 entities of a store.
@@ -58,7 +87,7 @@ type Builder struct {
 	Summarizer Summarizer
 	Log        zerolog.Logger
 	Options    Options
-	// Seed seeds the Gaussian mixtures: the same seed over the same entities builds the same
+	// Seed seeds the Gaussian mixtures: the same seed over the same graph builds the same
 	// layers. It is a field of its own, not an option, because the ingester passes one seed to
 	// both this index and community detection.
 	Seed int64
@@ -66,47 +95,60 @@ type Builder struct {
 
 // Layer describes one built layer.
 type Layer struct {
-	Layer     int     // the layer the summaries belong to (1, 2, …)
-	Members   int     // entities of the layer below that were clustered
-	Clusters  int     // clusters with at least two members
-	Summaries int     // summary entities written
-	Sparsity  float64 // cluster sparsity of the clustering
+	Layer      int     // the layer the summaries belong to (1, 2, …)
+	Members    int     // entities of the layer below that were clustered
+	Clusters   int     // clusters with at least two members
+	Summaries  int     // summary entities written
+	MaxCluster int     // members of the largest cluster
+	Sparsity   float64 // HiRAG's cluster sparsity of the clustering (cluster.Sparsity)
 }
 
 // Build replaces every summary layer by a new hierarchy over the current layer-0 entities and
-// writes it in one batch. It returns the layers built (none when the graph is too small or
-// too sparse to summarize).
+// writes it in one batch. It returns the layers built (none when the graph is too small to
+// summarize).
 func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 	opt := b.options()
-	current, err := b.Store.EntitiesByLayer(ctx, 0)
+	if opt.MaxClusterSize < opt.ClusterSize {
+		return nil, fmt.Errorf("hierarchical index: MaxClusterSize %d is below ClusterSize %d", opt.MaxClusterSize, opt.ClusterSize)
+	}
+	entities, err := b.Store.EntitiesByLayer(ctx, 0)
 	if err != nil {
 		return nil, fmt.Errorf("read layer 0: %w", err)
 	}
-	current = slices.DeleteFunc(current, func(e graph.Entity) bool { return len(e.Embedding) == 0 })
+	degrees, err := b.Store.Degrees(ctx, 0)
+	if err != nil {
+		return nil, fmt.Errorf("read layer 0: %w", err)
+	}
+	var current []Member
+	for _, e := range entities {
+		if len(e.Embedding) == 0 {
+			continue
+		}
+		e.Degree = degrees[e.ID]
+		current = append(current, Member{Entity: e, Connections: e.Degree, Label: e.Name})
+	}
 	batch := graph.Batch{ClearSummaries: true}
 	var built []Layer
-	prevSparsity := math.NaN()
-	for layer := 1; layer <= opt.MaxLayers && len(current) > 2; layer++ {
-		groups, probs, err := b.cluster(current, opt)
+	for layer := 1; layer <= opt.MaxLayers && len(current) > max(opt.ClusterSize, 2); layer++ {
+		groups, err := b.cluster(current, opt)
 		if err != nil {
 			return nil, fmt.Errorf("cluster layer %d: %w", layer-1, err)
 		}
 		clusters := make([][]int, len(groups))
+		largest := 0
 		for i, g := range groups {
-			clusters[i] = g.rows
+			clusters[i] = g.Rows
+			largest = max(largest, len(g.Rows))
 		}
 		sparsity := cluster.Sparsity(clusters, len(current))
-		b.Log.Debug().Int("layer", layer).Int("members", len(current)).Int("clusters", len(clusters)).Float64("sparsity", sparsity).Msg("clustered")
-		if sparsity >= opt.MaxSparsity || math.Abs(sparsity-prevSparsity) < opt.Epsilon {
-			break
-		}
-		prevSparsity = sparsity
-		summaries, links, err := b.summarize(ctx, layer, current, groups, probs, opt)
+		b.Log.Debug().Int("layer", layer).Int("members", len(current)).Int("clusters", len(clusters)).
+			Int("largest", largest).Float64("sparsity", sparsity).Msg("clustered")
+		summaries, links, err := b.summarize(ctx, layer, current, groups, opt)
 		if err != nil {
 			return nil, err
 		}
-		if len(summaries) == 0 {
-			break
+		if len(summaries) == 0 || len(summaries) >= len(current) {
+			break // nothing to summarize, or a layer that would not be any smaller
 		}
 		texts := make([]string, len(summaries))
 		for i, s := range summaries {
@@ -118,10 +160,11 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 		}
 		for i := range summaries {
 			summaries[i].Embedding = vecs[i]
+			batch.Entities = append(batch.Entities, summaries[i].Entity)
 		}
-		batch.Entities = append(batch.Entities, summaries...)
 		batch.SummaryLinks = append(batch.SummaryLinks, links...)
-		built = append(built, Layer{Layer: layer, Members: len(current), Clusters: countClusters(clusters), Summaries: len(summaries), Sparsity: sparsity})
+		built = append(built, Layer{Layer: layer, Members: len(current), Clusters: countClusters(clusters),
+			Summaries: len(summaries), MaxCluster: largest, Sparsity: sparsity})
 		current = summaries
 	}
 	if err := b.Store.Apply(ctx, batch); err != nil {
@@ -135,58 +178,29 @@ func (b *Builder) options() Options {
 	o := b.Options
 	o.MaxLayers = cmp.Or(o.MaxLayers, def.MaxLayers)
 	o.Dims = cmp.Or(o.Dims, def.Dims)
+	o.ClusterSize = cmp.Or(o.ClusterSize, def.ClusterSize)
+	o.MaxClusterSize = cmp.Or(o.MaxClusterSize, 2*o.ClusterSize)
 	o.MaxComponents = cmp.Or(o.MaxComponents, def.MaxComponents)
 	o.Threshold = cmp.Or(o.Threshold, def.Threshold)
-	o.Epsilon = cmp.Or(o.Epsilon, def.Epsilon)
-	o.MaxSparsity = cmp.Or(o.MaxSparsity, def.MaxSparsity)
 	o.Concurrency = cmp.Or(o.Concurrency, def.Concurrency)
 	return o
 }
 
-// group is one cluster: a mixture component and the entities (row indexes) that belong to it.
-type group struct {
-	component int
-	rows      []int
-}
-
-// cluster reduces the entities' embeddings and fits the mixture of lowest BIC. It returns the
-// non-empty clusters (soft: an entity may be in several) and every entity's membership
-// probability per component.
-func (b *Builder) cluster(entities []graph.Entity, opt Options) ([]group, [][]float64, error) {
-	rows := make([][]float32, len(entities))
-	for i, e := range entities {
-		rows[i] = e.Embedding
+// cluster splits the members into clusters of bounded size (soft: a member may be in several).
+// The mixtures have diagonal covariances: a component of about ClusterSize members cannot
+// determine the 55 values of a full 10×10 covariance (it collapses onto the few directions its
+// members span), but can determine 10 variances; and a diagonal EM step costs Dims times less,
+// which matters with hundreds of fits per layer.
+func (b *Builder) cluster(members []Member, opt Options) ([]cluster.Group, error) {
+	rows := make([][]float32, len(members))
+	for i, m := range members {
+		rows[i] = m.Embedding
 	}
-	x, err := cluster.PCA(rows, min(opt.Dims, len(entities)-1))
-	if err != nil {
-		return nil, nil, err
-	}
-	gmm, _, err := cluster.Select(x, cluster.SelectOptions{
-		MaxComponents: min(opt.MaxComponents, len(entities)),
-		GMM:           cluster.GMMOptions{Seed: b.Seed},
+	return cluster.Bounded(rows, cluster.BoundedOptions{
+		Size: opt.ClusterSize, MaxSize: opt.MaxClusterSize, Dims: opt.Dims,
+		MaxComponents: opt.MaxComponents, Threshold: opt.Threshold,
+		GMM: cluster.GMMOptions{Covariance: cluster.Diag, Seed: b.Seed},
 	})
-	if err != nil {
-		return nil, nil, err
-	}
-	probs, err := gmm.Probabilities(x)
-	if err != nil {
-		return nil, nil, err
-	}
-	byRow, err := gmm.Membership(x, opt.Threshold)
-	if err != nil {
-		return nil, nil, err
-	}
-	var groups []group
-	for row, comps := range byRow {
-		for _, c := range comps {
-			for len(groups) <= c {
-				groups = append(groups, group{component: len(groups)})
-			}
-			groups[c].rows = append(groups[c].rows, row)
-		}
-	}
-	groups = slices.DeleteFunc(groups, func(g group) bool { return len(g.rows) == 0 })
-	return groups, probs, nil
 }
 
 func countClusters(clusters [][]int) int {
@@ -200,21 +214,23 @@ func countClusters(clusters [][]int) int {
 }
 
 // summarize writes the summaries of every cluster of two or more members (concurrently) and
-// links members to them; summaries with the same id from different clusters are merged.
-func (b *Builder) summarize(ctx context.Context, layer int, members []graph.Entity, groups []group, probs [][]float64, opt Options) ([]graph.Entity, []graph.SummaryLink, error) {
+// links members to them; summaries with the same id from different clusters are merged. It
+// returns the summaries as the members of the next layer.
+func (b *Builder) summarize(ctx context.Context, layer int, members []Member, groups []cluster.Group, opt Options) ([]Member, []graph.SummaryLink, error) {
 	results := make([][]Summary, len(groups))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opt.Concurrency)
 	for ci, grp := range groups {
-		rows := grp.rows
+		rows := grp.Rows
 		if len(rows) < 2 {
 			continue // a lone entity needs no summary: it would only repeat itself
 		}
 		g.Go(func() error {
-			group := make([]graph.Entity, len(rows))
+			group := make([]Member, len(rows))
 			for i, r := range rows {
 				group[i] = members[r]
 			}
+			slices.SortFunc(group, byConnections)
 			s, err := b.Summarizer.Summarize(gctx, group)
 			if err != nil {
 				return fmt.Errorf("summarize a cluster of layer %d: %w", layer-1, err)
@@ -226,7 +242,7 @@ func (b *Builder) summarize(ctx context.Context, layer int, members []graph.Enti
 	if err := g.Wait(); err != nil {
 		return nil, nil, err
 	}
-	var entities []graph.Entity
+	var out []Member
 	index := map[string]int{}
 	links := map[graph.RelationKey]graph.SummaryLink{}
 	var linkOrder []graph.RelationKey
@@ -236,17 +252,20 @@ func (b *Builder) summarize(ctx context.Context, layer int, members []graph.Enti
 			if id == SummaryID("", layer) {
 				continue
 			}
-			if i, ok := index[id]; ok {
-				if s.Description != "" && !strings.Contains(entities[i].Description, s.Description) {
-					entities[i].Description += "\n" + s.Description
+			i, ok := index[id]
+			if ok {
+				if s.Description != "" && !strings.Contains(out[i].Description, s.Description) {
+					out[i].Description += "\n" + s.Description
 				}
 			} else {
-				index[id] = len(entities)
-				entities = append(entities, graph.Entity{ID: id, Name: s.Name, Type: cmp.Or(s.Type, "other"), Description: s.Description, Layer: layer, ComponentID: -1})
+				i = len(out)
+				index[id] = i
+				out = append(out, Member{Entity: graph.Entity{ID: id, Name: s.Name, Type: cmp.Or(s.Type, "other"),
+					Description: s.Description, Layer: layer, ComponentID: -1}})
 			}
-			for _, r := range groups[ci].rows {
+			for j, r := range groups[ci].Rows {
 				k := graph.RelationKey{Source: members[r].ID, Target: id}
-				w := probs[r][groups[ci].component]
+				w := groups[ci].Probs[j]
 				if l, ok := links[k]; ok {
 					l.Weight = max(l.Weight, w)
 					links[k] = l
@@ -257,11 +276,37 @@ func (b *Builder) summarize(ctx context.Context, layer int, members []graph.Enti
 			}
 		}
 	}
-	out := make([]graph.SummaryLink, len(linkOrder))
-	for i, k := range linkOrder {
-		out[i] = links[k]
+	// A summary is as connected as its members together, and goes by its best member's label.
+	byID := make(map[string]int, len(members))
+	for i, m := range members {
+		byID[m.ID] = i
 	}
-	return entities, out, nil
+	best := make([]int, len(out))
+	for i := range best {
+		best[i] = -1
+	}
+	for _, k := range linkOrder {
+		s, m := index[k.Target], byID[k.Source]
+		out[s].Connections += members[m].Connections
+		if best[s] < 0 || byConnections(members[m], members[best[s]]) < 0 {
+			best[s] = m
+		}
+	}
+	for i := range out {
+		if best[i] >= 0 {
+			out[i].Label = members[best[i]].Label
+		}
+	}
+	ls := make([]graph.SummaryLink, len(linkOrder))
+	for i, k := range linkOrder {
+		ls[i] = links[k]
+	}
+	return out, ls, nil
+}
+
+// byConnections orders members most connected first, then by id.
+func byConnections(a, b Member) int {
+	return cmp.Or(cmp.Compare(b.Connections, a.Connections), cmp.Compare(a.ID, b.ID))
 }
 
 // SummaryID is the id of a summary entity: its normalized name and its layer, so that a summary

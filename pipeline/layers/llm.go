@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/llmtask"
 	"github.com/stratarag/strata/internal/tokenizer"
@@ -25,7 +24,7 @@ type LLM struct {
 }
 
 // Summarize implements Summarizer.
-func (x *LLM) Summarize(ctx context.Context, members []graph.Entity) ([]Summary, error) {
+func (x *LLM) Summarize(ctx context.Context, members []Member) ([]Summary, error) {
 	recs, err := llmtask.SummaryEntities(ctx, x.Chat, x.Prompts, x.clusterText(members), nil)
 	if errors.Is(err, prompts.ErrUnreadable) {
 		return Extractive{}.Summarize(ctx, members)
@@ -41,7 +40,7 @@ func (x *LLM) Summarize(ctx context.Context, members []graph.Entity) ([]Summary,
 }
 
 // clusterText lists the members, most connected first, within the input budget.
-func (x *LLM) clusterText(members []graph.Entity) string {
+func (x *LLM) clusterText(members []Member) string {
 	budget := x.MaxInputTokens
 	if budget <= 0 {
 		budget = 6000

@@ -27,9 +27,9 @@ func (c cannedChat) Chat(context.Context, llm.ChatRequest) (llm.ChatResponse, er
 // extractive summary instead; an API error fails.
 func TestLLMSummarizer(t *testing.T) {
 	ctx := context.Background()
-	members := []graph.Entity{
-		{ID: "ILSA MARROW", Name: "Ilsa Marrow", Type: "person", Description: "Founder of the Saltmere Guild.", Degree: 2},
-		{ID: "CORVIN HALE", Name: "Corvin Hale", Type: "person", Description: "Surveyor for the Saltmere Guild.", Degree: 1},
+	members := []layers.Member{
+		{Entity: graph.Entity{ID: "ILSA MARROW", Name: "Ilsa Marrow", Type: "person", Description: "Founder of the Saltmere Guild."}, Connections: 2, Label: "Ilsa Marrow"},
+		{Entity: graph.Entity{ID: "CORVIN HALE", Name: "Corvin Hale", Type: "person", Description: "Surveyor for the Saltmere Guild."}, Connections: 1, Label: "Corvin Hale"},
 	}
 	extractive, err := layers.Extractive{}.Summarize(ctx, members)
 	if err != nil {

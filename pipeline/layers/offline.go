@@ -4,53 +4,64 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
-	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/textutil"
 )
 
 // Extractive summarizes a cluster without a model: one summary entity named after its most
-// connected members, typed by their most common type, described by their first sentences. It
-// gives the offline path a hierarchy of the same shape as the LLM's, with less insight.
+// connected members (their labels, so a layer-2 summary reads "Amazon, NBA, Tesla and 5 more",
+// not a list of lists), typed by their most common type, described by the labels of its members
+// and the first sentences of its most connected extracted entities. It gives the offline path a
+// hierarchy of the same shape as the LLM's, with less insight.
 type Extractive struct{}
 
 // Limits of extractive summaries.
 const (
 	nameMembers        = 3
+	labelMembers       = 10
 	descriptionMembers = 5
 )
 
-// Summarize implements Summarizer.
-func (Extractive) Summarize(_ context.Context, members []graph.Entity) ([]Summary, error) {
-	ms := slices.Clone(members)
-	slices.SortFunc(ms, func(a, b graph.Entity) int {
-		return cmp.Or(cmp.Compare(b.Degree, a.Degree), cmp.Compare(a.ID, b.ID))
-	})
-	var names []string
+// Summarize implements Summarizer. Members come most connected first.
+func (Extractive) Summarize(_ context.Context, members []Member) ([]Summary, error) {
+	if len(members) == 0 {
+		return nil, nil
+	}
+	// Soft clusters can hold two summaries with the same label; a name repeats none.
+	var labels []string
+	seen := map[string]bool{}
 	types := map[string]int{}
-	for i, m := range ms {
-		if i < nameMembers {
-			names = append(names, m.Name)
+	for _, m := range members {
+		if l := cmp.Or(m.Label, m.Name); !seen[l] {
+			seen[l] = true
+			labels = append(labels, l)
 		}
 		types[m.Type]++
 	}
-	name := strings.Join(names, ", ")
-	if len(ms) > nameMembers {
-		name += fmt.Sprintf(" and %d more", len(ms)-nameMembers)
+	name := strings.Join(labels[:min(nameMembers, len(labels))], ", ")
+	if more := len(members) - min(nameMembers, len(labels)); more > 0 {
+		name += fmt.Sprintf(" and %d more", more)
 	}
-	var desc []string
-	for _, m := range ms[:min(descriptionMembers, len(ms))] {
+	desc := fmt.Sprintf("A group of %d related entities: %s", len(members), strings.Join(labels[:min(labelMembers, len(labels))], ", "))
+	if len(labels) > labelMembers {
+		desc += ", …"
+	}
+	desc += "."
+	n := 0
+	for _, m := range members {
+		if n == descriptionMembers {
+			break
+		}
+		if m.Layer > 0 {
+			continue // a summary's own description is a list of labels again
+		}
 		if s := textutil.FirstSentence(m.Description); s != "" {
-			desc = append(desc, s)
+			desc += " " + s
+			n++
 		}
 	}
-	return []Summary{{
-		Name:        name,
-		Type:        mostCommon(types),
-		Description: fmt.Sprintf("A group of %d related entities. ", len(ms)) + strings.Join(desc, " "),
-	}}, nil
+	return []Summary{{Name: name, Type: mostCommon(types), Description: desc}}, nil
 }
 
 func mostCommon(counts map[string]int) string {

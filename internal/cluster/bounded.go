@@ -1,0 +1,200 @@
+package cluster
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// BoundedOptions configures Bounded.
+type BoundedOptions struct {
+	// Size is the number of rows a cluster should hold: a set of n rows is fitted with
+	// ⌈n/Size⌉ mixture components (at most MaxComponents).
+	Size int
+	// MaxSize bounds the clusters returned: a cluster with more rows is clustered again on its
+	// own (a new PCA and mixture over just its rows), recursively, until every cluster fits. It
+	// must be at least Size.
+	MaxSize int
+	// Dims is the number of principal components the rows are reduced to, once, before the
+	// first fit; every fit of the recursion works in these coordinates. (A PCA per fit would
+	// follow local structure better, but on the flat spectra of text embeddings each one takes
+	// hundreds of subspace iterations, and the recursion makes hundreds of fits.)
+	Dims int
+	// MaxComponents bounds the components of one fit. It keeps the cost of the first fit over a
+	// large layer in check; the recursion reaches Size from there.
+	MaxComponents int
+	// Threshold is the soft membership rule: a row joins every component whose posterior
+	// probability exceeds it (and its most probable one in any case), as in Membership.
+	Threshold float64
+	// GMM configures every fit.
+	GMM GMMOptions
+}
+
+// Group is one cluster returned by Bounded: its rows in increasing order and, for each, the
+// probability that it belongs to the cluster (the product of its posterior probabilities along
+// the fits that led to the cluster).
+type Group struct {
+	Rows  []int
+	Probs []float64
+}
+
+// Bounded clusters rows (embeddings) into groups of about opt.Size rows and never more than
+// opt.MaxSize: the rows are reduced by PCA and fitted with a Gaussian mixture of ⌈n/Size⌉
+// components, every group of most probable members still larger than MaxSize is fitted again
+// the same way, and the final groups take soft members (opt.Threshold) while they have room. The number of components comes from the number of rows rather
+// than from the lowest BIC: on a large layer, and on the near-uniform offline embeddings in
+// particular, BIC prefers a handful of components holding hundreds of rows each, and a summary
+// over hundreds of entities is a hub that describes none of them.
+//
+// When a fit fails to split its rows (one component takes them all, as with identical
+// embeddings), the rows are cut into ⌈n/Size⌉ runs along their first principal component
+// instead, so the recursion always ends. With fewer than Size+1 rows there is one group of all
+// of them. Groups come in a deterministic order (depth first, by component), and the result
+// depends only on the rows, the options and opt.GMM.Seed.
+func Bounded(rows [][]float32, opt BoundedOptions) ([]Group, error) {
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("cluster: Bounded: %w", ErrNoRows)
+	}
+	if opt.Size < 1 || opt.MaxSize < opt.Size {
+		return nil, fmt.Errorf("cluster: Bounded: Size %d and MaxSize %d, want 1 <= Size <= MaxSize", opt.Size, opt.MaxSize)
+	}
+	if opt.Dims < 1 {
+		return nil, fmt.Errorf("cluster: Bounded: Dims %d, want at least 1", opt.Dims)
+	}
+	if opt.MaxComponents < 2 {
+		return nil, fmt.Errorf("cluster: Bounded: MaxComponents %d, want at least 2", opt.MaxComponents)
+	}
+	all := Group{Rows: make([]int, len(rows)), Probs: make([]float64, len(rows))}
+	for i := range all.Rows {
+		all.Rows[i] = i
+		all.Probs[i] = 1
+	}
+	x, err := PCA(rows, min(opt.Dims, len(rows)-1))
+	if err != nil {
+		return nil, fmt.Errorf("cluster: Bounded: %w", err)
+	}
+	b := bounded{x: x, opt: opt}
+	if err := b.split(all, true); err != nil {
+		return nil, fmt.Errorf("cluster: Bounded: %w", err)
+	}
+	return b.out, nil
+}
+
+type bounded struct {
+	x   [][]float64 // the rows reduced by PCA
+	opt BoundedOptions
+	out []Group
+}
+
+// split clusters g and appends its final groups to b.out. The whole set is always split when it
+// holds more than Size rows (force); a group found on the way only when it exceeds MaxSize.
+//
+// The recursion follows a hard partition (every row goes to its most probable component), so
+// the groups' sizes shrink at every level; soft membership is added only to the final groups,
+// from the fit that made them, where the posterior probabilities compare like with like.
+func (b *bounded) split(g Group, force bool) error {
+	n := len(g.Rows)
+	k := min((n+b.opt.Size-1)/b.opt.Size, b.opt.MaxComponents, n)
+	if (!force && n <= b.opt.MaxSize) || k < 2 {
+		b.out = append(b.out, g)
+		return nil
+	}
+	x := make([][]float64, n)
+	for i, r := range g.Rows {
+		x[i] = b.x[r]
+	}
+	gmm, err := FitGMM(x, k, b.opt.GMM)
+	if err != nil {
+		return fmt.Errorf("%d rows, %d components: %w", n, k, err)
+	}
+	probs, err := gmm.Probabilities(x)
+	if err != nil {
+		return fmt.Errorf("%d rows, %d components: %w", n, k, err)
+	}
+	// hard[c] holds the local indexes of the rows whose most probable component is c.
+	hard := make([][]int, gmm.K())
+	for i, row := range probs {
+		best := 0
+		for c, p := range row {
+			if p > row[best] {
+				best = c
+			}
+		}
+		hard[best] = append(hard[best], i)
+	}
+	largest := 0
+	for _, h := range hard {
+		largest = max(largest, len(h))
+	}
+	// A fit that leaves most rows together (identical or near-identical embeddings) would make
+	// the recursion crawl; cutting along the first principal component bounds its depth.
+	if largest > 3*n/4 {
+		for _, p := range cut(g, x, k) {
+			if err := b.split(p, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for c, h := range hard {
+		if len(h) == 0 {
+			continue
+		}
+		if len(h) > b.opt.MaxSize {
+			p := Group{Rows: make([]int, len(h)), Probs: make([]float64, len(h))}
+			for j, i := range h {
+				p.Rows[j], p.Probs[j] = g.Rows[i], g.Probs[i]*probs[i][c]
+			}
+			if err := b.split(p, false); err != nil {
+				return err
+			}
+			continue
+		}
+		b.out = append(b.out, b.soft(g, h, c, probs))
+	}
+	return nil
+}
+
+// soft returns the final group of component c: its hard members and, while it has room for
+// them under MaxSize, the other rows of g whose probability of c exceeds Threshold, most
+// probable first.
+func (b *bounded) soft(g Group, hard []int, c int, probs [][]float64) Group {
+	members := slices.Clone(hard)
+	var extra []int
+	for i, row := range probs {
+		if row[c] > b.opt.Threshold && !slices.Contains(hard, i) {
+			extra = append(extra, i)
+		}
+	}
+	slices.SortStableFunc(extra, func(i, j int) int { return cmp.Compare(probs[j][c], probs[i][c]) })
+	members = append(members, extra[:min(len(extra), max(0, b.opt.MaxSize-len(hard)))]...)
+	slices.Sort(members)
+	out := Group{Rows: make([]int, len(members)), Probs: make([]float64, len(members))}
+	for j, i := range members {
+		out.Rows[j], out.Probs[j] = g.Rows[i], g.Probs[i]*probs[i][c]
+	}
+	return out
+}
+
+// cut splits g into k runs of near-equal length along the first principal coordinate x[i][0]
+// (ties by row), keeping each row's probability; every run is smaller than g when k >= 2.
+func cut(g Group, x [][]float64, k int) []Group {
+	n := len(g.Rows)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(x[a][0], x[b][0]), cmp.Compare(g.Rows[a], g.Rows[b]))
+	})
+	parts := make([]Group, k)
+	for j := range parts {
+		run := order[j*n/k : (j+1)*n/k]
+		slices.SortFunc(run, func(a, b int) int { return cmp.Compare(g.Rows[a], g.Rows[b]) })
+		for _, i := range run {
+			parts[j].Rows = append(parts[j].Rows, g.Rows[i])
+			parts[j].Probs = append(parts[j].Probs, g.Probs[i])
+		}
+	}
+	return parts
+}

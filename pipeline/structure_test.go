@@ -1,0 +1,376 @@
+package pipeline_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stratarag/strata/internal/embedded"
+	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/pipeline"
+	"github.com/stratarag/strata/pipeline/layers"
+	"github.com/stratarag/strata/pipeline/reports"
+)
+
+// The structure stages (summary layers, components, communities, reports) must be a pure
+// function of the stored graph and the seed: a run killed anywhere among them and resumed, or a
+// run that adds a document to an existing store, must leave exactly what a clean run leaves.
+
+// structureIngester is newIngester with the hierarchical index switched on, in clusters small
+// enough for the 33 entities of testdata/corpus to get two summary layers, and small report
+// batches, so that a kill can fall between two of them.
+func structureIngester(t testing.TB, store graph.Store) *pipeline.Ingester {
+	in := newIngester(t, store, nil)
+	in.LayerSummarizer = layers.Extractive{}
+	in.Options.Layers.ClusterSize = 4
+	in.Options.Layers.MaxClusterSize = 8
+	in.Reporter = &reports.Extractive{Embedder: in.Embedder, Batch: 4}
+	return in
+}
+
+func structureIngest(t testing.TB, store graph.Store, paths ...string) pipeline.Report {
+	t.Helper()
+	rep, err := structureIngester(t, store).Run(context.Background(), paths)
+	if err != nil {
+		t.Fatalf("ingest %v: %v", paths, err)
+	}
+	return rep
+}
+
+// Environment of the child process of TestStructureResumesAfterKill.
+const (
+	structureChildEnv  = "STRATA_TEST_STRUCTURE_DIR"    // the store the child ingests into
+	structureKillAtEnv = "STRATA_TEST_STRUCTURE_KILLAT" // the point where it stops (killPoints)
+	structureMarkerEnv = "STRATA_TEST_STRUCTURE_MARKER" // the file it creates when it gets there
+)
+
+// killPoints are the places between and inside the structure stages where the child stops to be
+// killed: after the summary layers are written, after components, after communities, and after
+// the first batch of reports.
+var killPoints = []string{"layers", "components", "communities", "reports"}
+
+// pausingStore stops the process at one kill point: it creates the marker file and sleeps until
+// the parent kills it with SIGKILL.
+type pausingStore struct {
+	graph.Store
+	at, marker string
+}
+
+func (p *pausingStore) pause(point string) {
+	if point != p.at {
+		return
+	}
+	if err := os.WriteFile(p.marker, []byte(point), 0o644); err != nil {
+		os.Exit(4)
+	}
+	time.Sleep(time.Minute)
+	os.Exit(5) // never killed: the parent has failed already
+}
+
+func (p *pausingStore) Apply(ctx context.Context, b graph.Batch) error {
+	err := p.Store.Apply(ctx, b)
+	if err == nil && b.ClearSummaries {
+		p.pause("layers")
+	}
+	if err == nil && len(b.Communities) > 0 {
+		p.pause("reports")
+	}
+	return err
+}
+
+func (p *pausingStore) ComputeComponents(ctx context.Context) (int, error) {
+	n, err := p.Store.ComputeComponents(ctx)
+	if err == nil {
+		p.pause("components")
+	}
+	return n, err
+}
+
+func (p *pausingStore) ComputeCommunities(ctx context.Context, lp graph.LeidenParams) ([]graph.Community, error) {
+	cs, err := p.Store.ComputeCommunities(ctx, lp)
+	if err == nil {
+		p.pause("communities")
+	}
+	return cs, err
+}
+
+// TestStructureResumesAfterKill kills (SIGKILL) a child process at every kill point of the
+// structure stages, resumes in this process, and compares the whole store with a clean run's:
+// entities with summaries (names, descriptions, embeddings, components, degrees), summary
+// links, relations, mentions, communities with members and reports, meta.
+func TestStructureResumesAfterKill(t *testing.T) {
+	if dir := os.Getenv(structureChildEnv); dir != "" {
+		store, err := embedded.Open(context.Background(), dir, embedded.Options{})
+		if err != nil {
+			os.Exit(3)
+		}
+		ps := &pausingStore{Store: store, at: os.Getenv(structureKillAtEnv), marker: os.Getenv(structureMarkerEnv)}
+		_, _ = structureIngester(t, ps).Run(context.Background(), []string{corpusDir})
+		os.Exit(0) // the kill point was never reached; the parent reports it
+	}
+	if testing.Short() {
+		t.Skip("spawns child processes")
+	}
+	cleanDir := t.TempDir()
+	clean := openStore(t, cleanDir)
+	rep := structureIngest(t, clean, corpusDir)
+	if len(rep.Layers) < 2 {
+		t.Fatalf("the clean run built %d summary layers, want 2 or more for this test to mean something", len(rep.Layers))
+	}
+	clean.Close()
+	want := dumpStore(t, cleanDir)
+
+	for _, at := range killPoints {
+		t.Run(at, func(t *testing.T) {
+			dir := t.TempDir()
+			marker := filepath.Join(t.TempDir(), "paused")
+			cmd := exec.Command(os.Args[0], "-test.run=^TestStructureResumesAfterKill$")
+			cmd.Env = append(os.Environ(), structureChildEnv+"="+dir, structureKillAtEnv+"="+at, structureMarkerEnv+"="+marker)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			deadline := time.After(2 * time.Minute)
+		wait:
+			for {
+				select {
+				case err := <-exited:
+					t.Fatalf("the child exited (%v) before reaching %s", err, at)
+				case <-deadline:
+					_ = cmd.Process.Kill()
+					<-exited
+					t.Fatalf("the child did not reach %s in time", at)
+				case <-time.After(20 * time.Millisecond):
+					if _, err := os.Stat(marker); err == nil {
+						break wait
+					}
+				}
+			}
+			if err := cmd.Process.Kill(); err != nil { // SIGKILL
+				t.Fatal(err)
+			}
+			<-exited
+
+			store := openStore(t, dir)
+			if stale, _, err := store.Meta(context.Background(), graph.MetaStructureStale); err != nil || stale != "true" {
+				t.Fatalf("after the kill at %s, structure.stale = %q, %v; want true", at, stale, err)
+			}
+			rep := structureIngest(t, store, corpusDir)
+			if rep.Unchanged != 17 || rep.Documents != 0 || len(rep.Layers) == 0 || rep.Communities == 0 {
+				t.Errorf("resume run = %+v; want the structure rebuilt over 17 unchanged documents", rep)
+			}
+			store.Close()
+			compareDumps(t, dumpStore(t, dir), want)
+		})
+	}
+}
+
+// TestIncrementalIngestEqualsCleanIngest adds one document to an ingested store and compares the
+// whole store with one that ingested all documents at once: the summary layers, components,
+// communities and reports of the incremental run must not depend on what the first run left
+// (degrees, components, summaries and communities of the smaller graph).
+//
+// The document added is the last in walk order. Merging descriptions (pipeline/resolve) keeps
+// the parts in the order they arrive, so a document added out of order gives the same entities
+// and relations with their description parts in another order, and from there other
+// embeddings; that is resolution's order, not the structure stages', and is not tested here.
+func TestIncrementalIngestEqualsCleanIngest(t *testing.T) {
+	corpus := t.TempDir()
+	entries, err := os.ReadDir(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const added = "vell-council.txt"
+	if last := entries[len(entries)-1].Name(); last != added {
+		t.Fatalf("the last document of %s is %s, not %s", corpusDir, last, added)
+	}
+	for _, e := range entries {
+		if e.Name() == added {
+			continue
+		}
+		copyFile(t, filepath.Join(corpusDir, e.Name()), filepath.Join(corpus, e.Name()))
+	}
+	incDir := t.TempDir()
+	inc := openStore(t, incDir)
+	if rep := structureIngest(t, inc, corpus); len(rep.Layers) == 0 {
+		t.Fatalf("first run built no summary layer: %+v", rep)
+	}
+	copyFile(t, filepath.Join(corpusDir, added), filepath.Join(corpus, added))
+	if rep := structureIngest(t, inc, corpus); rep.Documents != 1 || rep.Unchanged != 16 || len(rep.Layers) == 0 {
+		t.Fatalf("incremental run = %+v; want one new document and the layers rebuilt", rep)
+	}
+	inc.Close()
+
+	cleanDir := t.TempDir()
+	clean := openStore(t, cleanDir)
+	structureIngest(t, clean, corpus)
+	clean.Close()
+	compareDumps(t, dumpStore(t, incDir), dumpStore(t, cleanDir))
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// storeDump is every row of every table of an embedded store, as sorted text per table.
+type storeDump map[string][]string
+
+// dumpStore reads the whole SQLite file of the embedded store in dir (closed by then), leaving out
+// only what legitimately differs between two runs over the same documents: write counters
+// (generations), row ids (rid, which a rebuilt summary gets anew), ingestion times (of documents
+// and of runs, in meta), and the full-text indexes, which triggers derive from the rows that are
+// compared.
+func dumpStore(t *testing.T, dir string) storeDump {
+	t.Helper()
+	path := filepath.Join(dir, "strata.db") // embedded's file name
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	names, err := db.Query(`SELECT name, sql FROM sqlite_schema WHERE type = 'table' ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tables, virtual []string
+	for names.Next() {
+		var name, ddl string
+		if err := names.Scan(&name, &ddl); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(strings.ToUpper(ddl), "CREATE VIRTUAL TABLE") {
+			virtual = append(virtual, name)
+			continue
+		}
+		tables = append(tables, name)
+	}
+	if err := names.Err(); err != nil {
+		t.Fatal(err)
+	}
+	names.Close()
+	skip := map[string]bool{"generations": true}
+	// Meta values that are times of day: when the last run started and finished.
+	timeKeys := map[string]bool{graph.MetaIngestStarted: true, graph.MetaIngestFinished: true}
+	dump := storeDump{}
+	for _, table := range tables {
+		if skip[table] || slices.ContainsFunc(virtual, func(v string) bool { return strings.HasPrefix(table, v+"_") }) {
+			continue
+		}
+		rows, err := db.Query(`SELECT * FROM "` + table + `"`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, err := rows.Columns()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			for i, c := range cols {
+				if c == "rid" || (table == "documents" && c == "ingested_at") {
+					continue
+				}
+				if table == "meta" && c == "value" && timeKeys[fmt.Sprint(vals[0])] {
+					continue
+				}
+				if v, ok := vals[i].([]byte); ok {
+					fmt.Fprintf(&b, "%s=%x ", c, v)
+				} else {
+					fmt.Fprintf(&b, "%s=%v ", c, vals[i])
+				}
+			}
+			dump[table] = append(dump[table], b.String())
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+		slices.Sort(dump[table])
+	}
+	for _, table := range []string{"entities", "summary_links", "communities", "community_members"} {
+		if len(dump[table]) == 0 {
+			t.Fatalf("the dump of %s has no %s rows", dir, table)
+		}
+	}
+	return dump
+}
+
+// compareDumps reports, per table, the rows only one of the two stores holds.
+func compareDumps(t *testing.T, got, want storeDump) {
+	t.Helper()
+	tables := map[string]bool{}
+	for name := range got {
+		tables[name] = true
+	}
+	for name := range want {
+		tables[name] = true
+	}
+	for _, table := range slices.Sorted(func(yield func(string) bool) {
+		for name := range tables {
+			if !yield(name) {
+				return
+			}
+		}
+	}) {
+		extra, missing := sortedDiff(got[table], want[table]), sortedDiff(want[table], got[table])
+		if len(extra) == 0 && len(missing) == 0 {
+			continue
+		}
+		t.Errorf("table %s: %d rows, want %d; %d unexpected, %d missing, e.g.\n  unexpected: %s\n  missing:    %s",
+			table, len(got[table]), len(want[table]), len(extra), len(missing), first(extra), first(missing))
+	}
+}
+
+// sortedDiff returns the rows of a (sorted) that b (sorted) lacks, counting repeats.
+func sortedDiff(a, b []string) []string {
+	var out []string
+	j := 0
+	for _, x := range a {
+		for j < len(b) && b[j] < x {
+			j++
+		}
+		if j < len(b) && b[j] == x {
+			j++
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+func first(rows []string) string {
+	if len(rows) == 0 {
+		return "(none)"
+	}
+	const limit = 300
+	if len(rows[0]) > limit {
+		return rows[0][:limit] + "…"
+	}
+	return rows[0]
+}
