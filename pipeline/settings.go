@@ -36,8 +36,8 @@ func (in *Ingester) layersSetting() string {
 
 func layersString(o layers.Options) string {
 	// Concurrency is left out: it changes how fast the index is built, not what it holds.
-	return fmt.Sprintf("max=%d dims=%d components=%d threshold=%g epsilon=%g sparsity=%g",
-		o.MaxLayers, o.Dims, o.MaxComponents, o.Threshold, o.Epsilon, o.MaxSparsity)
+	return fmt.Sprintf("max=%d dims=%d components=%d threshold=%g cluster=%d maxcluster=%d",
+		o.MaxLayers, o.Dims, o.MaxComponents, o.Threshold, o.ClusterSize, o.MaxClusterSize)
 }
 
 // settingsPlan is what a run does about the settings the store records, decided before anything
