@@ -31,13 +31,31 @@ func fakeAPI(t *testing.T, opts fakeopenai.Options) *fakeopenai.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(fake)
+	serveAPI(t, fake)
+	return fake
+}
+
+// fakeAPILogged is fakeAPI with every request body counted.
+func fakeAPILogged(t *testing.T, opts fakeopenai.Options) *requestLog {
+	t.Helper()
+	fake, err := fakeopenai.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := &requestLog{bodies: map[string]int{}}
+	serveAPI(t, reqs.wrap(fake))
+	return reqs
+}
+
+// serveAPI serves h as the CLI's OpenAI-compatible API for the rest of the test, with the store
+// embedded and offline mode off.
+func serveAPI(t *testing.T, h http.Handler) {
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
 	t.Setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
 	t.Setenv("NEO4J_URI", "")
 	t.Setenv("STRATA_OFFLINE", "")
-	return fake
 }
 
 type graphDump struct {
@@ -230,17 +248,7 @@ func TestLLMIngestKilledAndResumed(t *testing.T) {
 		t.Skip("spawns a child process")
 	}
 	const concurrency = 2
-	fake, err := fakeopenai.New(fakeopenai.Options{Seed: 3, Latency: 40 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reqs := &requestLog{bodies: map[string]int{}}
-	srv := httptest.NewServer(reqs.wrap(fake))
-	defer srv.Close()
-	t.Setenv("OPENAI_BASE_URL", srv.URL)
-	t.Setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
-	t.Setenv("NEO4J_URI", "")
-	t.Setenv("STRATA_OFFLINE", "")
+	reqs := fakeAPILogged(t, fakeopenai.Options{Seed: 3, Latency: 40 * time.Millisecond})
 
 	dir := t.TempDir()
 	args := []string{"ingest", "--data-dir", dir, "--concurrency", "1", "--llm-concurrency", fmt.Sprint(concurrency), corpusDir}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
@@ -30,17 +29,7 @@ func TestSignalInterruptsIngest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns a child process")
 	}
-	fake, err := fakeopenai.New(fakeopenai.Options{Seed: 5, Latency: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reqs := &requestLog{bodies: map[string]int{}}
-	srv := httptest.NewServer(reqs.wrap(fake))
-	defer srv.Close()
-	t.Setenv("OPENAI_BASE_URL", srv.URL)
-	t.Setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
-	t.Setenv("NEO4J_URI", "")
-	t.Setenv("STRATA_OFFLINE", "")
+	reqs := fakeAPILogged(t, fakeopenai.Options{Seed: 5, Latency: 20 * time.Millisecond})
 
 	for _, tc := range []struct {
 		sig  syscall.Signal

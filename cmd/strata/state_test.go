@@ -78,8 +78,17 @@ func TestStatusAndQueryShowUnfinishedIngest(t *testing.T) {
 	cli := func(args ...string) (int, string, string) {
 		return strata(t, append([]string{args[0], "--data-dir", dir}, args[1:]...)...)
 	}
+	checkInterruptAndRerun(t, cli, func() (graph.Store, error) {
+		return embedded.Open(context.Background(), dir, embedded.Options{})
+	})
+}
+
+// checkInterruptAndRerun checks the state a finished ingest leaves, marks the store interrupted,
+// checks the state again, re-runs the ingest and checks that everything is clear.
+func checkInterruptAndRerun(t *testing.T, cli func(args ...string) (int, string, string), open func() (graph.Store, error)) {
+	t.Helper()
 	checkIngestState(t, "after a finished ingest", cli, false)
-	s, err := embedded.Open(context.Background(), dir, embedded.Options{})
+	s, err := open()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,17 +110,9 @@ func TestNeo4jStatusAndQueryShowUnfinishedIngest(t *testing.T) {
 	if code, _, errOut := cli("ingest", corpusDir); code != 0 {
 		t.Fatalf("ingest into Neo4j: %s", errOut)
 	}
-	checkIngestState(t, "after a finished ingest", cli, false)
-	s, err := cypher.Open(context.Background(), cypher.Config{URI: srv.URI, Username: srv.Username, Password: srv.Password, Database: srv.Database})
-	if err != nil {
-		t.Fatal(err)
-	}
-	markInterrupted(t, s)
-	checkIngestState(t, "after an interrupted ingest", cli, true)
-	if code, _, errOut := cli("ingest", corpusDir); code != 0 {
-		t.Fatalf("re-ingest: %s", errOut)
-	}
-	checkIngestState(t, "after the re-run", cli, false)
+	checkInterruptAndRerun(t, cli, func() (graph.Store, error) {
+		return cypher.Open(context.Background(), cypher.Config{URI: srv.URI, Username: srv.Username, Password: srv.Password, Database: srv.Database})
+	})
 }
 
 // TestDamagedStoreFailsWithAdvice: a damaged strata.db that no read of an unchanged re-ingest
