@@ -46,6 +46,10 @@ func runEval(c *cli.Context) error {
 		return err
 	}
 	defer closeFn()
+	// Recall measured on a half-built graph says little about the finished one: say so.
+	if _, err := storeWarnings(c, engine.Store); err != nil {
+		return err
+	}
 	rep, err := eval.Run(c.Context, engine, questions, opt)
 	if err != nil {
 		return err

@@ -68,6 +68,13 @@ func checkIngestState(t *testing.T, when string, cli func(args ...string) (int, 
 	if _, inJSON := res["warnings"]; warned != wantStale || inJSON != wantStale {
 		t.Errorf("%s: query warned on stderr %v, warnings in --json %v; want %v\nstderr: %s", when, warned, inJSON, wantStale, errOut)
 	}
+	code, _, errOut = cli("eval", "--questions", questionFile)
+	if code != 0 {
+		t.Fatalf("%s: eval exit %d: %s", when, code, errOut)
+	}
+	if warned := strings.Contains(errOut, "strata: warning: the graph structure is stale"); warned != wantStale {
+		t.Errorf("%s: eval warned on stderr %v, want %v\nstderr: %s", when, warned, wantStale, errOut)
+	}
 }
 
 // TestStatusAndQueryShowUnfinishedIngest: after an ingest stopped between the documents and the
