@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/stratarag/strata/internal/llm/fakeopenai"
+	"github.com/stratarag/strata/internal/neo4jtest"
 )
 
 // serveContext is the *cli.Context strata serve would get for args, with the environment as the
@@ -45,15 +47,20 @@ func serveContext(t *testing.T, args ...string) *cli.Context {
 }
 
 // testServer runs strata serve's handler, offline, over the embedded store in dir (which need not
-// exist yet), or over the store that extra flags name.
-func testServer(t *testing.T, dir string, extra ...string) *httptest.Server {
+// exist yet).
+func testServer(t *testing.T, dir string) *httptest.Server {
+	t.Helper()
+	t.Setenv("NEO4J_URI", "")
+	return testServerEnv(t, "--data-dir", dir)
+}
+
+// testServerEnv runs strata serve's handler, offline, over the store that args and the
+// environment name.
+func testServerEnv(t *testing.T, args ...string) *httptest.Server {
 	t.Helper()
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("OPENAI_BASE_URL", "")
-	if !slicesContain(extra, "--"+flagNeo4jURI) {
-		t.Setenv("NEO4J_URI", "")
-	}
-	srv, err := serverFromCLI(serveContext(t, append([]string{"--data-dir", dir, "--log-format", "json", "--log-level", "error"}, extra...)...))
+	srv, err := serverFromCLI(serveContext(t, append([]string{"--log-format", "json", "--log-level", "error"}, args...)...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,15 +70,6 @@ func testServer(t *testing.T, dir string, extra ...string) *httptest.Server {
 		srv.closeStore()
 	})
 	return hs
-}
-
-func slicesContain(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // do sends a request and returns the status, the headers and the body parsed as one JSON object.
@@ -224,6 +222,48 @@ func TestServeStoreAppearsLater(t *testing.T) {
 	}
 }
 
+// TestServeNeo4jUnreachable: a Neo4j server that cannot be reached is a 503 that says so.
+func TestServeNeo4jUnreachable(t *testing.T) {
+	hs := testServerEnv(t, "--"+flagNeo4jURI, "bolt://127.0.0.1:1")
+	status, _, got := do(t, http.MethodPost, hs.URL+"/query", `{"question": "Where is Port Avel?"}`)
+	if msg, _ := got["error"].(string); status != http.StatusServiceUnavailable || !strings.Contains(msg, "the store cannot be opened") || !strings.Contains(msg, "127.0.0.1:1") {
+		t.Errorf("status %d, body %v", status, got)
+	}
+}
+
+// TestNeo4jServe: strata serve over a real Neo4j server answers as query --json and status --json
+// do on it, in every mode.
+func TestNeo4jServe(t *testing.T) {
+	srv := neo4jtest.Require(t)
+	srv.Reset(t)
+	if code, out, errOut := neo4jCLI(t, srv, "ingest", "--offline", "--json", corpusDir); code != 0 {
+		t.Fatalf("ingest into Neo4j: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	hs := testServerEnv(t) // neo4jCLI left the server's NEO4J_* variables set
+	const question = "Under which rector did the designer of the Kestrel Point Lighthouse study?"
+	for _, mode := range []string{"hi", "naive", "local", "global"} {
+		status, _, got := do(t, http.MethodPost, hs.URL+"/query", `{"question": "`+question+`", "mode": "`+mode+`"}`)
+		if status != http.StatusOK {
+			t.Fatalf("%s: status %d: %v", mode, status, got)
+		}
+		code, out, errOut := neo4jCLI(t, srv, "query", "--offline", "--json", "--mode", mode, question)
+		if code != 0 {
+			t.Fatalf("query --mode %s: exit %d: %s", mode, code, errOut)
+		}
+		if want := oneJSONObject(t, out); !reflect.DeepEqual(withoutTimings(got), withoutTimings(want)) {
+			t.Errorf("%s: serve and query --json differ on Neo4j:\nserve: %v\nquery: %v", mode, got, want)
+		}
+	}
+	status, _, got := do(t, http.MethodGet, hs.URL+"/status", "")
+	code, out, errOut := neo4jCLI(t, srv, "status", "--json")
+	if status != http.StatusOK || code != 0 {
+		t.Fatalf("status: HTTP %d, exit %d: %v %s", status, code, got, errOut)
+	}
+	if want := oneJSONObject(t, out); !reflect.DeepEqual(got, want) || got["backend"].(map[string]any)["kind"] != "neo4j" {
+		t.Errorf("GET /status and status --json differ on Neo4j:\nserve: %v\nstatus: %v", got, want)
+	}
+}
+
 // TestServeDuringIngest: queries sent while an ingest writes into the served store all succeed
 // (reads see the last committed state through WAL), concurrently, and once the ingest has
 // committed, the next query finds the new document without a restart.
@@ -244,7 +284,7 @@ func TestServeDuringIngest(t *testing.T) {
 		return ids
 	}
 	for _, mode := range []string{"naive", "hi"} {
-		if ids := docs(mode); slicesContain(ids, "vellmoor.md") {
+		if ids := docs(mode); slices.Contains(ids, "vellmoor.md") {
 			t.Fatalf("%s: the new document is found before it was ingested: %v", mode, ids)
 		}
 	}
@@ -302,7 +342,7 @@ func TestServeDuringIngest(t *testing.T) {
 	wg.Wait()
 	t.Logf("%d queries answered during the ingest", served.Load())
 	for _, mode := range []string{"naive", "hi"} {
-		if ids := docs(mode); !slicesContain(ids, "vellmoor.md") || (mode == "naive" && ids[0] != "vellmoor.md") {
+		if ids := docs(mode); !slices.Contains(ids, "vellmoor.md") || (mode == "naive" && ids[0] != "vellmoor.md") {
 			t.Errorf("%s after ingest: documents %v, want vellmoor.md among them (first in naive)", mode, ids)
 		}
 	}
