@@ -279,6 +279,10 @@ func (s *server) logRequest(r *http.Request, w *responseRecorder, start time.Tim
 	}
 }
 
+// statusClientClosed is the status logged for a request whose client hung up before the answer
+// (nginx's 499); no standard status says it.
+const statusClientClosed = 499
+
 // httpError is an error with its HTTP status.
 type httpError struct {
 	status int
@@ -297,6 +301,9 @@ func (s *server) writeError(w *responseRecorder, r *http.Request, err error) {
 	switch {
 	case errors.As(err, &he):
 		status = he.status
+	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
+		// The client went away; nobody reads this answer, but the log says why the query stopped.
+		status = statusClientClosed
 	case errors.As(err, &unavailable):
 		status = http.StatusServiceUnavailable
 		w.Header().Set("Retry-After", "1")

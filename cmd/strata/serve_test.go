@@ -22,10 +22,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
 
+	"github.com/stratarag/strata/internal/embedded"
+	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/llm/fakeopenai"
 	"github.com/stratarag/strata/internal/neo4jtest"
+	"github.com/stratarag/strata/internal/tokenizer"
+	"github.com/stratarag/strata/retrieval"
 )
 
 // serveContext is the *cli.Context strata serve would get for args, with the environment as the
@@ -487,5 +492,57 @@ func TestServeProcess(t *testing.T) {
 	}
 	if requests != 3 || logged[len(logged)-1]["message"] != "stopped" {
 		t.Errorf("%d request lines (want 3), last line %v", requests, logged[len(logged)-1])
+	}
+}
+
+// blockingAnswerer answers only when its context ends, as a model that takes too long.
+type blockingAnswerer struct{ started chan struct{} }
+
+func (b blockingAnswerer) Answer(ctx context.Context, _, _ string) (string, error) {
+	close(b.started)
+	<-ctx.Done()
+	return "", ctx.Err()
+}
+
+// TestServeClientGoesAway: a query whose client hangs up is cancelled and logged as 499, not as a
+// failure of the server.
+func TestServeClientGoesAway(t *testing.T) {
+	dir := ingested(t)
+	tok, err := tokenizer.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	answerer := blockingAnswerer{started: make(chan struct{})}
+	var logBuf lockedBuffer
+	srv := newServer(zerolog.New(&logBuf), func(ctx context.Context) (*openedStore, error) {
+		store, err := embedded.Open(ctx, dir, embedded.Options{ReadOnly: true})
+		if err != nil {
+			return nil, err
+		}
+		engine := &retrieval.Engine{Store: store, Embedder: embedding.NewOffline(offlineDims), Tokenizer: tok, Answerer: answerer}
+		return &openedStore{engine: engine, backend: backend{Kind: "embedded", Location: dir}, close: func() { store.Close() }}, nil
+	})
+	hs := httptest.NewServer(srv.handler())
+	defer srv.closeStore()
+	defer hs.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-answerer.started
+		cancel()
+	}()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, hs.URL+"/query", strings.NewReader(`{"question": "Where is Port Avel?"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := http.DefaultClient.Do(req); !errors.Is(err, context.Canceled) {
+		t.Fatalf("request: %v, want it cancelled", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(logBuf.String(), `"status":499`) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if log := logBuf.String(); !strings.Contains(log, `"status":499`) || strings.Contains(log, `"level":"error"`) {
+		t.Errorf("log: %s\nwant the request logged with status 499 and no error", log)
 	}
 }
