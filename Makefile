@@ -1,9 +1,13 @@
 # strata — common tasks. `make demo` and `make test` are the README's two set-up commands.
 GO        ?= go
+PYTHON    ?= python3
+# The notebook runner's venv (notebooks/requirements.txt); kept between runs, rebuilt when the
+# requirements change.
+NOTEBOOK_VENV ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/strata/notebook-venv
 DATA_DIR  ?= .strata
 QUESTION  ?= Who founded the guild that Edda Fenwick led from 1124?
 
-.PHONY: build demo test test-go lint lint-go lint-cypher bench clean neo4j-up neo4j-down
+.PHONY: build demo test test-go test-notebook notebook-env lint lint-go lint-cypher bench clean neo4j-up neo4j-down
 
 build:
 	$(GO) build -o bin/strata ./cmd/strata
@@ -16,12 +20,27 @@ demo: build
 # Every test, the Neo4j ones against a real Neo4j 5.26 + GDS server: the one at NEO4J_URI, or a
 # throw-away one assembled from Maven Central (docker/local; needs Java 17 and Maven). -count=1:
 # a cached result would claim a Neo4j test passed without a server.
-test: lint
+test: lint test-notebook
 	docker/local/with-neo4j.sh $(GO) test -count=1 ./...
 
 # The tests without a server: the Neo4j ones skip and say so.
 test-go: lint
 	$(GO) test ./...
+
+# notebooks/strata.py's tests with the system python3 (the module needs nothing else), then
+# notebooks/quickstart.ipynb executed headless in the venv: any cell that raises fails the target.
+# Both use bin/strata on the embedded store, offline.
+test-notebook: build notebook-env
+	cd notebooks && STRATA_BIN=$(CURDIR)/bin/strata NEO4J_URI= $(PYTHON) -m unittest -v test_strata
+	cd notebooks && STRATA_BIN=$(CURDIR)/bin/strata NEO4J_URI= STRATA_OFFLINE=1 $(NOTEBOOK_VENV)/bin/python run_notebook.py quickstart.ipynb
+
+notebook-env: $(NOTEBOOK_VENV)/requirements.txt
+
+$(NOTEBOOK_VENV)/requirements.txt: notebooks/requirements.txt
+	rm -rf $(NOTEBOOK_VENV)
+	$(PYTHON) -m venv $(NOTEBOOK_VENV)
+	$(NOTEBOOK_VENV)/bin/pip install --disable-pip-version-check --quiet -r notebooks/requirements.txt
+	cp notebooks/requirements.txt $@
 
 # A Neo4j + GDS server for development on bolt://127.0.0.1:7687 (set NEO4J_PASSWORD first, or
 # NEO4J_AUTH=none); docker/local/neo4j.sh has the other commands and settings.

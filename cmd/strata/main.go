@@ -154,6 +154,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{
 			ingestCommand(),
 			queryCommand(),
+			serveCommand(),
 			statusCommand(),
 			evalCommand(),
 		},

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
 
 	"github.com/stratarag/strata/internal/graph"
@@ -86,30 +88,41 @@ func newEngine(c *cli.Context) (engine *retrieval.Engine, m *models, closeFn fun
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	store, _, err := openStore(c.Context, c, log, true)
+	engine, _, closeFn, err = openEngine(c.Context, c, log, m, tok)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	return engine, m, closeFn, nil
+}
+
+// openEngine opens the store read-only, checks that it holds vectors of the configured embedding
+// model, and returns the engine over it; close releases the store. strata serve calls it again
+// while the store cannot be opened.
+func openEngine(ctx context.Context, c *cli.Context, log zerolog.Logger, m *models, tok *tokenizer.Tokenizer) (*retrieval.Engine, backend, func(), error) {
+	store, be, err := openStore(ctx, c, log, true)
+	if err != nil {
+		return nil, be, nil, err
 	}
 	// The model name is checked before the dimension probe, which needs the API; the
 	// dimension after it.
 	for _, step := range []func() error{
 		func() error {
-			_, err := graph.CheckEmbeddingModel(c.Context, store, m.embedder.Model(), m.embedder.Dimensions())
+			_, err := graph.CheckEmbeddingModel(ctx, store, m.embedder.Model(), m.embedder.Dimensions())
 			return err
 		},
-		func() error { return m.prepareEmbedder(c.Context) },
+		func() error { return m.prepareEmbedder(ctx) },
 		func() error {
-			_, err := graph.CheckEmbeddingModel(c.Context, store, m.embedder.Model(), m.embedder.Dimensions())
+			_, err := graph.CheckEmbeddingModel(ctx, store, m.embedder.Model(), m.embedder.Dimensions())
 			return err
 		},
 	} {
 		if err := step(); err != nil {
 			closeStore(store, log)
-			return nil, nil, nil, err
+			return nil, be, nil, err
 		}
 	}
-	engine = &retrieval.Engine{Store: store, Embedder: m.embedder, Tokenizer: tok, Answerer: m.answerer, Mapper: m.mapper}
-	return engine, m, func() { closeStore(store, log) }, nil
+	engine := &retrieval.Engine{Store: store, Embedder: m.embedder, Tokenizer: tok, Answerer: m.answerer, Mapper: m.mapper}
+	return engine, be, func() { closeStore(store, log) }, nil
 }
 
 func runQuery(c *cli.Context) error {

@@ -56,29 +56,14 @@ func runStatus(c *cli.Context) error {
 			return err
 		}
 	}
-	stats, err := store.Stats(c.Context)
-	if err != nil {
-		return fmt.Errorf("read store stats: %w", err)
-	}
-	counts := newStoreCounts(stats)
-	meta := map[string]string{}
-	for _, k := range statusMeta() {
-		v, ok, err := store.Meta(c.Context, k)
-		if err != nil {
-			return err
-		}
-		if ok {
-			meta[k] = v
-		}
-	}
-	state, err := graph.ReadIngestState(c.Context, store)
+	out, err := readStatus(c.Context, store, be)
 	if err != nil {
 		return err
 	}
-	warnings := state.Warnings()
 	if c.Bool(flagJSON) {
-		return writeJSON(c, statusOutput{Backend: be, Store: counts, Meta: meta, Ingest: state, Warnings: append([]string{}, warnings...)})
+		return writeJSON(c, out)
 	}
+	counts, meta, state, warnings := out.Store, out.Meta, out.Ingest, out.Warnings
 	w := c.App.Writer
 	fmt.Fprintf(w, "Backend: %s\n", describe(be))
 	for _, k := range statusMeta() {
@@ -92,6 +77,30 @@ func runStatus(c *cli.Context) error {
 	}
 	counts.write(w)
 	return nil
+}
+
+// readStatus gathers what status prints (strata serve's GET /status answers with it too).
+func readStatus(ctx context.Context, store graph.Store, be backend) (statusOutput, error) {
+	stats, err := store.Stats(ctx)
+	if err != nil {
+		return statusOutput{}, fmt.Errorf("read store stats: %w", err)
+	}
+	meta := map[string]string{}
+	for _, k := range statusMeta() {
+		v, ok, err := store.Meta(ctx, k)
+		if err != nil {
+			return statusOutput{}, err
+		}
+		if ok {
+			meta[k] = v
+		}
+	}
+	state, err := graph.ReadIngestState(ctx, store)
+	if err != nil {
+		return statusOutput{}, err
+	}
+	return statusOutput{Backend: be, Store: newStoreCounts(stats), Meta: meta, Ingest: state,
+		Warnings: append([]string{}, state.Warnings()...)}, nil
 }
 
 func printCounts(w interface{ Write([]byte) (int, error) }, counts map[string]int64) {

@@ -1,0 +1,97 @@
+"""Query latency of a fresh `strata query` process against `strata serve`, on one store.
+
+    python3 latency.py STRATA_BIN DATA_DIR QUESTIONS.jsonl [N] [MODES]
+
+For each mode (default "hi naive") and the first N questions (default 20): the wall time of
+`strata query --json` as a new process per question (process start, store open and vector load
+included), then the wall time of POST /query to one `strata serve` over the same store, measured
+at the client, after one warm-up request per mode (the first request's time is shown apart).
+Prints p50 / p95 in ms, and the server's peak RSS. Standard library only.
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, max(0, round(p / 100 * len(xs) + 0.5) - 1))]
+
+
+def post(url, body):
+    req = urllib.request.Request(url + "/query", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req) as resp:
+        return json.load(resp)
+
+
+def main(argv):
+    if len(argv) < 4:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    binary, data_dir, qfile = argv[1:4]
+    n = int(argv[4]) if len(argv) > 4 else 20
+    modes = (argv[5] if len(argv) > 5 else "hi naive").split()
+    with open(qfile) as f:
+        questions = [json.loads(line)["question"] for line in f if line.strip()][:n]
+    env = dict(os.environ, STRATA_OFFLINE="1", NEO4J_URI="")
+    rows = []
+    for mode in modes:
+        cli = []
+        for q in questions:
+            t = time.perf_counter()
+            subprocess.run([binary, "query", "--json", "--log-level", "warn", "--data-dir", data_dir, "--mode", mode, "--", q],
+                           check=True, capture_output=True, env=env)
+            cli.append((time.perf_counter() - t) * 1000)
+        rows.append((mode, "fresh process", cli, None))
+
+    proc = subprocess.Popen([binary, "serve", "--addr", "127.0.0.1:0", "--log-format", "json",
+                             "--data-dir", data_dir], stderr=subprocess.PIPE, text=True, env=env)
+    url = None
+    for line in proc.stderr:
+        rec = json.loads(line)
+        if rec.get("message") == "serving":
+            url = rec["url"]
+            break
+    if url is None:
+        print("strata serve exited without serving", file=sys.stderr)
+        return 1
+    # The request log goes on; a reader keeps the pipe from filling.
+    threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
+    try:
+        serve_rows = []
+        for mode in modes:
+            t = time.perf_counter()
+            post(url, {"question": questions[0], "mode": mode})
+            first = (time.perf_counter() - t) * 1000
+            lat, server = [], []
+            for q in questions:
+                t = time.perf_counter()
+                res = post(url, {"question": q, "mode": mode})
+                lat.append((time.perf_counter() - t) * 1000)
+                server.append(res["timings_ms"]["total"])
+            serve_rows.append((mode, "strata serve", lat, (first, server)))
+        with open(f"/proc/{proc.pid}/status") as f:
+            hwm = next(line.split()[1] for line in f if line.startswith("VmHWM"))
+    finally:
+        proc.terminate()
+        proc.wait()
+    print(f"{len(questions)} questions; store {data_dir}")
+    print(f"{'mode':6} {'how':14} {'p50 ms':>8} {'p95 ms':>8}   notes")
+    for mode, how, lat, extra in rows + serve_rows:
+        note = ""
+        if extra:
+            first, server = extra
+            note = f"first request {first:.1f} ms; server-side total p50 {statistics.median(server):.1f} ms"
+        print(f"{mode:6} {how:14} {pct(lat, 50):8.1f} {pct(lat, 95):8.1f}   {note}")
+    print(f"strata serve peak RSS: {int(hwm) / 1024:.0f} MiB (exit {proc.returncode} after SIGTERM)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,548 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/urfave/cli/v2"
+
+	"github.com/stratarag/strata/internal/embedded"
+	"github.com/stratarag/strata/internal/embedding"
+	"github.com/stratarag/strata/internal/llm/fakeopenai"
+	"github.com/stratarag/strata/internal/neo4jtest"
+	"github.com/stratarag/strata/internal/tokenizer"
+	"github.com/stratarag/strata/retrieval"
+)
+
+// serveContext is the *cli.Context strata serve would get for args, with the environment as the
+// test set it.
+func serveContext(t *testing.T, args ...string) *cli.Context {
+	t.Helper()
+	set := flag.NewFlagSet("serve", flag.ContinueOnError)
+	for _, f := range serveCommand().Flags {
+		if err := f.Apply(set); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := set.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	c := cli.NewContext(newApp(io.Discard, io.Discard), set, nil)
+	c.Context = context.Background()
+	return c
+}
+
+// testServer runs strata serve's handler, offline, over the embedded store in dir (which need not
+// exist yet).
+func testServer(t *testing.T, dir string) *httptest.Server {
+	t.Helper()
+	t.Setenv("NEO4J_URI", "")
+	return testServerEnv(t, "--data-dir", dir)
+}
+
+// testServerEnv runs strata serve's handler, offline, over the store that args and the
+// environment name.
+func testServerEnv(t *testing.T, args ...string) *httptest.Server {
+	t.Helper()
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	srv, err := serverFromCLI(serveContext(t, append([]string{"--log-format", "json", "--log-level", "error"}, args...)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.handler())
+	t.Cleanup(func() {
+		hs.Close()
+		srv.closeStore()
+	})
+	return hs
+}
+
+// do sends a request and returns the status, the headers and the body parsed as one JSON object.
+func do(t *testing.T, method, url, body string) (int, http.Header, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("%s %s: Content-Type %q", method, url, ct)
+	}
+	var v map[string]any
+	if method != http.MethodHead {
+		v = oneJSONObject(t, string(raw))
+	}
+	return resp.StatusCode, resp.Header, v
+}
+
+// withoutTimings drops what differs between two runs of the same query.
+func withoutTimings(v map[string]any) map[string]any {
+	delete(v, "timings_ms")
+	return v
+}
+
+// TestServeMatchesCLI: POST /query answers with exactly query --json's object in every mode and
+// with every option, and GET /status with status --json's.
+func TestServeMatchesCLI(t *testing.T) {
+	dir := ingested(t)
+	hs := testServer(t, dir)
+	const question = "Under which rector did the designer of the Kestrel Point Lighthouse study?"
+	for _, tc := range []struct {
+		body string
+		args []string
+	}{
+		{`{"question": "` + question + `"}`, nil},
+		{`{"question": "` + question + `", "mode": "naive", "top_k": 3}`, []string{"--mode", "naive", "--top-k", "3"}},
+		{`{"question": "` + question + `", "mode": "local", "entities": 4, "max_context_tokens": 3000}`, []string{"--mode", "local", "--entities", "4", "--max-context-tokens", "3000"}},
+		{`{"question": "` + question + `", "mode": "global", "context_only": true}`, []string{"--mode", "global", "--context-only"}},
+		{`{"question": "` + question + `", "mode": "hi_bridge", "entities": 0}`, []string{"--mode", "hi_bridge"}},
+	} {
+		status, _, got := do(t, http.MethodPost, hs.URL+"/query", tc.body)
+		if status != http.StatusOK {
+			t.Fatalf("%s: status %d: %v", tc.body, status, got)
+		}
+		if _, ok := got["timings_ms"].(map[string]any)["retrieve"]; !ok {
+			t.Errorf("%s: no timings_ms.retrieve: %v", tc.body, got["timings_ms"])
+		}
+		code, out, errOut := strata(t, append([]string{"query", "--data-dir", dir, "--json", question}, tc.args...)...)
+		if code != 0 {
+			t.Fatalf("query %v: exit %d: %s", tc.args, code, errOut)
+		}
+		want := oneJSONObject(t, out)
+		if !reflect.DeepEqual(withoutTimings(got), withoutTimings(want)) {
+			t.Errorf("%s: serve and query --json differ:\nserve: %v\nquery: %v", tc.body, got, want)
+		}
+	}
+
+	status, _, got := do(t, http.MethodGet, hs.URL+"/status", "")
+	code, out, errOut := strata(t, "status", "--data-dir", dir, "--json")
+	if status != http.StatusOK || code != 0 {
+		t.Fatalf("status: HTTP %d, exit %d: %v %s", status, code, got, errOut)
+	}
+	if want := oneJSONObject(t, out); !reflect.DeepEqual(got, want) {
+		t.Errorf("GET /status and status --json differ:\nserve: %v\nstatus: %v", got, want)
+	}
+	if status, _, got := do(t, http.MethodGet, hs.URL+"/healthz", ""); status != http.StatusOK || got["status"] != "ok" {
+		t.Errorf("healthz: %d %v", status, got)
+	}
+}
+
+// TestServeErrors: every request strata cannot serve gets {"error", "code"} with the matching
+// HTTP status, and a message naming what is wrong.
+func TestServeErrors(t *testing.T) {
+	hs := testServer(t, ingested(t))
+	for _, tc := range []struct {
+		name, method, path, body string
+		status                   int
+		msg                      string
+	}{
+		{"unknown field", "POST", "/query", `{"question": "x", "topk": 3}`, 400, `unknown field "topk"`},
+		{"not JSON", "POST", "/query", `question=x`, 400, "invalid character"},
+		{"empty body", "POST", "/query", ``, 400, "empty request body"},
+		{"two objects", "POST", "/query", `{"question": "x"} {"question": "y"}`, 400, "unexpected data after the JSON object"},
+		{"wrong type", "POST", "/query", `{"question": "x", "top_k": "3"}`, 400, "top_k"},
+		{"no question", "POST", "/query", `{"mode": "hi"}`, 400, `"question" is missing or empty`},
+		{"blank question", "POST", "/query", `{"question": "  "}`, 400, `"question" is missing or empty`},
+		{"bad mode", "POST", "/query", `{"question": "x", "mode": "fast"}`, 400, `"mode": `},
+		{"top_k 0", "POST", "/query", `{"question": "x", "top_k": 0}`, 400, "top-k must be at least 1, got 0"},
+		{"negative entities", "POST", "/query", `{"question": "x", "entities": -1}`, 400, "entities must be at least 1"},
+		{"tiny budget", "POST", "/query", `{"question": "x", "max_context_tokens": 5}`, 400, "max context tokens must be at least"},
+		{"too large", "POST", "/query", `{"question": "` + strings.Repeat("a", maxQueryBody) + `"}`, 413, "request body larger than 1048576 bytes"},
+		{"GET /query", "GET", "/query", ``, 405, "method not allowed (want POST)"},
+		{"POST /status", "POST", "/status", `{}`, 405, "method not allowed (want GET or HEAD)"},
+		{"unknown path", "GET", "/", ``, 404, "no such endpoint /"},
+		{"unknown path under query", "POST", "/query/x", `{}`, 404, "no such endpoint /query/x"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, header, got := do(t, tc.method, hs.URL+tc.path, tc.body)
+			if status != tc.status || got["code"] != float64(tc.status) {
+				t.Errorf("status %d, body %v; want %d", status, got, tc.status)
+			}
+			if msg, _ := got["error"].(string); !strings.Contains(msg, tc.msg) {
+				t.Errorf("error %q, want it to contain %q", msg, tc.msg)
+			}
+			if tc.status == 405 && header.Get("Allow") == "" {
+				t.Error("405 without an Allow header")
+			}
+			if len(got) != 2 {
+				t.Errorf("error body has keys %v, want error and code", keys(got))
+			}
+		})
+	}
+	if status, _, _ := do(t, http.MethodHead, hs.URL+"/healthz", ""); status != http.StatusOK {
+		t.Errorf("HEAD /healthz: %d", status)
+	}
+}
+
+// TestServeStoreAppearsLater: a server started before the first ingest answers 503 with what is
+// missing, then serves once an ingest has created the store, without a restart.
+func TestServeStoreAppearsLater(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	hs := testServer(t, dir)
+	for _, path := range []string{"/healthz", "/status"} {
+		status, header, got := do(t, http.MethodGet, hs.URL+path, "")
+		if status != http.StatusServiceUnavailable || got["code"] != float64(503) || header.Get("Retry-After") == "" {
+			t.Errorf("%s before ingest: %d %v %v", path, status, header, got)
+		}
+		if msg, _ := got["error"].(string); !strings.Contains(msg, "run `strata ingest` first") {
+			t.Errorf("%s before ingest: error %q does not say what to do", path, msg)
+		}
+	}
+	if status, _, got := do(t, http.MethodPost, hs.URL+"/query", `{"question": "Where is Port Avel?"}`); status != http.StatusServiceUnavailable {
+		t.Errorf("query before ingest: %d %v", status, got)
+	}
+	if code, _, errOut := strata(t, "ingest", "--data-dir", dir, corpusDir); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, errOut)
+	}
+	if status, _, got := do(t, http.MethodPost, hs.URL+"/query", `{"question": "Where is Port Avel?"}`); status != http.StatusOK || len(got["context"].(map[string]any)["chunks"].([]any)) == 0 {
+		t.Errorf("query after ingest: %d %v", status, got)
+	}
+}
+
+// TestServeNeo4jUnreachable: a Neo4j server that cannot be reached is a 503 that says so.
+func TestServeNeo4jUnreachable(t *testing.T) {
+	hs := testServerEnv(t, "--"+flagNeo4jURI, "bolt://127.0.0.1:1")
+	status, _, got := do(t, http.MethodPost, hs.URL+"/query", `{"question": "Where is Port Avel?"}`)
+	if msg, _ := got["error"].(string); status != http.StatusServiceUnavailable || !strings.Contains(msg, "the store cannot be opened") || !strings.Contains(msg, "127.0.0.1:1") {
+		t.Errorf("status %d, body %v", status, got)
+	}
+}
+
+// TestNeo4jServe: strata serve over a real Neo4j server answers as query --json and status --json
+// do on it, in every mode.
+func TestNeo4jServe(t *testing.T) {
+	srv := neo4jtest.Require(t)
+	srv.Reset(t)
+	if code, out, errOut := neo4jCLI(t, srv, "ingest", "--offline", "--json", corpusDir); code != 0 {
+		t.Fatalf("ingest into Neo4j: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	hs := testServerEnv(t) // neo4jCLI left the server's NEO4J_* variables set
+	const question = "Under which rector did the designer of the Kestrel Point Lighthouse study?"
+	for _, mode := range []string{"hi", "naive", "local", "global"} {
+		status, _, got := do(t, http.MethodPost, hs.URL+"/query", `{"question": "`+question+`", "mode": "`+mode+`"}`)
+		if status != http.StatusOK {
+			t.Fatalf("%s: status %d: %v", mode, status, got)
+		}
+		code, out, errOut := neo4jCLI(t, srv, "query", "--offline", "--json", "--mode", mode, question)
+		if code != 0 {
+			t.Fatalf("query --mode %s: exit %d: %s", mode, code, errOut)
+		}
+		if want := oneJSONObject(t, out); !reflect.DeepEqual(withoutTimings(got), withoutTimings(want)) {
+			t.Errorf("%s: serve and query --json differ on Neo4j:\nserve: %v\nquery: %v", mode, got, want)
+		}
+	}
+	status, _, got := do(t, http.MethodGet, hs.URL+"/status", "")
+	code, out, errOut := neo4jCLI(t, srv, "status", "--json")
+	if status != http.StatusOK || code != 0 {
+		t.Fatalf("status: HTTP %d, exit %d: %v %s", status, code, got, errOut)
+	}
+	if want := oneJSONObject(t, out); !reflect.DeepEqual(got, want) || got["backend"].(map[string]any)["kind"] != "neo4j" {
+		t.Errorf("GET /status and status --json differ on Neo4j:\nserve: %v\nstatus: %v", got, want)
+	}
+}
+
+// TestServeDuringIngest: queries sent while an ingest writes into the served store all succeed
+// (reads see the last committed state through WAL), concurrently, and once the ingest has
+// committed, the next query finds the new document without a restart.
+func TestServeDuringIngest(t *testing.T) {
+	dir := ingested(t)
+	hs := testServer(t, dir)
+	const question = `{"question": "Who keeps the Vellmoor Observatory ledger?", "mode": "%s"}`
+	docs := func(mode string) []string {
+		status, _, got := do(t, http.MethodPost, hs.URL+"/query", strings.Replace(question, "%s", mode, 1))
+		if status != http.StatusOK {
+			t.Errorf("%s: status %d: %v", mode, status, got)
+			return nil
+		}
+		var ids []string
+		for _, c := range got["context"].(map[string]any)["chunks"].([]any) {
+			ids = append(ids, c.(map[string]any)["document_id"].(string))
+		}
+		return ids
+	}
+	for _, mode := range []string{"naive", "hi"} {
+		if ids := docs(mode); slices.Contains(ids, "vellmoor.md") {
+			t.Fatalf("%s: the new document is found before it was ingested: %v", mode, ids)
+		}
+	}
+
+	extra := t.TempDir()
+	var text strings.Builder
+	for i := 0; i < 40; i++ {
+		text.WriteString("The Vellmoor Observatory ledger is kept by Orrin Thale, keeper of the Vellmoor Observatory. ")
+	}
+	if err := os.WriteFile(filepath.Join(extra, "vellmoor.md"), []byte("# Vellmoor Observatory\n\n"+text.String()+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	done := make(chan string, 1)
+	go func() {
+		code, _, errOut := runCLI(t, "ingest", "--data-dir", dir, extra)
+		if code != 0 {
+			done <- errOut
+		}
+		close(done)
+	}()
+	var wg sync.WaitGroup
+	var served atomic.Int64
+	stop := make(chan struct{})
+	for w := 0; w < 3; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				resp, err := http.Post(hs.URL+"/query", "application/json", strings.NewReader(`{"question": "Where is Port Avel?", "mode": "hi"}`))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					t.Errorf("query during ingest: %d %s", resp.StatusCode, body)
+					return
+				}
+				served.Add(1)
+			}
+		}()
+	}
+	if errOut, failed := <-done; failed {
+		t.Fatalf("ingest beside the server failed: %s", errOut)
+	}
+	close(stop)
+	wg.Wait()
+	t.Logf("%d queries answered during the ingest", served.Load())
+	for _, mode := range []string{"naive", "hi"} {
+		if ids := docs(mode); !slices.Contains(ids, "vellmoor.md") || (mode == "naive" && ids[0] != "vellmoor.md") {
+			t.Errorf("%s after ingest: documents %v, want vellmoor.md among them (first in naive)", mode, ids)
+		}
+	}
+}
+
+// TestServeProcess runs strata serve as a real process (main's code path, signal handling
+// included) with an LLM behind it: it answers, counts LLM usage per request, lets a request in
+// flight finish after SIGTERM and exits 0.
+func TestServeProcess(t *testing.T) {
+	if args := os.Getenv("STRATA_TEST_MAIN_ARGS"); args != "" {
+		ctx, stop := notifyInterrupt(context.Background())
+		code := run(ctx, append([]string{"strata"}, strings.Split(args, "\x1f")...), os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
+	if testing.Short() {
+		t.Skip("spawns a child process")
+	}
+	fake, err := fakeopenai.New(fakeopenai.Options{Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Chat answers are slowed once the store is built, so that a query is still in flight when
+	// the signal comes.
+	var slow atomic.Bool
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if slow.Load() && strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			time.Sleep(700 * time.Millisecond)
+		}
+		fake.ServeHTTP(w, r)
+	}))
+	defer api.Close()
+	t.Setenv("OPENAI_BASE_URL", api.URL)
+	t.Setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+	t.Setenv("NEO4J_URI", "")
+	t.Setenv("STRATA_OFFLINE", "")
+	dir := t.TempDir()
+	if code, _, errOut := runCLI(t, "ingest", "--data-dir", dir, corpusDir); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, errOut)
+	}
+	slow.Store(true)
+
+	args := []string{"serve", "--data-dir", dir, "--addr", "127.0.0.1:0", "--log-format", "json"}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestServeProcess$")
+	cmd.Env = append(os.Environ(), "STRATA_TEST_MAIN_ARGS="+strings.Join(args, "\x1f"))
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	// The address comes from the "serving" log line; the rest of the log is kept for checks.
+	lines := make(chan map[string]any, 100)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			var line map[string]any
+			if json.Unmarshal(sc.Bytes(), &line) == nil {
+				lines <- line
+			}
+		}
+		close(lines)
+	}()
+	var url string
+	var logged []map[string]any
+	for url == "" {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				t.Fatalf("serve exited before serving: %v", logged)
+			}
+			logged = append(logged, line)
+			if line["message"] == "serving" {
+				url = line["url"].(string)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("no \"serving\" log line in 30 s")
+		}
+	}
+
+	for _, q := range []string{"Who founded the Saltmere Cartographers' Guild?", "What ended the Salt Tariff Dispute?"} {
+		status, _, got := do(t, http.MethodPost, url+"/query", `{"question": "`+q+`", "mode": "naive"}`)
+		if status != http.StatusOK || got["answer"] == nil {
+			t.Fatalf("%s: %d %v", q, status, got)
+		}
+		// Per request: a total since start would say 2 for the second question.
+		if u := got["usage"].(map[string]any); u["llm_calls"] != float64(1) {
+			t.Errorf("%s: usage %v, want the one answer call of this request", q, u)
+		}
+	}
+
+	inFlight := make(chan int, 1)
+	go func() {
+		resp, err := http.Post(url+"/query", "application/json", strings.NewReader(`{"question": "Who designed the Kestrel Point Lighthouse?"}`))
+		if err != nil {
+			t.Errorf("request in flight at SIGTERM: %v", err)
+			inFlight <- 0
+			return
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		inFlight <- resp.StatusCode
+	}()
+	time.Sleep(200 * time.Millisecond) // the request is waiting on the slow answer call
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if status := <-inFlight; status != http.StatusOK {
+		t.Errorf("request in flight at SIGTERM: status %d, want 200", status)
+	}
+	for line := range lines {
+		logged = append(logged, line)
+	}
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) || err != nil {
+		t.Fatalf("serve after SIGTERM: %v, want exit 0\nlog: %v", err, logged)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("serve wrote on stdout: %q", stdout.String())
+	}
+	var requests int
+	for _, line := range logged {
+		if line["message"] != "request" {
+			continue
+		}
+		requests++
+		for _, k := range []string{"method", "path", "status", "duration_ms"} {
+			if _, ok := line[k]; !ok {
+				t.Errorf("request log line without %s: %v", k, line)
+			}
+		}
+		for k, v := range line {
+			if s, ok := v.(string); ok && (strings.Contains(s, "Salt") || strings.Contains(s, "sk-test")) {
+				t.Errorf("request log line holds the question or the API key in %s: %v", k, line)
+			}
+		}
+	}
+	if requests != 3 || logged[len(logged)-1]["message"] != "stopped" {
+		t.Errorf("%d request lines (want 3), last line %v", requests, logged[len(logged)-1])
+	}
+}
+
+// blockingAnswerer answers only when its context ends, as a model that takes too long.
+type blockingAnswerer struct{ started chan struct{} }
+
+func (b blockingAnswerer) Answer(ctx context.Context, _, _ string) (string, error) {
+	close(b.started)
+	<-ctx.Done()
+	return "", ctx.Err()
+}
+
+// TestServeClientGoesAway: a query whose client hangs up is cancelled and logged as 499, not as a
+// failure of the server.
+func TestServeClientGoesAway(t *testing.T) {
+	dir := ingested(t)
+	tok, err := tokenizer.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	answerer := blockingAnswerer{started: make(chan struct{})}
+	var logBuf lockedBuffer
+	srv := newServer(zerolog.New(&logBuf), func(ctx context.Context) (*openedStore, error) {
+		store, err := embedded.Open(ctx, dir, embedded.Options{ReadOnly: true})
+		if err != nil {
+			return nil, err
+		}
+		engine := &retrieval.Engine{Store: store, Embedder: embedding.NewOffline(offlineDims), Tokenizer: tok, Answerer: answerer}
+		return &openedStore{engine: engine, backend: backend{Kind: "embedded", Location: dir}, close: func() { store.Close() }}, nil
+	})
+	hs := httptest.NewServer(srv.handler())
+	defer srv.closeStore()
+	defer hs.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-answerer.started
+		cancel()
+	}()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, hs.URL+"/query", strings.NewReader(`{"question": "Where is Port Avel?"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := http.DefaultClient.Do(req); !errors.Is(err, context.Canceled) {
+		t.Fatalf("request: %v, want it cancelled", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(logBuf.String(), `"status":499`) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if log := logBuf.String(); !strings.Contains(log, `"status":499`) || strings.Contains(log, `"level":"error"`) {
+		t.Errorf("log: %s\nwant the request logged with status 499 and no error", log)
+	}
+}
