@@ -24,6 +24,12 @@ func (b *contextBuilder) String() string { return strings.TrimSpace(b.sb.String(
 // how many it wrote. The first item is always written, even over budget, clipped to the budget:
 // an empty section helps nobody.
 func (b *contextBuilder) section(title string, n int, render func(i int) string, budget int) int {
+	return b.sectionCost(title, n, render, nil, budget)
+}
+
+// sectionCost is section with the token cost of a line known in advance (at least its count)
+// where cost returns one >= 0, which spares tokenizing long lines whose count is stored.
+func (b *contextBuilder) sectionCost(title string, n int, render func(i int) string, known func(i int) int, budget int) int {
 	if n == 0 {
 		return 0
 	}
@@ -32,7 +38,14 @@ func (b *contextBuilder) section(title string, n int, render func(i int) string,
 	kept := 0
 	for i := range n {
 		line := render(i)
-		cost := b.tok.Count(line) + 1
+		cost := -1
+		if known != nil {
+			cost = known(i)
+		}
+		if cost < 0 {
+			cost = b.tok.Count(line)
+		}
+		cost++
 		if used+cost > budget {
 			if kept > 0 {
 				break
@@ -94,10 +107,21 @@ func (b *contextBuilder) paths(title string, items []PathItem, budget int) []Pat
 	return items[:n]
 }
 
+// chunks writes source chunks. A chunk's text is counted from its stored token count, plus its
+// header line and one token for the line break between them (BPE may merge across it; one more
+// keeps the count an upper bound): tokenizing every candidate chunk again cost more than the
+// rest of building the context.
 func (b *contextBuilder) chunks(title string, items []ChunkItem, budget int) []ChunkItem {
-	n := b.section(title, len(items), func(i int) string {
+	header := func(c ChunkItem) string { return fmt.Sprintf("[doc:%s chunk:%s] %s", c.DocumentID, c.ID, c.Title) }
+	n := b.sectionCost(title, len(items), func(i int) string {
 		c := items[i]
-		return fmt.Sprintf("[doc:%s chunk:%s] %s\n%s", c.DocumentID, c.ID, c.Title, strings.TrimSpace(c.Text))
+		return header(c) + "\n" + strings.TrimSpace(c.Text)
+	}, func(i int) int {
+		c := items[i]
+		if c.tokens <= 0 {
+			return -1
+		}
+		return b.tok.Count(header(c)) + 2 + c.tokens
 	}, budget)
 	return items[:n]
 }

@@ -146,7 +146,7 @@ func (e *Engine) chunkItems(ctx context.Context, chunks []graph.Chunk, scores ma
 	}
 	items := make([]ChunkItem, len(chunks))
 	for i, c := range chunks {
-		items[i] = ChunkItem{ID: c.ID, DocumentID: c.DocumentID, Title: titles[c.DocumentID], Text: c.Text, Score: scores[c.ID]}
+		items[i] = ChunkItem{ID: c.ID, DocumentID: c.DocumentID, Title: titles[c.DocumentID], Text: c.Text, Score: scores[c.ID], tokens: c.Tokens}
 	}
 	return items, nil
 }

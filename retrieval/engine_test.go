@@ -1,6 +1,8 @@
 package retrieval
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,5 +72,35 @@ func TestContextBuilderBudgets(t *testing.T) {
 	paths := b.paths("Relationships", nil, 1000)
 	if len(kept) != 1 || len(paths) != 0 || strings.Contains(b.String(), "Relationships") {
 		t.Errorf("empty sections must not be written: %q", b.String())
+	}
+}
+
+// TestContextBuilderStoredTokens: chunks whose token count is stored are budgeted from it, and
+// the count taken stays an upper bound, so the text never exceeds the budget; the same items
+// without stored counts are kept the same way.
+func TestContextBuilderStoredTokens(t *testing.T) {
+	tok, err := tokenizer.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var items []ChunkItem
+	for i, text := range []string{"The keeper lit the lamp at dusk.", "Salt barges crossed the reef. ", "  Charts were sold again.\n"} {
+		items = append(items, ChunkItem{ID: fmt.Sprintf("c%d", i), DocumentID: "d", Title: "Log", Text: text, tokens: tok.Count(text)})
+	}
+	for budget := 20; budget <= 80; budget++ {
+		stored := newContextBuilder(tok)
+		keptStored := stored.chunks("Sources", items, budget)
+		counted := newContextBuilder(tok)
+		plain := slices.Clone(items)
+		for i := range plain {
+			plain[i].tokens = 0
+		}
+		keptCounted := counted.chunks("Sources", plain, budget)
+		if len(keptStored) > 1 && tok.Count(stored.String()) > budget+tok.Count("-----Sources-----") {
+			t.Errorf("budget %d: %d items in %d tokens", budget, len(keptStored), tok.Count(stored.String()))
+		}
+		if d := len(keptCounted) - len(keptStored); d < 0 || d > 1 {
+			t.Errorf("budget %d: %d items kept from stored counts, %d from counting", budget, len(keptStored), len(keptCounted))
+		}
 	}
 }

@@ -60,6 +60,7 @@ type ChunkItem struct {
 	Title      string  `json:"title"`
 	Text       string  `json:"text"`
 	Score      float64 `json:"score"`
+	tokens     int     // the stored token count of Text, when known
 }
 
 // Usage counts model use for the query.
