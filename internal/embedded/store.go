@@ -35,6 +35,7 @@ type Store struct {
 	dir      string
 	db       *sql.DB
 	readOnly bool
+	opened   bool        // Open succeeded: Close may write vector files
 	lock     *writerLock // nil when read-only
 
 	// writeMu serializes write transactions of this process; other processes are kept out by
@@ -97,6 +98,7 @@ func Open(ctx context.Context, dir string, opt Options) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	s.opened = true
 	return s, nil
 }
 
@@ -117,11 +119,18 @@ func dsn(path string, readOnly bool) string {
 // Dir returns the data directory the store was opened in.
 func (s *Store) Dir() string { return s.dir }
 
-// Close closes the database and then releases the writer lock. Later calls return the result of
+// Close writes the vector files of a writable store (WriteVectorFiles), closes the database and
+// then releases the writer lock. Later calls return the result of
 // the first; methods called after Close fail.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		var errs []error
+		if s.opened && !s.readOnly {
+			// The end of every ingest: leave fresh query processes vectors they can read in
+			// one pass. Failing here loses no data (queries fall back to SQLite), but is
+			// reported so that a full disk does not go unnoticed.
+			errs = append(errs, s.WriteVectorFiles(context.Background()))
+		}
 		if s.db != nil {
 			errs = append(errs, s.db.Close())
 		}

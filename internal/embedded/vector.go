@@ -32,6 +32,8 @@ type vectorSet struct {
 	dim  int   // 0 when the index holds no vectors
 	ids  []string
 	vecs []float32 // len(ids)*dim, row-major
+	// fromFile is true when the set was read from the index's vector file rather than SQLite.
+	fromFile bool
 }
 
 // vectorCache keeps one vectorSet per index until a write changes its generation.
@@ -86,20 +88,24 @@ func (s *Store) vectorSet(ctx context.Context, index graph.VectorIndex, table st
 	}
 	var out *vectorSet
 	err := s.read(ctx, "load vectors", func(tx *sql.Tx) error {
-		// Reading the generation and the vectors in one snapshot keeps them consistent.
-		gen, err := generation(ctx, tx, string(index))
+		// Reading the generation and the vectors in one snapshot keeps them consistent; a vector
+		// file is used only when it carries this snapshot's generation and tag.
+		st, err := readVectorFileState(ctx, tx, index)
 		if err != nil {
 			return err
 		}
-		if cached != nil && cached.gen == gen {
+		if cached != nil && cached.gen == st.gen {
 			out = cached
 			return nil
 		}
-		set, err := loadVectors(ctx, tx, table)
-		if err != nil {
-			return err
+		set, ferr := s.loadVectorFile(index, st)
+		if ferr != nil {
+			// Missing, stale or damaged: SQLite has the same vectors, only slower to decode.
+			if set, err = loadVectors(ctx, tx, table); err != nil {
+				return err
+			}
+			set.gen = st.gen
 		}
-		set.gen = gen
 		if s.vectors.sets == nil {
 			s.vectors.sets = map[graph.VectorIndex]*vectorSet{}
 		}
