@@ -19,12 +19,13 @@ import (
 	"github.com/stratarag/strata/internal/graph"
 )
 
-// Vector files hold each vector index's decoded, normalized embeddings next to strata.db, so that
+// Vector files (and the entity graph file, entitygraphfile.go, which follows the same rules) hold
+// each vector index's decoded, normalized embeddings next to strata.db, so that
 // a fresh query process reads them in one sequential pass instead of decoding every row of
 // SQLite (1.7 s for 20 k entities).
 //
 // Who writes them: only the writer (the process holding strata.lock), when it closes the store
-// (the end of `strata ingest`) or calls WriteVectorFiles. Readers never write: they may run in a
+// (the end of `strata ingest`) or calls WriteQueryFiles. Readers never write: they may run in a
 // read-only directory, and the writer is the one process that knows no write can slip in between
 // reading the vectors and labelling the file. A reader that finds a file missing, stale or
 // damaged reads SQLite instead (and caches the result for its own lifetime), so a store from
@@ -92,10 +93,10 @@ type vectorFileHeader struct {
 	bodyCRC uint32
 }
 
-// encode returns the header's bytes, with its own checksum.
-func (h vectorFileHeader) encode() []byte {
+// encode returns the header's bytes, with its own checksum, for a file of kind magic.
+func (h vectorFileHeader) encode(magic string) []byte {
 	b := make([]byte, vectorHeaderSize)
-	copy(b, vectorFileMagic)
+	copy(b, magic)
 	binary.LittleEndian.PutUint32(b[8:], vectorFileVersion)
 	binary.LittleEndian.PutUint32(b[12:], uint32(h.dim))
 	binary.LittleEndian.PutUint64(b[16:], uint64(h.count))
@@ -107,11 +108,12 @@ func (h vectorFileHeader) encode() []byte {
 	return b
 }
 
-// decodeVectorHeader checks and decodes a header; size is the file's size.
-func decodeVectorHeader(b []byte, size int64) (vectorFileHeader, error) {
+// decodeVectorHeader checks and decodes the header of a file of kind magic (vectorFileMagic or
+// graphFileMagic, whose count is its nodes and idsLen its body); size is the file's size.
+func decodeVectorHeader(magic string, b []byte, size int64) (vectorFileHeader, error) {
 	var h vectorFileHeader
-	if len(b) < vectorHeaderSize || string(b[:8]) != vectorFileMagic {
-		return h, errors.New("not a strata vector file")
+	if len(b) < vectorHeaderSize || string(b[:8]) != magic {
+		return h, fmt.Errorf("not a strata %s file", magic)
 	}
 	if v := binary.LittleEndian.Uint32(b[8:]); v != vectorFileVersion {
 		return h, fmt.Errorf("vector file format %d, this strata reads %d", v, vectorFileVersion)
@@ -127,9 +129,9 @@ func decodeVectorHeader(b []byte, size int64) (vectorFileHeader, error) {
 		return h, fmt.Errorf("vector file header out of range (%d dimensions, %d vectors)", dim, count)
 	}
 	if want := vectorHeaderSize + int64(count)*int64(dim)*4 + int64(idsLen); want != size {
-		return h, fmt.Errorf("vector file is %d bytes, its header says %d", size, want)
+		return h, fmt.Errorf("file is %d bytes, its header says %d", size, want)
 	}
-	if (dim == 0) != (count == 0) {
+	if magic == vectorFileMagic && (dim == 0) != (count == 0) {
 		return h, fmt.Errorf("vector file header holds %d vectors of %d dimensions", count, dim)
 	}
 	h.dim, h.count, h.idsLen = int(dim), int(count), int64(idsLen)
@@ -147,14 +149,19 @@ type vectorFileState struct {
 
 // readVectorFileState reads the generation and file tag of index in the snapshot of tx.
 func readVectorFileState(ctx context.Context, tx *sql.Tx, index graph.VectorIndex) (vectorFileState, error) {
+	return readFileState(ctx, tx, string(index), vectorFileMetaKey(index))
+}
+
+// readFileState reads the generation genName and the file tag under metaKey in the snapshot of tx.
+func readFileState(ctx context.Context, tx *sql.Tx, genName, metaKey string) (vectorFileState, error) {
 	var st vectorFileState
 	var err error
-	if st.gen, err = generation(ctx, tx, string(index)); err != nil {
+	if st.gen, err = generation(ctx, tx, genName); err != nil {
 		return st, err
 	}
-	err = tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, vectorFileMetaKey(index)).Scan(&st.tag)
+	err = tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, metaKey).Scan(&st.tag)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return st, fmt.Errorf("read tag of the %s vector file: %w", index, err)
+		return st, fmt.Errorf("read %s: %w", metaKey, err)
 	}
 	return st, nil
 }
@@ -180,7 +187,7 @@ func readVectorFile(path string, want vectorFileState) (*vectorSet, error) {
 	if _, err := io.ReadFull(r, hb); err != nil {
 		return nil, fmt.Errorf("read vector file header: %w", err)
 	}
-	h, err := decodeVectorHeader(hb, fi.Size())
+	h, err := decodeVectorHeader(vectorFileMagic, hb, fi.Size())
 	if err != nil {
 		return nil, err
 	}
@@ -230,6 +237,10 @@ func writeVectorFile(dir string, set *vectorSet, tag [vectorTagSize]byte) (tmp s
 		return "", err
 	}
 	tmp = f.Name()
+	// CreateTemp makes the file private; the store's other files are readable by all.
+	if err := f.Chmod(0o644); err != nil {
+		return "", err
+	}
 	defer func() {
 		if err != nil {
 			f.Close()
@@ -273,7 +284,7 @@ func writeVectorFile(dir string, set *vectorSet, tag [vectorTagSize]byte) (tmp s
 		return "", err
 	}
 	h.bodyCRC = crc
-	if _, err := f.WriteAt(h.encode(), 0); err != nil {
+	if _, err := f.WriteAt(h.encode(vectorFileMagic), 0); err != nil {
 		return "", err
 	}
 	if err := f.Sync(); err != nil {
@@ -282,15 +293,16 @@ func writeVectorFile(dir string, set *vectorSet, tag [vectorTagSize]byte) (tmp s
 	return tmp, f.Close()
 }
 
-// WriteVectorFiles brings the vector file of every index up to date with the store, for fresh
-// query processes to read instead of SQLite (see the top of vectorfile.go). Only a writable store
-// writes them; Close calls it. Files that are current are left alone.
-func (s *Store) WriteVectorFiles(ctx context.Context) error {
+// WriteQueryFiles brings the vector file of every index and the entity graph file up to date
+// with the store, for fresh query processes to read instead of SQLite (see the top of
+// vectorfile.go). Only a writable store writes them; Close calls it. Files that are current are
+// left alone.
+func (s *Store) WriteQueryFiles(ctx context.Context) error {
 	if s.readOnly {
-		return fmt.Errorf("write vector files: store %s is open read-only", s.dir)
+		return fmt.Errorf("write query files: store %s is open read-only", s.dir)
 	}
 	// Only the lock holder creates temporary files, so any found now are a killed writer's.
-	if old, err := filepath.Glob(filepath.Join(s.dir, vectorTempPattern)); err == nil {
+	if old, err := filepath.Glob(filepath.Join(s.absDir, vectorTempPattern)); err == nil {
 		for _, p := range old {
 			os.Remove(p)
 		}
@@ -300,12 +312,15 @@ func (s *Store) WriteVectorFiles(ctx context.Context) error {
 			return fmt.Errorf("write %s vector file in %s: %w", index, s.dir, err)
 		}
 	}
+	if err := s.writeGraphFile(ctx); err != nil {
+		return fmt.Errorf("write entity graph file in %s: %w", s.dir, err)
+	}
 	return nil
 }
 
 func (s *Store) writeVectorFile(ctx context.Context, index graph.VectorIndex) error {
 	table, _ := vectorTable(index)
-	path := filepath.Join(s.dir, vectorFileName(index))
+	path := filepath.Join(s.absDir, vectorFileName(index))
 	var st vectorFileState
 	if err := s.read(ctx, "read vector file state", func(tx *sql.Tx) (err error) {
 		st, err = readVectorFileState(ctx, tx, index)
@@ -324,23 +339,30 @@ func (s *Store) writeVectorFile(ctx context.Context, index graph.VectorIndex) er
 	if _, err := rand.Read(tag[:]); err != nil {
 		return err
 	}
-	tmp, err := writeVectorFile(s.dir, set, tag)
+	tmp, err := writeVectorFile(s.absDir, set, tag)
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp) // a no-op once renamed
+	return s.installFile(ctx, string(index), vectorFileMetaKey(index), set.gen, tag, tmp, path)
+}
+
+// installFile labels the file tmp, built from generation gen of genName, with tag in meta and
+// renames it to path, unless a write of this process moved the generation on in between (then
+// the next call catches up).
+func (s *Store) installFile(ctx context.Context, genName, metaKey string, gen int64, tag [vectorTagSize]byte, tmp, path string) error {
 	stale := false
-	err = s.write(ctx, "label vector file", func(tx *sql.Tx) error {
-		gen, err := generation(ctx, tx, string(index))
+	err := s.write(ctx, "label "+filepath.Base(path), func(tx *sql.Tx) error {
+		now, err := generation(ctx, tx, genName)
 		if err != nil {
 			return err
 		}
-		if gen != set.gen {
-			stale = true // a write of this process got in between; the next call catches up
+		if now != gen {
+			stale = true
 			return nil
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-			vectorFileMetaKey(index), hex.EncodeToString(tag[:]))
+			metaKey, hex.EncodeToString(tag[:]))
 		return err
 	})
 	if err != nil || stale {
@@ -349,7 +371,7 @@ func (s *Store) writeVectorFile(ctx context.Context, index graph.VectorIndex) er
 	if err := os.Rename(tmp, path); err != nil {
 		return err
 	}
-	syncDir(s.dir)
+	syncDir(s.absDir)
 	return nil
 }
 
@@ -365,7 +387,7 @@ func syncDir(dir string) {
 // loadVectorFile returns the vectors of index from its file when the file matches st, else nil
 // and why not.
 func (s *Store) loadVectorFile(index graph.VectorIndex, st vectorFileState) (*vectorSet, error) {
-	set, err := readVectorFile(filepath.Join(s.dir, vectorFileName(index)), st)
+	set, err := readVectorFile(filepath.Join(s.absDir, vectorFileName(index)), st)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("no vector file: %w", err)

@@ -236,7 +236,7 @@ func TestVectorFileReadOnlyWritesNothing(t *testing.T) {
 	if _, err := r.VectorSearch(t.Context(), graph.EntityEmbedding, []float32{1, 0, 0, 0, 0, 0, 0, 0}, 3); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.WriteVectorFiles(t.Context()); err == nil {
+	if err := r.WriteQueryFiles(t.Context()); err == nil {
 		t.Error("a read-only store wrote vector files")
 	}
 	r.Close()
@@ -248,7 +248,7 @@ func TestVectorFileReadOnlyWritesNothing(t *testing.T) {
 	}
 }
 
-// The kill test runs WriteVectorFiles in a child process (this test binary again), kills it with
+// The kill test runs WriteQueryFiles in a child process (this test binary again), kills it with
 // SIGKILL at a random moment, and checks that a reader then gets exactly SQLite's vectors, that
 // the final file name never holds a torn file that is accepted, and that the next writer cleans
 // up.
@@ -268,8 +268,8 @@ func TestVectorFileKillChild(t *testing.T) {
 		if err := s.Apply(t.Context(), entityBatch(rng, fmt.Sprintf("k%03d", i), 50, 384)); err != nil {
 			t.Fatalf("child: Apply: %v", err)
 		}
-		if err := s.WriteVectorFiles(t.Context()); err != nil {
-			t.Fatalf("child: WriteVectorFiles: %v", err)
+		if err := s.WriteQueryFiles(t.Context()); err != nil {
+			t.Fatalf("child: WriteQueryFiles: %v", err)
 		}
 		fmt.Printf("wrote %d\n", i)
 	}
