@@ -29,7 +29,7 @@ if [ ! -f "$dir/strata.db" ]; then
   echo "== ingest $corpus (x${SCALE:-1}) into $dir"
   /usr/bin/time -f "ingest: %e s wall, %M KiB peak RSS" "$STRATA" ingest --log-level warn --data-dir "$dir" "$corpus" >/dev/null
 fi
-"$STRATA" status --data-dir "$dir" --log-level warn | grep -E 'Entity|Chunk|Community' || true
+"$STRATA" status --data-dir "$dir" --log-level warn | grep -E '^  (chunks|entities|communities) ' || true
 out=$(mktemp); trap 'rm -f "$out" ${scaled:-}; rm -rf "$tmpdir"' EXIT
 printf '%-12s %8s %8s %10s %10s %12s\n' mode p50_ms p95_ms ret_p50 ret_p95 peak_rss_MiB
 for mode in ${MODES:-naive local global hi}; do
