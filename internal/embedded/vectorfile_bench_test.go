@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/graph/storetest"
 )
 
 // vectorBenchStore builds, once per benchmark, a closed store of n entities with 384-dimension
@@ -88,4 +89,50 @@ func BenchmarkExactSearch(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkEntityGraphLoad measures what a fresh process pays before its first bridge path on a
+// graph of 20 k entities: reading entities, relations and summary links from SQLite against
+// reading the entity graph file.
+func BenchmarkEntityGraphLoad(b *testing.B) {
+	dir := b.TempDir()
+	s, err := Open(b.Context(), dir, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.Apply(b.Context(), storetest.RingOfCliques(2500, 8)); err != nil {
+		b.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		b.Fatal(err)
+	}
+	r, err := Open(b.Context(), dir, Options{ReadOnly: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	var st vectorFileState
+	if err := r.read(b.Context(), "state", func(tx *sql.Tx) (err error) {
+		st, err = readFileState(b.Context(), tx, genEntityGraph, graphFileMetaKey)
+		return err
+	}); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("sqlite", func(b *testing.B) {
+		for range b.N {
+			if err := r.read(b.Context(), "load", func(tx *sql.Tx) error {
+				_, err := loadEntityGraph(b.Context(), tx)
+				return err
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("file", func(b *testing.B) {
+		for range b.N {
+			if _, err := readGraphFile(filepath.Join(dir, graphFileName), st); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
