@@ -203,9 +203,8 @@ func readVectorFile(path string, want vectorFileState) (*vectorSet, error) {
 		return nil, fmt.Errorf("read vectors: %w", err)
 	}
 	crc := crc32.Update(0, castagnoli, raw)
-	r := f
 	ids := make([]byte, h.idsLen)
-	if _, err := io.ReadFull(r, ids); err != nil {
+	if _, err := io.ReadFull(f, ids); err != nil {
 		return nil, fmt.Errorf("read ids: %w", err)
 	}
 	if crc = crc32.Update(crc, castagnoli, ids); crc != h.bodyCRC {
