@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"math"
+	"path/filepath"
 	"sync"
 
 	"github.com/stratarag/strata/internal/graphalgo"
@@ -19,6 +20,11 @@ type entityGraph struct {
 	index   map[string]int
 	g       *graphalgo.Graph
 	related []int // number of RELATED relationships per node: Entity.Degree
+	// edges are the edges g was built from, RELATED first (nRelated of them), kept so that the
+	// writer can store the graph in its file (entitygraphfile.go).
+	edges    []graphalgo.Edge
+	nRelated int
+	fromFile bool // read from the entity graph file rather than SQLite
 }
 
 // graphCache keeps the entity graph between calls until a write changes it.
@@ -31,24 +37,28 @@ type graphCache struct {
 func (s *Store) entityGraph(ctx context.Context, tx *sql.Tx) (*entityGraph, error) {
 	s.graphs.mu.Lock()
 	defer s.graphs.mu.Unlock()
-	gen, err := generation(ctx, tx, genEntityGraph)
+	st, err := readFileState(ctx, tx, genEntityGraph, graphFileMetaKey)
 	if err != nil {
 		return nil, err
 	}
-	if s.graphs.eg != nil && s.graphs.eg.gen == gen {
+	if s.graphs.eg != nil && s.graphs.eg.gen == st.gen {
 		return s.graphs.eg, nil
 	}
-	eg, err := loadEntityGraph(ctx, tx)
+	// The file, when it carries this snapshot's generation and tag; else SQLite.
+	eg, err := readGraphFile(filepath.Join(s.absDir, graphFileName), st)
 	if err != nil {
-		return nil, err
+		if eg, err = loadEntityGraph(ctx, tx); err != nil {
+			return nil, err
+		}
+		eg.gen = st.gen
 	}
-	eg.gen = gen
 	s.graphs.eg = eg
 	return eg, nil
 }
 
 func loadEntityGraph(ctx context.Context, tx *sql.Tx) (*entityGraph, error) {
-	eg := &entityGraph{index: map[string]int{}}
+	var ids []string
+	index := map[string]int{}
 	rows, err := tx.QueryContext(ctx, `SELECT id FROM entities ORDER BY id`)
 	if err != nil {
 		return nil, err
@@ -59,15 +69,15 @@ func loadEntityGraph(ctx context.Context, tx *sql.Tx) (*entityGraph, error) {
 		if err := rows.Scan(&id); err != nil {
 			return nil, err
 		}
-		eg.index[id] = len(eg.ids)
-		eg.ids = append(eg.ids, id)
+		index[id] = len(ids)
+		ids = append(ids, id)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	eg.related = make([]int, len(eg.ids))
 
 	var edges []graphalgo.Edge
+	nRelated := 0
 	for _, q := range []struct {
 		query   string
 		related bool
@@ -86,25 +96,44 @@ func loadEntityGraph(ctx context.Context, tx *sql.Tx) (*entityGraph, error) {
 				rows.Close()
 				return nil, err
 			}
-			u, okU := eg.index[a]
-			v, okV := eg.index[b]
+			u, okU := index[a]
+			v, okV := index[b]
 			if !okU || !okV {
 				continue
 			}
 			edges = append(edges, graphalgo.Edge{U: u, V: v, W: edgeWeight(w)})
-			if q.related {
-				eg.related[u]++
-				if v != u {
-					eg.related[v]++
-				}
-			}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return nil, err
 		}
+		if q.related {
+			nRelated = len(edges)
+		}
 	}
-	eg.g = graphalgo.NewGraph(len(eg.ids), edges)
+	return newEntityGraph(ids, index, edges, nRelated)
+}
+
+// newEntityGraph builds the entity graph of ids (index maps each id to its position; nil to have
+// it built) from edges, of which the first nRelated are RELATED and the rest SUMMARIZED_BY.
+func newEntityGraph(ids []string, index map[string]int, edges []graphalgo.Edge, nRelated int) (*entityGraph, error) {
+	if index == nil {
+		index = make(map[string]int, len(ids))
+		for i, id := range ids {
+			index[id] = i
+		}
+	}
+	eg := &entityGraph{ids: ids, index: index, related: make([]int, len(ids)), edges: edges, nRelated: nRelated}
+	for _, e := range edges[:nRelated] {
+		eg.related[e.U]++
+		if e.V != e.U {
+			eg.related[e.V]++
+		}
+	}
+	var err error
+	if eg.g, err = graphalgo.NewGraphChecked(len(ids), edges); err != nil {
+		return nil, err
+	}
 	return eg, nil
 }
 

@@ -39,22 +39,14 @@ func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.L
 		set := encodeStrings(ids)
 
 		if opt.TopChunks > 0 {
-			lc.Chunks, err = queryAll(ctx, tx, scanScoredChunk, `
-				SELECT `+chunkCols("c")+`, count(*) AS n
-				FROM mentions m JOIN chunks c ON c.id = m.chunk_id
-				WHERE m.entity_id IN (SELECT value FROM json_each(?1))
-				GROUP BY c.id ORDER BY n DESC, c.id LIMIT ?2`, set, opt.TopChunks)
+			lc.Chunks, err = queryAll(ctx, tx, scanScoredChunk, expandChunksSQL(), set, opt.TopChunks)
 			if err != nil {
 				return err
 			}
 		}
 
 		if opt.TopCommunities > 0 {
-			lc.Communities, err = queryAll(ctx, tx, scanScoredCommunity, `
-				SELECT `+communityCols("c")+`, count(*) AS n, json_group_array(cm.entity_id) AS seeds
-				FROM community_members cm JOIN communities c ON c.id = cm.community_id
-				WHERE cm.entity_id IN (SELECT value FROM json_each(?1))
-				GROUP BY c.id ORDER BY n DESC, c.rating DESC, c.id LIMIT ?2`, set, opt.TopCommunities)
+			lc.Communities, err = queryAll(ctx, tx, scanScoredCommunity, expandCommunitiesSQL(), set, opt.TopCommunities)
 			if err != nil {
 				return err
 			}
@@ -66,18 +58,7 @@ func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.L
 			if limit <= 0 {
 				return nil, nil
 			}
-			return queryAll(ctx, tx, scanRelation, `
-				WITH seeds (id) AS (SELECT value FROM json_each(?1)),
-				touching (source, target) AS (
-					SELECT source, target FROM relations WHERE source IN seeds
-					UNION SELECT source, target FROM relations WHERE target IN seeds)
-				SELECT `+relationCols("r")+`
-				FROM touching t
-				JOIN relations r ON r.source = t.source AND r.target = t.target
-				JOIN entities a ON a.id = r.source
-				JOIN entities b ON b.id = r.target
-				WHERE (r.source IN seeds AND r.target IN seeds) = ?2
-				ORDER BY r.weight DESC, r.source, r.target LIMIT ?3`, set, inside, limit)
+			return queryAll(ctx, tx, scanRelation, expandRelationsSQL(), set, inside, limit)
 		}
 		if lc.InsideRelations, err = relations(true, opt.TopInsideRels); err != nil {
 			return err
@@ -103,21 +84,7 @@ func (s *Store) DocumentLinks(ctx context.Context, chunkIDs []string, maxDocumen
 			var l graph.DocumentLink
 			err := sc.Scan(&l.EntityID, &l.DocumentID, &l.ChunkID, &l.Documents)
 			return l, err
-		}, `
-			WITH linked AS (
-				SELECT m.entity_id, c.document_id, min(c.seq) AS seq
-				FROM (SELECT DISTINCT s.entity_id FROM mentions s WHERE s.chunk_id IN (SELECT value FROM json_each(?))) e
-				JOIN mentions m ON m.entity_id = e.entity_id
-				JOIN chunks c ON c.id = m.chunk_id
-				GROUP BY m.entity_id, c.document_id
-			), counted AS (
-				SELECT entity_id, count(*) AS documents FROM linked GROUP BY entity_id HAVING count(*) <= ?
-			)
-			SELECT l.entity_id, l.document_id, c.id, n.documents
-			FROM linked l
-			JOIN counted n ON n.entity_id = l.entity_id
-			JOIN chunks c ON c.document_id = l.document_id AND c.seq = l.seq
-			ORDER BY l.entity_id, l.document_id`, encodeStrings(ids), maxDocuments)
+		}, documentLinksSQL(), encodeStrings(ids), maxDocuments)
 		return err
 	})
 	return links, err

@@ -163,8 +163,8 @@ func (s *Store) CommunitiesByLevel(ctx context.Context, level int) ([]graph.Comm
 	var out []graph.Community
 	err := s.read(ctx, fmt.Sprintf("communities of level %d", level), func(tx *sql.Tx) error {
 		var err error
-		out, err = queryAll(ctx, tx, scanCommunity, `SELECT `+communityCols("c")+` FROM communities c WHERE ? < 0 OR c.level = ? ORDER BY c.level, c.community_id`,
-			level, level)
+		q, args := communitiesByLevelSQL(level)
+		out, err = queryAll(ctx, tx, scanCommunity, q, args...)
 		return err
 	})
 	return out, err
@@ -177,24 +177,15 @@ func (s *Store) CommunityMembers(ctx context.Context, communityID string) (graph
 	var m graph.Members
 	err := s.read(ctx, "members of community "+communityID, func(tx *sql.Tx) error {
 		var err error
-		m.Entities, err = queryAll(ctx, tx, scanEntity, `
-			SELECT `+entityColsNoEmbedding("e")+` FROM community_members cm JOIN entities e ON e.id = cm.entity_id
-			WHERE cm.community_id = ? ORDER BY e.id`, communityID)
+		m.Entities, err = queryAll(ctx, tx, scanEntity, memberEntitiesSQL(), communityID)
 		if err != nil {
 			return err
 		}
-		m.Relations, err = queryAll(ctx, tx, scanRelation, `
-			SELECT `+relationCols("r")+` FROM community_members a
-			JOIN relations r ON r.source = a.entity_id
-			JOIN community_members b ON b.community_id = a.community_id AND b.entity_id = r.target
-			JOIN entities ea ON ea.id = r.source
-			JOIN entities eb ON eb.id = r.target
-			WHERE a.community_id = ? ORDER BY r.source, r.target`, communityID)
+		m.Relations, err = queryAll(ctx, tx, scanRelation, memberRelationsSQL(), communityID)
 		if err != nil {
 			return err
 		}
-		m.Children, err = queryAll(ctx, tx, scanCommunity, `
-			SELECT `+communityCols("c")+` FROM communities c WHERE c.parent_id = ? ORDER BY c.community_id`,
+		m.Children, err = queryAll(ctx, tx, scanCommunity, childCommunitiesSQL(),
 			communityID)
 		return err
 	})

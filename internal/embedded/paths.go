@@ -95,16 +95,8 @@ func loadSteps(ctx context.Context, tx *sql.Tx, hops map[graph.RelationKey]bool)
 	for _, q := range []struct {
 		typ, query string
 	}{
-		{"SUMMARIZED_BY", `
-			SELECT l.member, l.summary, l.description, l.weight
-			FROM json_each(?1) k JOIN summary_links l ON l.member = k.value ->> 0 AND l.summary = k.value ->> 1
-			UNION ALL
-			SELECT l.member, l.summary, l.description, l.weight
-			FROM json_each(?1) k JOIN summary_links l ON l.member = k.value ->> 1 AND l.summary = k.value ->> 0
-			ORDER BY 1, 2`},
-		{"RELATED", `
-			SELECT r.source, r.target, r.description, r.weight
-			FROM json_each(?1) k JOIN relations r ON r.source = k.value ->> 0 AND r.target = k.value ->> 1`},
+		{"SUMMARIZED_BY", summaryStepsSQL()},
+		{"RELATED", relatedStepsSQL()},
 	} {
 		rows, err := tx.QueryContext(ctx, q.query, string(pairsJSON))
 		if err != nil {

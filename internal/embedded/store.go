@@ -33,8 +33,10 @@ type Options struct {
 // Store is the embedded graph.Store. It is safe for concurrent use.
 type Store struct {
 	dir      string
+	absDir   string // dir made absolute: where the query files (vectorfile.go) live
 	db       *sql.DB
 	readOnly bool
+	opened   bool        // Open succeeded: Close may write vector files
 	lock     *writerLock // nil when read-only
 
 	// writeMu serializes write transactions of this process; other processes are kept out by
@@ -63,7 +65,7 @@ func Open(ctx context.Context, dir string, opt Options) (*Store, error) {
 	}
 	path := filepath.Join(abs, dbFile)
 
-	s := &Store{dir: dir, readOnly: opt.ReadOnly}
+	s := &Store{dir: dir, absDir: abs, readOnly: opt.ReadOnly}
 	if opt.ReadOnly {
 		if _, err := os.Stat(path); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -97,6 +99,7 @@ func Open(ctx context.Context, dir string, opt Options) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	s.opened = true
 	return s, nil
 }
 
@@ -117,11 +120,18 @@ func dsn(path string, readOnly bool) string {
 // Dir returns the data directory the store was opened in.
 func (s *Store) Dir() string { return s.dir }
 
-// Close closes the database and then releases the writer lock. Later calls return the result of
+// Close writes the vector files of a writable store (WriteQueryFiles), closes the database and
+// then releases the writer lock. Later calls return the result of
 // the first; methods called after Close fail.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		var errs []error
+		if s.opened && !s.readOnly {
+			// The end of every ingest: leave fresh query processes vectors they can read in
+			// one pass. Failing here loses no data (queries fall back to SQLite), but is
+			// reported so that a full disk does not go unnoticed.
+			errs = append(errs, s.WriteQueryFiles(context.Background()))
+		}
 		if s.db != nil {
 			errs = append(errs, s.db.Close())
 		}

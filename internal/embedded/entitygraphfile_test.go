@@ -1,0 +1,102 @@
+package embedded
+
+import (
+	"database/sql"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// readerGraph returns the entity graph a fresh reader of dir gets, and the one SQLite holds.
+func readerGraph(t *testing.T, dir string) (got, want *entityGraph) {
+	t.Helper()
+	r, err := Open(t.Context(), dir, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	err = r.read(t.Context(), "graphs", func(tx *sql.Tx) (err error) {
+		if got, err = r.entityGraph(t.Context(), tx); err != nil {
+			return err
+		}
+		if want, err = loadEntityGraph(t.Context(), tx); err != nil {
+			return err
+		}
+		want.gen, err = generation(t.Context(), tx, genEntityGraph)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, want
+}
+
+func sameGraph(a, b *entityGraph) bool {
+	return a.gen == b.gen && slices.Equal(a.ids, b.ids) && slices.Equal(a.related, b.related) &&
+		slices.Equal(a.edges, b.edges) && a.nRelated == b.nRelated
+}
+
+func TestEntityGraphFile(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := benchBatch(rand.New(rand.NewPCG(1, 2)), "d", 20, 200, 8)
+	b.SummaryLinks = []graph.SummaryLink{{Member: "d-e1", Summary: "d-e2", Weight: 2}}
+	if err := s.Apply(t.Context(), b); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, want := readerGraph(t, dir)
+	if !got.fromFile {
+		t.Fatal("a fresh reader read SQLite although the entity graph file is current")
+	}
+	if !sameGraph(got, want) || len(got.ids) != 200 || got.nRelated != 199 || len(got.edges) != 200 {
+		t.Fatalf("file graph: %d nodes, %d edges (%d RELATED); SQLite's differs or the sizes are wrong", len(got.ids), len(got.edges), got.nRelated)
+	}
+
+	path := filepath.Join(dir, graphFileName)
+	for _, tc := range []struct {
+		name  string
+		spoil func(t *testing.T)
+	}{
+		{"flipped edge byte", func(t *testing.T) { flipByte(t, path, -5) }},
+		{"truncated", func(t *testing.T) { os.Truncate(path, 100) }},
+		{"generation moved on", func(t *testing.T) {
+			s, err := Open(t.Context(), dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Apply(t.Context(), graph.Batch{Relations: []graph.Relation{{Source: "d-e3", Target: "d-e4", Weight: 1}}}); err != nil {
+				t.Fatal(err)
+			}
+			s.opened = false // as if killed before Close
+			s.Close()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.spoil(t)
+			got, want := readerGraph(t, dir)
+			if got.fromFile || !sameGraph(got, want) {
+				t.Errorf("spoilt file: fromFile %v, same as SQLite %v", got.fromFile, sameGraph(got, want))
+			}
+			s, err := Open(t.Context(), dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := readerGraph(t, dir); !got.fromFile || !sameGraph(got, want) {
+				t.Errorf("after the next writer: fromFile %v, same as SQLite %v", got.fromFile, sameGraph(got, want))
+			}
+		})
+	}
+}

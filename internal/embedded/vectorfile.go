@@ -1,0 +1,412 @@
+package embedded
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"unsafe"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// Vector files (and the entity graph file, entitygraphfile.go, which follows the same rules) hold
+// each vector index's decoded, normalized embeddings next to strata.db, so that
+// a fresh query process reads them in one sequential pass instead of decoding every row of
+// SQLite (1.7 s for 20 k entities).
+//
+// Who writes them: only the writer (the process holding strata.lock), when it closes the store
+// (the end of `strata ingest`) or calls WriteQueryFiles. Readers never write: they may run in a
+// read-only directory, and the writer is the one process that knows no write can slip in between
+// reading the vectors and labelling the file. A reader that finds a file missing, stale or
+// damaged reads SQLite instead (and caches the result for its own lifetime), so a store from
+// before vector files, or one whose ingest was killed before Close, is slower to query until the
+// next `strata ingest` (even one that finds nothing new) writes them.
+//
+// Why a file can never be read as the vectors of another state of the store: the writer builds
+// it from one snapshot at generation G, labels it with G and a fresh random tag, and commits the
+// tag to meta (vectorFileMetaKey) in a write transaction that first checks the generation is
+// still G; then it renames the file into place. A reader accepts a file only when its generation
+// and tag equal those of the reader's own snapshot. Any later write that changes the index bumps
+// the generation; a store rebuilt from scratch, or one that lost its newest commits in an OS
+// crash, lacks the tag (WAL commits are lost newest first, so a tag is never kept while the
+// vectors it labels are lost). A file is written to a temporary name, fsynced and renamed, so a
+// process killed mid-write leaves the old file or none under the final name; the size check and a
+// CRC-32C over the whole file catch anything else (an OS crash before the data reached the disk,
+// a copied-over or truncated file).
+//
+// Layout (little-endian), vectorHeaderSize bytes of header, then the vectors, then the ids:
+//
+//	 0  magic "STRATAVF"
+//	 8  uint32 format version (vectorFileVersion)
+//	12  uint32 dimensions (0 when the index holds no vectors)
+//	16  uint64 count of vectors
+//	24  int64  generation of the index the vectors were read at
+//	32  [16]byte tag, also stored in meta under vectorFileMetaKey(index)
+//	48  uint64 length in bytes of the ids block
+//	56  uint32 CRC-32C (Castagnoli) of everything after the header
+//	60  uint32 CRC-32C of bytes 0..59
+//	64  count×dimensions float32, row-major, each row of unit length
+//	    ids block: per vector, a uvarint length and the id's bytes, in row order
+
+const (
+	vectorFileMagic   = "STRATAVF"
+	vectorFileVersion = 1
+	vectorHeaderSize  = 64
+	vectorTagSize     = 16
+	// vectorTempPattern names the writer's temporary files; any left behind belong to a killed
+	// writer and are removed by the next one.
+	vectorTempPattern = ".strata-vectors-*.tmp"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// vectorIndexes are the indexes that get a vector file.
+var vectorIndexes = [...]graph.VectorIndex{graph.ChunkEmbedding, graph.EntityEmbedding, graph.CommunityEmbedding}
+
+// vectorFileName is the file of index inside the data directory.
+func vectorFileName(index graph.VectorIndex) string {
+	return "strata-vectors-" + string(index) + ".f32"
+}
+
+// vectorFileMetaKey is the meta key holding the tag of index's current vector file.
+func vectorFileMetaKey(index graph.VectorIndex) string {
+	return "embedded.vector_file." + string(index)
+}
+
+// vectorFileHeader is the decoded header of a vector file.
+type vectorFileHeader struct {
+	dim     int
+	count   int
+	gen     int64
+	tag     [vectorTagSize]byte
+	idsLen  int64
+	bodyCRC uint32
+}
+
+// encode returns the header's bytes, with its own checksum, for a file of kind magic.
+func (h vectorFileHeader) encode(magic string) []byte {
+	b := make([]byte, vectorHeaderSize)
+	copy(b, magic)
+	binary.LittleEndian.PutUint32(b[8:], vectorFileVersion)
+	binary.LittleEndian.PutUint32(b[12:], uint32(h.dim))
+	binary.LittleEndian.PutUint64(b[16:], uint64(h.count))
+	binary.LittleEndian.PutUint64(b[24:], uint64(h.gen))
+	copy(b[32:48], h.tag[:])
+	binary.LittleEndian.PutUint64(b[48:], uint64(h.idsLen))
+	binary.LittleEndian.PutUint32(b[56:], h.bodyCRC)
+	binary.LittleEndian.PutUint32(b[60:], crc32.Checksum(b[:60], castagnoli))
+	return b
+}
+
+// decodeVectorHeader checks and decodes the header of a file of kind magic (vectorFileMagic or
+// graphFileMagic, whose count is its nodes and idsLen its body); size is the file's size.
+func decodeVectorHeader(magic string, b []byte, size int64) (vectorFileHeader, error) {
+	var h vectorFileHeader
+	if len(b) < vectorHeaderSize || string(b[:8]) != magic {
+		return h, fmt.Errorf("not a strata %s file", magic)
+	}
+	if v := binary.LittleEndian.Uint32(b[8:]); v != vectorFileVersion {
+		return h, fmt.Errorf("vector file format %d, this strata reads %d", v, vectorFileVersion)
+	}
+	if crc32.Checksum(b[:60], castagnoli) != binary.LittleEndian.Uint32(b[60:]) {
+		return h, errors.New("vector file header checksum mismatch")
+	}
+	dim := binary.LittleEndian.Uint32(b[12:])
+	count := binary.LittleEndian.Uint64(b[16:])
+	idsLen := binary.LittleEndian.Uint64(b[48:])
+	// Bound the sizes before multiplying, so that a hostile header cannot overflow the check.
+	if dim > 1<<16 || count > 1<<40 || idsLen > 1<<50 {
+		return h, fmt.Errorf("vector file header out of range (%d dimensions, %d vectors)", dim, count)
+	}
+	if want := vectorHeaderSize + int64(count)*int64(dim)*4 + int64(idsLen); want != size {
+		return h, fmt.Errorf("file is %d bytes, its header says %d", size, want)
+	}
+	if magic == vectorFileMagic && (dim == 0) != (count == 0) {
+		return h, fmt.Errorf("vector file header holds %d vectors of %d dimensions", count, dim)
+	}
+	h.dim, h.count, h.idsLen = int(dim), int(count), int64(idsLen)
+	h.gen = int64(binary.LittleEndian.Uint64(b[24:]))
+	copy(h.tag[:], b[32:48])
+	h.bodyCRC = binary.LittleEndian.Uint32(b[56:])
+	return h, nil
+}
+
+// vectorFileState is what a snapshot says the current vector file of an index must carry.
+type vectorFileState struct {
+	gen int64
+	tag string // hex; "" when no file was ever labelled in this store
+}
+
+// readVectorFileState reads the generation and file tag of index in the snapshot of tx.
+func readVectorFileState(ctx context.Context, tx *sql.Tx, index graph.VectorIndex) (vectorFileState, error) {
+	return readFileState(ctx, tx, string(index), vectorFileMetaKey(index))
+}
+
+// readFileState reads the generation genName and the file tag under metaKey in the snapshot of tx.
+func readFileState(ctx context.Context, tx *sql.Tx, genName, metaKey string) (vectorFileState, error) {
+	var st vectorFileState
+	var err error
+	if st.gen, err = generation(ctx, tx, genName); err != nil {
+		return st, err
+	}
+	err = tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, metaKey).Scan(&st.tag)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return st, fmt.Errorf("read %s: %w", metaKey, err)
+	}
+	return st, nil
+}
+
+// readVectorFile reads the vector file at path in one sequential pass and returns its vectors
+// when the file is whole and carries exactly the generation and tag of want. Any other file is
+// an error saying why it was refused; the caller falls back to SQLite.
+func readVectorFile(path string, want vectorFileState) (*vectorSet, error) {
+	if want.tag == "" {
+		return nil, errors.New("the store has no vector file labelled")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	hb := make([]byte, vectorHeaderSize)
+	if _, err := io.ReadFull(f, hb); err != nil {
+		return nil, fmt.Errorf("read vector file header: %w", err)
+	}
+	h, err := decodeVectorHeader(vectorFileMagic, hb, fi.Size())
+	if err != nil {
+		return nil, err
+	}
+	if h.gen != want.gen || hex.EncodeToString(h.tag[:]) != want.tag {
+		return nil, fmt.Errorf("vector file is of generation %d tag %x, the store is at %d tag %s", h.gen, h.tag, want.gen, want.tag)
+	}
+	set := &vectorSet{gen: h.gen, dim: h.dim, vecs: make([]float32, h.count*h.dim), ids: make([]string, 0, h.count), fromFile: true}
+	// The vectors are read straight into the float32 slice's memory: no second buffer, no
+	// per-number decoding (which cost more than the read itself). The file is little-endian;
+	// on a big-endian CPU the words are swapped after the checksum.
+	raw := float32Bytes(set.vecs)
+	if _, err := io.ReadFull(f, raw); err != nil {
+		return nil, fmt.Errorf("read vectors: %w", err)
+	}
+	crc := crc32.Update(0, castagnoli, raw)
+	ids := make([]byte, h.idsLen)
+	if _, err := io.ReadFull(f, ids); err != nil {
+		return nil, fmt.Errorf("read ids: %w", err)
+	}
+	if crc = crc32.Update(crc, castagnoli, ids); crc != h.bodyCRC {
+		return nil, errors.New("vector file checksum mismatch")
+	}
+	if !littleEndian() {
+		for i := 0; i < len(raw); i += 4 {
+			set.vecs[i/4] = math.Float32frombits(binary.LittleEndian.Uint32(raw[i:]))
+		}
+	}
+	for len(ids) > 0 {
+		n, k := binary.Uvarint(ids)
+		if k <= 0 || n > uint64(len(ids)-k) {
+			return nil, errors.New("vector file ids block is malformed")
+		}
+		set.ids = append(set.ids, string(ids[k:k+int(n)]))
+		ids = ids[k+int(n):]
+	}
+	if len(set.ids) != h.count {
+		return nil, fmt.Errorf("vector file holds %d ids for %d vectors", len(set.ids), h.count)
+	}
+	return set, nil
+}
+
+// writeVectorFile writes set, labelled with tag, to a new temporary file in dir, fsynced, and
+// returns its name; the caller renames it into place or removes it.
+func writeVectorFile(dir string, set *vectorSet, tag [vectorTagSize]byte) (tmp string, err error) {
+	f, err := os.CreateTemp(dir, vectorTempPattern)
+	if err != nil {
+		return "", err
+	}
+	tmp = f.Name()
+	// CreateTemp makes the file private; the store's other files are readable by all.
+	if err := f.Chmod(0o644); err != nil {
+		return "", err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	var ids []byte
+	for _, id := range set.ids {
+		ids = binary.AppendUvarint(ids, uint64(len(id)))
+		ids = append(ids, id...)
+	}
+	h := vectorFileHeader{dim: set.dim, count: len(set.ids), gen: set.gen, tag: tag, idsLen: int64(len(ids))}
+	if _, err := f.Write(make([]byte, vectorHeaderSize)); err != nil { // the header goes last
+		return "", err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	crc := uint32(0)
+	buf := make([]byte, 0, 1<<16)
+	flush := func() error {
+		crc = crc32.Update(crc, castagnoli, buf)
+		_, err := w.Write(buf)
+		buf = buf[:0]
+		return err
+	}
+	for _, x := range set.vecs {
+		buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(x))
+		if len(buf) == cap(buf) {
+			if err := flush(); err != nil {
+				return "", err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return "", err
+	}
+	crc = crc32.Update(crc, castagnoli, ids)
+	if _, err := w.Write(ids); err != nil {
+		return "", err
+	}
+	if err := w.Flush(); err != nil {
+		return "", err
+	}
+	h.bodyCRC = crc
+	if _, err := f.WriteAt(h.encode(vectorFileMagic), 0); err != nil {
+		return "", err
+	}
+	if err := f.Sync(); err != nil {
+		return "", err
+	}
+	return tmp, f.Close()
+}
+
+// WriteQueryFiles brings the vector file of every index and the entity graph file up to date
+// with the store, for fresh query processes to read instead of SQLite (see the top of
+// vectorfile.go). Only a writable store writes them; Close calls it. Files that are current are
+// left alone.
+func (s *Store) WriteQueryFiles(ctx context.Context) error {
+	if s.readOnly {
+		return fmt.Errorf("write query files: store %s is open read-only", s.dir)
+	}
+	// Only the lock holder creates temporary files, so any found now are a killed writer's.
+	if old, err := filepath.Glob(filepath.Join(s.absDir, vectorTempPattern)); err == nil {
+		for _, p := range old {
+			os.Remove(p)
+		}
+	}
+	for _, index := range vectorIndexes {
+		if err := s.writeVectorFile(ctx, index); err != nil {
+			return fmt.Errorf("write %s vector file in %s: %w", index, s.dir, err)
+		}
+	}
+	if err := s.writeGraphFile(ctx); err != nil {
+		return fmt.Errorf("write entity graph file in %s: %w", s.dir, err)
+	}
+	return nil
+}
+
+func (s *Store) writeVectorFile(ctx context.Context, index graph.VectorIndex) error {
+	table, _ := vectorTable(index)
+	path := filepath.Join(s.absDir, vectorFileName(index))
+	var st vectorFileState
+	if err := s.read(ctx, "read vector file state", func(tx *sql.Tx) (err error) {
+		st, err = readVectorFileState(ctx, tx, index)
+		return err
+	}); err != nil {
+		return err
+	}
+	if _, err := readVectorFile(path, st); err == nil {
+		return nil // current and whole
+	}
+	set, err := s.vectorSet(ctx, index, table)
+	if err != nil {
+		return err
+	}
+	var tag [vectorTagSize]byte
+	if _, err := rand.Read(tag[:]); err != nil {
+		return err
+	}
+	tmp, err := writeVectorFile(s.absDir, set, tag)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp) // a no-op once renamed
+	return s.installFile(ctx, string(index), vectorFileMetaKey(index), set.gen, tag, tmp, path)
+}
+
+// installFile labels the file tmp, built from generation gen of genName, with tag in meta and
+// renames it to path, unless a write of this process moved the generation on in between (then
+// the next call catches up).
+func (s *Store) installFile(ctx context.Context, genName, metaKey string, gen int64, tag [vectorTagSize]byte, tmp, path string) error {
+	stale := false
+	err := s.write(ctx, "label "+filepath.Base(path), func(tx *sql.Tx) error {
+		now, err := generation(ctx, tx, genName)
+		if err != nil {
+			return err
+		}
+		if now != gen {
+			stale = true
+			return nil
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+			metaKey, hex.EncodeToString(tag[:]))
+		return err
+	})
+	if err != nil || stale {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	syncDir(s.absDir)
+	return nil
+}
+
+// syncDir makes a rename in dir durable where the OS allows; a failure only risks the file
+// being missing after an OS crash, which readers handle.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// loadVectorFile returns the vectors of index from its file when the file matches st, else nil
+// and why not.
+func (s *Store) loadVectorFile(index graph.VectorIndex, st vectorFileState) (*vectorSet, error) {
+	set, err := readVectorFile(filepath.Join(s.absDir, vectorFileName(index)), st)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no vector file: %w", err)
+		}
+		return nil, err
+	}
+	return set, nil
+}
+
+// float32Bytes returns the memory of v as bytes (in the CPU's byte order), for reading vectors
+// without copying them.
+func float32Bytes(v []float32) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v))
+}
+
+// littleEndian reports whether the CPU stores numbers little-endian, as vector files do.
+func littleEndian() bool {
+	return binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+}
