@@ -120,7 +120,7 @@ func (e *Engine) hybridSearch(ctx context.Context, vindex graph.VectorIndex, tin
 	if err != nil {
 		return nil, err
 	}
-	thits, err := e.Store.TextSearch(ctx, tindex, question, k)
+	thits, err := e.Store.TextSearch(ctx, tindex, textQuery(question), k)
 	if err != nil {
 		return nil, err
 	}
