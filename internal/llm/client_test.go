@@ -132,7 +132,9 @@ func TestRetriesRecover(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, s := fake(t, tc.opts, Config{Timeout: 150 * time.Millisecond, MaxRetries: 12, Concurrency: 4})
+			// The timeout bounds how long an injected hang costs; it must stay well above a real answer's
+			// time on a loaded machine, or a slow answer counts as a fault the server did not inject.
+			c, s := fake(t, tc.opts, Config{Timeout: 600 * time.Millisecond, MaxRetries: 12, Concurrency: 4})
 			var wg sync.WaitGroup
 			errs := make([]error, 8)
 			for i, text := range passages(8) {

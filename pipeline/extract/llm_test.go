@@ -245,7 +245,7 @@ func TestFaultsDoNotChangeResults(t *testing.T) {
 
 	faulty, s := fakeClient(t, fakeopenai.Options{
 		Seed: 42, RateLimitRate: 0.1, ServerErrorRate: 0.1, TimeoutRate: 0.1, RetryAfter: time.Millisecond,
-	}, llm.Config{Concurrency: 4, Timeout: 250 * time.Millisecond, MaxRetries: 10})
+	}, llm.Config{Concurrency: 4, Timeout: 800 * time.Millisecond, MaxRetries: 10}) // well above a real answer under load
 	got := extractAll(t, NewLLM(faulty, opts), texts)
 	if !reflect.DeepEqual(got, want) {
 		t.Error("results with injected faults differ from the fault-free run")
