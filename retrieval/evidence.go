@@ -81,38 +81,33 @@ func (e *Engine) fuseDocuments(ctx context.Context, channels []channel, topK int
 	slices.SortFunc(docs, func(a, b string) int {
 		return cmp.Or(cmp.Compare(score[b], score[a]), cmp.Compare(a, b))
 	})
-	var ordered []graph.Chunk
-	for round := 0; len(ordered) < topK; round++ {
-		added := false
-		for _, d := range docs {
-			if cs := perDoc[d]; round < len(cs) && len(ordered) < topK {
-				ordered = append(ordered, cs[round])
-				added = true
-			}
-		}
-		if !added {
-			break
-		}
+	var ranked []graph.Chunk
+	for _, d := range docs {
+		ranked = append(ranked, perDoc[d]...)
 	}
-	chunkScore := make(map[string]float64, len(ordered))
-	for _, c := range ordered {
+	ranked = byDocument(ranked)
+	ranked = ranked[:min(len(ranked), topK)]
+	chunkScore := make(map[string]float64, len(ranked))
+	for _, c := range ranked {
 		chunkScore[c.ID] = score[c.DocumentID]
 	}
-	return e.chunkItems(ctx, ordered, chunkScore)
+	return e.chunkItems(ctx, ranked, chunkScore)
 }
 
 // lexicalChunks is the chunk ranking of naive mode: full-text search fused with vector search
-// weighted as the embedder says.
-func (e *Engine) lexicalChunks(ctx context.Context, question string, qvec []float32, k int) ([]graph.Chunk, error) {
+// weighted as the embedder says, with the fused scores by chunk id.
+func (e *Engine) lexicalChunks(ctx context.Context, question string, qvec []float32, k int) ([]graph.Chunk, map[string]float64, error) {
 	hits, err := e.hybridSearch(ctx, graph.ChunkEmbedding, graph.ChunkText, question, qvec, k, embedding.PassageWeight(e.Embedder))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ids := make([]string, len(hits))
+	scores := make(map[string]float64, len(hits))
 	for i, h := range hits {
-		ids[i] = h.ID
+		ids[i], scores[h.ID] = h.ID, h.Score
 	}
-	return e.Store.Chunks(ctx, ids)
+	chunks, err := e.Store.Chunks(ctx, ids)
+	return chunks, scores, err
 }
 
 // walkChunks walks from the chunks of the top lexical documents over the entities they mention

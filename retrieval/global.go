@@ -122,12 +122,12 @@ func (e *Engine) global(ctx context.Context, question string, qvec []float32, op
 	if err != nil || len(chunks) == 0 {
 		return err
 	}
-	items, err := e.chunkItems(ctx, chunks, nil)
+	chunks = byDocument(chunks)
+	items, err := e.chunkItems(ctx, chunks[:min(len(chunks), opt.TopK)], nil)
 	if err != nil {
 		return err
 	}
-	items = byDocument(items)
-	res.Context.Chunks = items[:min(len(items), opt.TopK)]
+	res.Context.Chunks = items
 	return nil
 }
 

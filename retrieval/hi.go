@@ -63,7 +63,7 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 	communities := distinctCommunities(lc.Communities, hiCommunities)
 	lap("entities")
 
-	lexical, err := e.lexicalChunks(ctx, question, qvec, opt.TopK*4)
+	lexical, _, err := e.lexicalChunks(ctx, question, qvec, opt.TopK*4)
 	if err != nil {
 		return err
 	}
