@@ -112,9 +112,9 @@ func (e *Engine) lexicalChunks(ctx context.Context, question string, qvec []floa
 
 // walkChunks walks from the chunks of the top lexical documents over the entities they mention
 // to the other documents mentioning them, and ranks those documents by the links they share.
-// A link weighs more when its entity is rare (1/(documents-1)), when it starts from a better
-// lexical document (1/rank), when the question itself points at the entity (1 + its share of
-// the entity candidates' rank, relevant: the "guild" in "the guild that Edda Fenwick led"), and
+// A link weighs 1/(documents-1) (rare entities say more), divided by the starting document's
+// lexical rank (1, 2, …), times 1 + 1/(1+r) when the entity is the question's r-th entity
+// candidate (relevant; the "guild" of "the guild that Edda Fenwick led" is among them), and
 // subjectBoost times more when it leads to the document whose title names the entity. Each
 // document is represented by its first chunk naming its strongest link.
 func (e *Engine) walkChunks(ctx context.Context, lexical []graph.Chunk, relevant map[string]int) ([]graph.Chunk, error) {
