@@ -70,6 +70,11 @@ func (in *Ingester) documents(ctx context.Context, docs []load.Document, meta ma
 					return gctx.Err()
 				}
 				results[i] <- p
+				if p.batches != nil {
+					if err := in.extractBatches(gctx, p); err != nil {
+						return err
+					}
+				}
 			}
 			return nil
 		})
@@ -99,15 +104,21 @@ func (in *Ingester) documents(ctx context.Context, docs []load.Document, meta ma
 	return g.Wait()
 }
 
-// prepared is a document after chunking, extraction and chunk embedding, ready to resolve and write.
+// prepared is a document after chunking and comparison with its stored chunks. A document to
+// write comes with its batches: consecutive runs of Options.ChunkBatch pieces, extracted and
+// embedded by the worker that prepared it while the writer resolves and writes the previous one.
 type prepared struct {
-	doc       load.Document
-	sha       string
-	metadata  string          // doc.Metadata as stored: a JSON object
-	stored    *graph.Document // the stored version of the document, nil for a new one
-	chunks    []graph.Chunk   // new chunks, and kept ones whose position changed
-	stale     []string        // chunks of an earlier version of the document that are gone
-	results   []resolve.ChunkResult
+	doc      load.Document
+	sha      string
+	metadata string          // doc.Metadata as stored: a JSON object
+	stored   *graph.Document // the stored version of the document, nil for a new one
+	pieces   []chunk.Piece   // the document's chunks as this run cuts them
+	// have is the stored chunks of the document by id: those with the same Seq are not written
+	// again (an unchanged passage, or a batch written before the run was killed), those at
+	// another Seq are rewritten in place.
+	have      map[string]graph.Chunk
+	stale     []string      // chunks of an earlier version of the document that are gone
+	batches   chan docBatch // nil when there is nothing to write; closed after the last batch
 	unchanged bool
 	rechunked bool // same text, cut again with other chunk settings
 	// relabel: an unchanged document whose title, source or metadata changed; only its node is
@@ -176,14 +187,59 @@ func (in *Ingester) prepare(ctx context.Context, d load.Document, checkChunks bo
 			p.stale = append(p.stale, c.ID)
 		}
 	}
-	have := make(map[string]graph.Chunk, len(old))
+	p.have = make(map[string]graph.Chunk, len(old))
 	for _, c := range old {
-		have[c.ID] = c
+		p.have[c.ID] = c
 	}
+	p.pieces = pieces
+	p.batches = make(chan docBatch)
+	return p
+}
+
+// docBatch is one batch of a document: its new chunks (extracted and embedded) and kept ones
+// whose position changed.
+type docBatch struct {
+	first, count int           // pieces[first:first+count]
+	last         bool          // the document's last batch: it records the document's sha256
+	chunks       []graph.Chunk // new chunks, then moved ones
+	results      []resolve.ChunkResult
+	err          error
+}
+
+// extractBatches extracts and embeds the document's pieces batch by batch and hands each batch to
+// the writer, closing p.batches after the last one or after a failed one. Batches are cut at
+// fixed piece positions, so a resumed run cuts the batches a killed run cut; a batch with
+// nothing to write (stored by an earlier run) is not sent, except the last.
+func (in *Ingester) extractBatches(ctx context.Context, p prepared) error {
+	defer close(p.batches)
+	size := in.Options.ChunkBatch
+	for first := 0; first < len(p.pieces) || first == 0; first += size {
+		n := min(size, len(p.pieces)-first)
+		b := docBatch{first: first, count: n, last: first+n >= len(p.pieces)}
+		b.err = in.extractBatch(ctx, p, p.pieces[first:first+n], &b)
+		if b.err != nil && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if len(b.chunks) == 0 && !b.last && b.err == nil {
+			continue
+		}
+		select {
+		case p.batches <- b:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if b.err != nil {
+			return nil
+		}
+	}
+	return nil
+}
+
+func (in *Ingester) extractBatch(ctx context.Context, p prepared, pieces []chunk.Piece, b *docBatch) error {
 	var texts []string
 	var moved []graph.Chunk
 	for _, pc := range pieces {
-		if c, ok := have[pc.ID]; ok {
+		if c, ok := p.have[pc.ID]; ok {
 			if c.Seq != pc.Seq {
 				// Same passage at another position of a changed document: rewritten with its
 				// new Seq (for the NEXT chain), not extracted again.
@@ -194,23 +250,21 @@ func (in *Ingester) prepare(ctx context.Context, d load.Document, checkChunks bo
 		}
 		res, err := in.Extractor.Extract(ctx, pc.Text)
 		if err != nil {
-			p.err = fmt.Errorf("extract chunk %d of %s: %w", pc.Seq, d.ID, err)
-			return p
+			return fmt.Errorf("extract chunk %d of %s: %w", pc.Seq, p.doc.ID, err)
 		}
-		p.results = append(p.results, resolve.ChunkResult{ChunkID: pc.ID, Result: res})
-		p.chunks = append(p.chunks, graph.Chunk{ID: pc.ID, DocumentID: d.ID, Seq: pc.Seq, Text: pc.Text, Tokens: pc.Tokens})
+		b.results = append(b.results, resolve.ChunkResult{ChunkID: pc.ID, Result: res})
+		b.chunks = append(b.chunks, graph.Chunk{ID: pc.ID, DocumentID: p.doc.ID, Seq: pc.Seq, Text: pc.Text, Tokens: pc.Tokens})
 		texts = append(texts, pc.Text)
 	}
 	vecs, err := in.embed(ctx, texts)
 	if err != nil {
-		p.err = fmt.Errorf("embed chunks of %s: %w", d.ID, err)
-		return p
+		return fmt.Errorf("embed chunks of %s: %w", p.doc.ID, err)
 	}
-	for i := range p.chunks {
-		p.chunks[i].Embedding = vecs[i]
+	for i := range texts {
+		b.chunks[i].Embedding = vecs[i]
 	}
-	p.chunks = append(p.chunks, moved...)
-	return p
+	b.chunks = append(b.chunks, moved...)
+	return nil
 }
 
 // sameChunks reports whether the stored chunks of a document are the pieces, in order.

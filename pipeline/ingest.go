@@ -1,7 +1,8 @@
 // Package pipeline runs ingestion: load → chunk → extract → resolve → embed → layers →
 // components → communities → reports. Each stage lives in its own package under pipeline/;
-// this package orders them, runs extraction concurrently, and writes each document atomically
-// so that an interrupted run resumes where it stopped.
+// this package orders them, runs extraction concurrently, and writes each document in batches of
+// chunks, each batch atomically, so that an interrupted run resumes where it stopped, inside a
+// huge document too.
 //
 // Run (ingest.go) calls the stages in order: the document loop (documents.go: load, chunk,
 // extract and embed chunks; write.go: resolve and write one document), entity embeddings

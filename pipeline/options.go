@@ -15,6 +15,12 @@ type Options struct {
 	Concurrency int
 	// EmbedBatch is the number of texts sent to the embedder at once.
 	EmbedBatch int
+	// ChunkBatch is the number of consecutive chunks of one document extracted, resolved and
+	// written in one transaction. A huge document is written batch by batch, so memory stays
+	// bounded and a killed run resumes after the last batch written; a document of at most
+	// ChunkBatch chunks is written at once. Resolution merges within a batch and with what the
+	// store holds, so a document's graph depends on this number: keep it between runs.
+	ChunkBatch int
 	// Layers configures the hierarchical index. Layers.MaxLayers 0 skips the index (the
 	// layers.Builder itself would read 0 as its default).
 	Layers layers.Options
@@ -31,9 +37,9 @@ type Options struct {
 }
 
 // DefaultOptions returns the options of the CLI's ingest: chunk.DefaultOptions, 4 documents at a
-// time, 64 texts per embedding call, layers.DefaultOptions and seed 42.
+// time, 64 texts per embedding call, 64 chunks per write, layers.DefaultOptions and seed 42.
 func DefaultOptions() Options {
-	return Options{Chunk: chunk.DefaultOptions(), Concurrency: 4, EmbedBatch: 64, Layers: layers.DefaultOptions(), Seed: 42}
+	return Options{Chunk: chunk.DefaultOptions(), Concurrency: 4, EmbedBatch: 64, ChunkBatch: 64, Layers: layers.DefaultOptions(), Seed: 42}
 }
 
 // Validate reports the first option no run can use, naming it. Chunk options are checked by
@@ -47,6 +53,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("concurrency must be at least 1, got %d", o.Concurrency)
 	case o.EmbedBatch < 1:
 		return fmt.Errorf("embed batch must be at least 1, got %d", o.EmbedBatch)
+	case o.ChunkBatch < 1:
+		return fmt.Errorf("chunk batch must be at least 1, got %d", o.ChunkBatch)
 	case o.Layers.MaxLayers < 0:
 		return fmt.Errorf("layers must not be negative, got %d", o.Layers.MaxLayers)
 	}

@@ -28,8 +28,11 @@ func (in *Ingester) checkEmbeddingModel(ctx context.Context) (map[string]string,
 	return meta, nil
 }
 
-// write resolves a prepared document against the store and applies it in one batch. It reports
-// whether anything was written.
+// write resolves a prepared document against the store and writes it batch by batch, each batch
+// in one transaction, as the worker that prepared it hands the batches over. The document's
+// sha256 is written with its last batch only: a document killed between two batches is not
+// "unchanged" to the next run, which re-reads its stored chunks and goes on after them. It
+// reports whether anything was written.
 func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p prepared, meta map[string]string, rep *Report) (bool, error) {
 	log := in.Log.With().Str("document", p.doc.ID).Logger()
 	switch {
@@ -46,44 +49,82 @@ func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p pre
 		log.Debug().Msg("unchanged")
 		return false, nil
 	}
-	out, err := resolver.Resolve(ctx, withSubject(p.results, graph.Document{Title: p.doc.Title}.Subject()))
-	if err != nil {
-		return false, fmt.Errorf("resolve %s: %w", p.doc.ID, err)
-	}
 	meta = maps.Clone(meta)
 	if meta == nil {
 		meta = map[string]string{}
 	}
 	meta[graph.MetaStructureStale] = "true"
 	maps.Copy(meta, sourceMeta(p))
-	batch := graph.Batch{
-		Documents: []graph.Document{{
-			ID: p.doc.ID, Title: p.doc.Title, Source: p.doc.Source, SHA256: p.sha,
-			Metadata: p.metadata, IngestedAt: time.Now().UTC().Truncate(time.Millisecond),
-		}},
-		Chunks:       p.chunks,
-		Entities:     out.Entities,
-		Relations:    out.Relations,
-		Mentions:     out.Mentions,
-		Meta:         meta,
-		DeleteChunks: p.stale,
-	}
-	if err := in.Store.Apply(ctx, batch); err != nil {
-		return false, fmt.Errorf("write %s: %w", p.doc.ID, err)
+	batches := (len(p.pieces) + in.Options.ChunkBatch - 1) / in.Options.ChunkBatch
+	stale := p.stale // deleted with the first batch written
+	written, chunks, entities, relations := false, 0, 0, 0
+	for {
+		var b docBatch
+		var ok bool
+		select {
+		case b, ok = <-p.batches:
+		case <-ctx.Done():
+			return written, ctx.Err()
+		}
+		if !ok {
+			// The worker stopped before the last batch: the run is being cancelled.
+			return written, ctx.Err()
+		}
+		if b.err != nil {
+			rep.Failed++
+			log.Error().Err(b.err).Int("chunks_written", chunks).Msg("document failed; a re-run retries it")
+			return written, nil
+		}
+		out, err := resolver.Resolve(ctx, withSubject(b.results, graph.Document{Title: p.doc.Title}.Subject()))
+		if err != nil {
+			return written, fmt.Errorf("resolve %s: %w", p.doc.ID, err)
+		}
+		doc := graph.Document{
+			ID: p.doc.ID, Title: p.doc.Title, Source: p.doc.Source, Metadata: p.metadata,
+			IngestedAt: time.Now().UTC().Truncate(time.Millisecond),
+		}
+		if b.last {
+			doc.SHA256 = p.sha
+		}
+		batch := graph.Batch{
+			Documents:    []graph.Document{doc},
+			Chunks:       b.chunks,
+			Entities:     out.Entities,
+			Relations:    out.Relations,
+			Mentions:     out.Mentions,
+			Meta:         meta,
+			DeleteChunks: stale,
+		}
+		if err := in.Store.Apply(ctx, batch); err != nil {
+			return written, fmt.Errorf("write %s (chunks %d to %d): %w", p.doc.ID, b.first, b.first+b.count, err)
+		}
+		written = true
+		rep.Chunks += len(b.chunks)
+		rep.DeletedChunks += len(stale)
+		rep.Entities += len(out.Entities)
+		rep.Relations += len(out.Relations)
+		stale = nil
+		chunks += len(b.chunks)
+		entities += len(out.Entities)
+		relations += len(out.Relations)
+		if batches > 1 {
+			log.Info().Int("batch", b.first/in.Options.ChunkBatch+1).Int("batches", batches).
+				Int("chunks_done", b.first+b.count).Int("chunks_total", len(p.pieces)).
+				Int("chunks", len(b.chunks)).Int("entities", len(out.Entities)).Msg("document batch written")
+		}
+		if b.last {
+			break
+		}
 	}
 	rep.Documents++
-	rep.Chunks += len(p.chunks)
-	rep.DeletedChunks += len(p.stale)
 	if p.rechunked {
 		rep.Rechunked++
-		log.Info().Int("old_chunks", len(p.stale)).Int("chunks", len(p.chunks)).Msg("document re-chunked with this run's chunk settings")
+		log.Info().Int("old_chunks", len(p.stale)).Int("chunks", chunks).Msg("document re-chunked with this run's chunk settings")
 	} else if len(p.stale) > 0 {
 		rep.Changed++
 		log.Info().Int("old_chunks", len(p.stale)).Msg("document changed; its old chunks were replaced (what was extracted from them stays in the graph)")
 	}
-	rep.Entities += len(out.Entities)
-	rep.Relations += len(out.Relations)
-	log.Debug().Int("chunks", len(p.chunks)).Int("entities", len(out.Entities)).Int("relations", len(out.Relations)).Msg("written")
+	log.Debug().Int("chunks", chunks).Int("entities", entities).Int("relations", relations).Msg("written")
 	return true, nil
 }
 

@@ -116,7 +116,12 @@ func (c *Client) call(ctx context.Context, stage string, tokens int, attempt fun
 		}
 		meta := &respMeta{}
 		actx, cancel := context.WithTimeout(context.WithValue(ctx, metaKey{}, meta), c.cfg.Timeout)
+		slow := time.AfterFunc(c.cfg.SlowRequest, func() {
+			c.warn(fmt.Errorf("%s request (attempt %d) outstanding for %s with no answer yet; it times out after %s",
+				stage, n+1, c.cfg.SlowRequest, c.cfg.Timeout))
+		})
 		err = attempt(actx)
+		slow.Stop()
 		timedOut := errors.Is(actx.Err(), context.DeadlineExceeded)
 		cancel()
 		release()

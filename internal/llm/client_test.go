@@ -612,3 +612,36 @@ func TestMemoCounter(t *testing.T) {
 		t.Errorf("memo grew to %d, cap 2", m.n.Load())
 	}
 }
+
+// TestSlowRequestWarns: an answer slower than Config.SlowRequest is announced through OnWarning
+// while it is still outstanding, once per attempt, naming the stage; a fast one is not.
+func TestSlowRequestWarns(t *testing.T) {
+	tests := []struct {
+		name    string
+		latency time.Duration
+		want    int32
+	}{
+		{"slow answer", 300 * time.Millisecond, 1},
+		{"fast answer", 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var warned atomic.Int32
+			var msg atomic.Value
+			c, _ := fake(t, fakeopenai.Options{Latency: tt.latency}, Config{SlowRequest: 50 * time.Millisecond, OnWarning: func(err error) {
+				warned.Add(1)
+				msg.Store(err.Error())
+			}})
+			ctx := WithStage(context.Background(), "extract")
+			if _, err := c.Chat(ctx, ChatRequest{Messages: []Message{{Role: RoleUser, Content: "hello"}}}); err != nil {
+				t.Fatal(err)
+			}
+			if got := warned.Load(); got != tt.want {
+				t.Fatalf("%d warnings (%v), want %d", got, msg.Load(), tt.want)
+			}
+			if tt.want > 0 && !strings.Contains(msg.Load().(string), "extract request (attempt 1) outstanding") {
+				t.Errorf("warning %q does not name the stage and attempt", msg.Load())
+			}
+		})
+	}
+}

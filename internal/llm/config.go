@@ -29,6 +29,7 @@ const (
 	DefaultEmbeddingBatch = 64
 	DefaultRetryBaseDelay = time.Second
 	DefaultRetryMaxDelay  = time.Minute
+	DefaultSlowRequest    = 30 * time.Second
 )
 
 // Config configures a Client. Zero fields take the defaults above.
@@ -46,6 +47,9 @@ type Config struct {
 	Timeout        time.Duration // per attempt
 	RetryBaseDelay time.Duration // first backoff delay, doubled each retry
 	RetryMaxDelay  time.Duration // backoff cap (Retry-After from the server may exceed it)
+	// SlowRequest is how long an attempt may be outstanding before OnWarning is told (once per
+	// attempt), so that a hung server shows in the log long before Timeout ends the attempt.
+	SlowRequest time.Duration
 
 	// CacheDir holds the response cache; "" disables caching.
 	CacheDir string
@@ -124,6 +128,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
+	}
+	if c.SlowRequest <= 0 {
+		c.SlowRequest = DefaultSlowRequest
 	}
 	if c.RetryBaseDelay <= 0 {
 		c.RetryBaseDelay = DefaultRetryBaseDelay

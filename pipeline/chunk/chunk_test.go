@@ -1,6 +1,9 @@
 package chunk
 
 import (
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -121,4 +124,64 @@ func TestSplitRepeatedWindows(t *testing.T) {
 	if one, _ := Split(tok, "doc", window, opt); one[0].ID != pieces[0].ID {
 		t.Error("the first of repeated windows must keep the id of the same window alone")
 	}
+}
+
+// TestSplitInSegments checks that tokenizing a text in segments cut at cutPoint gives the pieces
+// of tokenizing it whole: the same windows, ids and token counts, for text with and without
+// places to cut, and windows smaller and larger than a segment.
+func TestSplitInSegments(t *testing.T) {
+	tok, err := tokenizer.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var corpus strings.Builder
+	files, err := filepath.Glob("../../testdata/corpus/*.md")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus files: %v", err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		corpus.Write(b)
+	}
+	tests := []struct {
+		name string
+		text string
+		opt  Options
+	}{
+		{"corpus, small windows", corpus.String(), Options{Size: 50, Overlap: 10}},
+		{"corpus, default windows", corpus.String(), DefaultOptions()},
+		{"corpus on one line", strings.Join(strings.Fields(corpus.String()), " "), Options{Size: 30, Overlap: 0}},
+		{"capitalised words", strings.Repeat("Alpha Beta gamma's Delta, 42 Épée Zeta ", 300), Options{Size: 17, Overlap: 5}},
+		{"no place to cut", strings.Repeat("日本語のテキスト。", 500), Options{Size: 40, Overlap: 8}},
+		{"empty", "", Options{Size: 10, Overlap: 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want, err := split(tok, "d", tt.text, tt.opt, len(tt.text)+1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, segment := range []int{1, 64, 1000} {
+				got, err := split(tok, "d", tt.text, tt.opt, segment)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("segments of %d bytes: %d pieces, want %d (first differing: %v)", segment, len(got), len(want), firstDiff(got, want))
+				}
+			}
+		})
+	}
+}
+
+func firstDiff(a, b []Piece) any {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return [2]Piece{a[i], b[i]}
+		}
+	}
+	return nil
 }

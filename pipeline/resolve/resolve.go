@@ -195,6 +195,11 @@ func (r *Resolver) mergeEntity(ctx context.Context, id string, acc *entityAcc, s
 		if err != nil {
 			return nil, err
 		}
+		if exists && desc == e.Description && !typeChanged {
+			// A description at its token budget, condensed extractively, keeps its first parts:
+			// the new ones fell off, and the stored entity (and its embedding) stays as it is.
+			return nil, nil
+		}
 		e.Description = desc
 		e.Embedding = nil
 	}

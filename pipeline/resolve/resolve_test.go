@@ -183,3 +183,36 @@ func TestCondenseLongDescriptions(t *testing.T) {
 		t.Errorf("summarizer calls %d, description %q", s.calls, out.Entities[0].Description)
 	}
 }
+
+// TestFullDescriptionNotRewritten: a stored entity whose description fills the token budget is
+// not written again when a later chunk adds a part that extractive condensing drops, and a part
+// that fits still updates it.
+func TestFullDescriptionNotRewritten(t *testing.T) {
+	stored := graph.Entity{ID: graph.NormalizeID("Vell"), Name: "Vell", Type: "location", Description: "A port.", Embedding: []float32{1}}
+	r := newResolver(t, memReader{entities: map[string]graph.Entity{stored.ID: stored}})
+	r.MaxDescriptionTokens = 8
+	tests := []struct {
+		name string
+		desc string
+		want int // entities written
+	}{
+		{"new part over the budget", "A city on the northern coast with a harbour.", 0},
+		{"new part that fits", "Rainy.", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := r.Resolve(context.Background(), []ChunkResult{{ChunkID: "c", Result: extract.Result{
+				Entities: []extract.Entity{{Name: "Vell", Type: "location", Description: tt.desc}},
+			}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(out.Entities) != tt.want {
+				t.Fatalf("%d entities written (%+v), want %d", len(out.Entities), out.Entities, tt.want)
+			}
+			if len(out.Mentions) != 1 {
+				t.Errorf("%d mentions, want the chunk's mention all the same", len(out.Mentions))
+			}
+		})
+	}
+}
