@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,31 +118,7 @@ func TestBigDocumentResumesAfterKill(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestBigDocumentResumesAfterKill$")
 	cmd.Env = append(os.Environ(), bigDocChildEnv+"="+dir, bigDocInputEnv+"="+input,
 		bigDocMarkerEnv+"="+marker, bigDocAfterEnv+"="+strconv.Itoa(after))
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	deadline := time.After(2 * time.Minute)
-wait:
-	for {
-		select {
-		case err := <-exited:
-			t.Fatalf("the child exited (%v) before writing %d batches", err, after)
-		case <-deadline:
-			_ = cmd.Process.Kill()
-			<-exited
-			t.Fatalf("the child did not write %d batches in time", after)
-		case <-time.After(20 * time.Millisecond):
-			if _, err := os.Stat(marker); err == nil {
-				break wait
-			}
-		}
-	}
-	if err := cmd.Process.Kill(); err != nil { // SIGKILL
-		t.Fatal(err)
-	}
-	<-exited
+	killAtMarker(t, cmd, marker, fmt.Sprintf("%d batches", after))
 
 	store := openStore(t, dir)
 	ctx := context.Background()

@@ -133,31 +133,7 @@ func TestStructureResumesAfterKill(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), "paused")
 			cmd := exec.Command(os.Args[0], "-test.run=^TestStructureResumesAfterKill$")
 			cmd.Env = append(os.Environ(), structureChildEnv+"="+dir, structureKillAtEnv+"="+at, structureMarkerEnv+"="+marker)
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
-			deadline := time.After(2 * time.Minute)
-		wait:
-			for {
-				select {
-				case err := <-exited:
-					t.Fatalf("the child exited (%v) before reaching %s", err, at)
-				case <-deadline:
-					_ = cmd.Process.Kill()
-					<-exited
-					t.Fatalf("the child did not reach %s in time", at)
-				case <-time.After(20 * time.Millisecond):
-					if _, err := os.Stat(marker); err == nil {
-						break wait
-					}
-				}
-			}
-			if err := cmd.Process.Kill(); err != nil { // SIGKILL
-				t.Fatal(err)
-			}
-			<-exited
+			killAtMarker(t, cmd, marker, at)
 
 			store := openStore(t, dir)
 			if stale, _, err := store.Meta(context.Background(), graph.MetaStructureStale); err != nil || stale != "true" {
@@ -376,4 +352,35 @@ func first(rows []string) string {
 		return rows[0][:limit] + "…"
 	}
 	return rows[0]
+}
+
+// killAtMarker starts the child, waits until it creates the marker file (it has reached what,
+// and pauses there), and kills it with SIGKILL.
+func killAtMarker(t *testing.T, cmd *exec.Cmd, marker, what string) {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.After(2 * time.Minute)
+	for {
+		select {
+		case err := <-exited:
+			t.Fatalf("the child exited (%v) before reaching %s", err, what)
+		case <-deadline:
+			_ = cmd.Process.Kill()
+			<-exited
+			t.Fatalf("the child did not reach %s in time", what)
+		case <-time.After(20 * time.Millisecond):
+			if _, err := os.Stat(marker); err != nil {
+				continue
+			}
+			if err := cmd.Process.Kill(); err != nil { // SIGKILL
+				t.Fatal(err)
+			}
+			<-exited
+			return
+		}
+	}
 }
