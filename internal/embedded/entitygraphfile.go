@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -68,8 +67,8 @@ func readGraphFile(path string, want vectorFileState) (*entityGraph, error) {
 	if err != nil {
 		return nil, err
 	}
-	if h.gen != want.gen || hex.EncodeToString(h.tag[:]) != want.tag {
-		return nil, fmt.Errorf("entity graph file is of generation %d tag %x, the store is at %d tag %s", h.gen, h.tag, want.gen, want.tag)
+	if err := want.check("entity graph file", h); err != nil {
+		return nil, err
 	}
 	body := data[vectorHeaderSize:]
 	if crc32.Checksum(body, castagnoli) != h.bodyCRC {
@@ -149,28 +148,45 @@ func (s *Store) writeGraphFile(ctx context.Context) error {
 	return s.installFile(ctx, genEntityGraph, graphFileMetaKey, eg.gen, tag, tmp, path)
 }
 
-// writeTempFile writes r to a new temporary file in dir, readable by all and fsynced, and returns
-// its name; the caller renames it into place or removes it.
+// writeTempFile writes r to a new temporary file in dir (newTempFile) and returns its name; the
+// caller renames it into place or removes it.
 func writeTempFile(dir string, r io.Reader) (tmp string, err error) {
-	f, err := os.CreateTemp(dir, vectorTempPattern)
+	f, err := newTempFile(dir)
 	if err != nil {
 		return "", err
 	}
-	tmp = f.Name()
 	defer func() {
 		if err != nil {
 			f.Close()
-			os.Remove(tmp)
+			os.Remove(f.Name())
 		}
 	}()
-	if err := f.Chmod(0o644); err != nil {
-		return "", err
-	}
 	if _, err := io.Copy(f, r); err != nil {
 		return "", err
 	}
-	if err := f.Sync(); err != nil {
-		return "", err
+	return f.Name(), syncClose(f)
+}
+
+// newTempFile creates a temporary file in dir, readable by all like the store's other files
+// (CreateTemp makes it private).
+func newTempFile(dir string) (*os.File, error) {
+	f, err := os.CreateTemp(dir, vectorTempPattern)
+	if err != nil {
+		return nil, err
 	}
-	return tmp, f.Close()
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return f, nil
+}
+
+// syncClose fsyncs and closes a file written by newTempFile, so that a rename after it never
+// installs a file whose contents are still in flight.
+func syncClose(f *os.File) error {
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	return f.Close()
 }

@@ -148,6 +148,15 @@ type vectorFileState struct {
 	tag string // hex; "" when no file was ever labelled in this store
 }
 
+// check refuses a file (what names it in the error) whose header carries another generation or
+// tag than the store's snapshot.
+func (want vectorFileState) check(what string, h vectorFileHeader) error {
+	if h.gen != want.gen || hex.EncodeToString(h.tag[:]) != want.tag {
+		return fmt.Errorf("%s is of generation %d tag %x, the store is at %d tag %s", what, h.gen, h.tag, want.gen, want.tag)
+	}
+	return nil
+}
+
 // readVectorFileState reads the generation and file tag of index in the snapshot of tx.
 func readVectorFileState(ctx context.Context, tx *sql.Tx, index graph.VectorIndex) (vectorFileState, error) {
 	return readFileState(ctx, tx, string(index), vectorFileMetaKey(index))
@@ -191,8 +200,8 @@ func readVectorFile(path string, want vectorFileState) (*vectorSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	if h.gen != want.gen || hex.EncodeToString(h.tag[:]) != want.tag {
-		return nil, fmt.Errorf("vector file is of generation %d tag %x, the store is at %d tag %s", h.gen, h.tag, want.gen, want.tag)
+	if err := want.check("vector file", h); err != nil {
+		return nil, err
 	}
 	set := &vectorSet{gen: h.gen, dim: h.dim, vecs: make([]float32, h.count*h.dim), ids: make([]string, 0, h.count), fromFile: true}
 	// The vectors are read straight into the float32 slice's memory: no second buffer, no
@@ -232,15 +241,11 @@ func readVectorFile(path string, want vectorFileState) (*vectorSet, error) {
 // writeVectorFile writes set, labelled with tag, to a new temporary file in dir, fsynced, and
 // returns its name; the caller renames it into place or removes it.
 func writeVectorFile(dir string, set *vectorSet, tag [vectorTagSize]byte) (tmp string, err error) {
-	f, err := os.CreateTemp(dir, vectorTempPattern)
+	f, err := newTempFile(dir)
 	if err != nil {
 		return "", err
 	}
 	tmp = f.Name()
-	// CreateTemp makes the file private; the store's other files are readable by all.
-	if err := f.Chmod(0o644); err != nil {
-		return "", err
-	}
 	defer func() {
 		if err != nil {
 			f.Close()
@@ -287,10 +292,7 @@ func writeVectorFile(dir string, set *vectorSet, tag [vectorTagSize]byte) (tmp s
 	if _, err := f.WriteAt(h.encode(vectorFileMagic), 0); err != nil {
 		return "", err
 	}
-	if err := f.Sync(); err != nil {
-		return "", err
-	}
-	return tmp, f.Close()
+	return tmp, syncClose(f)
 }
 
 // WriteQueryFiles brings the vector file of every index and the entity graph file up to date
