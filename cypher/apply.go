@@ -50,12 +50,31 @@ func (s *Store) applyTx(ctx context.Context, t tx, b *graph.Batch) error {
 	if err != nil {
 		return err
 	}
+	for _, part := range chunked(graph.UniqueIDs(b.DeleteDocuments), s.batchSize) {
+		if _, err := t.run(ctx, s.q.get(qDeleteDocuments), map[string]any{"ids": part}); err != nil {
+			return err
+		}
+		for _, id := range part {
+			delete(relink, id) // no chain left to relink
+		}
+	}
+	if err := s.unwind(ctx, t, qDeleteMentions, rowsOf(b.DeleteMentions, mentionKeyRow)); err != nil {
+		return err
+	}
+	if err := s.unwind(ctx, t, qDeleteRelations, rowsOf(b.DeleteRelations, relationKeyRow)); err != nil {
+		return err
+	}
+	for _, part := range chunked(graph.UniqueIDs(b.DeleteEntities), s.batchSize) {
+		if _, err := t.run(ctx, s.q.get(qDeleteEntities), map[string]any{"ids": part}); err != nil {
+			return err
+		}
+	}
 	if b.ClearSummaries {
 		if _, err := t.run(ctx, s.q.get(qClearSummaries), nil); err != nil {
 			return err
 		}
 	}
-	if len(b.Entities)+len(b.Relations)+len(b.SummaryLinks) > 0 || b.ClearSummaries {
+	if len(b.Entities)+len(b.Relations)+len(b.SummaryLinks)+len(b.DeleteEntities)+len(b.DeleteRelations) > 0 || b.ClearSummaries {
 		// Makes the GDS projection of the graph as it was stale (see projection).
 		if _, err := t.run(ctx, s.q.get(qBumpGeneration), map[string]any{"key": metaEntityGraphGeneration}); err != nil {
 			return err
@@ -172,6 +191,9 @@ func (s *Store) checkReferences(ctx context.Context, t tx, b *graph.Batch) error
 	for _, r := range b.Relations {
 		need(needEntities, entities, r.Source)
 		need(needEntities, entities, r.Target)
+		for _, ev := range r.Evidence {
+			need(needChunks, chunks, ev.ChunkID)
+		}
 	}
 	for _, m := range b.Mentions {
 		need(needChunks, chunks, m.ChunkID)
@@ -190,7 +212,7 @@ func (s *Store) checkReferences(ctx context.Context, t tx, b *graph.Batch) error
 	}{
 		{qMissingCommunities, "community reports name communities that do not exist (communities are made by ComputeCommunities)", needCommunities},
 		{qMissingDocuments, "chunks refer to documents that do not exist", needDocs},
-		{qMissingChunks, "mentions refer to chunks that do not exist", needChunks},
+		{qMissingChunks, "mentions or relation evidence refer to chunks that do not exist", needChunks},
 		{qMissingEntities, "relations, mentions or summary links refer to entities that do not exist", needEntities},
 	} {
 		if len(check.ids) == 0 {

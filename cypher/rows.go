@@ -78,11 +78,52 @@ func relationRow(r graph.Relation) map[string]any {
 		"description": r.Description,
 		"weight":      r.Weight,
 		"chunkIds":    stringsParam(r.ChunkIDs),
+		// Evidence is stored as three lists of one item per chunk (relationship properties
+		// cannot hold maps); read_relation_evidence.cypher zips them back.
+		"evidenceChunkIds":     evidenceChunkIDs(r.Evidence),
+		"evidenceDescriptions": evidenceDescriptions(r.Evidence),
+		"evidenceWeights":      evidenceWeights(r.Evidence),
 	}
 }
 
+func evidenceChunkIDs(evs []graph.RelationEvidence) []string {
+	out := make([]string, len(evs))
+	for i, ev := range evs {
+		out[i] = ev.ChunkID
+	}
+	return out
+}
+
+func evidenceDescriptions(evs []graph.RelationEvidence) []string {
+	out := make([]string, len(evs))
+	for i, ev := range evs {
+		out[i] = ev.Description
+	}
+	return out
+}
+
+func evidenceWeights(evs []graph.RelationEvidence) []float64 {
+	out := make([]float64, len(evs))
+	for i, ev := range evs {
+		out[i] = ev.Weight
+	}
+	return out
+}
+
 func mentionRow(m graph.Mention) map[string]any {
+	return map[string]any{
+		"chunkId": m.ChunkID, "entityId": m.EntityID, "name": m.Name, "type": m.Type,
+		"description": m.Description, "subject": m.Subject,
+	}
+}
+
+func mentionKeyRow(m graph.MentionKey) map[string]any {
 	return map[string]any{"chunkId": m.ChunkID, "entityId": m.EntityID}
+}
+
+func relationKeyRow(k graph.RelationKey) map[string]any {
+	k = graph.NewRelationKey(k.Source, k.Target)
+	return map[string]any{"source": k.Source, "target": k.Target}
 }
 
 func summaryLinkRow(l graph.SummaryLink) map[string]any {

@@ -19,7 +19,7 @@ func (s *Store) Apply(ctx context.Context, b graph.Batch) error {
 			return err
 		}
 		steps := []func(context.Context, *sql.Tx, *graph.Batch) error{
-			deleteChunks, clearSummaries, applyDocuments, applyChunks, applyEntities, applyRelations, applyMentions,
+			deleteChunks, deleteDocuments, deleteMentions, deleteRelations, deleteEntities, clearSummaries, applyDocuments, applyChunks, applyEntities, applyRelations, applyMentions,
 			applySummaryLinks, applyCommunities, applyMeta, checkReferences, bumpGenerations,
 		}
 		for _, step := range steps {
@@ -55,12 +55,83 @@ func deleteChunks(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 	if len(b.DeleteChunks) == 0 {
 		return nil
 	}
-	ids := encodeStrings(b.DeleteChunks)
-	if _, err := tx.ExecContext(ctx, `DELETE FROM mentions WHERE chunk_id IN (SELECT value FROM json_each(?))`, ids); err != nil {
+	return deleteChunkRows(ctx, tx, "id", encodeStrings(b.DeleteChunks))
+}
+
+// deleteChunkRows removes the chunks that ids (a JSON array) selects, with their mentions.
+func deleteChunkRows(ctx context.Context, tx *sql.Tx, column, ids string) error {
+	// column is "id" or "document_id", never input.
+	sel := `SELECT id FROM chunks WHERE ` + column + ` IN (SELECT value FROM json_each(?))`
+	if _, err := tx.ExecContext(ctx, `DELETE FROM mentions WHERE chunk_id IN (`+sel+`)`, ids); err != nil {
 		return fmt.Errorf("delete mentions of chunks: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE id IN (SELECT value FROM json_each(?))`, ids); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM relation_evidence WHERE chunk_id IN (`+sel+`)`, ids); err != nil {
+		return fmt.Errorf("delete relation evidence of chunks: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE `+column+` IN (SELECT value FROM json_each(?))`, ids); err != nil {
 		return fmt.Errorf("delete chunks: %w", err)
+	}
+	return nil
+}
+
+// deleteDocuments removes documents with their chunks.
+func deleteDocuments(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
+	if len(b.DeleteDocuments) == 0 {
+		return nil
+	}
+	ids := encodeStrings(b.DeleteDocuments)
+	if err := deleteChunkRows(ctx, tx, "document_id", ids); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE id IN (SELECT value FROM json_each(?))`, ids); err != nil {
+		return fmt.Errorf("delete documents: %w", err)
+	}
+	return nil
+}
+
+func deleteMentions(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
+	return eachRow(ctx, tx, `DELETE FROM mentions WHERE chunk_id = ? AND entity_id = ?`, b.DeleteMentions,
+		func(m graph.MentionKey) string {
+			return fmt.Sprintf("deletion of mention %s-%s", m.ChunkID, m.EntityID)
+		},
+		func(m graph.MentionKey) []any { return []any{m.ChunkID, m.EntityID} })
+}
+
+func deleteRelations(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
+	for _, q := range []string{
+		`DELETE FROM relation_evidence WHERE source = ? AND target = ?`,
+		`DELETE FROM relations WHERE source = ? AND target = ?`,
+	} {
+		err := eachRow(ctx, tx, q, b.DeleteRelations,
+			func(k graph.RelationKey) string { return fmt.Sprintf("deletion of relation %s-%s", k.Source, k.Target) },
+			func(k graph.RelationKey) []any {
+				k = graph.NewRelationKey(k.Source, k.Target)
+				return []any{k.Source, k.Target}
+			})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteEntities removes entities and every row that refers to them.
+func deleteEntities(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
+	if len(b.DeleteEntities) == 0 {
+		return nil
+	}
+	const ids = `(SELECT value FROM json_each(?1))`
+	for _, q := range []string{
+		`DELETE FROM summary_links WHERE member IN ` + ids + ` OR summary IN ` + ids,
+		`DELETE FROM relation_evidence WHERE source IN ` + ids + ` OR target IN ` + ids,
+		`DELETE FROM relations WHERE source IN ` + ids + ` OR target IN ` + ids,
+		`DELETE FROM community_members WHERE entity_id IN ` + ids,
+		`DELETE FROM mentions WHERE entity_id IN ` + ids,
+		`DELETE FROM entities WHERE id IN ` + ids,
+	} {
+		if _, err := tx.ExecContext(ctx, q, encodeStrings(b.DeleteEntities)); err != nil {
+			return fmt.Errorf("delete entities: %w", err)
+		}
 	}
 	return nil
 }
@@ -73,6 +144,7 @@ func clearSummaries(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 	const summaries = `SELECT id FROM entities WHERE layer >= 1`
 	for _, q := range []string{
 		`DELETE FROM summary_links WHERE member IN (` + summaries + `) OR summary IN (` + summaries + `)`,
+		`DELETE FROM relation_evidence WHERE source IN (` + summaries + `) OR target IN (` + summaries + `)`,
 		`DELETE FROM relations WHERE source IN (` + summaries + `) OR target IN (` + summaries + `)`,
 		`DELETE FROM community_members WHERE entity_id IN (` + summaries + `)`,
 		`DELETE FROM mentions WHERE entity_id IN (` + summaries + `)`,
@@ -132,12 +204,42 @@ func applyEntities(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 }
 
 func applyRelations(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
+	label := func(r graph.Relation) string { return fmt.Sprintf("relation %s-%s", r.Source, r.Target) }
+	// A relation's evidence is replaced as a whole, like its properties.
+	err := eachRow(ctx, tx, `DELETE FROM relation_evidence WHERE source = ? AND target = ?`, b.Relations, label,
+		func(r graph.Relation) []any {
+			k := graph.NewRelationKey(r.Source, r.Target)
+			return []any{k.Source, k.Target}
+		})
+	if err != nil {
+		return err
+	}
+	var evidence []graph.RelationEvidence
+	for _, r := range b.Relations {
+		k := graph.NewRelationKey(r.Source, r.Target)
+		for _, ev := range r.Evidence {
+			ev.Source, ev.Target = k.Source, k.Target
+			evidence = append(evidence, ev)
+		}
+	}
+	err = eachRow(ctx, tx, `
+		INSERT INTO relation_evidence (source, target, chunk_id, description, weight) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (source, target, chunk_id) DO UPDATE SET description = excluded.description, weight = excluded.weight`,
+		evidence,
+		func(ev graph.RelationEvidence) string {
+			return fmt.Sprintf("evidence of relation %s-%s from chunk %s", ev.Source, ev.Target, ev.ChunkID)
+		},
+		func(ev graph.RelationEvidence) []any {
+			return []any{ev.Source, ev.Target, ev.ChunkID, ev.Description, ev.Weight}
+		})
+	if err != nil {
+		return err
+	}
 	return eachRow(ctx, tx, `
 		INSERT INTO relations (source, target, description, weight, chunk_ids) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (source, target) DO UPDATE SET description = excluded.description,
 			weight = excluded.weight, chunk_ids = excluded.chunk_ids`,
-		b.Relations,
-		func(r graph.Relation) string { return fmt.Sprintf("relation %s-%s", r.Source, r.Target) },
+		b.Relations, label,
 		func(r graph.Relation) []any {
 			// Relations are undirected; a key in the wrong order still names the same pair.
 			k := graph.NewRelationKey(r.Source, r.Target)
@@ -147,10 +249,14 @@ func applyRelations(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 
 func applyMentions(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 	return eachRow(ctx, tx, `
-		INSERT INTO mentions (chunk_id, entity_id) VALUES (?, ?) ON CONFLICT DO NOTHING`,
+		INSERT INTO mentions (chunk_id, entity_id, name, type, description, subject) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (chunk_id, entity_id) DO UPDATE SET name = excluded.name, type = excluded.type,
+			description = excluded.description, subject = excluded.subject`,
 		b.Mentions,
 		func(m graph.Mention) string { return fmt.Sprintf("mention %s-%s", m.ChunkID, m.EntityID) },
-		func(m graph.Mention) []any { return []any{m.ChunkID, m.EntityID} })
+		func(m graph.Mention) []any {
+			return []any{m.ChunkID, m.EntityID, m.Name, m.Type, m.Description, m.Subject}
+		})
 }
 
 func applySummaryLinks(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
@@ -206,13 +312,13 @@ func applyMeta(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 // bumpGenerations marks the cached structures the batch may have changed.
 func bumpGenerations(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 	var names []string
-	if len(b.Chunks) > 0 || len(b.DeleteChunks) > 0 {
+	if len(b.Chunks) > 0 || len(b.DeleteChunks) > 0 || len(b.DeleteDocuments) > 0 {
 		names = append(names, string(graph.ChunkEmbedding))
 	}
-	if len(b.Entities) > 0 || b.ClearSummaries {
+	if len(b.Entities) > 0 || len(b.DeleteEntities) > 0 || b.ClearSummaries {
 		names = append(names, string(graph.EntityEmbedding), genEntityGraph)
 	}
-	if len(b.Relations) > 0 || len(b.SummaryLinks) > 0 {
+	if len(b.Relations) > 0 || len(b.DeleteRelations) > 0 || len(b.SummaryLinks) > 0 {
 		names = append(names, genEntityGraph)
 	}
 	if len(b.Communities) > 0 {

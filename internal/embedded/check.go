@@ -29,6 +29,9 @@ func checkReferences(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 	}
 	for _, r := range b.Relations {
 		entities = append(entities, r.Source, r.Target)
+		for _, ev := range r.Evidence {
+			chunks = append(chunks, ev.ChunkID)
+		}
 	}
 	for _, l := range b.SummaryLinks {
 		entities = append(entities, l.Member, l.Summary)
@@ -38,7 +41,7 @@ func checkReferences(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 		ids         []string
 	}{
 		{"chunks refer to documents that do not exist", "documents", docs},
-		{"mentions refer to chunks that do not exist", "chunks", chunks},
+		{"mentions or relation evidence refer to chunks that do not exist", "chunks", chunks},
 		{"relations, mentions or summary links refer to entities that do not exist", "entities", entities},
 	} {
 		if len(c.ids) == 0 {

@@ -9,7 +9,7 @@ import (
 // schemaVersion is stored in PRAGMA user_version. A change to the schema is a new entry in
 // migrations and a new version; schemaSQL stays the schema of version 1, so new and upgraded
 // stores are built by the same statements.
-const schemaVersion = 3
+const schemaVersion = 4
 
 // oldestReadable is the oldest schema version a read-only Store can use as it is (readers cannot
 // upgrade a store). Raise it when a migration changes something readers depend on.
@@ -187,43 +187,64 @@ func migrations() [][]string {
 			END`,
 			`INSERT INTO chunk_text (chunk_text) VALUES ('rebuild')`,
 		},
+		// 3 → 4: per-chunk evidence. A mention holds what its chunk's extraction said about the
+		// entity; relation_evidence what each chunk said about a relation. Entities and
+		// relations are derived from their evidence, so a deleted chunk takes what it said
+		// with it. A store upgraded from 3 holds no evidence yet (meta "evidence" is unset):
+		// ingest refuses to merge into it until it is rebuilt (pipeline.ErrNoEvidence).
+		{
+			`ALTER TABLE mentions ADD COLUMN name TEXT NOT NULL DEFAULT ''`,
+			`ALTER TABLE mentions ADD COLUMN type TEXT NOT NULL DEFAULT ''`,
+			`ALTER TABLE mentions ADD COLUMN description TEXT NOT NULL DEFAULT ''`,
+			`ALTER TABLE mentions ADD COLUMN subject INTEGER NOT NULL DEFAULT 0`,
+			`CREATE TABLE relation_evidence (
+				source      TEXT NOT NULL,
+				target      TEXT NOT NULL,
+				chunk_id    TEXT NOT NULL,
+				description TEXT NOT NULL,
+				weight      REAL NOT NULL,
+				PRIMARY KEY (source, target, chunk_id)
+			) WITHOUT ROWID`,
+			`CREATE INDEX relation_evidence_chunk ON relation_evidence (chunk_id)`,
+		},
 	}
 }
 
 // initSchema creates the schema in an empty database, upgrades an older one, or checks that an
-// existing one is a strata store this code can read. dir names the store in errors.
-func initSchema(ctx context.Context, db *sql.DB, dir string, readOnly bool) error {
+// existing one is a strata store this code can read, and returns the version the store is at.
+// dir names the store in errors.
+func initSchema(ctx context.Context, db *sql.DB, dir string, readOnly bool) (int64, error) {
 	version, appID, err := readVersion(ctx, db)
 	if err != nil {
-		return fmt.Errorf("open store %s: read schema version: %w", dir, err)
+		return 0, fmt.Errorf("open store %s: read schema version: %w", dir, err)
 	}
 	if version == 0 {
 		var tables int
 		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema`).Scan(&tables); err != nil {
-			return fmt.Errorf("open store %s: %w", dir, err)
+			return 0, fmt.Errorf("open store %s: %w", dir, err)
 		}
 		if tables > 0 {
-			return fmt.Errorf("open store %s: %s is not a strata store (it holds other tables)", dir, dbFile)
+			return 0, fmt.Errorf("open store %s: %s is not a strata store (it holds other tables)", dir, dbFile)
 		}
 		if readOnly {
-			return fmt.Errorf("open store %s: no strata store here yet; run `strata ingest` first", dir)
+			return 0, fmt.Errorf("open store %s: no strata store here yet; run `strata ingest` first", dir)
 		}
-		return upgrade(ctx, db, dir, 0)
+		return schemaVersion, upgrade(ctx, db, dir, 0)
 	}
 	if appID != applicationID {
-		return fmt.Errorf("open store %s: %s is not a strata store (application id %#x)", dir, dbFile, appID)
+		return 0, fmt.Errorf("open store %s: %s is not a strata store (application id %#x)", dir, dbFile, appID)
 	}
 	switch {
 	case version > schemaVersion:
-		return fmt.Errorf("open store %s: schema version %d is newer than this strata supports (%d); upgrade strata", dir, version, schemaVersion)
+		return 0, fmt.Errorf("open store %s: schema version %d is newer than this strata supports (%d); upgrade strata", dir, version, schemaVersion)
 	case version == schemaVersion:
-		return nil
+		return version, nil
 	case readOnly && version < oldestReadable:
-		return fmt.Errorf("open store %s: schema version %d is too old to read; run `strata ingest` once to upgrade it", dir, version)
+		return 0, fmt.Errorf("open store %s: schema version %d is too old to read; run `strata ingest` once to upgrade it", dir, version)
 	case readOnly:
-		return nil
+		return version, nil
 	}
-	return upgrade(ctx, db, dir, version)
+	return schemaVersion, upgrade(ctx, db, dir, version)
 }
 
 func readVersion(ctx context.Context, db *sql.DB) (version, appID int64, err error) {

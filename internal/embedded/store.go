@@ -36,6 +36,7 @@ type Store struct {
 	absDir   string // dir made absolute: where the query files (vectorfile.go) live
 	db       *sql.DB
 	readOnly bool
+	version  int64       // schema version; a reader may open an older store as it is
 	opened   bool        // Open succeeded: Close may write vector files
 	lock     *writerLock // nil when read-only
 
@@ -90,7 +91,7 @@ func Open(ctx context.Context, dir string, opt Options) (*Store, error) {
 		err = quickCheck(ctx, s.db, dir) // before the schema is touched; see open.go
 	}
 	if err == nil {
-		err = initSchema(ctx, s.db, dir, opt.ReadOnly)
+		s.version, err = initSchema(ctx, s.db, dir, opt.ReadOnly)
 	} else if !errors.Is(err, ErrDamaged) {
 		err = fmt.Errorf("open store %s: %w", dir, err)
 	}

@@ -53,6 +53,24 @@ type Relation struct {
 	Description string
 	Weight      float64
 	ChunkIDs    []string // chunks the relation was extracted from
+	// Evidence is what each chunk of ChunkIDs said about the relation, one item per chunk. Apply
+	// replaces the stored evidence with it (none for a relation not extracted from text); reads
+	// other than RelationEvidence leave it empty.
+	Evidence []RelationEvidence
+}
+
+// RelationEvidence is what one chunk's extraction said about a relation: its description parts
+// (joined by "\n") and the strength it gave, summed over the chunk's statements of the relation.
+// The description and weight of a relation are derived from its evidence (pipeline/resolve).
+type RelationEvidence struct {
+	Source, Target string // the relation's key
+	ChunkID        string
+	Description    string
+	Weight         float64
+	// DocumentID and Seq place the chunk: evidence is merged in document id, then Seq order.
+	// Reads fill them; Apply ignores them.
+	DocumentID string
+	Seq        int
 }
 
 // Key returns the identity of the relation.
@@ -69,11 +87,32 @@ func NewRelationKey(a, b string) RelationKey {
 	return RelationKey{Source: a, Target: b}
 }
 
-// Mention links a chunk to an entity extracted from it (HAS_ENTITY).
+// Mention links a chunk to an entity it mentions (HAS_ENTITY) and holds the chunk's evidence
+// about the entity: what its extraction said (the name as written, the type, the description
+// parts joined by "\n"). An entity's name, type and description are derived from the evidence
+// of all its mentions (pipeline/resolve), so removing a chunk removes what it said.
+//
+// A Subject mention says nothing: it links a chunk to the subject of its document (see
+// Document.Subject) that another chunk of the document names. An entity is supported by its
+// other mentions only.
 type Mention struct {
-	ChunkID  string
-	EntityID string
+	ChunkID     string
+	EntityID    string
+	Name        string
+	Type        string
+	Description string
+	Subject     bool
+	// DocumentID and Seq place the chunk: evidence is merged in document id, then Seq order.
+	// Reads fill them; Apply ignores them.
+	DocumentID string
+	Seq        int
 }
+
+// Key returns the identity of the mention: its chunk and entity.
+func (m Mention) Key() MentionKey { return MentionKey{ChunkID: m.ChunkID, EntityID: m.EntityID} }
+
+// MentionKey identifies a mention.
+type MentionKey struct{ ChunkID, EntityID string }
 
 // SummaryLink is a SUMMARIZED_BY relationship from an entity of layer i to a summary entity of
 // layer i+1.

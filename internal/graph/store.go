@@ -33,11 +33,21 @@ type Batch struct {
 	// communities created by ComputeCommunities; unknown ids are an error.
 	Communities []Community
 	Meta        map[string]string
-	// DeleteChunks removes chunks with their PART_OF, NEXT and HAS_ENTITY relationships before
-	// the upserts of the same batch (NEXT chains are relinked); unknown ids are ignored. It is how
-	// a document whose text changed sheds its old chunks. Relations keep the ids in their
-	// ChunkIDs: what was extracted from a chunk is not undone.
+	// The deletions run before the upserts of the same batch; unknown ids are ignored.
+	//
+	// DeleteChunks removes chunks with their PART_OF, NEXT and HAS_ENTITY relationships (NEXT
+	// chains are relinked) and their relation evidence (evidence reads never return evidence of
+	// a chunk that is gone). The relations themselves keep their description, weight and
+	// ChunkIDs: the caller rewrites what the chunks supported (pipeline/resolve).
 	DeleteChunks []string
+	// DeleteDocuments removes documents with all their chunks, as DeleteChunks does.
+	DeleteDocuments []string
+	// DeleteMentions removes HAS_ENTITY relationships.
+	DeleteMentions []MentionKey
+	// DeleteRelations removes RELATED relationships.
+	DeleteRelations []RelationKey
+	// DeleteEntities removes entities with every relationship they have.
+	DeleteEntities []string
 	// ClearSummaries removes every summary entity (layer >= 1) with all its relationships
 	// (SUMMARIZED_BY, RELATED, IN_COMMUNITY) before the upserts of the same batch: the
 	// hierarchical index is rebuilt as a whole, so a rebuild must not leave summaries of an older
@@ -48,7 +58,8 @@ type Batch struct {
 // Empty reports whether the batch holds nothing to write.
 func (b *Batch) Empty() bool {
 	return len(b.Documents)+len(b.Chunks)+len(b.Entities)+len(b.Relations)+len(b.Mentions)+
-		len(b.SummaryLinks)+len(b.Communities)+len(b.Meta)+len(b.DeleteChunks) == 0 && !b.ClearSummaries
+		len(b.SummaryLinks)+len(b.Communities)+len(b.Meta)+len(b.DeleteChunks)+len(b.DeleteDocuments)+
+		len(b.DeleteMentions)+len(b.DeleteRelations)+len(b.DeleteEntities) == 0 && !b.ClearSummaries
 }
 
 // VectorIndex names a vector index.
@@ -192,6 +203,7 @@ type Writer interface {
 // missing ids are skipped.
 type Reader interface {
 	MetaReader
+	EvidenceReader
 	Documents(ctx context.Context, ids []string) ([]Document, error)
 	Chunks(ctx context.Context, ids []string) ([]Chunk, error)
 	Entities(ctx context.Context, ids []string) ([]Entity, error)
@@ -212,6 +224,23 @@ type Reader interface {
 	// CommunityMembers returns the members of one community.
 	CommunityMembers(ctx context.Context, communityID string) (Members, error)
 	Stats(ctx context.Context) (Stats, error)
+}
+
+// EvidenceReader reads the per-chunk evidence that entities and relations are derived from.
+// Evidence comes ordered by entity id (relation key), then document id, Seq and chunk id: the
+// order in which it is merged, whatever the order documents were ingested in.
+type EvidenceReader interface {
+	// EntityEvidence returns every mention of the entities.
+	EntityEvidence(ctx context.Context, entityIDs []string) ([]Mention, error)
+	// RelationEvidence returns the evidence of the relations.
+	RelationEvidence(ctx context.Context, keys []RelationKey) ([]RelationEvidence, error)
+	// ChunkEvidence returns what the chunks hold: their mentions and the relation evidence they
+	// are the chunk of.
+	ChunkEvidence(ctx context.Context, chunkIDs []string) ([]Mention, []RelationEvidence, error)
+	// Unsupported counts the layer-0 entities without a mention other than Subject ones and the
+	// relations between layer-0 entities without evidence: what a graph derived from evidence
+	// never holds.
+	Unsupported(ctx context.Context) (entities, relations int64, err error)
 }
 
 // Searcher answers the queries retrieval is made of.

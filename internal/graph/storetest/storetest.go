@@ -47,6 +47,7 @@ func tests() []test {
 		communityTests(),
 		concurrencyTests(),
 		contextTests(),
+		evidenceTests(),
 	} {
 		all = append(all, group...)
 	}
