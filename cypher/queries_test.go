@@ -24,6 +24,8 @@ var allQueryNames = []string{
 	qPathsCypherLong, qBumpGeneration,
 	qPathsGDS, qCountEntities, qGDSDrop, qGDSList, qGDSProject, qGDSWCCWrite, qGDSLeidenStream,
 	qCommunitiesDelete, qCommunitiesCreate, qCommunitiesMembers, qCommunitiesParents,
+	qDeleteDocuments, qDeleteMentions, qDeleteRelations, qDeleteEntities,
+	qReadEntityEvidence, qReadRelationEvidence, qReadChunkMentions, qReadChunkRelEvidence, qCountUnsupported,
 }
 
 // TestQueryFiles: every name the code uses has a file, every file is used, and each file's

@@ -252,7 +252,7 @@ func (in *Ingester) extractBatch(ctx context.Context, p prepared, pieces []chunk
 		if err != nil {
 			return fmt.Errorf("extract chunk %d of %s: %w", pc.Seq, p.doc.ID, err)
 		}
-		b.results = append(b.results, resolve.ChunkResult{ChunkID: pc.ID, Result: res})
+		b.results = append(b.results, resolve.ChunkResult{ChunkID: pc.ID, DocumentID: p.doc.ID, Seq: pc.Seq, Result: res})
 		b.chunks = append(b.chunks, graph.Chunk{ID: pc.ID, DocumentID: p.doc.ID, Seq: pc.Seq, Text: pc.Text, Tokens: pc.Tokens})
 		texts = append(texts, pc.Text)
 	}

@@ -64,25 +64,28 @@ type Ingester struct {
 
 // Report summarizes a run.
 type Report struct {
-	Documents     int            // documents written (new or changed)
-	Unchanged     int            // documents already stored with the same text (and chunks)
-	Failed        int            // documents whose extraction failed; a re-run retries them
-	Duplicates    int            // inputs read twice in the run (one file through two paths, a record repeated whole), kept once
-	Changed       int            // documents stored before with another text
-	Rechunked     int            // documents with the same text cut again with other chunk settings
-	Relabeled     int            // unchanged documents whose title, source or metadata were updated
-	Chunks        int            // chunks written
-	DeletedChunks int            // chunks of changed or re-chunked documents that are gone, deleted
-	Entities      int            // entities written (new or merged)
-	Relations     int            // relations written (new or merged)
-	EntityEmbeds  int            // entities (re-)embedded
-	Layers        []layers.Layer // summary layers built
-	Components    int
-	Communities   int
-	Problems      []load.Problem // inputs skipped: broken, unreadable, or named directly with an unsupported type
-	Ignored       []load.Problem // folder entries left out by rule (hidden, symbolic links, other types)
-	Duration      time.Duration
-	StageDuration map[string]time.Duration
+	Documents     int // documents written (new or changed)
+	Unchanged     int // documents already stored with the same text (and chunks)
+	Failed        int // documents whose extraction failed; a re-run retries them
+	Duplicates    int // inputs read twice in the run (one file through two paths, a record repeated whole), kept once
+	Changed       int // documents stored before with another text
+	Rechunked     int // documents with the same text cut again with other chunk settings
+	Relabeled     int // unchanged documents whose title, source or metadata were updated
+	Chunks        int // chunks written
+	DeletedChunks int // chunks of changed or re-chunked documents that are gone, deleted
+	Entities      int // entities written (new or merged)
+	Relations     int // relations written (new or merged)
+	// DeletedEntities and DeletedRelations count what was left without evidence and removed.
+	DeletedEntities  int
+	DeletedRelations int
+	EntityEmbeds     int            // entities (re-)embedded
+	Layers           []layers.Layer // summary layers built
+	Components       int
+	Communities      int
+	Problems         []load.Problem // inputs skipped: broken, unreadable, or named directly with an unsupported type
+	Ignored          []load.Problem // folder entries left out by rule (hidden, symbolic links, other types)
+	Duration         time.Duration
+	StageDuration    map[string]time.Duration
 }
 
 // ErrNothingIngested is returned when no input could be used.

@@ -16,6 +16,9 @@ import (
 // with and the run cannot simply apply them; the message says what to do.
 var ErrSettingsChanged = errors.New("settings differ from the store's")
 
+// evidenceVersion is the graph.MetaEvidence value of the evidence this strata keeps.
+const evidenceVersion = "1"
+
 // tokenizerName is the tokenizer chunks are counted in (internal/tokenizer has one).
 const tokenizerName = "cl100k_base"
 
@@ -79,7 +82,7 @@ func readMeta(ctx context.Context, store graph.MetaReader, keys ...string) (map[
 // A store from before the settings were recorded has its documents' chunks checked and its
 // structure recomputed once.
 func (in *Ingester) planSettings(ctx context.Context) (settingsPlan, error) {
-	stored, err := readMeta(ctx, in.Store, graph.MetaExtractor, graph.MetaChunking, graph.MetaChunkingPending, graph.MetaLayers, graph.MetaSeed)
+	stored, err := readMeta(ctx, in.Store, graph.MetaExtractor, graph.MetaChunking, graph.MetaChunkingPending, graph.MetaLayers, graph.MetaSeed, graph.MetaEvidence)
 	if err != nil {
 		return settingsPlan{}, err
 	}
@@ -94,6 +97,15 @@ func (in *Ingester) planSettings(ctx context.Context) (settingsPlan, error) {
 		return plan, fmt.Errorf("%w: the store was built with extractor %q but this run uses %q, and the two would mix "+
 			"in one graph: use the store's extraction settings (--offline, --llm-model, --extract-mode, --gleaning), "+
 			"or ingest into a new store (another --data-dir or database)", ErrSettingsChanged, stored[graph.MetaExtractor], x)
+	}
+
+	switch {
+	case !hasDocs:
+		plan.first[graph.MetaEvidence] = evidenceVersion
+	case stored[graph.MetaEvidence] != evidenceVersion:
+		return plan, fmt.Errorf("%w: the store was built by an older strata that kept no per-chunk evidence, so what its "+
+			"entities and relations say cannot be updated exactly: ingest into a new store (another --data-dir or "+
+			"database; unchanged extractions come from the model cache)", ErrSettingsChanged)
 	}
 
 	chunking := chunkingSetting(in.Options.Chunk)

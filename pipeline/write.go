@@ -75,9 +75,17 @@ func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p pre
 			log.Error().Err(b.err).Int("chunks_written", chunks).Msg("document failed; a re-run retries it")
 			return written, nil
 		}
-		out, err := resolver.Resolve(ctx, withSubject(b.results, graph.Document{Title: p.doc.Title}.Subject()))
+		out, err := resolver.Resolve(ctx, b.results, stale)
 		if err != nil {
 			return written, fmt.Errorf("resolve %s: %w", p.doc.ID, err)
+		}
+		var subject subjectChange
+		if b.last {
+			// A document's subject links depend on all its chunks: they are settled with its
+			// last batch, in the same transaction.
+			if subject, err = in.documentSubject(ctx, p, out.Mentions, b.results, stale); err != nil {
+				return written, err
+			}
 		}
 		doc := graph.Document{
 			ID: p.doc.ID, Title: p.doc.Title, Source: p.doc.Source, Metadata: p.metadata,
@@ -87,13 +95,16 @@ func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p pre
 			doc.SHA256 = p.sha
 		}
 		batch := graph.Batch{
-			Documents:    []graph.Document{doc},
-			Chunks:       b.chunks,
-			Entities:     out.Entities,
-			Relations:    out.Relations,
-			Mentions:     out.Mentions,
-			Meta:         meta,
-			DeleteChunks: stale,
+			Documents:       []graph.Document{doc},
+			Chunks:          b.chunks,
+			Entities:        out.Entities,
+			Relations:       out.Relations,
+			Mentions:        append(out.Mentions, subject.add...),
+			Meta:            meta,
+			DeleteChunks:    stale,
+			DeleteMentions:  subject.del,
+			DeleteEntities:  out.DeleteEntities,
+			DeleteRelations: out.DeleteRelations,
 		}
 		if err := in.Store.Apply(ctx, batch); err != nil {
 			return written, fmt.Errorf("write %s (chunks %d to %d): %w", p.doc.ID, b.first, b.first+b.count, err)
@@ -103,6 +114,8 @@ func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p pre
 		rep.DeletedChunks += len(stale)
 		rep.Entities += len(out.Entities)
 		rep.Relations += len(out.Relations)
+		rep.DeletedEntities += len(out.DeleteEntities)
+		rep.DeletedRelations += len(out.DeleteRelations)
 		stale = nil
 		chunks += len(b.chunks)
 		entities += len(out.Entities)
@@ -122,10 +135,31 @@ func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p pre
 		log.Info().Int("old_chunks", len(p.stale)).Int("chunks", chunks).Msg("document re-chunked with this run's chunk settings")
 	} else if len(p.stale) > 0 {
 		rep.Changed++
-		log.Info().Int("old_chunks", len(p.stale)).Msg("document changed; its old chunks were replaced (what was extracted from them stays in the graph)")
+		log.Info().Int("old_chunks", len(p.stale)).Msg("document changed; its old chunks and what was extracted from them were replaced")
 	}
 	log.Debug().Int("chunks", chunks).Int("entities", entities).Int("relations", relations).Msg("written")
 	return true, nil
+}
+
+// documentSubject settles the subject links of a document written by this run (see
+// subjectLinks): added and results are what its last batch writes, stale the chunks it drops.
+func (in *Ingester) documentSubject(ctx context.Context, p prepared, added []graph.Mention, results []resolve.ChunkResult, stale []string) (subjectChange, error) {
+	replaced := make(map[string]bool, len(results)+len(stale))
+	for _, r := range results {
+		replaced[r.ChunkID] = true
+	}
+	for _, id := range stale {
+		replaced[id] = true
+	}
+	ids := make([]string, len(p.pieces))
+	for i, pc := range p.pieces {
+		ids[i] = pc.ID
+	}
+	old := ""
+	if p.stored != nil {
+		old = p.stored.Subject()
+	}
+	return subjectLinks(ctx, in.Store, p.doc.ID, graph.Document{Title: p.doc.Title}.Subject(), old, ids, added, replaced)
 }
 
 // sourceMeta is the graph.MetaSourcePrefix keys a document's write sets: its file's id, and the
@@ -147,7 +181,26 @@ func sourceMeta(p prepared) map[string]string {
 func (in *Ingester) relabel(ctx context.Context, p prepared) error {
 	d := *p.stored
 	d.Title, d.Source, d.Metadata = p.doc.Title, p.doc.Source, p.metadata
-	if err := in.Store.Apply(ctx, graph.Batch{Documents: []graph.Document{d}, Meta: sourceMeta(p)}); err != nil {
+	b := graph.Batch{Documents: []graph.Document{d}, Meta: sourceMeta(p)}
+	if old, now := p.stored.Subject(), d.Subject(); old != now {
+		chunks, err := in.Store.DocumentChunks(ctx, d.ID)
+		if err != nil {
+			return fmt.Errorf("read chunks of %s: %w", d.ID, err)
+		}
+		ids := make([]string, len(chunks))
+		for i, c := range chunks {
+			ids[i] = c.ID
+		}
+		subject, err := subjectLinks(ctx, in.Store, d.ID, now, old, ids, nil, nil)
+		if err != nil {
+			return err
+		}
+		b.Mentions, b.DeleteMentions = subject.add, subject.del
+		if len(b.Mentions)+len(b.DeleteMentions) > 0 {
+			b.Meta[graph.MetaStructureStale] = "true"
+		}
+	}
+	if err := in.Store.Apply(ctx, b); err != nil {
 		return fmt.Errorf("update document %s: %w", p.doc.ID, err)
 	}
 	in.Log.Debug().Str("document", d.ID).Msg("unchanged text; title, source or metadata updated")

@@ -27,7 +27,10 @@ const (
 	// MetaLayers records the hierarchical index options the structure was built with
 	// ("max=0" for no index), and MetaSeed the seed of the index and of Leiden: a run with
 	// other values recomputes the structure.
-	MetaLayers = "layers"
+	// MetaEvidence is the version of the per-chunk evidence the store holds ("1"), recorded with
+	// the first document; a store without it was built by a strata that kept none.
+	MetaEvidence = "evidence"
+	MetaLayers   = "layers"
 	MetaSeed   = "seed"
 	// MetaSourcePrefix prefixes one key per stored text file: MetaSourcePrefix + the file's
 	// absolute path holds the id of its document ("" once another input took the id over), so

@@ -1,7 +1,10 @@
-// Package resolve merges what extractors found in many chunks into graph entities and relations:
-// entities by normalized id, descriptions merged (and condensed when they grow long), relation
-// weights added up. It merges with what the store already holds, so ingesting documents one run
-// at a time gives the same graph as ingesting them together.
+// Package resolve derives graph entities and relations from per-chunk evidence. What each
+// chunk's extraction said about an entity (name, type, description) is kept on the chunk's
+// mention of it, and what it said about a relation (description, strength) on the relation's
+// evidence; an entity or relation is a function of all its evidence, merged in one fixed order
+// (document id, then position in the document). A change to the corpus (new chunks, deleted
+// chunks) re-derives only what it touches, and the graph after any sequence of adds, edits and
+// deletes is the graph one ingest of the final corpus builds.
 package resolve
 
 import (
@@ -16,10 +19,12 @@ import (
 	"github.com/stratarag/strata/pipeline/extract"
 )
 
-// ChunkResult is an extraction result with the chunk it came from.
+// ChunkResult is an extraction result with the chunk it came from and where the chunk sits.
 type ChunkResult struct {
-	ChunkID string
-	Result  extract.Result
+	ChunkID    string
+	DocumentID string
+	Seq        int
+	Result     extract.Result
 }
 
 // Summarizer condenses the descriptions of one entity or relation into one text.
@@ -29,12 +34,13 @@ type Summarizer interface {
 
 // Reader is the part of the store resolution reads.
 type Reader interface {
+	graph.EvidenceReader
 	Entities(ctx context.Context, ids []string) ([]graph.Entity, error)
 	Relations(ctx context.Context, keys []graph.RelationKey) ([]graph.Relation, error)
 }
 
-// Resolver merges extraction results. Summarizer may be nil: descriptions are then condensed
-// extractively (the earliest parts that fit the budget are kept).
+// Resolver derives entities and relations. Summarizer may be nil: descriptions are then
+// condensed extractively (the earliest parts that fit the budget are kept).
 type Resolver struct {
 	Store                Reader
 	Tokenizer            *tokenizer.Tokenizer
@@ -42,12 +48,15 @@ type Resolver struct {
 	MaxDescriptionTokens int // 500 when zero
 }
 
-// Output is what resolution writes: full entities and relations (already merged with the stored
-// ones) and the chunk→entity mentions.
+// Output is what a change writes: the evidence of the new chunks (Mentions, and the Evidence
+// of Relations), the entities whose name, type or description changed, every relation whose
+// evidence changed, and the entities and relations left without evidence.
 type Output struct {
-	Entities  []graph.Entity
-	Relations []graph.Relation
-	Mentions  []graph.Mention
+	Entities        []graph.Entity
+	Relations       []graph.Relation
+	Mentions        []graph.Mention
+	DeleteEntities  []string
+	DeleteRelations []graph.RelationKey
 }
 
 // descriptionSep separates the merged descriptions of one entity or relation.
@@ -56,182 +65,280 @@ const descriptionSep = "\n"
 // DefaultEntityType is given to entities a relation names but no entity record declares.
 const DefaultEntityType = "other"
 
-type entityAcc struct {
-	name  string
-	types map[string]int
-	descs []string
-}
-
-type relationAcc struct {
-	descs    []string
-	weight   float64
-	chunkIDs []string
-}
-
-// Resolve merges the results, reads the stored versions of every touched entity and relation, and
-// returns the merged versions. An entity whose description changed loses its embedding so the
-// embedding stage recomputes it. Relations whose chunk is already recorded on the stored relation
-// are not counted again, which keeps re-processing a chunk idempotent.
-func (r *Resolver) Resolve(ctx context.Context, results []ChunkResult) (Output, error) {
-	entities := map[string]*entityAcc{}
-	var entityOrder []string
-	mentions := map[graph.Mention]bool{}
-	var out Output
-	addEntity := func(chunkID, name, typ, desc string) string {
-		id := graph.NormalizeID(name)
-		if id == "" {
-			return ""
-		}
-		acc, ok := entities[id]
-		if !ok {
-			acc = &entityAcc{name: strings.Join(strings.Fields(name), " "), types: map[string]int{}}
-			entities[id] = acc
-			entityOrder = append(entityOrder, id)
-		}
-		if typ = strings.ToLower(strings.TrimSpace(typ)); typ != "" {
-			acc.types[typ]++
-		}
-		acc.descs = appendDistinct(acc.descs, splitDescription(desc)...)
-		m := graph.Mention{ChunkID: chunkID, EntityID: id}
-		if !mentions[m] {
-			mentions[m] = true
-			out.Mentions = append(out.Mentions, m)
-		}
-		return id
-	}
-
-	relations := map[graph.RelationKey]*relationAcc{}
-	var relationOrder []graph.RelationKey
+// Evidence turns the extraction results of chunks into their evidence: one mention per chunk
+// and entity (relation endpoints included), one relation evidence per chunk and relation, in
+// merge order. Within a chunk, an entity keeps the first name written, the type most often given
+// and its distinct description parts; a relation sums its strengths (1 when none is given).
+func Evidence(results []ChunkResult) ([]graph.Mention, []graph.RelationEvidence) {
+	var mentions []graph.Mention
+	var relations []graph.RelationEvidence
 	for _, cr := range results {
+		type entityAcc struct {
+			name  string
+			types map[string]int
+			descs []string
+		}
+		entities := map[string]*entityAcc{}
+		var order []string
+		add := func(name, typ, desc string) string {
+			id := graph.NormalizeID(name)
+			if id == "" {
+				return ""
+			}
+			acc, ok := entities[id]
+			if !ok {
+				acc = &entityAcc{name: strings.Join(strings.Fields(name), " "), types: map[string]int{}}
+				entities[id] = acc
+				order = append(order, id)
+			}
+			if typ = strings.ToLower(strings.TrimSpace(typ)); typ != "" {
+				acc.types[typ]++
+			}
+			acc.descs = appendDistinct(acc.descs, splitDescription(desc)...)
+			return id
+		}
+		type relationAcc struct {
+			descs  []string
+			weight float64
+		}
+		rels := map[graph.RelationKey]*relationAcc{}
 		for _, e := range cr.Result.Entities {
-			addEntity(cr.ChunkID, e.Name, e.Type, e.Description)
+			add(e.Name, e.Type, e.Description)
 		}
 		for _, rel := range cr.Result.Relations {
-			src := addEntity(cr.ChunkID, rel.Source, "", "")
-			dst := addEntity(cr.ChunkID, rel.Target, "", "")
+			src, dst := add(rel.Source, "", ""), add(rel.Target, "", "")
 			if src == "" || dst == "" || src == dst {
 				continue
 			}
 			key := graph.NewRelationKey(src, dst)
-			acc, ok := relations[key]
+			acc, ok := rels[key]
 			if !ok {
 				acc = &relationAcc{}
-				relations[key] = acc
-				relationOrder = append(relationOrder, key)
+				rels[key] = acc
 			}
 			strength := rel.Strength
 			if strength <= 0 {
 				strength = 1
 			}
 			acc.descs = appendDistinct(acc.descs, splitDescription(rel.Description)...)
-			if !slices.Contains(acc.chunkIDs, cr.ChunkID) {
-				acc.chunkIDs = append(acc.chunkIDs, cr.ChunkID)
-			}
 			acc.weight += strength
 		}
+		for _, id := range order {
+			acc := entities[id]
+			mentions = append(mentions, graph.Mention{
+				ChunkID: cr.ChunkID, EntityID: id, Name: acc.name, Type: majorityType(acc.types),
+				Description: strings.Join(acc.descs, descriptionSep), DocumentID: cr.DocumentID, Seq: cr.Seq,
+			})
+		}
+		for key, acc := range rels {
+			relations = append(relations, graph.RelationEvidence{
+				Source: key.Source, Target: key.Target, ChunkID: cr.ChunkID,
+				Description: strings.Join(acc.descs, descriptionSep), Weight: acc.weight,
+				DocumentID: cr.DocumentID, Seq: cr.Seq,
+			})
+		}
+	}
+	graph.SortMentions(mentions)
+	graph.SortRelationEvidence(relations)
+	return mentions, relations
+}
+
+// Resolve applies a change to the evidence: the chunks of results are added (or replace what
+// they held), the chunks of deleted go. It re-derives every entity and relation the change
+// touches from all the evidence left, and says which are left without any. An entity whose
+// name, type or description changed loses its embedding so the embedding stage recomputes it;
+// one that derives as stored is not written again.
+func (r *Resolver) Resolve(ctx context.Context, results []ChunkResult, deleted []string) (Output, error) {
+	var out Output
+	newMentions, newRelations := Evidence(results)
+	out.Mentions = newMentions
+
+	// Evidence held by a chunk of the change is replaced (new chunks) or dropped (deleted ones).
+	replaced := make(map[string]bool, len(results)+len(deleted))
+	for _, cr := range results {
+		replaced[cr.ChunkID] = true
+	}
+	for _, id := range deleted {
+		replaced[id] = true
+	}
+	entityIDs := map[string]bool{}
+	relationKeys := map[graph.RelationKey]bool{}
+	for _, m := range newMentions {
+		entityIDs[m.EntityID] = true
+	}
+	for _, ev := range newRelations {
+		relationKeys[graph.NewRelationKey(ev.Source, ev.Target)] = true
+	}
+	if len(replaced) > 0 {
+		// What the replaced chunks said before (a deleted chunk, or one extracted again).
+		ids := make([]string, 0, len(replaced))
+		for id := range replaced {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		oldMentions, oldRelations, err := r.Store.ChunkEvidence(ctx, ids)
+		if err != nil {
+			return Output{}, fmt.Errorf("read the evidence of replaced chunks: %w", err)
+		}
+		for _, m := range oldMentions {
+			entityIDs[m.EntityID] = true
+		}
+		for _, ev := range oldRelations {
+			relationKeys[graph.NewRelationKey(ev.Source, ev.Target)] = true
+		}
 	}
 
-	stored, err := r.Store.Entities(ctx, entityOrder)
-	if err != nil {
-		return Output{}, fmt.Errorf("read entities to merge: %w", err)
+	if err := r.deriveEntities(ctx, sortedSet(entityIDs), newMentions, replaced, &out); err != nil {
+		return Output{}, err
 	}
-	storedByID := make(map[string]graph.Entity, len(stored))
-	for _, e := range stored {
-		storedByID[e.ID] = e
+	keys := make([]graph.RelationKey, 0, len(relationKeys))
+	for k := range relationKeys {
+		keys = append(keys, k)
 	}
-	for _, id := range entityOrder {
-		e, err := r.mergeEntity(ctx, id, entities[id], storedByID)
-		if err != nil {
-			return Output{}, err
-		}
-		if e != nil {
-			out.Entities = append(out.Entities, *e)
-		}
-	}
-
-	storedRels, err := r.Store.Relations(ctx, relationOrder)
-	if err != nil {
-		return Output{}, fmt.Errorf("read relations to merge: %w", err)
-	}
-	storedRelByKey := make(map[graph.RelationKey]graph.Relation, len(storedRels))
-	for _, rel := range storedRels {
-		storedRelByKey[rel.Key()] = rel
-	}
-	for _, key := range relationOrder {
-		rel, err := r.mergeRelation(ctx, key, relations[key], storedRelByKey)
-		if err != nil {
-			return Output{}, err
-		}
-		if rel != nil {
-			out.Relations = append(out.Relations, *rel)
-		}
+	slices.SortFunc(keys, func(a, b graph.RelationKey) int {
+		return strings.Compare(a.Source+"\x00"+a.Target, b.Source+"\x00"+b.Target)
+	})
+	if err := r.deriveRelations(ctx, keys, newRelations, replaced, &out); err != nil {
+		return Output{}, err
 	}
 	return out, nil
 }
 
-// mergeEntity returns the merged entity, or nil when the stored one already says everything.
-func (r *Resolver) mergeEntity(ctx context.Context, id string, acc *entityAcc, stored map[string]graph.Entity) (*graph.Entity, error) {
-	e, exists := stored[id]
-	if !exists {
-		e = graph.Entity{ID: id, Name: acc.name, ComponentID: -1}
+func (r *Resolver) deriveEntities(ctx context.Context, ids []string, added []graph.Mention, replaced map[string]bool, out *Output) error {
+	if len(ids) == 0 {
+		return nil
 	}
-	newType := majorityType(acc.types)
-	typeChanged := false
-	if (e.Type == "" || e.Type == DefaultEntityType) && newType != "" && newType != e.Type {
-		e.Type = newType
-		typeChanged = true
+	stored, err := r.Store.EntityEvidence(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("read entity evidence: %w", err)
 	}
-	if e.Type == "" {
-		e.Type = DefaultEntityType
+	all := slices.DeleteFunc(stored, func(m graph.Mention) bool { return replaced[m.ChunkID] })
+	all = append(all, added...)
+	graph.SortMentions(all)
+	byEntity := map[string][]graph.Mention{}
+	for _, m := range all {
+		if !m.Subject {
+			byEntity[m.EntityID] = append(byEntity[m.EntityID], m)
+		}
 	}
-	parts := splitDescription(e.Description)
-	merged := appendDistinct(slices.Clone(parts), acc.descs...)
-	descChanged := len(merged) != len(parts)
-	if exists && !descChanged && !typeChanged {
-		return nil, nil
+	entities, err := r.Store.Entities(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("read entities to derive: %w", err)
 	}
-	if descChanged || !exists {
-		desc, err := r.condense(ctx, e.Name, merged)
+	storedByID := make(map[string]graph.Entity, len(entities))
+	for _, e := range entities {
+		storedByID[e.ID] = e
+	}
+	for _, id := range ids {
+		e, exists := storedByID[id]
+		evidence := byEntity[id]
+		if len(evidence) == 0 {
+			if exists {
+				out.DeleteEntities = append(out.DeleteEntities, id)
+			}
+			continue
+		}
+		derived, err := r.deriveEntity(ctx, id, evidence)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if exists && desc == e.Description && !typeChanged {
-			// A description at its token budget, condensed extractively, keeps its first parts:
-			// the new ones fell off, and the stored entity (and its embedding) stays as it is.
-			return nil, nil
+		if exists && derived.Name == e.Name && derived.Type == e.Type && derived.Description == e.Description {
+			continue
 		}
-		e.Description = desc
-		e.Embedding = nil
+		if exists {
+			derived.ComponentID, derived.Degree = e.ComponentID, e.Degree
+		}
+		out.Entities = append(out.Entities, derived)
 	}
-	return &e, nil
+	return nil
 }
 
-func (r *Resolver) mergeRelation(ctx context.Context, key graph.RelationKey, acc *relationAcc, stored map[graph.RelationKey]graph.Relation) (*graph.Relation, error) {
-	rel, exists := stored[key]
-	if !exists {
-		rel = graph.Relation{Source: key.Source, Target: key.Target}
-	}
-	var fresh []string
-	for _, c := range acc.chunkIDs {
-		if !slices.Contains(rel.ChunkIDs, c) {
-			fresh = append(fresh, c)
+// deriveEntity merges an entity's evidence, in merge order: the first name, the type most
+// chunks give, the distinct description parts condensed to the budget.
+func (r *Resolver) deriveEntity(ctx context.Context, id string, evidence []graph.Mention) (graph.Entity, error) {
+	e := graph.Entity{ID: id, ComponentID: -1}
+	types := map[string]int{}
+	var parts []string
+	for _, m := range evidence {
+		if e.Name == "" {
+			e.Name = m.Name
 		}
+		if m.Type != "" {
+			types[m.Type]++
+		}
+		parts = appendDistinct(parts, splitDescription(m.Description)...)
 	}
-	if exists && len(fresh) == 0 {
-		return nil, nil
+	if e.Name == "" {
+		e.Name = id
 	}
-	// Weight from chunks the relation already records was counted when they were first resolved.
-	share := acc.weight * float64(len(fresh)) / float64(len(acc.chunkIDs))
-	rel.Weight += share
-	rel.ChunkIDs = append(rel.ChunkIDs, fresh...)
-	sort.Strings(rel.ChunkIDs)
-	merged := appendDistinct(splitDescription(rel.Description), acc.descs...)
-	desc, err := r.condense(ctx, key.Source+" – "+key.Target, merged)
+	if e.Type = majorityType(types); e.Type == "" {
+		e.Type = DefaultEntityType
+	}
+	desc, err := r.condense(ctx, e.Name, parts)
 	if err != nil {
-		return nil, err
+		return graph.Entity{}, err
 	}
-	rel.Description = desc
-	return &rel, nil
+	e.Description = desc
+	return e, nil
+}
+
+func (r *Resolver) deriveRelations(ctx context.Context, keys []graph.RelationKey, added []graph.RelationEvidence, replaced map[string]bool, out *Output) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	stored, err := r.Store.RelationEvidence(ctx, keys)
+	if err != nil {
+		return fmt.Errorf("read relation evidence: %w", err)
+	}
+	all := slices.DeleteFunc(stored, func(ev graph.RelationEvidence) bool { return replaced[ev.ChunkID] })
+	all = append(all, added...)
+	graph.SortRelationEvidence(all)
+	byKey := map[graph.RelationKey][]graph.RelationEvidence{}
+	for _, ev := range all {
+		k := graph.NewRelationKey(ev.Source, ev.Target)
+		byKey[k] = append(byKey[k], ev)
+	}
+	existing, err := r.Store.Relations(ctx, keys)
+	if err != nil {
+		return fmt.Errorf("read relations to derive: %w", err)
+	}
+	exists := make(map[graph.RelationKey]bool, len(existing))
+	for _, rel := range existing {
+		exists[rel.Key()] = true
+	}
+	for _, key := range keys {
+		evidence := byKey[key]
+		if len(evidence) == 0 {
+			if exists[key] {
+				out.DeleteRelations = append(out.DeleteRelations, key)
+			}
+			continue
+		}
+		rel := graph.Relation{Source: key.Source, Target: key.Target, Evidence: evidence}
+		var parts []string
+		for _, ev := range evidence {
+			rel.Weight += ev.Weight
+			rel.ChunkIDs = append(rel.ChunkIDs, ev.ChunkID)
+			parts = appendDistinct(parts, splitDescription(ev.Description)...)
+		}
+		sort.Strings(rel.ChunkIDs)
+		desc, err := r.condense(ctx, key.Source+" – "+key.Target, parts)
+		if err != nil {
+			return err
+		}
+		rel.Description = desc
+		out.Relations = append(out.Relations, rel)
+	}
+	return nil
+}
+
+func sortedSet(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // condense joins description parts, and shortens them when they exceed the token budget.

@@ -3,146 +3,196 @@ package resolve
 import (
 	"context"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline/extract"
 )
 
-// memReader is a store holding a few entities and relations, for merge tests.
-type memReader struct {
-	entities  map[string]graph.Entity
-	relations map[graph.RelationKey]graph.Relation
-}
-
-func (m memReader) Entities(_ context.Context, ids []string) ([]graph.Entity, error) {
-	var out []graph.Entity
-	for _, id := range ids {
-		if e, ok := m.entities[id]; ok {
-			out = append(out, e)
-		}
+// store is an empty embedded store for the test.
+func store(t *testing.T) *embedded.Store {
+	t.Helper()
+	s, err := embedded.Open(context.Background(), t.TempDir(), embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out, nil
+	t.Cleanup(func() { s.Close() })
+	return s
 }
 
-func (m memReader) Relations(_ context.Context, keys []graph.RelationKey) ([]graph.Relation, error) {
-	var out []graph.Relation
-	for _, k := range keys {
-		if r, ok := m.relations[k]; ok {
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
-
-func newResolver(t *testing.T, m memReader) *Resolver {
+func newResolver(t *testing.T, s Reader) *Resolver {
+	t.Helper()
 	tok, err := tokenizer.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Resolver{Store: m, Tokenizer: tok}
+	return &Resolver{Store: s, Tokenizer: tok}
 }
 
-func TestResolveMergesAcrossChunks(t *testing.T) {
-	r := newResolver(t, memReader{})
-	out, err := r.Resolve(context.Background(), []ChunkResult{
-		{ChunkID: "c1", Result: extract.Result{
-			Entities:  []extract.Entity{{Name: "Ilsa  Marrow", Type: "person", Description: "Founded the guild."}, {Name: "Saltmere Guild", Type: "organization", Description: "A guild."}},
-			Relations: []extract.Relation{{Source: "Ilsa Marrow", Target: "Saltmere Guild", Description: "Founder of.", Strength: 2}},
-		}},
-		{ChunkID: "c2", Result: extract.Result{
-			Entities: []extract.Entity{{Name: "ilsa marrow", Type: "PERSON", Description: "Invented the astrolabe."}, {Name: "Ilsa Marrow", Type: "person", Description: "Founded the guild."}},
-			// Reversed direction, an entity no record declares, and a self-loop.
-			Relations: []extract.Relation{
-				{Source: "Saltmere Guild", Target: "Ilsa Marrow", Description: "Led by her.", Strength: 1},
-				{Source: "Ilsa Marrow", Target: "Port Avel", Description: "Sailed to.", Strength: 0},
-				{Source: "Ilsa Marrow", Target: "ILSA MARROW", Description: "self"},
-			},
-		}},
+// change resolves new chunks and deleted ones against s and writes the result as ingest does:
+// the chunks, their evidence and what it derives, in one batch.
+func change(t *testing.T, r *Resolver, s *embedded.Store, results []ChunkResult, deleted ...string) Output {
+	t.Helper()
+	out, err := r.Resolve(context.Background(), results, deleted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := graph.Batch{
+		Entities: out.Entities, Relations: out.Relations, Mentions: out.Mentions,
+		DeleteChunks: deleted, DeleteEntities: out.DeleteEntities, DeleteRelations: out.DeleteRelations,
+	}
+	docs := map[string]bool{}
+	for _, cr := range results {
+		if !docs[cr.DocumentID] {
+			docs[cr.DocumentID] = true
+			b.Documents = append(b.Documents, graph.Document{ID: cr.DocumentID, Metadata: "{}"})
+		}
+		b.Chunks = append(b.Chunks, graph.Chunk{ID: cr.ChunkID, DocumentID: cr.DocumentID, Seq: cr.Seq, Text: cr.ChunkID})
+	}
+	if err := s.Apply(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func chunk(id, doc string, seq int, entities []extract.Entity, relations ...extract.Relation) ChunkResult {
+	return ChunkResult{ChunkID: id, DocumentID: doc, Seq: seq, Result: extract.Result{Entities: entities, Relations: relations}}
+}
+
+func TestEvidenceOfOneChunk(t *testing.T) {
+	mentions, relations := Evidence([]ChunkResult{chunk("c1", "d", 0,
+		[]extract.Entity{
+			{Name: "Ilsa  Marrow", Type: "person", Description: "Founded the guild."},
+			{Name: "ilsa marrow", Type: "PERSON", Description: "Invented the astrolabe.\nFounded the guild."},
+			{Name: "ILSA MARROW", Type: "location"},
+		},
+		extract.Relation{Source: "Saltmere Guild", Target: "Ilsa Marrow", Description: "Led by her.", Strength: 2},
+		extract.Relation{Source: "Ilsa Marrow", Target: "Saltmere Guild", Description: "Founder of."},
+		extract.Relation{Source: "Ilsa Marrow", Target: "ILSA MARROW", Description: "self"},
+	)})
+	want := []graph.Mention{
+		{ChunkID: "c1", EntityID: "ILSA MARROW", Name: "Ilsa Marrow", Type: "person", Description: "Founded the guild.\nInvented the astrolabe.", DocumentID: "d"},
+		{ChunkID: "c1", EntityID: "SALTMERE GUILD", Name: "Saltmere Guild", DocumentID: "d"},
+	}
+	if !reflect.DeepEqual(mentions, want) {
+		t.Errorf("mentions =\n%+v\nwant\n%+v", mentions, want)
+	}
+	wantRel := []graph.RelationEvidence{{Source: "ILSA MARROW", Target: "SALTMERE GUILD", ChunkID: "c1", Description: "Led by her.\nFounder of.", Weight: 3, DocumentID: "d"}}
+	if !reflect.DeepEqual(relations, wantRel) {
+		t.Errorf("relation evidence = %+v, want %+v (the self-loop dropped, no strength counts 1)", relations, wantRel)
+	}
+}
+
+func TestResolveDerivesFromAllEvidence(t *testing.T) {
+	s := store(t)
+	r := newResolver(t, s)
+	change(t, r, s, []ChunkResult{
+		chunk("c2", "b", 0, []extract.Entity{{Name: "vell", Type: "location", Description: "Neutral ground."}},
+			extract.Relation{Source: "Vell", Target: "Saltmere", Description: "Signed a treaty.", Strength: 1}),
 	})
+	change(t, r, s, []ChunkResult{
+		chunk("c1", "a", 3, []extract.Entity{{Name: "Vell", Type: "other", Description: "An island."}},
+			extract.Relation{Source: "Saltmere", Target: "Vell", Description: "Trade.", Strength: 2}),
+	})
+	es, err := s.Entities(context.Background(), []string{"VELL", "SALTMERE"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	byID := map[string]graph.Entity{}
-	for _, e := range out.Entities {
-		byID[e.ID] = e
+	// Document "a" comes first in merge order whatever the order of ingest; "other" loses to a
+	// real type.
+	if len(es) != 2 || es[0].Name != "Vell" || es[0].Type != "location" || es[0].Description != "An island.\nNeutral ground." {
+		t.Errorf("VELL = %+v", es)
 	}
-	ilsa := byID["ILSA MARROW"]
-	if ilsa.Name != "Ilsa Marrow" || ilsa.Type != "person" {
-		t.Errorf("ilsa = %+v", ilsa)
+	if es[1].Type != DefaultEntityType || es[1].Description != "" {
+		t.Errorf("an entity only relations name gets the default type: %+v", es[1])
 	}
-	if ilsa.Description != "Founded the guild.\nInvented the astrolabe." {
-		t.Errorf("description = %q", ilsa.Description)
+	rels, err := s.Relations(context.Background(), []graph.RelationKey{graph.NewRelationKey("VELL", "SALTMERE")})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if avel := byID["PORT AVEL"]; avel.Type != DefaultEntityType {
-		t.Errorf("undeclared relation endpoint should exist with type %q: %+v", DefaultEntityType, avel)
+	if len(rels) != 1 || rels[0].Weight != 3 || !slices.Equal(rels[0].ChunkIDs, []string{"c1", "c2"}) || rels[0].Description != "Trade.\nSigned a treaty." {
+		t.Errorf("relation = %+v", rels)
 	}
-	if len(out.Entities) != 3 {
-		t.Errorf("got %d entities", len(out.Entities))
+
+	// Deleting c1 takes what it said; deleting c2 as well leaves nothing.
+	out := change(t, r, s, nil, "c1")
+	if len(out.Entities) != 1 || out.Entities[0].Description != "Neutral ground." || out.Entities[0].Name != "vell" || out.Entities[0].Embedding != nil {
+		t.Errorf("after deleting c1: %+v", out.Entities)
 	}
-	rels := map[graph.RelationKey]graph.Relation{}
-	for _, rel := range out.Relations {
-		rels[rel.Key()] = rel
+	if len(out.DeleteEntities)+len(out.DeleteRelations) != 0 {
+		t.Errorf("after deleting c1, deletes %v %v", out.DeleteEntities, out.DeleteRelations)
 	}
-	guild := rels[graph.NewRelationKey("ILSA MARROW", "SALTMERE GUILD")]
-	if guild.Weight != 3 || !reflect.DeepEqual(guild.ChunkIDs, []string{"c1", "c2"}) || !strings.Contains(guild.Description, "Led by her.") {
-		t.Errorf("guild relation = %+v", guild)
+	out = change(t, r, s, nil, "c2")
+	if !slices.Equal(out.DeleteEntities, []string{"SALTMERE", "VELL"}) || len(out.DeleteRelations) != 1 {
+		t.Errorf("after deleting c2: delete %v and %v", out.DeleteEntities, out.DeleteRelations)
 	}
-	if len(out.Relations) != 2 {
-		t.Errorf("self-loop kept or relation missing: %+v", out.Relations)
+	if e, r, err := s.Unsupported(context.Background()); err != nil || e+r != 0 {
+		t.Errorf("Unsupported = %d, %d, %v", e, r, err)
 	}
-	if avel := rels[graph.NewRelationKey("ILSA MARROW", "PORT AVEL")]; avel.Weight != 1 {
-		t.Errorf("a zero strength counts as 1: %+v", avel)
-	}
-	wantMentions := 5 // c1: ilsa, guild; c2: ilsa, guild, avel
-	if len(out.Mentions) != wantMentions {
-		t.Errorf("mentions = %v", out.Mentions)
+	if st, err := s.Stats(context.Background()); err != nil || st.Nodes["Entity"] != 0 || st.Relationships["RELATED"] != 0 {
+		t.Errorf("left behind: %+v, %v", st, err)
 	}
 }
 
-func TestResolveMergesWithStoreIdempotently(t *testing.T) {
-	stored := memReader{
-		entities: map[string]graph.Entity{
-			"VELL": {ID: "VELL", Name: "Vell", Type: "other", Description: "An island.", Embedding: []float32{1}, ComponentID: 7},
-		},
-		relations: map[graph.RelationKey]graph.Relation{
-			graph.NewRelationKey("SALTMERE", "VELL"): {Source: "SALTMERE", Target: "VELL", Description: "Trade.", Weight: 2, ChunkIDs: []string{"c1"}},
-		},
+// TestResolveOrderIndependent: the same chunks resolved in any order and grouping, with chunks
+// added and deleted in between, leave the graph one resolution of the final chunks builds.
+func TestResolveOrderIndependent(t *testing.T) {
+	all := []ChunkResult{
+		chunk("a0", "a", 0, []extract.Entity{{Name: "Vell", Type: "location", Description: "An island."}, {Name: "Orin", Type: "person", Description: "A sailor."}},
+			extract.Relation{Source: "Orin", Target: "Vell", Description: "Born on.", Strength: 2}),
+		chunk("a1", "a", 1, []extract.Entity{{Name: "Orin", Type: "person", Description: "Captain of the Gull."}}),
+		chunk("b0", "b", 0, []extract.Entity{{Name: "VELL", Type: "event", Description: "A treaty."}, {Name: "Orin", Type: "location", Description: "A sailor."}},
+			extract.Relation{Source: "Vell", Target: "Orin", Description: "Signed by.", Strength: 1}),
+		chunk("c0", "c", 0, []extract.Entity{{Name: "Gull", Type: "product", Description: "A ship."}},
+			extract.Relation{Source: "Orin", Target: "Gull", Description: "Sails."}),
 	}
-	r := newResolver(t, stored)
-	again := ChunkResult{ChunkID: "c1", Result: extract.Result{
-		Entities:  []extract.Entity{{Name: "Vell", Type: "location", Description: "An island."}},
-		Relations: []extract.Relation{{Source: "Vell", Target: "Saltmere", Description: "Trade.", Strength: 2}},
-	}}
-	out, err := r.Resolve(context.Background(), []ChunkResult{again})
-	if err != nil {
-		t.Fatal(err)
+	snapshot := func(s *embedded.Store) ([]graph.Entity, []graph.Relation) {
+		es, err := s.EntitiesByLayer(context.Background(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range es {
+			es[i].Embedding = nil
+		}
+		var keys []graph.RelationKey
+		for _, a := range es {
+			for _, b := range es {
+				if a.ID < b.ID {
+					keys = append(keys, graph.NewRelationKey(a.ID, b.ID))
+				}
+			}
+		}
+		rs, err := s.Relations(context.Background(), keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return es, rs
 	}
-	// The type improves from "other", but the relation from an already-recorded chunk is not counted twice.
-	if len(out.Relations) != 0 {
-		t.Errorf("re-resolving a recorded chunk changed relations: %+v", out.Relations)
-	}
-	vell := out.Entities[0]
-	if vell.Type != "location" || vell.Embedding == nil || vell.ComponentID != 7 {
-		t.Errorf("type-only change should keep embedding and component: %+v", vell)
-	}
+	// The reference: a0, a1, b0 in one change.
+	ref := store(t)
+	change(t, newResolver(t, ref), ref, all[:3])
+	wantE, wantR := snapshot(ref)
 
-	fresh := ChunkResult{ChunkID: "c9", Result: extract.Result{
-		Entities:  []extract.Entity{{Name: "Vell", Type: "location", Description: "Neutral ground."}},
-		Relations: []extract.Relation{{Source: "Vell", Target: "Saltmere", Description: "Signed a treaty.", Strength: 1}},
-	}}
-	out, err = r.Resolve(context.Background(), []ChunkResult{fresh})
-	if err != nil {
-		t.Fatal(err)
+	s := store(t)
+	r := newResolver(t, s)
+	change(t, r, s, all[2:])   // b0, c0
+	change(t, r, s, all[1:2])  // a1
+	change(t, r, s, nil, "c0") // delete c0
+	change(t, r, s, all[:1])   // a0
+	change(t, r, s, all[:1])   // a0 again: replaces its own evidence
+	gotE, gotR := snapshot(s)
+	if !reflect.DeepEqual(gotE, wantE) {
+		t.Errorf("entities =\n%+v\nwant\n%+v", gotE, wantE)
 	}
-	if out.Entities[0].Description != "An island.\nNeutral ground." || out.Entities[0].Embedding != nil {
-		t.Errorf("new description should merge and clear the embedding: %+v", out.Entities[0])
+	if !reflect.DeepEqual(gotR, wantR) {
+		t.Errorf("relations =\n%+v\nwant\n%+v", gotR, wantR)
 	}
-	rel := out.Relations[0]
-	if rel.Weight != 3 || !reflect.DeepEqual(rel.ChunkIDs, []string{"c1", "c9"}) || rel.Description != "Trade.\nSigned a treaty." {
-		t.Errorf("relation = %+v", rel)
+	if len(gotE) != 2 || gotE[0].Type != "person" {
+		t.Errorf("want ORIN (person, 2 of 3 chunks) and VELL: %+v", gotE)
 	}
 }
 
@@ -157,12 +207,11 @@ func TestCondenseLongDescriptions(t *testing.T) {
 	long := strings.Repeat("word ", 300)
 	var results []ChunkResult
 	for i := range 3 {
-		results = append(results, ChunkResult{ChunkID: string(rune('a' + i)), Result: extract.Result{
-			Entities: []extract.Entity{{Name: "Vell", Type: "location", Description: long + string(rune('A'+i))}},
-		}})
+		results = append(results, chunk(string(rune('a'+i)), "d", i, []extract.Entity{{Name: "Vell", Type: "location", Description: long + string(rune('A'+i))}}))
 	}
-	r := newResolver(t, memReader{})
-	out, err := r.Resolve(context.Background(), results)
+	s := store(t)
+	r := newResolver(t, s)
+	out, err := r.Resolve(context.Background(), results, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,37 +222,34 @@ func TestCondenseLongDescriptions(t *testing.T) {
 		t.Error("extractive condensing should keep the earliest part")
 	}
 
-	s := &recordingSummarizer{}
-	r.Summarizer = s
-	out, err = r.Resolve(context.Background(), results)
+	sum := &recordingSummarizer{}
+	r.Summarizer = sum
+	out, err = r.Resolve(context.Background(), results, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.calls != 1 || out.Entities[0].Description != "Vell summary of 3" {
-		t.Errorf("summarizer calls %d, description %q", s.calls, out.Entities[0].Description)
+	if sum.calls != 1 || out.Entities[0].Description != "Vell summary of 3" {
+		t.Errorf("summarizer calls %d, description %q", sum.calls, out.Entities[0].Description)
 	}
 }
 
-// TestFullDescriptionNotRewritten: a stored entity whose description fills the token budget is
-// not written again when a later chunk adds a part that extractive condensing drops, and a part
-// that fits still updates it.
-func TestFullDescriptionNotRewritten(t *testing.T) {
-	stored := graph.Entity{ID: graph.NormalizeID("Vell"), Name: "Vell", Type: "location", Description: "A port.", Embedding: []float32{1}}
-	r := newResolver(t, memReader{entities: map[string]graph.Entity{stored.ID: stored}})
+// TestUnchangedEntityNotRewritten: an entity that derives as stored is not written again (it
+// keeps its embedding), while the chunk's evidence is.
+func TestUnchangedEntityNotRewritten(t *testing.T) {
+	s := store(t)
+	r := newResolver(t, s)
 	r.MaxDescriptionTokens = 8
-	tests := []struct {
+	change(t, r, s, []ChunkResult{chunk("c1", "a", 0, []extract.Entity{{Name: "Vell", Type: "location", Description: "A port."}})})
+	for _, tt := range []struct {
 		name string
 		desc string
 		want int // entities written
 	}{
 		{"new part over the budget", "A city on the northern coast with a harbour.", 0},
 		{"new part that fits", "Rainy.", 1},
-	}
-	for _, tt := range tests {
+	} {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := r.Resolve(context.Background(), []ChunkResult{{ChunkID: "c", Result: extract.Result{
-				Entities: []extract.Entity{{Name: "Vell", Type: "location", Description: tt.desc}},
-			}}})
+			out, err := r.Resolve(context.Background(), []ChunkResult{chunk("c2", "a", 1, []extract.Entity{{Name: "Vell", Type: "location", Description: tt.desc}})}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
