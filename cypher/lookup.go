@@ -58,6 +58,15 @@ func (s *Store) Documents(ctx context.Context, ids []string) ([]graph.Document, 
 		func(d graph.Document) string { return d.ID })
 }
 
+// AllDocuments implements graph.Store.
+func (s *Store) AllDocuments(ctx context.Context) ([]graph.Document, error) {
+	rows, err := s.readRows(ctx, qReadAllDocuments, nil)
+	if err != nil {
+		return nil, fmt.Errorf("cypher: all documents: %w", err)
+	}
+	return decodeAs("all documents", rows, "document", decodeDocument)
+}
+
 // Chunks implements graph.Store.
 func (s *Store) Chunks(ctx context.Context, ids []string) ([]graph.Chunk, error) {
 	return byIDs(ctx, s, "chunks", qReadChunks, "chunk", ids, decodeChunk,

@@ -48,6 +48,7 @@ const (
 	qWriteDegree           = "write_degree"
 
 	qReadDocuments          = "read_documents"
+	qReadAllDocuments       = "read_all_documents"
 	qReadChunks             = "read_chunks"
 	qReadEntities           = "read_entities"
 	qReadRelations          = "read_relations"

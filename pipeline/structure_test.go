@@ -153,11 +153,7 @@ func TestStructureResumesAfterKill(t *testing.T) {
 // whole store with one that ingested all documents at once: the summary layers, components,
 // communities and reports of the incremental run must not depend on what the first run left
 // (degrees, components, summaries and communities of the smaller graph).
-//
-// The document added is the last in walk order. Merging descriptions (pipeline/resolve) keeps
-// the parts in the order they arrive, so a document added out of order gives the same entities
-// and relations with their description parts in another order, and from there other
-// embeddings; that is resolution's order, not the structure stages', and is not tested here.
+// (Documents added, changed and deleted in any order: TestRandomChangesEqualCleanIngest.)
 func TestIncrementalIngestEqualsCleanIngest(t *testing.T) {
 	corpus := t.TempDir()
 	entries, err := os.ReadDir(corpusDir)

@@ -279,8 +279,11 @@ func TestStoreCountKeys(t *testing.T) {
 		t.Fatalf("status: exit %d: %s", code, errOut)
 	}
 	st := oneJSONObject(t, out)
-	if got := keys(st); !reflect.DeepEqual(got, []string{"backend", "ingest", "meta", "store", "warnings"}) {
+	if got := keys(st); !reflect.DeepEqual(got, []string{"backend", "ingest", "meta", "store", "unsupported", "warnings"}) {
 		t.Errorf("status keys %v", got)
+	}
+	if got := st["unsupported"]; !reflect.DeepEqual(got, map[string]any{"entities": 0.0, "relations": 0.0}) {
+		t.Errorf("status unsupported = %v, want no entity or relation without evidence", got)
 	}
 	if !reflect.DeepEqual(ing, st["store"]) {
 		t.Errorf("ingest's store %v\nstatus's store %v", ing, st["store"])

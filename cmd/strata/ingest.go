@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"time"
 
@@ -182,16 +183,7 @@ func runIngest(c *cli.Context) error {
 	if out.Store != nil {
 		fmt.Fprintf(w, "  store now  %s\n", out.Store.summary())
 	}
-	stages := make([]string, 0, len(out.TimingsMS))
-	for s := range out.TimingsMS {
-		stages = append(stages, s)
-	}
-	sort.Strings(stages)
-	fmt.Fprint(w, "  time      ")
-	for _, s := range stages {
-		fmt.Fprintf(w, " %s %s", s, time.Duration(out.TimingsMS[s]*float64(time.Millisecond)).Round(time.Millisecond))
-	}
-	fmt.Fprintln(w)
+	writeTimings(w, out.TimingsMS)
 	reportMalformed(log, w, out.LLM)
 	if out.Failed > 0 {
 		fmt.Fprintf(w, "  %d document(s) failed; run the same command again to retry them\n", out.Failed)
@@ -200,6 +192,20 @@ func runIngest(c *cli.Context) error {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// writeTimings prints a run's stage times on one line, stages by name.
+func writeTimings(w io.Writer, timings map[string]float64) {
+	stages := make([]string, 0, len(timings))
+	for s := range timings {
+		stages = append(stages, s)
+	}
+	sort.Strings(stages)
+	fmt.Fprint(w, "  time      ")
+	for _, s := range stages {
+		fmt.Fprintf(w, " %s %s", s, time.Duration(timings[s]*float64(time.Millisecond)).Round(time.Millisecond))
+	}
+	fmt.Fprintln(w)
+}
 
 func writeJSON(c *cli.Context, v any) error {
 	enc := json.NewEncoder(c.App.Writer)

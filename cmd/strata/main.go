@@ -155,6 +155,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			ingestCommand(),
 			queryCommand(),
 			serveCommand(),
+			deleteCommand(),
 			statusCommand(),
 			evalCommand(),
 		},

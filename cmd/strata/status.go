@@ -22,11 +22,19 @@ func statusCommand() *cli.Command {
 
 // statusOutput is status --json; "store" has the shape of ingest --json's.
 type statusOutput struct {
-	Backend  backend           `json:"backend"`
-	Store    storeCounts       `json:"store"`
-	Meta     map[string]string `json:"meta"`
-	Ingest   graph.IngestState `json:"ingest"`
-	Warnings []string          `json:"warnings"`
+	Backend backend           `json:"backend"`
+	Store   storeCounts       `json:"store"`
+	Meta    map[string]string `json:"meta"`
+	Ingest  graph.IngestState `json:"ingest"`
+	// Unsupported counts the entities and relations without evidence: always 0 for a store whose
+	// graph is derived from evidence, null for one built before strata kept evidence.
+	Unsupported *unsupportedCounts `json:"unsupported"`
+	Warnings    []string           `json:"warnings"`
+}
+
+type unsupportedCounts struct {
+	Entities  int64 `json:"entities"`
+	Relations int64 `json:"relations"`
 }
 
 // statusMeta is the settings status shows: the ones the store was built with, which a later
@@ -76,6 +84,9 @@ func runStatus(c *cli.Context) error {
 		fmt.Fprintf(w, "  warning: %s\n", line)
 	}
 	counts.write(w)
+	if u := out.Unsupported; u != nil {
+		fmt.Fprintf(w, "  without evidence: %d entities, %d relations\n", u.Entities, u.Relations)
+	}
 	return nil
 }
 
@@ -99,8 +110,25 @@ func readStatus(ctx context.Context, store graph.Store, be backend) (statusOutpu
 	if err != nil {
 		return statusOutput{}, err
 	}
-	return statusOutput{Backend: be, Store: newStoreCounts(stats), Meta: meta, Ingest: state,
-		Warnings: append([]string{}, state.Warnings()...)}, nil
+	out := statusOutput{Backend: be, Store: newStoreCounts(stats), Meta: meta, Ingest: state,
+		Warnings: append([]string{}, state.Warnings()...)}
+	if evidence, _, err := store.Meta(ctx, graph.MetaEvidence); err != nil {
+		return statusOutput{}, err
+	} else if evidence != "" || stats.Nodes["Document"] == 0 {
+		e, r, err := store.Unsupported(ctx)
+		if err != nil {
+			return statusOutput{}, err
+		}
+		out.Unsupported = &unsupportedCounts{Entities: e, Relations: r}
+		if e+r > 0 {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("%d entities and %d relations have no evidence left (an interrupted "+
+				"ingest or delete leaves none; a completed one never does): run the same command again", e, r))
+		}
+	} else {
+		out.Warnings = append(out.Warnings, "the store was built by an older strata that kept no per-chunk evidence: "+
+			"documents cannot be changed or deleted exactly; ingest into a new store to get that")
+	}
+	return out, nil
 }
 
 func printCounts(w interface{ Write([]byte) (int, error) }, counts map[string]int64) {

@@ -299,8 +299,18 @@ func applyCommunities(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 func applyMeta(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 	type kv struct{ k, v string }
 	items := make([]kv, 0, len(b.Meta))
+	var removed []string
 	for k, v := range b.Meta {
-		items = append(items, kv{k, v})
+		if v == "" {
+			removed = append(removed, k)
+		} else {
+			items = append(items, kv{k, v})
+		}
+	}
+	if len(removed) > 0 {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM meta WHERE key IN (SELECT value FROM json_each(?))`, encodeStrings(removed)); err != nil {
+			return fmt.Errorf("remove meta keys: %w", err)
+		}
 	}
 	return eachRow(ctx, tx, `
 		INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,

@@ -106,6 +106,17 @@ func (s *Store) Relations(ctx context.Context, keys []graph.RelationKey) ([]grap
 	return out, nil
 }
 
+// AllDocuments returns every document, ordered by id.
+func (s *Store) AllDocuments(ctx context.Context) ([]graph.Document, error) {
+	var out []graph.Document
+	err := s.read(ctx, "list documents", func(tx *sql.Tx) error {
+		var err error
+		out, err = queryAll(ctx, tx, scanDocument, `SELECT `+documentCols("d")+` FROM documents d ORDER BY d.id`)
+		return err
+	})
+	return out, err
+}
+
 // DocumentChunks returns the chunks of a document in Seq order.
 func (s *Store) DocumentChunks(ctx context.Context, documentID string) ([]graph.Chunk, error) {
 	var out []graph.Chunk

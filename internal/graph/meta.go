@@ -31,7 +31,7 @@ const (
 	// the first document; a store without it was built by a strata that kept none.
 	MetaEvidence = "evidence"
 	MetaLayers   = "layers"
-	MetaSeed   = "seed"
+	MetaSeed     = "seed"
 	// MetaSourcePrefix prefixes one key per stored text file: MetaSourcePrefix + the file's
 	// absolute path holds the id of its document ("" once another input took the id over), so
 	// that a file keeps its id however a later run reaches it.

@@ -32,7 +32,7 @@ type Batch struct {
 	// Communities updates the report properties (Title, Summary, Report, Rating, Embedding) of
 	// communities created by ComputeCommunities; unknown ids are an error.
 	Communities []Community
-	Meta        map[string]string
+	Meta        map[string]string // an empty value removes the key
 	// The deletions run before the upserts of the same batch; unknown ids are ignored.
 	//
 	// DeleteChunks removes chunks with their PART_OF, NEXT and HAS_ENTITY relationships (NEXT
@@ -209,6 +209,8 @@ type Reader interface {
 	Entities(ctx context.Context, ids []string) ([]Entity, error)
 	Relations(ctx context.Context, keys []RelationKey) ([]Relation, error)
 	Communities(ctx context.Context, ids []string) ([]Community, error)
+	// AllDocuments returns every document, ordered by id.
+	AllDocuments(ctx context.Context) ([]Document, error)
 	// DocumentChunks returns the chunks of a document in Seq order.
 	DocumentChunks(ctx context.Context, documentID string) ([]Chunk, error)
 	// EntitiesByLayer returns all entities of one layer, ordered by id.

@@ -240,13 +240,14 @@ func testMeta(t *testing.T, s graph.Store) {
 	if v, ok, err := s.Meta(ctx(t), "missing"); err != nil || ok || v != "" {
 		t.Errorf(`Meta("missing") = %q, %v, %v; want "", false, nil`, v, ok, err)
 	}
-	apply(t, s, graph.Batch{Meta: map[string]string{"a": "1", "b": ""}})
-	apply(t, s, graph.Batch{Meta: map[string]string{"a": "2"}})
+	apply(t, s, graph.Batch{Meta: map[string]string{"a": "1", "b": "1", "c": ""}})
+	apply(t, s, graph.Batch{Meta: map[string]string{"a": "2", "b": ""}})
 	for _, tc := range []struct {
 		key, want string
-	}{{"a", "2"}, {"b", ""}} {
-		if v, ok, err := s.Meta(ctx(t), tc.key); err != nil || !ok || v != tc.want {
-			t.Errorf("Meta(%q) = %q, %v, %v; want %q, true, nil", tc.key, v, ok, err, tc.want)
+		ok        bool
+	}{{"a", "2", true}, {"b", "", false}, {"c", "", false}} {
+		if v, ok, err := s.Meta(ctx(t), tc.key); err != nil || ok != tc.ok || v != tc.want {
+			t.Errorf("Meta(%q) = %q, %v, %v; want %q, %v, nil (an empty value removes the key)", tc.key, v, ok, err, tc.want, tc.ok)
 		}
 	}
 	check(t, "Stats after meta writes", stats(t, s), counts(nil))

@@ -131,6 +131,7 @@ func testEvidenceDeletes(t *testing.T, s graph.Store) {
 	if got := must[[]graph.Document](t, "Documents")(s.Documents(ctx(t), []string{"doc-1"})); len(got) != 0 {
 		t.Errorf("Documents(doc-1) after delete = %v", got)
 	}
+	check(t, "AllDocuments after deleting doc-1", must[[]graph.Document](t, "AllDocuments")(s.AllDocuments(ctx(t))), baseDocuments()[1:])
 	check(t, "EntityEvidence(ALICE) after deleting doc-1", must[[]graph.Mention](t, "EntityEvidence")(s.EntityEvidence(ctx(t), []string{"ALICE"})),
 		mentionsOf("c-4", "ALICE"))
 	if got := must[[]graph.RelationEvidence](t, "RelationEvidence")(s.RelationEvidence(ctx(t), []graph.RelationKey{graph.NewRelationKey("ALICE", "BOB")})); len(got) != 0 {

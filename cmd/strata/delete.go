@@ -1,0 +1,177 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/internal/tokenizer"
+	"github.com/stratarag/strata/pipeline"
+	"github.com/stratarag/strata/retrieval"
+)
+
+func deleteCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "delete",
+		Usage:     "remove documents, and everything only they said, from the graph",
+		ArgsUsage: "DOC_ID... | --missing PATH...",
+		Description: "Deletes the documents with the given ids (as `strata ingest` gave them: see the README,\n" +
+			"Inputs) with their chunks. What those chunks said is taken back: every entity and relation they\n" +
+			"mentioned is derived again from the evidence of the chunks that remain, and the ones left\n" +
+			"without any are removed, so the graph is the one an ingest of the remaining documents builds.\n" +
+			"The same command then recomputes the summary layers, components, communities and reports with\n" +
+			"the settings the store records (with a model, only summaries and reports whose members changed\n" +
+			"cost a call: the rest come from the response cache). Use the model flags the store was built\n" +
+			"with. An unknown id fails the command before anything is deleted.\n\n" +
+			"With --missing, the arguments are files or folders: every stored document that came from under\n" +
+			"them and is no longer there (its file is gone, or its JSON Lines record's id is) is deleted.\n" +
+			"With --dry-run, nothing is written: the documents that would go are listed with what their\n" +
+			"deletion would change. Interrupted, it stops and says so; the same command (or an ingest)\n" +
+			"completes it.",
+		Flags: commonFlags(append(extractionFlags(),
+			&cli.BoolFlag{Name: "missing", Usage: "the arguments are PATHs: delete the stored documents from under them that are no longer there"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "list what would be deleted and changed without writing anything"},
+			&cli.BoolFlag{Name: flagJSON, Usage: "print the report as one JSON object on stdout"},
+		)...),
+		Action: runDelete,
+	}
+}
+
+type deletedDocument struct {
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	Source string `json:"source"`
+}
+
+type deleteOutput struct {
+	Backend          backend            `json:"backend"`
+	DryRun           bool               `json:"dry_run"`
+	Deleted          []deletedDocument  `json:"deleted"`
+	Unknown          []string           `json:"unknown"`
+	Chunks           int                `json:"chunks"`
+	EntitiesUpdated  int                `json:"entities_updated"`
+	EntitiesRemoved  int                `json:"entities_removed"`
+	RelationsUpdated int                `json:"relations_updated"`
+	RelationsRemoved int                `json:"relations_removed"`
+	Components       int                `json:"components"`
+	Communities      int                `json:"communities"`
+	Usage            retrieval.Usage    `json:"usage"`
+	LLM              *llm.Stats         `json:"llm,omitempty"`
+	Store            *storeCounts       `json:"store,omitempty"`
+	TimingsMS        map[string]float64 `json:"timings_ms"`
+}
+
+func runDelete(c *cli.Context) error {
+	if c.NArg() == 0 {
+		if c.Bool("missing") {
+			return usageError{errors.New("delete --missing needs at least one PATH (a file or a folder)")}
+		}
+		return usageError{errors.New("delete needs at least one DOC_ID (or --missing PATH...)")}
+	}
+	log, err := newLogger(c)
+	if err != nil {
+		return err
+	}
+	if _, err := extractionOptions(c); err != nil {
+		return err
+	}
+	m, err := setupModels(c, log)
+	if err != nil {
+		return err
+	}
+	tok, err := tokenizer.New()
+	if err != nil {
+		return err
+	}
+	dryRun := c.Bool("dry-run")
+	if !dryRun {
+		if err := m.prepareEmbedder(c.Context); err != nil {
+			return err
+		}
+	}
+	store, be, err := openStore(c.Context, c, log, dryRun)
+	if err != nil {
+		return err
+	}
+	defer closeStore(store, log)
+	in := &pipeline.Ingester{
+		Store: store, Extractor: m.extractor, Embedder: m.embedder, Tokenizer: tok,
+		Summarizer: m.summarizer, LayerSummarizer: m.layerSummarizer(tok), Reporter: m.reporter(tok, log),
+		Log: log, Options: pipeline.DefaultOptions(),
+	}
+	ids := c.Args().Slice()
+	if c.Bool("missing") {
+		docs, err := in.MissingDocuments(c.Context, ids)
+		if err != nil {
+			return err
+		}
+		ids = ids[:0]
+		for _, d := range docs {
+			ids = append(ids, d.ID)
+		}
+		if len(ids) == 0 {
+			log.Info().Strs("paths", c.Args().Slice()).Msg("no stored document is missing from these paths")
+		}
+	}
+	rep, err := in.Delete(c.Context, ids, dryRun)
+	if err != nil {
+		return err
+	}
+	out := deleteOutput{
+		Backend: be, DryRun: dryRun, Deleted: []deletedDocument{}, Unknown: append([]string{}, rep.Unknown...),
+		Chunks: rep.DeletedChunks, EntitiesUpdated: rep.Entities, EntitiesRemoved: rep.DeletedEntities,
+		RelationsUpdated: rep.Relations, RelationsRemoved: rep.DeletedRelations,
+		Components: rep.Components, Communities: rep.Communities, Usage: m.usage(),
+		TimingsMS: map[string]float64{"total": ms(rep.Duration)},
+	}
+	for _, d := range rep.Deleted {
+		out.Deleted = append(out.Deleted, deletedDocument{ID: d.ID, Title: d.Title, Source: d.Source})
+	}
+	for stage, d := range rep.StageDuration {
+		out.TimingsMS[stage] = ms(d)
+	}
+	if m.client != nil {
+		st := m.client.Stats()
+		out.LLM = &st
+		_ = writeUsageTable(c.App.ErrWriter, st)
+	}
+	if st, err := store.Stats(c.Context); err != nil {
+		log.Warn().Err(err).Msg("read store stats")
+	} else {
+		counts := newStoreCounts(st)
+		out.Store = &counts
+	}
+	if c.Bool(flagJSON) {
+		return writeJSON(c, out)
+	}
+	printDelete(c, out)
+	return nil
+}
+
+func printDelete(c *cli.Context, out deleteOutput) {
+	w := c.App.Writer
+	verb := "Deleted"
+	if out.DryRun {
+		verb = "Would delete (dry run, nothing written)"
+	}
+	fmt.Fprintf(w, "%s from the %s: %d document(s)\n", verb, describe(out.Backend), len(out.Deleted))
+	for _, d := range out.Deleted {
+		fmt.Fprintf(w, "  %s  (%s)\n", d.ID, d.Source)
+	}
+	if len(out.Unknown) > 0 {
+		fmt.Fprintf(w, "  not in the store: %s\n", strings.Join(out.Unknown, ", "))
+	}
+	fmt.Fprintf(w, "  chunks     %d\n", out.Chunks)
+	fmt.Fprintf(w, "  entities   %d updated, %d removed\n", out.EntitiesUpdated, out.EntitiesRemoved)
+	fmt.Fprintf(w, "  relations  %d updated, %d removed\n", out.RelationsUpdated, out.RelationsRemoved)
+	if !out.DryRun && len(out.Deleted) > 0 {
+		fmt.Fprintf(w, "  structure  %d components, %d communities (recomputed)\n", out.Components, out.Communities)
+	}
+	if out.Store != nil {
+		fmt.Fprintf(w, "  store now  %s\n", out.Store.summary())
+	}
+	writeTimings(w, out.TimingsMS)
+}

@@ -1,0 +1,148 @@
+package pipeline_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestRandomChangesEqualCleanIngest is the property of incremental updates: after any sequence
+// of adds, edits and deletes of documents (each step followed by `strata ingest DIR` and
+// `strata delete --missing DIR`), the store holds exactly what one ingest of the final corpus
+// builds: every row of every table (documents, chunks, entities, relations, evidence, summary
+// layers, communities, reports), apart from ingestion times. No step leaves an entity or a
+// relation without evidence.
+func TestRandomChangesEqualCleanIngest(t *testing.T) {
+	entries, err := os.ReadDir(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	for seed := range uint64(5) {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 7))
+			corpus := t.TempDir()
+			present := map[string]bool{}
+			for _, n := range names {
+				if rng.IntN(2) == 0 {
+					copyFile(t, filepath.Join(corpusDir, n), filepath.Join(corpus, n))
+					present[n] = true
+				}
+			}
+			if len(present) == 0 {
+				copyFile(t, filepath.Join(corpusDir, names[0]), filepath.Join(corpus, names[0]))
+				present[names[0]] = true
+			}
+			incDir := t.TempDir()
+			inc := openStore(t, incDir)
+			update := func(step string) {
+				t.Helper()
+				in := structureIngester(t, inc)
+				if _, err := in.Run(context.Background(), []string{corpus}); err != nil {
+					t.Fatalf("%s: ingest: %v", step, err)
+				}
+				missing, err := in.MissingDocuments(context.Background(), []string{corpus})
+				if err != nil {
+					t.Fatalf("%s: missing documents: %v", step, err)
+				}
+				if len(missing) > 0 {
+					ids := make([]string, len(missing))
+					for i, d := range missing {
+						ids[i] = d.ID
+					}
+					if _, err := structureIngester(t, inc).Delete(context.Background(), ids, false); err != nil {
+						t.Fatalf("%s: delete %v: %v", step, ids, err)
+					}
+				}
+				if e, r, err := inc.Unsupported(context.Background()); err != nil || e+r > 0 {
+					t.Fatalf("%s: %d entities and %d relations without evidence (%v)", step, e, r, err)
+				}
+			}
+			update("first ingest")
+			var steps []string
+			for i := range 8 {
+				step := changeCorpus(t, rng, corpus, names, present)
+				steps = append(steps, step)
+				update(fmt.Sprintf("step %d (%s)", i+1, step))
+			}
+			inc.Close()
+			t.Logf("steps: %s", strings.Join(steps, "; "))
+
+			cleanDir := t.TempDir()
+			clean := openStore(t, cleanDir)
+			structureIngest(t, clean, corpus)
+			clean.Close()
+			compareDumps(t, dumpStore(t, incDir), dumpStore(t, cleanDir))
+		})
+	}
+}
+
+// changeCorpus adds, edits or deletes one document of corpus at random and says what it did.
+// An edit drops one paragraph (a record of a JSON Lines file) or adds a sentence taken from
+// another document, so that entities gain and lose evidence.
+func changeCorpus(t *testing.T, rng *rand.Rand, corpus string, names []string, present map[string]bool) string {
+	t.Helper()
+	var in, out []string
+	for _, n := range names {
+		if present[n] {
+			in = append(in, n)
+		} else {
+			out = append(out, n)
+		}
+	}
+	switch op := rng.IntN(3); {
+	case op == 0 && len(out) > 0 || len(in) == 1 && len(out) > 0:
+		n := out[rng.IntN(len(out))]
+		copyFile(t, filepath.Join(corpusDir, n), filepath.Join(corpus, n))
+		present[n] = true
+		return "add " + n
+	case op == 1 && len(in) > 1:
+		n := in[rng.IntN(len(in))]
+		if err := os.Remove(filepath.Join(corpus, n)); err != nil {
+			t.Fatal(err)
+		}
+		delete(present, n)
+		return "delete " + n
+	default:
+		n := in[rng.IntN(len(in))]
+		path := filepath.Join(corpus, n)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sep := "\n\n"
+		if strings.HasSuffix(n, ".jsonl") {
+			sep = "\n"
+		}
+		parts := slices.DeleteFunc(strings.Split(strings.TrimSpace(string(b)), sep), func(p string) bool { return strings.TrimSpace(p) == "" })
+		what := ""
+		if len(parts) > 1 && rng.IntN(2) == 0 {
+			i := rng.IntN(len(parts))
+			parts = slices.Delete(parts, i, i+1)
+			what = fmt.Sprintf("edit %s: drop part %d", n, i)
+		} else if !strings.HasSuffix(n, ".jsonl") {
+			other, err := os.ReadFile(filepath.Join(corpusDir, names[rng.IntN(len(names))]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sentences := strings.SplitAfter(string(other), ". ")
+			s := strings.TrimSpace(sentences[rng.IntN(len(sentences))])
+			parts = append(parts, s)
+			what = fmt.Sprintf("edit %s: add %q", n, s)
+		} else {
+			return changeCorpus(t, rng, corpus, names, present)
+		}
+		if err := os.WriteFile(path, []byte(strings.Join(parts, sep)+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return what
+	}
+}
