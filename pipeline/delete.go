@@ -37,8 +37,9 @@ type DeleteReport struct {
 // are removed. Then the structure (summary layers, components, communities, reports) is
 // recomputed with the settings the store records. Each document is deleted in one transaction
 // and the structure is marked stale with it, so a run killed at any point leaves a consistent
-// store that the next delete or ingest completes. With dryRun nothing is written: the report
-// says what would go.
+// store, whose structure the next delete (of the documents still there, or of none) or ingest
+// completes. An id the store does not hold fails the run before anything is deleted. With
+// dryRun nothing is written: the report says what would go and lists the unknown ids.
 func (in *Ingester) Delete(ctx context.Context, ids []string, dryRun bool) (DeleteReport, error) {
 	start := time.Now()
 	rep := DeleteReport{Report: Report{StageDuration: map[string]time.Duration{}}}
@@ -80,6 +81,20 @@ func (in *Ingester) Delete(ctx context.Context, ids []string, dryRun bool) (Dele
 		rep.Deleted = append(rep.Deleted, d)
 	}
 	rep.StageDuration["delete"] = time.Since(t)
+	if !dryRun && !started {
+		// Nothing deleted now, but an earlier deletion or ingest may have been interrupted
+		// before its structure was rebuilt: this run completes it.
+		stale, _, err := in.Store.Meta(ctx, graph.MetaStructureStale)
+		if err != nil {
+			return rep, fmt.Errorf("read store metadata: %w", err)
+		}
+		if stale == "true" {
+			if err := in.markStarted(ctx); err != nil {
+				return rep, err
+			}
+			started = true
+		}
+	}
 	if dryRun || !started {
 		rep.Duration = time.Since(start)
 		return rep, nil

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stratarag/strata/internal/embedded"
 )
 
 // TestRandomChangesEqualCleanIngest is the property of incremental updates: after any sequence
@@ -144,5 +147,87 @@ func changeCorpus(t *testing.T, rng *rand.Rand, corpus string, names []string, p
 			t.Fatal(err)
 		}
 		return what
+	}
+}
+
+// Environment of the child process of TestDeleteResumesAfterKill.
+const (
+	deleteChildEnv  = "STRATA_TEST_DELETE_DIR"    // the store the child deletes from
+	deleteKillAtEnv = "STRATA_TEST_DELETE_KILLAT" // the point where it stops
+	deleteMarkerEnv = "STRATA_TEST_DELETE_MARKER" // the file it creates when it gets there
+)
+
+// deletedDocs are the documents TestDeleteResumesAfterKill deletes.
+var deletedDocs = []string{"grey-heron.md", "salt-tariff.txt"}
+
+// TestDeleteResumesAfterKill kills (SIGKILL) a deletion of two documents after the first
+// document's transaction and at every kill point of the structure stages: the store it leaves
+// has no entity or relation without evidence, and deleting the documents still stored completes
+// it into exactly what a clean ingest of the remaining documents builds.
+func TestDeleteResumesAfterKill(t *testing.T) {
+	if dir := os.Getenv(deleteChildEnv); dir != "" {
+		store, err := embedded.Open(context.Background(), dir, embedded.Options{})
+		if err != nil {
+			os.Exit(3)
+		}
+		ps := &pausingStore{Store: store, at: os.Getenv(deleteKillAtEnv), marker: os.Getenv(deleteMarkerEnv)}
+		_, _ = structureIngester(t, ps).Delete(context.Background(), deletedDocs, false)
+		os.Exit(0) // the kill point was never reached; the parent reports it
+	}
+	if testing.Short() {
+		t.Skip("spawns child processes")
+	}
+	for _, at := range append([]string{"delete"}, killPoints...) {
+		t.Run(at, func(t *testing.T) {
+			corpus := t.TempDir()
+			if err := os.CopyFS(corpus, os.DirFS(corpusDir)); err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			store := openStore(t, dir)
+			structureIngest(t, store, corpus)
+			store.Close()
+
+			marker := filepath.Join(t.TempDir(), "paused")
+			cmd := exec.Command(os.Args[0], "-test.run=^TestDeleteResumesAfterKill$")
+			cmd.Env = append(os.Environ(), deleteChildEnv+"="+dir, deleteKillAtEnv+"="+at, deleteMarkerEnv+"="+marker)
+			killAtMarker(t, cmd, marker, at)
+
+			store = openStore(t, dir)
+			ctx := context.Background()
+			if e, r, err := store.Unsupported(ctx); err != nil || e+r > 0 {
+				t.Errorf("after the kill at %s: %d entities and %d relations without evidence (%v)", at, e, r, err)
+			}
+			var left []string
+			for _, id := range deletedDocs {
+				if docs, err := store.Documents(ctx, []string{id}); err != nil {
+					t.Fatal(err)
+				} else if len(docs) > 0 {
+					left = append(left, id)
+				}
+			}
+			if at == "delete" && len(left) != 1 {
+				t.Errorf("killed after the first document's deletion, %d of the 2 documents are left", len(left))
+			}
+			rep, err := structureIngester(t, store).Delete(ctx, left, false)
+			if err != nil {
+				t.Fatalf("completing the deletion of %v: %v", left, err)
+			}
+			if rep.Communities == 0 {
+				t.Errorf("the completing run did not rebuild the structure: %+v", rep.Report)
+			}
+			store.Close()
+
+			for _, name := range deletedDocs {
+				if err := os.Remove(filepath.Join(corpus, name)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cleanDir := t.TempDir()
+			clean := openStore(t, cleanDir)
+			structureIngest(t, clean, corpus)
+			clean.Close()
+			compareDumps(t, dumpStore(t, dir), dumpStore(t, cleanDir))
+		})
 	}
 }

@@ -76,6 +76,9 @@ func (p *pausingStore) pause(point string) {
 
 func (p *pausingStore) Apply(ctx context.Context, b graph.Batch) error {
 	err := p.Store.Apply(ctx, b)
+	if err == nil && len(b.DeleteDocuments) > 0 {
+		p.pause("delete")
+	}
 	if err == nil && b.ClearSummaries {
 		p.pause("layers")
 	}

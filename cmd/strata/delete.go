@@ -29,8 +29,9 @@ func deleteCommand() *cli.Command {
 			"With --missing, the arguments are files or folders: every stored document that came from under\n" +
 			"them and is no longer there (its file is gone, or its JSON Lines record's id is) is deleted.\n" +
 			"With --dry-run, nothing is written: the documents that would go are listed with what their\n" +
-			"deletion would change. Interrupted, it stops and says so; the same command (or an ingest)\n" +
-			"completes it.",
+			"deletion would change. Interrupted, it stops and says so; each document goes in one\n" +
+			"transaction, so the store stays consistent: run the command again with the ids still stored\n" +
+			"(--missing finds them by itself), or any ingest, and the structure is completed.",
 		Flags: commonFlags(append(extractionFlags(),
 			&cli.BoolFlag{Name: "missing", Usage: "the arguments are PATHs: delete the stored documents from under them that are no longer there"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "list what would be deleted and changed without writing anything"},

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"database/sql"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -8,6 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stratarag/strata/internal/embedded"
+	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/internal/llm/fakeopenai"
 	"github.com/stratarag/strata/internal/neo4jtest"
 )
 
@@ -138,4 +144,140 @@ func TestNeo4jDelete(t *testing.T) {
 	checkDelete(t, func(args ...string) (int, string, string) {
 		return neo4jCLI(t, srv, args...)
 	})
+}
+
+// memberSignatures describes every community and every summary of the store in dir by what its
+// model prompt is made of: its members with their descriptions (and, for a community, the
+// relations among them). A deletion may cost a model call only for a signature the store did not
+// have before.
+func memberSignatures(t *testing.T, dir string) (communities, summaries map[string]bool) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := embedded.Open(ctx, dir, embedded.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	comms, err := s.CommunitiesByLevel(ctx, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	communities = map[string]bool{}
+	for _, c := range comms {
+		m, err := s.CommunityMembers(ctx, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var parts []string
+		for _, e := range m.Entities {
+			parts = append(parts, e.ID+": "+e.Description)
+		}
+		for _, r := range m.Relations {
+			parts = append(parts, r.Source+" - "+r.Target+": "+r.Description)
+		}
+		slices.Sort(parts)
+		communities[strings.Join(parts, "\n")] = true
+	}
+
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "strata.db")+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT l.summary, e.id || ': ' || e.description FROM summary_links l JOIN entities e ON e.id = l.member ORDER BY 1, 2`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	members := map[string][]string{}
+	for rows.Next() {
+		var summary, member string
+		if err := rows.Scan(&summary, &member); err != nil {
+			t.Fatal(err)
+		}
+		members[summary] = append(members[summary], member)
+	}
+	summaries = map[string]bool{}
+	for _, m := range members {
+		summaries[strings.Join(m, "\n")] = true
+	}
+	return communities, summaries
+}
+
+func newSignatures(before, after map[string]bool) int {
+	n := 0
+	for sig := range after {
+		if !before[sig] {
+			n++
+		}
+	}
+	return n
+}
+
+// TestLLMDeleteCallsOnlyForWhatChanged: with a model (the fake server), deleting one document
+// makes no extraction call, and summary and report calls only for the summaries and communities
+// whose members changed; ingesting the remaining documents again afterwards makes no call.
+func TestLLMDeleteCallsOnlyForWhatChanged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs several LLM ingests")
+	}
+	fakeAPI(t, fakeopenai.Options{Seed: 1})
+	corpus := corpusCopy(t)
+	dir := t.TempDir()
+	if code, out, errOut := runCLI(t, "ingest", "--data-dir", dir, "--json", corpus); code != 0 {
+		t.Fatalf("ingest: exit %d\n%s\n%s", code, out, errOut)
+	}
+	commsBefore, sumsBefore := memberSignatures(t, dir)
+
+	code, out, errOut := runCLI(t, "delete", "--data-dir", dir, "--json", "grey-heron.md")
+	if code != 0 {
+		t.Fatalf("delete: exit %d\n%s\n%s", code, out, errOut)
+	}
+	var rep struct {
+		LLM struct {
+			Stages map[string]struct {
+				Calls int `json:"llm_calls"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	commsAfter, sumsAfter := memberSignatures(t, dir)
+	changedComms, changedSums := newSignatures(commsBefore, commsAfter), newSignatures(sumsBefore, sumsAfter)
+	calls := func(stage string) int { return rep.LLM.Stages[stage].Calls }
+	t.Logf("delete: %d report calls for %d changed of %d communities, %d layer calls for %d changed of %d summaries, %d summarize calls",
+		calls(llm.StageReport), changedComms, len(commsAfter), calls(llm.StageLayers), changedSums, len(sumsAfter), calls(llm.StageSummarize))
+	if n := calls(llm.StageExtract) + calls(llm.StageRelations) + calls(llm.StageGlean); n != 0 {
+		t.Errorf("delete made %d extraction calls, want 0", n)
+	}
+	if calls(llm.StageReport) > changedComms {
+		t.Errorf("delete made %d report calls for %d communities whose members changed", calls(llm.StageReport), changedComms)
+	}
+	if calls(llm.StageLayers) > changedSums {
+		t.Errorf("delete made %d summary calls for %d summaries whose members changed", calls(llm.StageLayers), changedSums)
+	}
+	if changedComms == len(commsAfter) {
+		t.Errorf("every community changed (%d): the test cannot tell cached reports from new ones", changedComms)
+	}
+
+	if err := os.Remove(filepath.Join(corpus, "grey-heron.md")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCLI(t, "ingest", "--data-dir", dir, "--json", corpus)
+	if code != 0 {
+		t.Fatalf("re-ingest: exit %d\n%s\n%s", code, out, errOut)
+	}
+	rep.LLM.Stages = nil
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for stage, u := range rep.LLM.Stages {
+		if u.Calls != 0 {
+			t.Errorf("ingest of the remaining documents after the delete made %d %s calls, want 0", u.Calls, stage)
+		}
+	}
+	if t.Failed() {
+		t.Logf("%s\n%s", out, errOut)
+	}
 }
