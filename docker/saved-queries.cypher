@@ -62,6 +62,15 @@ RETURN e,
        COLLECT { MATCH rel = (e)-[:RELATED]-(:Entity) RETURN rel LIMIT 50 } AS relations,
        COLLECT { MATCH src = (e)<-[:HAS_ENTITY]-(:Chunk) RETURN src LIMIT 50 } AS sources;
 
+// strata: what each chunk said about an entity, in the order it is merged ($entityId)
+// The entity's name, type and description are derived from these rows; a subject link says
+// nothing (the chunk's document is about the entity). Deleting a document takes its rows away.
+MATCH (c:Chunk)-[m:HAS_ENTITY]->(e:Entity {id: $entityId})
+RETURN c.documentId AS document, c.seq AS seq, m.name AS name, m.type AS type,
+       m.description AS said, m.subject AS subjectLink
+ORDER BY document, seq
+LIMIT 100;
+
 // strata: entities per layer (0 = extracted, 1 and up = summaries)
 MATCH (e:Entity)
 RETURN e.layer AS layer, count(*) AS entities

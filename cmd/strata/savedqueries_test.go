@@ -152,6 +152,17 @@ var savedQueryChecks = map[string]savedQueryCheck{
 	// A coarsest community is its own zero-length path, so the tree has rows even when Leiden
 	// finds one level (as it does on the demo graph).
 	"the community tree below the coarsest communities": {graph: true},
+	"what each chunk said about an entity, in the order it is merged ($entityId)": {check: func(t *testing.T, rows []map[string]any) {
+		said := 0
+		for _, r := range rows {
+			if r["subjectLink"] == false && r["said"] != "" {
+				said++
+			}
+		}
+		if said == 0 {
+			t.Errorf("rows = %v, want the chunks' evidence about the entity", rows)
+		}
+	}},
 	"one community, its members and the relations among them ($communityId)": {graph: true, check: func(t *testing.T, rows []map[string]any) {
 		if len(rows) != 1 {
 			t.Fatalf("%d rows, want 1", len(rows))
