@@ -192,6 +192,7 @@ type Writer interface {
 // missing ids are skipped.
 type Reader interface {
 	MetaReader
+	HierarchyReader
 	Documents(ctx context.Context, ids []string) ([]Document, error)
 	Chunks(ctx context.Context, ids []string) ([]Chunk, error)
 	Entities(ctx context.Context, ids []string) ([]Entity, error)
