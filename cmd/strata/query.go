@@ -40,6 +40,7 @@ func queryCommand() *cli.Command {
 func retrievalFlags() []cli.Flag {
 	def := retrieval.DefaultOptions(retrieval.DefaultMode)
 	loc := retrieval.DefaultOptions(retrieval.ModeLocal)
+	lca := retrieval.DefaultOptions(retrieval.ModeLCA)
 	names := make([]string, 0, len(retrieval.Modes()))
 	for _, m := range retrieval.Modes() {
 		names = append(names, m.String())
@@ -47,8 +48,8 @@ func retrievalFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "mode", Value: def.Mode.String(), Usage: "retrieval mode: " + strings.Join(names, ", ")},
 		&cli.IntFlag{Name: "top-k", Value: def.TopK, Usage: "number of source chunks in the context"},
-		&cli.IntFlag{Name: "entities", Usage: fmt.Sprintf("number of seed entities (default: %d in hi modes, %d in local)", def.Entities, loc.Entities)},
-		&cli.IntFlag{Name: "max-context-tokens", Usage: fmt.Sprintf("token budget of the context text (default: %d in hi modes, %d otherwise)", def.MaxContextTokens, loc.MaxContextTokens)},
+		&cli.IntFlag{Name: "entities", Usage: fmt.Sprintf("number of seed entities (default: %d in hi modes, %d in local, %d in lca)", def.Entities, loc.Entities, lca.Entities)},
+		&cli.IntFlag{Name: "max-context-tokens", Usage: fmt.Sprintf("token budget of the context text (default: %d in hi modes, %d in lca, %d otherwise)", def.MaxContextTokens, lca.MaxContextTokens, loc.MaxContextTokens)},
 	}
 }
 
