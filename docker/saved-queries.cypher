@@ -77,9 +77,9 @@ OPTIONAL MATCH (a)-[:SUMMARIZED_BY*0..]->(c:Entity)<-[:SUMMARIZED_BY*0..]-(b)
 WITH a, b, c
 ORDER BY c.layer, c.id
 LIMIT 1
-MATCH p = (x:Entity)-[:SUMMARIZED_BY*0..]->(top:Entity)
-WHERE x IN [a, b]
-  AND CASE WHEN c IS NULL THEN NOT (top)-[:SUMMARIZED_BY]->() ELSE top = c END
+UNWIND [a, b] AS x
+MATCH p = (x)-[:SUMMARIZED_BY*0..]->(top:Entity)
+WHERE CASE WHEN c IS NULL THEN NOT (top)-[:SUMMARIZED_BY]->() ELSE top = c END
 WITH c AS ancestor, collect(DISTINCT p) AS paths
 WITH ancestor, paths, reduce(ns = [], q IN paths | ns + nodes(q)) AS onPaths
 RETURN ancestor, paths,

@@ -78,6 +78,11 @@ func TestAggregationCostsReported(t *testing.T) {
 		t.Errorf("dry run: aggregate %+v, want calls and tokens", e)
 	}
 
+	// Turned off on the same store: the structure is recomputed without them.
+	if code, _, errOut := runCLI(t, "ingest", "--data-dir", dir, "--aggregate=false", corpusDir); code != 0 || interSummaryRelations(t, dir) != 0 {
+		t.Errorf("--aggregate=false over an aggregated store: exit %d, %d inter-summary relations left\n%s", code, interSummaryRelations(t, dir), errOut)
+	}
+
 	off := t.TempDir()
 	rep = run("ingest", "--data-dir", off, "--json", "--aggregate=false", corpusDir)
 	if _, ok := rep.LLM.Stages["aggregate"]; ok || interSummaryRelations(t, off) != 0 {

@@ -32,8 +32,9 @@ func ingestCommand() *cli.Command {
 			"directory for a file named directly, or a JSON Lines record's \"id\"; a file already stored keeps\n" +
 			"its id. A run is refused (exit 1) before it writes anything when two inputs share an id, when an\n" +
 			"id belongs to another file (--replace), or when the chunk settings differ from the store's\n" +
-			"(--rebuild); other --layers, --aggregate, --aggregate-k or --seed recompute the structure. Hidden entries, symbolic links\n" +
-			"and other file types in folders are listed as ignored. See the README, Inputs.",
+			"(--rebuild); other --layers, --aggregate, --aggregate-k or --seed recompute the structure.\n" +
+			"Hidden entries, symbolic links and other file types in folders are listed as ignored. See the\n" +
+			"README, Inputs.",
 		Flags: commonFlags(append(extractionFlags(),
 			&cli.BoolFlag{Name: "dry-run", Usage: "estimate LLM calls and tokens for the inputs without calling anything or writing the store"},
 			&cli.IntFlag{Name: "chunk-size", Value: def.Chunk.Size, Usage: "chunk size in cl100k_base tokens"},
