@@ -25,8 +25,9 @@ func queryCommand() *cli.Command {
 			"search: entities, their relations, chunks and community reports), global (GraphRAG global search:\n" +
 			"community reports of one level, mapped to scored points by the model, ranked; offline, scored\n" +
 			"by similarity; keep --max-context-tokens within the model's window, it also sizes the map\n" +
-			"batches), and the ablations hi_local, hi_global, hi_bridge, hi_nobridge. With --json, stdout\n" +
-			"holds exactly one JSON object.",
+			"batches), the ablations hi_local, hi_global, hi_bridge, hi_nobridge, and lca (LeanRAG: entities,\n" +
+			"the summaries on the paths up to their lowest common ancestor and the relations among them, plus\n" +
+			"source chunks). With --json, stdout holds exactly one JSON object.",
 		Flags: commonFlags(append(retrievalFlags(),
 			&cli.BoolFlag{Name: "context-only", Usage: "retrieve the context but do not generate an answer"},
 			&cli.BoolFlag{Name: flagJSON, Usage: "print one JSON object on stdout (shape in the README)"},
