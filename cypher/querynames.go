@@ -56,6 +56,8 @@ const (
 	qReadDocumentChunks     = "read_document_chunks"
 	qReadEntitiesByLayer    = "read_entities_by_layer"
 	qReadDegrees            = "read_degrees"
+	qReadLayerEdges         = "read_layer_edges"
+	qReadAncestors          = "read_ancestors"
 	qReadCommunitiesLevel   = "read_communities_by_level"
 	qReadCommunityMembers   = "read_community_members"
 	qReadCommunityRelations = "read_community_relations"

@@ -76,6 +76,29 @@ MATCH (e:Entity)
 RETURN e.layer AS layer, count(*) AS entities
 ORDER BY layer;
 
+// strata: the lowest common ancestor of two entities and the paths up to it, as lca retrieval walks them ($from, $to)
+// The ancestor is the lowest summary above both (soft clustering can give several; the lowest
+// layer, then the smallest id, wins); without one, each entity's paths go up to its top
+// summaries. With them: the inter-summary relations (LeanRAG's aggregation) among the
+// summaries on the paths.
+MATCH (a:Entity {id: $from}), (b:Entity {id: $to})
+OPTIONAL MATCH (a)-[:SUMMARIZED_BY*0..]->(c:Entity)<-[:SUMMARIZED_BY*0..]-(b)
+WITH a, b, c
+ORDER BY c.layer, c.id
+LIMIT 1
+UNWIND [a, b] AS x
+MATCH p = (x)-[:SUMMARIZED_BY*0..]->(top:Entity)
+WHERE CASE WHEN c IS NULL THEN NOT (top)-[:SUMMARIZED_BY]->() ELSE top = c END
+WITH c AS ancestor, collect(DISTINCT p) AS paths
+WITH ancestor, paths, reduce(ns = [], q IN paths | ns + nodes(q)) AS onPaths
+RETURN ancestor, paths,
+       COLLECT {
+         UNWIND onPaths AS s
+         MATCH (s:Summary)-[r:RELATED]->(t:Summary)
+         WHERE t IN onPaths
+         RETURN DISTINCT r
+       } AS relations;
+
 // strata: the summaries above an entity, layer by layer ($entityId)
 // Clustering is soft, so an entity can have several summaries: one path per way to the top.
 MATCH p = (:Entity {id: $entityId})-[:SUMMARIZED_BY*1..]->(top:Summary)

@@ -183,10 +183,7 @@ func (in *Ingester) useStoredStructure(ctx context.Context) error {
 			ErrSettingsChanged, stored[graph.MetaExtractor], x)
 	}
 	if v := stored[graph.MetaLayers]; v != "" {
-		if field(v, "max") == "0" {
-			in.Options.Layers.MaxLayers = 0
-		} else if err := parseLayers(v, &in.Options.Layers.MaxLayers, &in.Options.Layers.Dims, &in.Options.Layers.MaxComponents,
-			&in.Options.Layers.ClusterSize, &in.Options.Layers.MaxClusterSize, &in.Options.Layers.Threshold); err != nil {
+		if err := in.useLayersSetting(v); err != nil {
 			return fmt.Errorf("read the store's layers setting %q: %w", v, err)
 		}
 	}
@@ -200,20 +197,35 @@ func (in *Ingester) useStoredStructure(ctx context.Context) error {
 	return nil
 }
 
-// parseLayers reads the values of a MetaLayers setting (layersString).
-func parseLayers(setting string, maxLayers, dims, components, cluster, maxCluster *int, threshold *float64) error {
-	for name, dst := range map[string]*int{"max": maxLayers, "dims": dims, "components": components, "cluster": cluster, "maxcluster": maxCluster} {
-		n, err := strconv.Atoi(field(setting, name))
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+// useLayersSetting sets the layer options from a MetaLayers value (layersSetting), and fails
+// unless they give that value back.
+func (in *Ingester) useLayersSetting(setting string) error {
+	o := &in.Options.Layers
+	if field(setting, "max") == "0" {
+		o.MaxLayers = 0
+	} else {
+		for name, dst := range map[string]*int{"max": &o.MaxLayers, "dims": &o.Dims, "components": &o.MaxComponents,
+			"cluster": &o.ClusterSize, "maxcluster": &o.MaxClusterSize} {
+			n, err := strconv.Atoi(field(setting, name))
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			*dst = n
 		}
-		*dst = n
+		var err error
+		if o.Threshold, err = strconv.ParseFloat(field(setting, "threshold"), 64); err != nil {
+			return fmt.Errorf("threshold: %w", err)
+		}
+		in.Options.Aggregate = field(setting, "aggregate") != "?"
+		if in.Options.Aggregate {
+			if o.AggregateK, err = strconv.ParseFloat(field(setting, "aggregate"), 64); err != nil {
+				return fmt.Errorf("aggregate: %w", err)
+			}
+		}
 	}
-	f, err := strconv.ParseFloat(field(setting, "threshold"), 64)
-	if err != nil {
-		return fmt.Errorf("threshold: %w", err)
+	if got := in.layersSetting(); got != setting {
+		return fmt.Errorf("read back as %q", got)
 	}
-	*threshold = f
 	return nil
 }
 

@@ -39,8 +39,10 @@ type embeddingEstimator interface {
 // Estimate loads and chunks the documents under paths, as Run would, and predicts the model work
 // of extracting and embedding them, without calling a model or touching the store (in.Store may
 // be nil). Calls the response cache already answers count as cached. Description summaries, entity
-// embeddings, the hierarchical index and community reports are not counted: they depend on the
-// graph that extraction builds. in.Options must pass Validate.
+// embeddings, the summary entities of the hierarchical index and community reports are not
+// counted: they depend on the graph that extraction builds. The aggregation's inter-summary
+// relations are, from the corpus size and ratios measured offline (estimate_aggregate.go), since
+// it is an option whose cost a user weighs before turning it off. in.Options must pass Validate.
 func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, error) {
 	docs, problems, _, err := LoadDocuments(ctx, paths, in.Log)
 	if err != nil {
@@ -83,8 +85,7 @@ func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, err
 	if embeds {
 		est.LLM.Add(llm.StageEmbed, e.EstimateEmbeddings(texts))
 	}
-	est.LLM.Assumptions = append(est.LLM.Assumptions,
-		"not counted: description summaries, entity embeddings and community reports, which depend on the graph extraction builds")
+	// The ratio below is extraction's: it is taken before the aggregation is added.
 	if est.CorpusTokens > 0 {
 		chat := 0
 		for stage, s := range est.LLM.Stages {
@@ -94,5 +95,10 @@ func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, err
 		}
 		est.TokensPerCorpusToken = float64(chat) / float64(est.CorpusTokens)
 	}
+	if err := in.estimateAggregate(&est); err != nil {
+		return est, err
+	}
+	est.LLM.Assumptions = append(est.LLM.Assumptions,
+		"not counted: description summaries, entity embeddings, summary entities and community reports, which depend on the graph extraction builds")
 	return est, nil
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/stratarag/strata/internal/embedded"
+	"github.com/stratarag/strata/pipeline/layers"
 )
 
 // TestRandomChangesEqualCleanIngest is the property of incremental updates: after any sequence
@@ -163,7 +164,8 @@ var deletedDocs = []string{"grey-heron.md", "salt-tariff.txt"}
 // TestDeleteResumesAfterKill kills (SIGKILL) a deletion of two documents after the first
 // document's transaction and at every kill point of the structure stages: the store it leaves
 // has no entity or relation without evidence, and deleting the documents still stored completes
-// it into exactly what a clean ingest of the remaining documents builds.
+// it into exactly what a clean ingest of the remaining documents builds, with the structure
+// settings the store records.
 func TestDeleteResumesAfterKill(t *testing.T) {
 	if dir := os.Getenv(deleteChildEnv); dir != "" {
 		store, err := embedded.Open(context.Background(), dir, embedded.Options{})
@@ -209,7 +211,10 @@ func TestDeleteResumesAfterKill(t *testing.T) {
 			if at == "delete" && len(left) != 1 {
 				t.Errorf("killed after the first document's deletion, %d of the 2 documents are left", len(left))
 			}
-			rep, err := structureIngester(t, store).Delete(ctx, left, false)
+			// The completing run has the default layer options: it must take the store's.
+			in := newIngester(t, store, nil)
+			in.LayerSummarizer = layers.Extractive{}
+			rep, err := in.Delete(ctx, left, false)
 			if err != nil {
 				t.Fatalf("completing the deletion of %v: %v", left, err)
 			}

@@ -56,10 +56,13 @@ type Ingester struct {
 	// LayerSummarizer writes the summary entities of the hierarchical index, which the Ingester
 	// builds with Options.Layers and Options.Seed; nil skips the index.
 	LayerSummarizer layers.Summarizer
-	Reporter        Reporter // writes community reports; nil skips the reports stage
-	Progress        Progress // nil: no progress display
-	Log             zerolog.Logger
-	Options         Options // used as they are: see DefaultOptions and Validate
+	// RelationDescriber describes LeanRAG's inter-summary relations, which the index gets with
+	// Options.Aggregate; nil describes them extractively (layers.ExtractiveRelations).
+	RelationDescriber layers.RelationDescriber
+	Reporter          Reporter // writes community reports; nil skips the reports stage
+	Progress          Progress // nil: no progress display
+	Log               zerolog.Logger
+	Options           Options // used as they are: see DefaultOptions and Validate
 }
 
 // Report summarizes a run.

@@ -24,6 +24,10 @@ type Options struct {
 	// Layers configures the hierarchical index. Layers.MaxLayers 0 skips the index (the
 	// layers.Builder itself would read 0 as its default).
 	Layers layers.Options
+	// Aggregate adds LeanRAG's inter-summary relations to every summary layer (see
+	// pipeline/layers/aggregate.go): RELATED relationships between summaries whose members are
+	// joined by more base relations than the layer's threshold (Layers.AggregateK).
+	Aggregate bool
 	// Seed seeds both community detection (Leiden) and the hierarchical index's mixtures, so
 	// that one number reproduces a run's structure.
 	Seed int64
@@ -37,9 +41,10 @@ type Options struct {
 }
 
 // DefaultOptions returns the options of the CLI's ingest: chunk.DefaultOptions, 4 documents at a
-// time, 64 texts per embedding call, 64 chunks per write, layers.DefaultOptions and seed 42.
+// time, 64 texts per embedding call, 64 chunks per write, layers.DefaultOptions with the
+// aggregation, and seed 42.
 func DefaultOptions() Options {
-	return Options{Chunk: chunk.DefaultOptions(), Concurrency: 4, EmbedBatch: 64, ChunkBatch: 64, Layers: layers.DefaultOptions(), Seed: 42}
+	return Options{Chunk: chunk.DefaultOptions(), Concurrency: 4, EmbedBatch: 64, ChunkBatch: 64, Layers: layers.DefaultOptions(), Aggregate: true, Seed: 42}
 }
 
 // Validate reports the first option no run can use, naming it. Chunk options are checked by
@@ -57,6 +62,9 @@ func (o Options) Validate() error {
 		return fmt.Errorf("chunk batch must be at least 1, got %d", o.ChunkBatch)
 	case o.Layers.MaxLayers < 0:
 		return fmt.Errorf("layers must not be negative, got %d", o.Layers.MaxLayers)
+	case o.Aggregate && o.Layers.AggregateK <= 0:
+		// Zero would read as the default in layers.Options; a tiny k gives τ = the mean.
+		return fmt.Errorf("aggregate k must be positive, got %g", o.Layers.AggregateK)
 	}
 	return nil
 }

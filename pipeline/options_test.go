@@ -42,6 +42,8 @@ func TestOptionsValidate(t *testing.T) {
 		{"zero concurrency", with(func(o *pipeline.Options) { o.Concurrency = 0 }), "concurrency must be at least 1, got 0"},
 		{"zero embed batch", with(func(o *pipeline.Options) { o.EmbedBatch = 0 }), "embed batch must be at least 1, got 0"},
 		{"negative layers", with(func(o *pipeline.Options) { o.Layers.MaxLayers = -1 }), "layers must not be negative, got -1"},
+		{"zero aggregate k", with(func(o *pipeline.Options) { o.Layers.AggregateK = 0 }), "aggregate k must be positive, got 0"},
+		{"aggregate k without the aggregation", with(func(o *pipeline.Options) { o.Aggregate, o.Layers.AggregateK = false, 0 }), ""},
 		{"zero value", pipeline.Options{}, "chunk size"},
 	}
 	for _, tc := range tests {

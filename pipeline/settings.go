@@ -34,7 +34,12 @@ func (in *Ingester) layersSetting() string {
 	if in.LayerSummarizer == nil || o.MaxLayers == 0 {
 		return "max=0"
 	}
-	return layersString(o)
+	s := layersString(o)
+	if in.Options.Aggregate {
+		// Only with the aggregation on, so that a store built without it keeps its setting.
+		s += fmt.Sprintf(" aggregate=%g", o.AggregateK)
+	}
+	return s
 }
 
 func layersString(o layers.Options) string {

@@ -30,13 +30,21 @@ func (in *Ingester) structure(ctx context.Context, rep *Report) error {
 			Store: in.Store, Embedder: in.Embedder, Summarizer: in.LayerSummarizer, Log: in.Log,
 			Options: in.Options.Layers, Seed: in.Options.Seed,
 		}
+		if in.Options.Aggregate {
+			b.Describer = in.RelationDescriber
+			if b.Describer == nil {
+				b.Describer = layers.ExtractiveRelations{}
+			}
+		}
 		if rep.Layers, err = b.Build(ctx); err != nil {
 			return fmt.Errorf("hierarchical index: %w", err)
 		}
 		rep.StageDuration["layers"] = time.Since(t)
 		for _, l := range rep.Layers {
 			in.Log.Info().Int("layer", l.Layer).Int("members", l.Members).Int("clusters", l.Clusters).
-				Int("largest", l.MaxCluster).Int("summaries", l.Summaries).Float64("sparsity", l.Sparsity).Msg("summary layer built")
+				Int("largest", l.MaxCluster).Int("summaries", l.Summaries).Float64("sparsity", l.Sparsity).
+				Int("pairs", l.Aggregate.Pairs).Float64("tau", l.Aggregate.Tau).Int("summary_relations", l.Aggregate.Relations).
+				Msg("summary layer built")
 		}
 		t = time.Now()
 	}

@@ -57,15 +57,19 @@ func New() *Set {
 	return &Set{t: t, version: hashTemplates()}
 }
 
-// Version is a short digest of all template files. Extractors put it in their Name so that a
-// changed prompt is visible in the store and in logs.
+// Version is a short digest of the extraction templates (extract_*, glean). Extractors put it
+// in their Name, so that a store refuses to mix what two extraction prompts found, and a changed
+// prompt is visible in the store and in logs. The other templates (summaries, reports, answers)
+// are left out: a new or changed one only changes what it writes, and the response cache is
+// keyed by the prompt itself.
 func (s *Set) Version() string { return s.version }
 
 func hashTemplates() string {
-	names, err := fs.Glob(templateFS, "templates/*.tmpl")
+	names, err := fs.Glob(templateFS, "templates/extract_*.tmpl")
 	if err != nil {
 		return "unknown"
 	}
+	names = append(names, "templates/glean.tmpl")
 	sort.Strings(names)
 	h := sha256.New()
 	for _, n := range names {

@@ -30,6 +30,10 @@ const (
 	ModeHiGlobal
 	ModeHiBridge
 	ModeHiNoBridge
+	// ModeLCA is LeanRAG's retrieval: base-layer seed entities, the paths up the summary
+	// hierarchy to their lowest common ancestor with the relations among the entities on them,
+	// and the source chunks (lca.go).
+	ModeLCA
 )
 
 // DefaultMode is the mode of a query that names none.
@@ -37,7 +41,7 @@ const DefaultMode = ModeHi
 
 // Modes returns every mode, in the order help text lists them.
 func Modes() []Mode {
-	return []Mode{ModeHi, ModeNaive, ModeLocal, ModeGlobal, ModeHiLocal, ModeHiGlobal, ModeHiBridge, ModeHiNoBridge}
+	return []Mode{ModeHi, ModeNaive, ModeLocal, ModeGlobal, ModeHiLocal, ModeHiGlobal, ModeHiBridge, ModeHiNoBridge, ModeLCA}
 }
 
 // String returns the mode's name, as ParseMode reads it and the --mode flag takes it.
@@ -59,6 +63,8 @@ func (m Mode) String() string {
 		return "hi_bridge"
 	case ModeHiNoBridge:
 		return "hi_nobridge"
+	case ModeLCA:
+		return "lca"
 	}
 	return "Mode(" + strconv.Itoa(int(m)) + ")"
 }

@@ -20,6 +20,7 @@ func TestParseMode(t *testing.T) {
 		{"hi_global", ModeHiGlobal, false},
 		{"hi_bridge", ModeHiBridge, false},
 		{"hi_nobridge", ModeHiNoBridge, false},
+		{"lca", ModeLCA, false},
 		{"", 0, true},
 		{"psychic", 0, true},
 		{"HI", 0, true},

@@ -31,7 +31,7 @@ const minContextTokens = 100
 // DefaultOptions returns the options of a query in mode m: GraphRAG's for local (10 entities,
 // 12 000 tokens) and global (12 000 tokens of key points, and of reports per map batch), HiRAG's
 // for the hi modes (20 entities; 65 000 tokens split 12 500 / 12 500 / 20 000 / 20 000 between
-// backgrounds, reasoning paths, entities and sources). The budgets differ per mode, so the mode
+// backgrounds, reasoning paths, entities and sources), and hi's budgets for lca with 10 seeds. The budgets differ per mode, so the mode
 // comes first.
 func DefaultOptions(m Mode) Options {
 	opt := Options{Mode: m, TopK: defaultTopK, Entities: localEntities, MaxContextTokens: localContextTokens}
@@ -39,6 +39,8 @@ func DefaultOptions(m Mode) Options {
 	case ModeNaive, ModeLocal:
 	case ModeGlobal:
 		opt.MaxContextTokens = globalContextTokens
+	case ModeLCA:
+		opt.Entities, opt.MaxContextTokens = lcaEntities, hiContextTokens
 	default: // ModeHi and its ablations
 		opt.Entities, opt.MaxContextTokens = hiEntities, hiContextTokens
 	}

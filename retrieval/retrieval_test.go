@@ -26,7 +26,7 @@ func TestGoldDocumentsInTopFive(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, mode := range retrieval.Modes() {
-		rep, err := eval.Run(context.Background(), engine, questions, retrieval.DefaultOptions(mode))
+		rep, err := eval.Run(context.Background(), engine, nil, questions, retrieval.DefaultOptions(mode))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +140,7 @@ func TestHiAblationsChangeChunks(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(m retrieval.Mode) eval.Report {
-		rep, err := eval.Run(context.Background(), engine, questions, retrieval.DefaultOptions(m))
+		rep, err := eval.Run(context.Background(), engine, nil, questions, retrieval.DefaultOptions(m))
 		if err != nil {
 			t.Fatal(err)
 		}

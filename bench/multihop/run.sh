@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Ingests a corpus (the shared multihop set by default) into a fresh embedded store (offline), then evaluates recall
-# of gold documents for each retrieval mode. Prints ingest wall time and peak memory (GNU time)
+# of gold documents and the mean context tokens for each retrieval mode. Prints ingest wall time and peak memory (GNU time)
 # and the recall table, with BM25 over whole documents (bm25.py) as the reference row.
 # Usage: bench/multihop/run.sh [STORE_DIR]   (MODES="naive hi" to evaluate fewer modes)
 # STORE_DIR is where the store is built and kept: a new or empty directory (the script deletes
@@ -41,14 +41,14 @@ echo "== re-ingest (nothing changed)"
 /usr/bin/time -f "re-ingest: %e s wall, %M KiB peak RSS" ./bin/strata ingest --log-level warn --data-dir "$dir" "$corpus" >/dev/null
 table="$(mktemp)"
 trap 'rm -f "$table"; rm -rf "$tmpdir"' EXIT
-for mode in ${MODES:-naive local global hi hi_local hi_global hi_bridge hi_nobridge}; do
+for mode in ${MODES:-naive local global hi hi_local hi_global hi_bridge hi_nobridge lca}; do
   echo "== eval $mode"
   /usr/bin/time -f "eval $mode: %e s wall, %M KiB peak RSS" ./bin/strata eval --log-level warn --json \
     --data-dir "$dir" --questions "$questions" --mode "$mode" |
-    python3 -c 'import json, sys; r = json.load(sys.stdin)["recall"]; print("%-12s %.3f  %.3f  %.3f" % (sys.argv[1], r["recall@2"], r["recall@5"], r["recall@10"]))' "$mode" >>"$table"
+    python3 -c 'import json, sys; o = json.load(sys.stdin); r = o["recall"]; print("%-12s %.3f  %.3f  %.3f  %6.0f" % (sys.argv[1], r["recall@2"], r["recall@5"], r["recall@10"], o["mean_context_tokens"]))' "$mode" >>"$table"
 done
 echo "== recall of gold documents, side by side with BM25 over whole documents (bench/multihop/bm25.py)"
-printf '%-12s %-6s %-6s %s\n' mode R@2 R@5 R@10
+printf '%-12s %-6s %-6s %-6s %s\n' mode R@2 R@5 R@10 'context tokens (mean)'
 python3 bench/multihop/bm25.py "$corpus" "$questions" |
   sed -E 's/^bm25 \(documents\): recall@2 ([0-9.]+)  recall@5 ([0-9.]+)  recall@10 ([0-9.]+).*/bm25         \1  \2  \3/'
 cat "$table"

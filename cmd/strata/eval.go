@@ -15,7 +15,8 @@ func evalCommand() *cli.Command {
 		Usage: "measure retrieval recall of gold documents over a questions file",
 		Description: "Runs every question of a JSON Lines file ({\"id\", \"question\", \"gold\": [document ids]}) in the\n" +
 			"given mode, context only, and prints recall@2/5/10: the share of gold documents among the first k\n" +
-			"distinct documents of the ranked context chunks.",
+			"distinct documents of the ranked context chunks, and the mean size of the context text in\n" +
+			"cl100k_base tokens.",
 		Flags: commonFlags(append(retrievalFlags(),
 			// Checked in runEval, not with Required: urfave/cli prints help on stdout for a
 			// missing required flag, which would break --json's one-object promise.
@@ -50,7 +51,7 @@ func runEval(c *cli.Context) error {
 	if _, err := storeWarnings(c, engine.Store); err != nil {
 		return err
 	}
-	rep, err := eval.Run(c.Context, engine, questions, opt)
+	rep, err := eval.Run(c.Context, engine, engine.Tokenizer, questions, opt)
 	if err != nil {
 		return err
 	}
@@ -58,7 +59,7 @@ func runEval(c *cli.Context) error {
 		return writeJSON(c, rep)
 	}
 	w := c.App.Writer
-	fmt.Fprintf(w, "mode %s, %d questions, %.1f ms per query\n", rep.Mode, rep.Questions, rep.MeanMS)
+	fmt.Fprintf(w, "mode %s, %d questions, %.1f ms per query, %.0f context tokens per query\n", rep.Mode, rep.Questions, rep.MeanMS, rep.MeanContextTokens)
 	for _, k := range eval.Ks {
 		key := fmt.Sprintf("recall@%d", k)
 		fmt.Fprintf(w, "  %-10s %.3f\n", key, rep.Recall[key])

@@ -33,8 +33,9 @@ func ingestCommand() *cli.Command {
 			"directory for a file named directly, or a JSON Lines record's \"id\"; a file already stored keeps\n" +
 			"its id. A run is refused (exit 1) before it writes anything when two inputs share an id, when an\n" +
 			"id belongs to another file (--replace), or when the chunk settings differ from the store's\n" +
-			"(--rebuild); other --layers or --seed recompute the structure. Hidden entries, symbolic links\n" +
-			"and other file types in folders are listed as ignored. See the README, Inputs.",
+			"(--rebuild); other --layers, --aggregate, --aggregate-k or --seed recompute the structure.\n" +
+			"Hidden entries, symbolic links and other file types in folders are listed as ignored. See the\n" +
+			"README, Inputs.",
 		Flags: commonFlags(append(extractionFlags(),
 			&cli.BoolFlag{Name: "dry-run", Usage: "estimate LLM calls and tokens for the inputs without calling anything or writing the store"},
 			&cli.IntFlag{Name: "chunk-size", Value: def.Chunk.Size, Usage: "chunk size in cl100k_base tokens"},
@@ -42,6 +43,8 @@ func ingestCommand() *cli.Command {
 			&cli.IntFlag{Name: "concurrency", Value: def.Concurrency, Usage: "documents extracted in parallel"},
 			&cli.Int64Flag{Name: "seed", Value: def.Seed, Usage: "random seed of community detection and of the hierarchical index"},
 			&cli.IntFlag{Name: "layers", Value: def.Layers.MaxLayers, Usage: "summary layers of the hierarchical index at most (0: none)"},
+			&cli.BoolFlag{Name: "aggregate", Value: def.Aggregate, Usage: "LeanRAG's aggregation: relate summary entities whose members share many relations (--aggregate=false: HiRAG's hierarchy alone)"},
+			&cli.Float64Flag{Name: "aggregate-k", Value: def.Layers.AggregateK, Usage: "threshold of the aggregation per layer: pairs of summaries whose members share at least mean + k·sd (and 2) relations are related"},
 			&cli.BoolFlag{Name: "rebuild", Usage: "re-chunk (and extract again) every document of the run when --chunk-size or --chunk-overlap differ from the store's; without it such a run is refused"},
 			&cli.BoolFlag{Name: "replace", Usage: "let an input take over a document id the store holds for another file; without it such a run is refused"},
 			&cli.BoolFlag{Name: flagJSON, Usage: "print the run report as one JSON object on stdout"},
@@ -87,6 +90,7 @@ func runIngest(c *cli.Context) error {
 	opt.Chunk.Size, opt.Chunk.Overlap = c.Int("chunk-size"), c.Int("chunk-overlap")
 	opt.Concurrency = c.Int("concurrency")
 	opt.Layers.MaxLayers = c.Int("layers")
+	opt.Aggregate, opt.Layers.AggregateK = c.Bool("aggregate"), c.Float64("aggregate-k")
 	opt.Seed = c.Int64("seed")
 	opt.Rebuild, opt.Replace = c.Bool("rebuild"), c.Bool("replace")
 	if err := opt.Validate(); err != nil {
@@ -105,7 +109,7 @@ func runIngest(c *cli.Context) error {
 	}
 	in := &pipeline.Ingester{
 		Extractor: m.extractor, Embedder: m.embedder, Tokenizer: tok,
-		Summarizer: m.summarizer, LayerSummarizer: m.layerSummarizer(tok), Reporter: m.reporter(tok, log),
+		Summarizer: m.summarizer, LayerSummarizer: m.layerSummarizer(tok), RelationDescriber: m.relationDescriber(), Reporter: m.reporter(tok, log),
 		Log: log, Options: opt,
 	}
 	if c.Bool("dry-run") {

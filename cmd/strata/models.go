@@ -139,6 +139,15 @@ func (m *models) layerSummarizer(tok *tokenizer.Tokenizer) layers.Summarizer {
 	return &layers.LLM{Chat: m.client, Prompts: prompts.New(), Tokenizer: tok}
 }
 
+// relationDescriber describes the aggregation's inter-summary relations with the model when
+// there is one.
+func (m *models) relationDescriber() layers.RelationDescriber {
+	if m.client == nil {
+		return layers.ExtractiveRelations{}
+	}
+	return &layers.LLMRelations{Chat: m.client, Prompts: prompts.New()}
+}
+
 // usage is the usage object of the query and ingest outputs: the totals of everything the
 // client did so far.
 func (m *models) usage() retrieval.Usage {

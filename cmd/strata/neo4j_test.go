@@ -53,7 +53,10 @@ func checkHierarchy(t *testing.T, st statusReport) {
 type queryReport struct {
 	Answer  *string
 	Context struct {
-		Entities    []struct{ ID string }
+		Entities []struct {
+			ID    string
+			Layer int
+		}
 		Communities []struct{ ID string }
 		Paths       []struct{ Source, Target string }
 		Chunks      []struct{ ID string }
@@ -104,7 +107,7 @@ func TestNeo4jEndToEnd(t *testing.T) {
 	}
 
 	const question = "Under which rector did the designer of the Kestrel Point Lighthouse study?"
-	for _, mode := range []string{"hi", "naive", "local", "global", "hi_local", "hi_global", "hi_bridge", "hi_nobridge"} {
+	for _, mode := range []string{"hi", "naive", "local", "global", "hi_local", "hi_global", "hi_bridge", "hi_nobridge", "lca"} {
 		code, out, errOut := neo4jCLI(t, srv, "query", "--offline", "--json", "--mode", mode, question)
 		if code != 0 {
 			t.Errorf("query --mode %s on Neo4j: exit %d: %s", mode, code, errOut)
@@ -135,9 +138,26 @@ func TestNeo4jEndToEnd(t *testing.T) {
 		if got.Answer != nil {
 			t.Errorf("mode %s: offline query returned an answer", mode)
 		}
+		if mode == "lca" {
+			// The walk up the hierarchy (read_ancestors.cypher) reaches summaries on Neo4j as
+			// on the embedded store. (Which ones depends on the seeds, and full-text search
+			// ranks ties apart on the two backends: see bench/README.md, parity.)
+			summaries := func(r queryReport) int {
+				n := 0
+				for _, e := range r.Context.Entities {
+					if e.Layer > 0 {
+						n++
+					}
+				}
+				return n
+			}
+			if n, e := summaries(got), summaries(want); n == 0 || e == 0 {
+				t.Errorf("lca: %d summaries from Neo4j, %d from the embedded store; want some from both", n, e)
+			}
+		}
 	}
 
-	for _, mode := range []string{"naive", "hi"} {
+	for _, mode := range []string{"naive", "hi", "lca"} {
 		_, out, errOut := neo4jCLI(t, srv, "eval", "--offline", "--json", "--questions", questionFile, "--mode", mode)
 		neoRecall := decodeJSON[struct{ Recall map[string]float64 }](t, "eval: "+errOut, out).Recall
 		_, out, _ = strata(t, "eval", "--data-dir", dir, "--json", "--questions", questionFile, "--mode", mode)

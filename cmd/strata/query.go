@@ -25,8 +25,9 @@ func queryCommand() *cli.Command {
 			"search: entities, their relations, chunks and community reports), global (GraphRAG global search:\n" +
 			"community reports of one level, mapped to scored points by the model, ranked; offline, scored\n" +
 			"by similarity; keep --max-context-tokens within the model's window, it also sizes the map\n" +
-			"batches), and the ablations hi_local, hi_global, hi_bridge, hi_nobridge. With --json, stdout\n" +
-			"holds exactly one JSON object.",
+			"batches), the ablations hi_local, hi_global, hi_bridge, hi_nobridge, and lca (LeanRAG: entities,\n" +
+			"the summaries on the paths up to their lowest common ancestor and the relations among them, plus\n" +
+			"source chunks). With --json, stdout holds exactly one JSON object.",
 		Flags: commonFlags(append(retrievalFlags(),
 			&cli.BoolFlag{Name: "context-only", Usage: "retrieve the context but do not generate an answer"},
 			&cli.BoolFlag{Name: flagJSON, Usage: "print one JSON object on stdout (shape in the README)"},
@@ -40,6 +41,7 @@ func queryCommand() *cli.Command {
 func retrievalFlags() []cli.Flag {
 	def := retrieval.DefaultOptions(retrieval.DefaultMode)
 	loc := retrieval.DefaultOptions(retrieval.ModeLocal)
+	lca := retrieval.DefaultOptions(retrieval.ModeLCA)
 	names := make([]string, 0, len(retrieval.Modes()))
 	for _, m := range retrieval.Modes() {
 		names = append(names, m.String())
@@ -47,8 +49,8 @@ func retrievalFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "mode", Value: def.Mode.String(), Usage: "retrieval mode: " + strings.Join(names, ", ")},
 		&cli.IntFlag{Name: "top-k", Value: def.TopK, Usage: "number of source chunks in the context"},
-		&cli.IntFlag{Name: "entities", Usage: fmt.Sprintf("number of seed entities (default: %d in hi modes, %d in local)", def.Entities, loc.Entities)},
-		&cli.IntFlag{Name: "max-context-tokens", Usage: fmt.Sprintf("token budget of the context text (default: %d in hi modes, %d otherwise)", def.MaxContextTokens, loc.MaxContextTokens)},
+		&cli.IntFlag{Name: "entities", Usage: fmt.Sprintf("number of seed entities (default: %d in hi modes, %d in local, %d in lca)", def.Entities, loc.Entities, lca.Entities)},
+		&cli.IntFlag{Name: "max-context-tokens", Usage: fmt.Sprintf("token budget of the context text (default: %d in hi modes, %d in lca, %d otherwise)", def.MaxContextTokens, lca.MaxContextTokens, loc.MaxContextTokens)},
 	}
 }
 

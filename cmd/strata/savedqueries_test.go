@@ -146,9 +146,29 @@ var savedQueryChecks = map[string]savedQueryCheck{
 	}},
 	"the summaries above an entity, layer by layer ($entityId)": {graph: true},
 	"summary entities with their members":                       {},
-	"connected components by size":                              {},
-	"communities per level (0 = coarsest)":                      {},
-	"best-rated community reports of a level ($level)":          {},
+	"the lowest common ancestor of two entities and the paths up to it, as lca retrieval walks them ($from, $to)": {graph: true, check: func(t *testing.T, rows []map[string]any) {
+		// One row: the two entities' paths up to their ancestor (or their tops), at least one each.
+		if len(rows) != 1 {
+			t.Fatalf("%d rows, want 1", len(rows))
+		}
+		paths, _ := rows[0]["paths"].([]any)
+		starts := map[string]bool{}
+		for _, p := range paths {
+			if p, ok := p.(dbtype.Path); ok && len(p.Nodes) > 0 {
+				id, _ := p.Nodes[0].Props["id"].(string)
+				starts[id] = true
+				if a, ok := rows[0]["ancestor"].(dbtype.Node); ok && p.Nodes[len(p.Nodes)-1].ElementId != a.ElementId {
+					t.Errorf("a path from %s ends below the ancestor", id)
+				}
+			}
+		}
+		if len(starts) != 2 {
+			t.Errorf("paths start at %v, want both entities", starts)
+		}
+	}},
+	"connected components by size":                     {},
+	"communities per level (0 = coarsest)":             {},
+	"best-rated community reports of a level ($level)": {},
 	// A coarsest community is its own zero-length path, so the tree has rows even when Leiden
 	// finds one level (as it does on the demo graph).
 	"the community tree below the coarsest communities": {graph: true},

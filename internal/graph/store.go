@@ -204,6 +204,7 @@ type Writer interface {
 type Reader interface {
 	MetaReader
 	EvidenceReader
+	HierarchyReader
 	Documents(ctx context.Context, ids []string) ([]Document, error)
 	Chunks(ctx context.Context, ids []string) ([]Chunk, error)
 	Entities(ctx context.Context, ids []string) ([]Entity, error)

@@ -13,6 +13,7 @@ const (
 	StageGlean     = "glean"     // gleaning follow-ups
 	StageSummarize = "summarize" // description merging
 	StageLayers    = "layers"    // HiIndex summary entities
+	StageAggregate = "aggregate" // LeanRAG relations between summary entities
 	StageReport    = "report"    // community reports
 	StageMap       = "map"       // global search key points
 	StageAnswer    = "answer"    // answer generation
@@ -135,7 +136,7 @@ func (m *Meter) Stats() Stats {
 // sortedStages lists the stages of m in pipeline order; unknown stages follow alphabetically.
 func sortedStages[V any](m map[string]V) []string {
 	stageOrder := []string{
-		StageExtract, StageRelations, StageGlean, StageSummarize, StageEmbed, StageLayers, StageReport,
+		StageExtract, StageRelations, StageGlean, StageSummarize, StageEmbed, StageLayers, StageAggregate, StageReport,
 		StageMap, StageAnswer, StageOther,
 	}
 	rank := func(s string) int {

@@ -63,6 +63,9 @@ type Options struct {
 	MaxComponents  int     // mixture components of one fit at most
 	Threshold      float64 // soft membership: an entity joins every cluster it belongs to with probability above this
 	Concurrency    int     // clusters summarized at once
+	// AggregateK sets the threshold τ of LeanRAG's aggregation (see Threshold): mean + k·sd of
+	// the pairs' counts. It applies when the Builder has a Describer.
+	AggregateK float64
 }
 
 // DefaultOptions returns the index's defaults: at most 5 layers, embeddings reduced to 10
@@ -77,7 +80,7 @@ type Options struct {
 // shrinks twentyfold per layer (2865 → ~150 → ~8 entities). The cap is twice the target so that
 // the mixture may still follow the data (clusters of 5 or 35) and only runaway clusters are split.
 func DefaultOptions() Options {
-	return Options{MaxLayers: 5, Dims: 10, ClusterSize: 20, MaxClusterSize: 40, MaxComponents: 50, Threshold: 0.1, Concurrency: 8}
+	return Options{MaxLayers: 5, Dims: 10, ClusterSize: 20, MaxClusterSize: 40, MaxComponents: 50, Threshold: 0.1, Concurrency: 8, AggregateK: AggregateK}
 }
 
 // Builder builds the summary layers over the layer-0 entities of a store.
@@ -85,8 +88,11 @@ type Builder struct {
 	Store      graph.ReadWriter
 	Embedder   embedding.Embedder
 	Summarizer Summarizer
-	Log        zerolog.Logger
-	Options    Options
+	// Describer, when set, adds LeanRAG's inter-summary relations to every layer (aggregate.go);
+	// nil builds HiRAG's hierarchy alone.
+	Describer RelationDescriber
+	Log       zerolog.Logger
+	Options   Options
 	// Seed seeds the Gaussian mixtures: the same seed over the same graph builds the same
 	// layers. It is a field of its own, not an option, because the ingester passes one seed to
 	// both this index and community detection.
@@ -101,6 +107,8 @@ type Layer struct {
 	Summaries  int     // summary entities written
 	MaxCluster int     // members of the largest cluster
 	Sparsity   float64 // HiRAG's cluster sparsity of the clustering (cluster.Sparsity)
+	// Aggregate describes the layer's inter-summary relations (zero without a Describer).
+	Aggregate AggregateStats
 }
 
 // Build replaces every summary layer by a new hierarchy over the current layer-0 entities and
@@ -128,6 +136,14 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 		current = append(current, Member{Entity: e, Connections: e.Degree, Label: e.Name})
 	}
 	batch := graph.Batch{ClearSummaries: true}
+	var ag *aggregator
+	if b.Describer != nil {
+		edges, err := b.Store.LayerEdges(ctx, 0)
+		if err != nil {
+			return nil, fmt.Errorf("read layer 0: %w", err)
+		}
+		ag = newAggregator(edges, current)
+	}
 	var built []Layer
 	for layer := 1; layer <= opt.MaxLayers && len(current) > max(opt.ClusterSize, 2); layer++ {
 		groups, err := b.cluster(current, opt)
@@ -163,8 +179,18 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 			batch.Entities = append(batch.Entities, summaries[i].Entity)
 		}
 		batch.SummaryLinks = append(batch.SummaryLinks, links...)
-		built = append(built, Layer{Layer: layer, Members: len(current), Clusters: countClusters(clusters),
-			Summaries: len(summaries), MaxCluster: largest, Sparsity: sparsity})
+		l := Layer{Layer: layer, Members: len(current), Clusters: countClusters(clusters),
+			Summaries: len(summaries), MaxCluster: largest, Sparsity: sparsity}
+		if ag != nil {
+			ag.climb(links)
+			rels, st, err := b.aggregate(ctx, layer, ag, summaries, opt)
+			if err != nil {
+				return nil, err
+			}
+			batch.Relations = append(batch.Relations, rels...)
+			l.Aggregate = st
+		}
+		built = append(built, l)
 		current = summaries
 	}
 	if err := b.Store.Apply(ctx, batch); err != nil {
@@ -183,6 +209,7 @@ func (b *Builder) options() Options {
 	o.MaxComponents = cmp.Or(o.MaxComponents, def.MaxComponents)
 	o.Threshold = cmp.Or(o.Threshold, def.Threshold)
 	o.Concurrency = cmp.Or(o.Concurrency, def.Concurrency)
+	o.AggregateK = cmp.Or(o.AggregateK, def.AggregateK)
 	return o
 }
 

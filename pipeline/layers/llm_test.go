@@ -62,3 +62,38 @@ func TestLLMSummarizer(t *testing.T) {
 		})
 	}
 }
+
+// TestLLMRelations: the model's description is used; an unreadable answer gets the extractive
+// one; an API error fails.
+func TestLLMRelations(t *testing.T) {
+	ctx := context.Background()
+	r := layers.SummaryRelation{
+		Source:   layers.Member{Entity: graph.Entity{ID: "GUILD @L1", Name: "Guild", Description: "The guild."}},
+		Target:   layers.Member{Entity: graph.Entity{ID: "HARBOUR @L1", Name: "Harbour", Description: "The harbour."}},
+		Count:    3,
+		Evidence: []string{"Ilsa Marrow taxed the harbour.", "Corvin Hale surveyed it."},
+	}
+	extractive, err := layers.ExtractiveRelations{}.DescribeRelation(ctx, r)
+	if err != nil || extractive != "3 relations join their members. Ilsa Marrow taxed the harbour. Corvin Hale surveyed it." {
+		t.Fatalf("extractive description %q, %v", extractive, err)
+	}
+	errAPI := errors.New("status 503: overloaded")
+	tests := []struct {
+		name    string
+		chat    cannedChat
+		want    string
+		wantErr error
+	}{
+		{"model description", cannedChat{answer: "The guild taxes the harbour."}, "The guild taxes the harbour.", nil},
+		{"unreadable answer falls back", cannedChat{answer: "<think>Hmm"}, extractive, nil},
+		{"API error fails", cannedChat{err: errAPI}, "", errAPI},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := (&layers.LLMRelations{Chat: tc.chat, Prompts: prompts.New()}).DescribeRelation(ctx, r)
+			if !errors.Is(err, tc.wantErr) || got != tc.want {
+				t.Errorf("got %q, %v; want %q, %v", got, err, tc.want, tc.wantErr)
+			}
+		})
+	}
+}

@@ -72,7 +72,10 @@ type Report struct {
 	Questions int                `json:"questions"`
 	Recall    map[string]float64 `json:"recall"` // "recall@2" → mean recall
 	MeanMS    float64            `json:"mean_query_ms"`
-	Results   []QuestionResult   `json:"results"`
+	// MeanContextTokens is the mean size of the context text in tokens (0 when Run had no
+	// counter): what the answer's prompt would carry, to compare modes at equal recall.
+	MeanContextTokens float64          `json:"mean_context_tokens"`
+	Results           []QuestionResult `json:"results"`
 }
 
 // QuestionResult is the outcome of one question.
@@ -81,6 +84,13 @@ type QuestionResult struct {
 	Gold      []string           `json:"gold"`
 	Documents []string           `json:"documents"` // ranked, distinct, as retrieved
 	Recall    map[string]float64 `json:"recall"`
+	// ContextTokens is the size of the context text in tokens (0 without a counter).
+	ContextTokens int `json:"context_tokens"`
+}
+
+// Counter counts the tokens of a text (*tokenizer.Tokenizer is one).
+type Counter interface {
+	Count(s string) int
 }
 
 // Querier runs one query; *retrieval.Engine is one.
@@ -88,8 +98,9 @@ type Querier interface {
 	Query(ctx context.Context, question string, opt retrieval.Options) (*retrieval.Result, error)
 }
 
-// Run asks every question with opt (context only) and computes recall@k of the gold documents.
-func Run(ctx context.Context, q Querier, questions []Question, opt retrieval.Options) (Report, error) {
+// Run asks every question with opt (context only) and computes recall@k of the gold documents,
+// and with a counter (tok may be nil) the context text's size in tokens.
+func Run(ctx context.Context, q Querier, tok Counter, questions []Question, opt retrieval.Options) (Report, error) {
 	opt.ContextOnly = true
 	opt.TopK = max(opt.TopK, slices.Max(Ks))
 	rep := Report{Mode: opt.Mode, Questions: len(questions), Recall: map[string]float64{}}
@@ -109,6 +120,10 @@ func Run(ctx context.Context, q Querier, questions []Question, opt retrieval.Opt
 			if !slices.Contains(qr.Documents, c.DocumentID) {
 				qr.Documents = append(qr.Documents, c.DocumentID)
 			}
+		}
+		if tok != nil {
+			qr.ContextTokens = tok.Count(res.ContextText)
+			rep.MeanContextTokens += float64(qr.ContextTokens) / float64(len(questions))
 		}
 		for _, k := range Ks {
 			r := Recall(question.Gold, qr.Documents, k)

@@ -36,7 +36,31 @@ func (f fixedQuerier) Query(_ context.Context, q string, opt retrieval.Options) 
 	for i, d := range f[q] {
 		res.Context.Chunks = append(res.Context.Chunks, retrieval.ChunkItem{ID: string(rune('a' + i)), DocumentID: d})
 	}
+	res.ContextText = strings.Join(f[q], " ")
 	return res, nil
+}
+
+// words counts the words of a text as its tokens.
+type words struct{}
+
+func (words) Count(s string) int { return len(strings.Fields(s)) }
+
+// TestRunCountsContextTokens: with a counter, each question's context size and their mean are
+// reported; without one, zero.
+func TestRunCountsContextTokens(t *testing.T) {
+	q := fixedQuerier{"one": {"d1", "d2"}, "two": {"d1", "d2", "d3", "d4", "d5", "d6"}}
+	questions := []Question{{ID: "1", Question: "one", Gold: []string{"d1"}}, {ID: "2", Question: "two", Gold: []string{"d1"}}}
+	opt := retrieval.DefaultOptions(retrieval.ModeNaive)
+	rep, err := Run(context.Background(), q, words{}, questions, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.MeanContextTokens != 4 || rep.Results[0].ContextTokens != 2 || rep.Results[1].ContextTokens != 6 {
+		t.Errorf("mean %v, per question %d and %d; want 4, 2 and 6", rep.MeanContextTokens, rep.Results[0].ContextTokens, rep.Results[1].ContextTokens)
+	}
+	if rep, err = Run(context.Background(), q, nil, questions, opt); err != nil || rep.MeanContextTokens != 0 {
+		t.Errorf("without a counter: mean %v, %v; want 0", rep.MeanContextTokens, err)
+	}
 }
 
 func TestRunAveragesAndDeduplicatesDocuments(t *testing.T) {
@@ -44,7 +68,7 @@ func TestRunAveragesAndDeduplicatesDocuments(t *testing.T) {
 		"one": {"d1", "d1", "d2", "d3"}, // two chunks of d1 count as one document
 		"two": {"x", "y", "z", "w", "d9"},
 	}
-	rep, err := Run(context.Background(), q, []Question{
+	rep, err := Run(context.Background(), q, nil, []Question{
 		{ID: "1", Question: "one", Gold: []string{"d2", "d3"}},
 		{ID: "2", Question: "two", Gold: []string{"d9"}},
 	}, retrieval.DefaultOptions(retrieval.ModeNaive))

@@ -43,6 +43,7 @@ func tests() []test {
 		textTests(),
 		localTests(),
 		pathTests(),
+		hierarchyTests(),
 		componentTests(),
 		communityTests(),
 		concurrencyTests(),

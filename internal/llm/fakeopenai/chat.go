@@ -147,6 +147,8 @@ func (s *Server) answer(msgs []chatMessage) (task, answer string, records int) {
 		return task, reportAnswer(text), 0
 	case prompts.TaskKeyPoints:
 		return task, keyPointsAnswer(firstUser), 0
+	case prompts.TaskSummaryRelation:
+		return task, summaryRelationAnswer(firstUser), 0
 	case prompts.TaskSummaryEntity:
 		text, _ := prompts.Unfence(firstUser, prompts.ClusterLabel)
 		ents, rels := summaryEntities(text)

@@ -220,6 +220,11 @@ func TestOtherTasks(t *testing.T) {
 	if len(recs.Entities) != 1 || len(recs.Relationships) != 2 {
 		t.Errorf("summary entities %+v", recs)
 	}
+	sr, _ := ps.SummaryRelation("Guild founders", "Who built the guild.", "Harbour trade", "Ships and tariffs.", 7,
+		[]string{"Ilsa Marrow taxed the ships. Again.", "Corvin Hale surveyed the harbour."}, 0)
+	if got := post(t, s, "/v1/chat/completions", chatBody(sr)).content; got != "Guild founders is linked to Harbour trade. For instance: Ilsa Marrow taxed the ships." {
+		t.Errorf("summary relation %q", got)
+	}
 }
 
 func TestEmbeddings(t *testing.T) {

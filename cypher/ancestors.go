@@ -1,0 +1,78 @@
+package cypher
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// LayerEdges implements graph.Store (read_layer_edges.cypher).
+func (s *Store) LayerEdges(ctx context.Context, layer int) ([]graph.Edge, error) {
+	rows, err := s.readRows(ctx, qReadLayerEdges, map[string]any{"layer": int64(layer)})
+	if err != nil {
+		return nil, fmt.Errorf("cypher: relations of layer %d: %w", layer, err)
+	}
+	out := make([]graph.Edge, 0, len(rows))
+	for _, row := range rows {
+		f := fields{m: row}
+		e := graph.Edge{Source: f.str("source"), Target: f.str("target"), Weight: f.float("weight")}
+		if f.err != nil {
+			return nil, fmt.Errorf("cypher: relations of layer %d: %w", layer, f.err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// Ancestors implements graph.Store with one statement (read_ancestors.cypher) that walks up
+// SUMMARIZED_BY from the entities; the lists are ordered here.
+func (s *Store) Ancestors(ctx context.Context, ids []string) (graph.Hierarchy, error) {
+	if err := ctx.Err(); err != nil {
+		return graph.Hierarchy{}, err
+	}
+	if len(ids) == 0 {
+		return graph.Hierarchy{}, nil
+	}
+	rows, err := s.readRows(ctx, qReadAncestors, map[string]any{"ids": graph.UniqueIDs(ids)})
+	if err != nil {
+		return graph.Hierarchy{}, fmt.Errorf("cypher: ancestors: %w", err)
+	}
+	if len(rows) == 0 {
+		return graph.Hierarchy{}, nil
+	}
+	h, err := decodeHierarchy(rows[0])
+	if err != nil {
+		return graph.Hierarchy{}, fmt.Errorf("cypher: ancestors: %w", err)
+	}
+	return h, nil
+}
+
+func decodeHierarchy(row map[string]any) (graph.Hierarchy, error) {
+	f := &fields{m: row}
+	var h graph.Hierarchy
+	var err error
+	if h.Entities, err = decodeList(f, "entities", decodeEntity); err != nil {
+		return h, err
+	}
+	if h.Links, err = decodeList(f, "links", func(m map[string]any) (graph.SummaryLink, error) {
+		g := fields{m: m}
+		l := graph.SummaryLink{Member: g.str("member"), Summary: g.str("summary"), Description: g.str("description"), Weight: g.float("weight")}
+		return l, g.err
+	}); err != nil {
+		return h, err
+	}
+	if h.Relations, err = decodeList(f, "relations", decodeRelation); err != nil {
+		return h, err
+	}
+	slices.SortFunc(h.Entities, func(a, b graph.Entity) int { return cmp.Or(cmp.Compare(a.Layer, b.Layer), cmp.Compare(a.ID, b.ID)) })
+	slices.SortFunc(h.Links, func(a, b graph.SummaryLink) int {
+		return cmp.Or(cmp.Compare(a.Member, b.Member), cmp.Compare(a.Summary, b.Summary))
+	})
+	slices.SortFunc(h.Relations, func(a, b graph.Relation) int {
+		return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Target, b.Target))
+	})
+	return h, nil
+}

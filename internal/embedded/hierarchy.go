@@ -1,0 +1,76 @@
+package embedded
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// LayerEdges returns the RELATED relationships between two entities of one layer, ordered by key.
+func (s *Store) LayerEdges(ctx context.Context, layer int) ([]graph.Edge, error) {
+	var out []graph.Edge
+	err := s.read(ctx, fmt.Sprintf("relations of layer %d", layer), func(tx *sql.Tx) error {
+		var err error
+		out, err = queryAll(ctx, tx, func(sc scanner, _ ...any) (graph.Edge, error) {
+			var e graph.Edge
+			err := sc.Scan(&e.Source, &e.Target, &e.Weight)
+			return e, err
+		}, `SELECT r.source, r.target, r.weight FROM relations r
+			CROSS JOIN entities a CROSS JOIN entities b
+			WHERE a.id = r.source AND b.id = r.target AND a.layer = ? AND b.layer = ?
+			ORDER BY r.source, r.target`, layer, layer)
+		// CROSS JOIN keeps SQLite from pairing every two entities of the layer (layer is
+		// indexed, so the planner liked that order) before looking relations up: one scan of
+		// the relations instead, 9 s → 0.05 s on the multihop store.
+		return err
+	})
+	return out, err
+}
+
+// Ancestors returns the entities with the given ids and every entity above them over
+// SUMMARIZED_BY (a recursive walk up summary_links), with the links and relations among them.
+func (s *Store) Ancestors(ctx context.Context, ids []string) (graph.Hierarchy, error) {
+	var h graph.Hierarchy
+	if len(ids) == 0 {
+		return h, ctxErr(ctx, "ancestors")
+	}
+	err := s.read(ctx, "ancestors", func(tx *sql.Tx) error {
+		var err error
+		h.Entities, err = queryAll(ctx, tx, scanEntity, `
+			WITH RECURSIVE up(id) AS (
+				SELECT value FROM json_each(?)
+				UNION
+				SELECT l.summary FROM summary_links l JOIN up ON l.member = up.id
+			)
+			SELECT `+entityColsNoEmbedding("e")+` FROM entities e JOIN up ON e.id = up.id
+			ORDER BY e.layer, e.id`, encodeStrings(ids))
+		if err != nil {
+			return err
+		}
+		found := make([]string, len(h.Entities))
+		for i, e := range h.Entities {
+			found[i] = e.ID
+		}
+		set := encodeStrings(found)
+		h.Links, err = queryAll(ctx, tx, func(sc scanner, _ ...any) (graph.SummaryLink, error) {
+			var l graph.SummaryLink
+			err := sc.Scan(&l.Member, &l.Summary, &l.Description, &l.Weight)
+			return l, err
+		}, `SELECT l.member, l.summary, l.description, l.weight FROM summary_links l
+			WHERE l.member IN (SELECT value FROM json_each(?)) AND l.summary IN (SELECT value FROM json_each(?))
+			ORDER BY l.member, l.summary`, set, set)
+		if err != nil {
+			return err
+		}
+		h.Relations, err = queryAll(ctx, tx, scanRelation, `SELECT `+relationCols("r")+` FROM relations r
+			WHERE r.source IN (SELECT value FROM json_each(?)) AND r.target IN (SELECT value FROM json_each(?))
+			ORDER BY r.source, r.target`, set, set)
+		return err
+	})
+	if err != nil {
+		return graph.Hierarchy{}, err
+	}
+	return h, nil
+}

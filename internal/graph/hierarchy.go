@@ -1,0 +1,35 @@
+package graph
+
+import "context"
+
+// Edge is a RELATED relationship as a key and its weight, without description or chunk ids: what
+// a stage that counts relations needs, at a fraction of the memory of whole relations.
+type Edge struct {
+	Source, Target string // Source < Target, as RelationKey
+	Weight         float64
+}
+
+// Hierarchy is a part of the summary hierarchy: some entities and everything above them.
+type Hierarchy struct {
+	// Entities are the entities asked for that exist and every entity reachable from them over
+	// SUMMARIZED_BY (upwards, any number of steps), ordered by layer then id, without embeddings.
+	Entities []Entity
+	// Links are the SUMMARIZED_BY relationships between two of the entities, ordered by member
+	// then summary.
+	Links []SummaryLink
+	// Relations are the RELATED relationships between two of the entities, ordered by key.
+	Relations []Relation
+}
+
+// HierarchyReader reads the summary hierarchy: the layers stage counts the relations between the
+// members of clusters with it (LeanRAG's aggregation), and lca retrieval walks up from the seed
+// entities to their lowest common ancestors.
+type HierarchyReader interface {
+	// LayerEdges returns every RELATED relationship between two entities of one layer (a
+	// self-relation included), ordered by key.
+	LayerEdges(ctx context.Context, layer int) ([]Edge, error)
+	// Ancestors returns the entities with the given ids, all their ancestors over SUMMARIZED_BY,
+	// and the SUMMARIZED_BY and RELATED relationships among them (see Hierarchy). Missing ids are
+	// skipped.
+	Ancestors(ctx context.Context, ids []string) (Hierarchy, error)
+}

@@ -1,0 +1,116 @@
+package storetest
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+func hierarchyTests() []test {
+	return []test{
+		{"LayerEdges", testLayerEdges},
+		{"Ancestors", testAncestors},
+	}
+}
+
+// hierarchyBatch is a two-layer hierarchy with one inter-summary relation:
+//
+//	layer 0: A -RELATED- B -RELATED- C -RELATED- D
+//	layer 1: A, B -> S1;  B, C -> S2 (B in two clusters);  D -> S3;  S1 -RELATED- S2
+//	layer 2: S1, S2 -> T
+func hierarchyBatch() graph.Batch {
+	e := func(id string, layer int) graph.Entity {
+		return graph.Entity{ID: id, Name: id, Type: "other", Description: "about " + id, Layer: layer}
+	}
+	link := func(m, s string, w float64) graph.SummaryLink {
+		return graph.SummaryLink{Member: m, Summary: s, Description: m + " belongs to " + s, Weight: w}
+	}
+	return graph.Batch{
+		Entities: []graph.Entity{e("A", 0), e("B", 0), e("C", 0), e("D", 0), e("S1", 1), e("S2", 1), e("S3", 1), e("T", 2)},
+		Relations: []graph.Relation{
+			{Source: "A", Target: "B", Description: "A and B", Weight: 1, ChunkIDs: []string{}},
+			{Source: "C", Target: "B", Description: "B and C", Weight: 3, ChunkIDs: []string{}}, // stored as B-C
+			{Source: "C", Target: "D", Description: "C and D", Weight: 2, ChunkIDs: []string{}},
+			{Source: "S2", Target: "S1", Description: "S1 and S2", Weight: 4, ChunkIDs: []string{}},
+		},
+		SummaryLinks: []graph.SummaryLink{
+			link("A", "S1", 1), link("B", "S1", 0.6), link("B", "S2", 0.4), link("C", "S2", 1), link("D", "S3", 1),
+			link("S1", "T", 1), link("S2", "T", 0.9),
+		},
+	}
+}
+
+// testLayerEdges: the relations between two entities of the layer asked for, keyed smaller id
+// first and ordered by key; none on a layer without relations.
+func testLayerEdges(t *testing.T, s graph.Store) {
+	apply(t, s, hierarchyBatch())
+	for _, tc := range []struct {
+		layer int
+		want  []graph.Edge
+	}{
+		{0, []graph.Edge{{Source: "A", Target: "B", Weight: 1}, {Source: "B", Target: "C", Weight: 3}, {Source: "C", Target: "D", Weight: 2}}},
+		{1, []graph.Edge{{Source: "S1", Target: "S2", Weight: 4}}},
+		{2, nil},
+	} {
+		got := must[[]graph.Edge](t, "LayerEdges")(s.LayerEdges(t.Context(), tc.layer))
+		if len(got) == 0 {
+			got = nil
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("LayerEdges(%d) = %+v, want %+v", tc.layer, got, tc.want)
+		}
+	}
+}
+
+// testAncestors: the walk up SUMMARIZED_BY from the entities asked for reaches every ancestor
+// (through soft memberships too), and returns only the links and relations among what it
+// reached; missing ids are skipped.
+func testAncestors(t *testing.T, s graph.Store) {
+	apply(t, s, hierarchyBatch())
+	type view struct {
+		Entities  []string // id@layer
+		Links     []string // member>summary
+		Relations []string // source-target
+	}
+	see := func(h graph.Hierarchy) view {
+		var v view
+		for _, e := range h.Entities {
+			if len(e.Embedding) != 0 {
+				t.Errorf("Ancestors returned the embedding of %s", e.ID)
+			}
+			v.Entities = append(v.Entities, e.ID+"@"+string(rune('0'+e.Layer)))
+		}
+		for _, l := range h.Links {
+			if l.Description != l.Member+" belongs to "+l.Summary || l.Weight <= 0 {
+				t.Errorf("link %+v lost its properties", l)
+			}
+			v.Links = append(v.Links, l.Member+">"+l.Summary)
+		}
+		for _, r := range h.Relations {
+			v.Relations = append(v.Relations, r.Source+"-"+r.Target)
+		}
+		return v
+	}
+	for _, tc := range []struct {
+		ids  []string
+		want view
+	}{
+		{[]string{"A"}, view{Entities: []string{"A@0", "S1@1", "T@2"}, Links: []string{"A>S1", "S1>T"}}},
+		{[]string{"C", "A", "MISSING"}, view{
+			Entities:  []string{"A@0", "C@0", "S1@1", "S2@1", "T@2"},
+			Links:     []string{"A>S1", "C>S2", "S1>T", "S2>T"},
+			Relations: []string{"S1-S2"},
+		}},
+		{[]string{"B"}, view{Entities: []string{"B@0", "S1@1", "S2@1", "T@2"}, Links: []string{"B>S1", "B>S2", "S1>T", "S2>T"}, Relations: []string{"S1-S2"}}},
+		{[]string{"D", "C"}, view{Entities: []string{"C@0", "D@0", "S2@1", "S3@1", "T@2"}, Links: []string{"C>S2", "D>S3", "S2>T"}, Relations: []string{"C-D"}}},
+		{[]string{"S1"}, view{Entities: []string{"S1@1", "T@2"}, Links: []string{"S1>T"}}},
+		{[]string{"MISSING"}, view{}},
+		{nil, view{}},
+	} {
+		got := see(must[graph.Hierarchy](t, "Ancestors")(s.Ancestors(t.Context(), tc.ids)))
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Ancestors(%q) = %+v, want %+v", tc.ids, got, tc.want)
+		}
+	}
+}

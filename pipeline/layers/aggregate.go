@@ -1,0 +1,283 @@
+package layers
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/internal/llmtask"
+	"github.com/stratarag/strata/prompts"
+)
+
+// LeanRAG's aggregation: after a summary layer is built, the base (layer-0) relations that join
+// the members of two of its summaries are counted, and each pair of summaries joined by more of
+// them than the layer's threshold τ gets a RELATED relationship of its own. Without it, summary
+// entities are islands linked to nothing but their members and their own summary, and a path
+// between two topics must go down to the extracted entities and up again.
+//
+// The relations are ordinary RELATED relationships (between two summaries of one layer), so
+// components, Leiden, bridge paths, lca retrieval and Neo4j Browser see them like any other;
+// ClearSummaries removes them with the summaries, so a rebuild never keeps stale ones. Their
+// weight is the mean weight of the base relations they stand for, the scale of a base relation,
+// so that a summary pair weighs in Leiden about as much as one strong base relation rather than
+// as much as all of its relations together (the count is in the description).
+
+// SummaryRelation is an inter-summary relation to describe: two summaries of one layer, the
+// number of base relations between their members, and the descriptions of the strongest of
+// those (by weight, then key).
+type SummaryRelation struct {
+	Source, Target Member
+	Count          int
+	Evidence       []string
+}
+
+// RelationDescriber writes the description of an inter-summary relation.
+type RelationDescriber interface {
+	DescribeRelation(ctx context.Context, r SummaryRelation) (string, error)
+}
+
+// Limits of the aggregation.
+const (
+	evidenceRelations = 5   // descriptions of base relations given per inter-summary relation
+	evidenceWords     = 120 // words of an extractive inter-summary description at most
+)
+
+// ExtractiveRelations describes an inter-summary relation without a model: the count and the
+// concatenated descriptions of its strongest base relations, capped at evidenceWords words.
+type ExtractiveRelations struct{}
+
+// DescribeRelation implements RelationDescriber.
+func (ExtractiveRelations) DescribeRelation(_ context.Context, r SummaryRelation) (string, error) {
+	desc := fmt.Sprintf("%d relations join their members.", r.Count)
+	words := 0
+	for _, e := range r.Evidence {
+		f := strings.Fields(e)
+		if words+len(f) > evidenceWords {
+			f = f[:evidenceWords-words]
+		}
+		if len(f) == 0 {
+			break
+		}
+		desc += " " + strings.Join(f, " ")
+		words += len(f)
+		if words == evidenceWords {
+			desc += " …"
+			break
+		}
+	}
+	return desc, nil
+}
+
+// LLMRelations describes an inter-summary relation with a model (prompt summary_relation, stage
+// llm.StageAggregate). An unreadable answer gets the extractive description; API errors fail.
+type LLMRelations struct {
+	Chat    llm.Chatter
+	Prompts *prompts.Set
+}
+
+// DescribeRelation implements RelationDescriber.
+func (x *LLMRelations) DescribeRelation(ctx context.Context, r SummaryRelation) (string, error) {
+	d, err := llmtask.SummaryRelation(ctx, x.Chat, x.Prompts, r.Source.Name, r.Source.Description, r.Target.Name, r.Target.Description, r.Count, r.Evidence)
+	if errors.Is(err, prompts.ErrUnreadable) {
+		return ExtractiveRelations{}.DescribeRelation(ctx, r)
+	}
+	return d, err
+}
+
+// AggregateK is the default of Options.AggregateK.
+const AggregateK = 1.0
+
+// minAggregateCount is the least number of base relations an inter-summary relation stands for,
+// whatever τ says: a single relation between two clusters is what the base graph already shows.
+const minAggregateCount = 2
+
+// Threshold is τ of a layer: the mean plus k standard deviations of the number of base relations
+// between the pairs of summaries joined by at least one, and at least minAggregateCount. Pair
+// counts are heavy-tailed (most pairs share one or two relations, a few share dozens), so the
+// rule keeps the pairs that stand out of their own layer whatever its size or density.
+func Threshold(counts []int, k float64) float64 {
+	if len(counts) == 0 {
+		return minAggregateCount
+	}
+	var sum, sq float64
+	for _, c := range counts {
+		sum += float64(c)
+	}
+	mean := sum / float64(len(counts))
+	for _, c := range counts {
+		sq += (float64(c) - mean) * (float64(c) - mean)
+	}
+	return max(minAggregateCount, mean+k*math.Sqrt(sq/float64(len(counts))))
+}
+
+// pairCount is what the aggregation learns about one pair of summaries.
+type pairCount struct {
+	count    int
+	weight   float64      // sum of the base relations' weights
+	evidence []graph.Edge // the strongest base relations, at most evidenceRelations
+}
+
+// aggregator tracks, for every base entity, its ancestors in the layer being built, and counts
+// the base relations between pairs of them.
+type aggregator struct {
+	edges []graph.Edge
+	// ancestors maps a base entity to its entities in the current layer (itself at layer 0).
+	ancestors map[string][]string
+}
+
+func newAggregator(edges []graph.Edge, base []Member) *aggregator {
+	a := &aggregator{edges: edges, ancestors: make(map[string][]string, len(base))}
+	for _, m := range base {
+		a.ancestors[m.ID] = []string{m.ID}
+	}
+	return a
+}
+
+// climb moves the ancestors one layer up along the layer's summary links.
+func (a *aggregator) climb(links []graph.SummaryLink) {
+	parents := map[string][]string{}
+	for _, l := range links {
+		parents[l.Member] = append(parents[l.Member], l.Summary)
+	}
+	for id, below := range a.ancestors {
+		var up []string
+		for _, b := range below {
+			for _, p := range parents[b] {
+				if !slices.Contains(up, p) {
+					up = append(up, p)
+				}
+			}
+		}
+		slices.Sort(up)
+		a.ancestors[id] = up
+	}
+}
+
+// count returns, for every pair of distinct current-layer entities, the base relations between
+// their descendants: a relation counts once for each pair of distinct ancestors of its ends.
+func (a *aggregator) count() map[graph.RelationKey]*pairCount {
+	pairs := map[graph.RelationKey]*pairCount{}
+	var seen []graph.RelationKey
+	for _, e := range a.edges {
+		seen = seen[:0]
+		for _, x := range a.ancestors[e.Source] {
+			for _, y := range a.ancestors[e.Target] {
+				if x == y {
+					continue
+				}
+				k := graph.NewRelationKey(x, y)
+				if slices.Contains(seen, k) {
+					continue
+				}
+				seen = append(seen, k)
+				p := pairs[k]
+				if p == nil {
+					p = &pairCount{}
+					pairs[k] = p
+				}
+				p.count++
+				p.weight += e.Weight
+				p.evidence = strongest(p.evidence, e)
+			}
+		}
+	}
+	return pairs
+}
+
+// strongest inserts e into the list of the strongest edges (weight descending, then key), kept
+// at evidenceRelations.
+func strongest(list []graph.Edge, e graph.Edge) []graph.Edge {
+	i, _ := slices.BinarySearchFunc(list, e, byStrength)
+	if i >= evidenceRelations {
+		return list
+	}
+	list = slices.Insert(list, i, e)
+	return list[:min(len(list), evidenceRelations)]
+}
+
+func byStrength(a, b graph.Edge) int {
+	return cmp.Or(cmp.Compare(b.Weight, a.Weight), cmp.Compare(a.Source, b.Source), cmp.Compare(a.Target, b.Target))
+}
+
+// AggregateStats describes the aggregation of one layer.
+type AggregateStats struct {
+	Pairs     int     // pairs of summaries joined by at least one base relation
+	Tau       float64 // the layer's threshold
+	Relations int     // inter-summary relations written
+}
+
+// aggregate counts the base relations between the layer's summaries and returns the relations
+// of the pairs at or above τ, described by d, ordered by key.
+func (b *Builder) aggregate(ctx context.Context, layer int, ag *aggregator, summaries []Member, opt Options) ([]graph.Relation, AggregateStats, error) {
+	pairs := ag.count()
+	counts := make([]int, 0, len(pairs))
+	for _, p := range pairs {
+		counts = append(counts, p.count)
+	}
+	slices.Sort(counts) // a fixed order of the sums, so τ is the same number on every run
+	st := AggregateStats{Pairs: len(pairs), Tau: Threshold(counts, opt.AggregateK)}
+	var keys []graph.RelationKey
+	for k, p := range pairs {
+		if float64(p.count) >= st.Tau {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b graph.RelationKey) int {
+		return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Target, b.Target))
+	})
+	st.Relations = len(keys)
+	if len(keys) == 0 {
+		return nil, st, nil
+	}
+	// The descriptions of the evidence relations, read in one lookup.
+	var evKeys []graph.RelationKey
+	for _, k := range keys {
+		for _, e := range pairs[k].evidence {
+			evKeys = append(evKeys, graph.RelationKey{Source: e.Source, Target: e.Target})
+		}
+	}
+	found, err := b.Store.Relations(ctx, evKeys)
+	if err != nil {
+		return nil, st, fmt.Errorf("read the relations under layer %d: %w", layer, err)
+	}
+	desc := make(map[graph.RelationKey]string, len(found))
+	for _, r := range found {
+		desc[r.Key()] = r.Description
+	}
+	byID := make(map[string]Member, len(summaries))
+	for _, s := range summaries {
+		byID[s.ID] = s
+	}
+	rels := make([]graph.Relation, len(keys))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opt.Concurrency)
+	for i, k := range keys {
+		p := pairs[k]
+		sr := SummaryRelation{Source: byID[k.Source], Target: byID[k.Target], Count: p.count}
+		for _, e := range p.evidence {
+			if d := desc[graph.RelationKey{Source: e.Source, Target: e.Target}]; d != "" {
+				sr.Evidence = append(sr.Evidence, d)
+			}
+		}
+		g.Go(func() error {
+			d, err := b.Describer.DescribeRelation(gctx, sr)
+			if err != nil {
+				return fmt.Errorf("describe the relation %s -- %s of layer %d: %w", k.Source, k.Target, layer, err)
+			}
+			rels[i] = graph.Relation{Source: k.Source, Target: k.Target, Description: d, Weight: p.weight / float64(p.count), ChunkIDs: []string{}}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, st, err
+	}
+	return rels, st, nil
+}

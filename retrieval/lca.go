@@ -1,0 +1,316 @@
+package retrieval
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// Parameters of LeanRAG's lowest-common-ancestor retrieval (the lca mode).
+const (
+	lcaEntities   = 10 // n: base-layer seed entities
+	lcaOversample = 10 // candidates searched per seed, over all layers (summaries are skipped)
+)
+
+// Shares of the context budget per section in lca mode: hi's sections and budgets, the summaries
+// on the paths in the place of hi's community reports and their relations in the place of its
+// bridge paths, so that the two modes' token counts compare.
+const (
+	lcaSummaryShare  = hiBackgroundShare
+	lcaRelationShare = hiPathShare
+	lcaEntityShare   = hiEntityShare
+	lcaChunkShare    = hiChunkShare
+)
+
+// lcaGroup is a set of seeds and their lowest common ancestor in the summary hierarchy.
+type lcaGroup struct {
+	seeds []string
+	lca   string
+}
+
+// lca is LeanRAG's retrieval over the hierarchy: the top-n base-layer entities (seeds) by the
+// entity search of the other modes; their lowest common ancestor over SUMMARIZED_BY (per group
+// of seeds that share one, when not all do: lcaGroups); the entities on the paths from each seed
+// up to its group's ancestor and the relations among them, which are the seeds' own relations
+// and the inter-summary relations of LeanRAG's aggregation at the layers the paths touch; and
+// the source chunks, ranked as hi ranks them from the question's words (lexical channel), the
+// seeds' chunks and the chunks of the base relations among the seeds. The walk up the hierarchy
+// is one store call (graph.HierarchyReader.Ancestors: Cypher on Neo4j, SQL on the embedded
+// store); the ancestor is found here, the same for both.
+func (e *Engine) lca(ctx context.Context, question string, qvec []float32, opt Options, res *Result) error {
+	t := time.Now()
+	lap := func(name string) { res.TimingsMS[name] = ms(time.Since(t)); t = time.Now() }
+	candidates, err := e.hybridSearch(ctx, graph.EntityEmbedding, graph.EntityText, question, qvec, opt.Entities*lcaOversample, 1)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(candidates))
+	score := make(map[string]float64, len(candidates))
+	for i, h := range candidates {
+		ids[i], score[h.ID] = h.ID, h.Score
+	}
+	found, err := e.Store.Entities(ctx, ids)
+	if err != nil {
+		return err
+	}
+	seeds := make([]string, 0, opt.Entities)
+	for _, en := range found {
+		if en.Layer == 0 && len(seeds) < opt.Entities {
+			seeds = append(seeds, en.ID)
+		}
+	}
+	lap("entities")
+	if len(seeds) == 0 {
+		return e.lcaContext(ctx, question, qvec, opt, res, nil, graph.Hierarchy{}, nil, score)
+	}
+	h, err := e.Store.Ancestors(ctx, seeds)
+	if err != nil {
+		return err
+	}
+	groups := lcaGroups(seeds, h.Links)
+	lap("ancestors")
+	return e.lcaContext(ctx, question, qvec, opt, res, seeds, h, groups, score)
+}
+
+// lcaContext ranks the chunks and writes the context of lca mode.
+func (e *Engine) lcaContext(ctx context.Context, question string, qvec []float32, opt Options, res *Result, seeds []string, h graph.Hierarchy, groups []lcaGroup, score map[string]float64) error {
+	onPath := pathNodes(groups, h.Links)
+	byID := make(map[string]graph.Entity, len(h.Entities))
+	for _, en := range h.Entities {
+		byID[en.ID] = en
+	}
+	names := make(map[string]string, len(h.Entities))
+	for _, en := range h.Entities {
+		names[en.ID] = en.Name
+	}
+
+	// Entities: the seeds in rank order, then the summaries on the paths, group by group, lower
+	// layers first and each group's ancestor last, so the budget drops the most general first.
+	var seedItems, summaryItems []EntityItem
+	for _, id := range seeds {
+		if en, ok := byID[id]; ok {
+			seedItems = append(seedItems, EntityItem{ID: en.ID, Name: en.Name, Type: en.Type, Description: en.Description, Layer: en.Layer, Score: score[id]})
+		}
+	}
+	listed := map[string]bool{}
+	for _, g := range groups {
+		var ids []string
+		for id := range onPath {
+			if onPath[id][g.lca] && byID[id].Layer > 0 && !listed[id] {
+				ids = append(ids, id)
+			}
+		}
+		slices.SortFunc(ids, func(a, b string) int { return cmp.Or(cmp.Compare(byID[a].Layer, byID[b].Layer), cmp.Compare(a, b)) })
+		for _, id := range ids {
+			listed[id] = true
+			en := byID[id]
+			summaryItems = append(summaryItems, EntityItem{ID: en.ID, Name: en.Name, Type: en.Type, Description: en.Description, Layer: en.Layer, Score: score[id]})
+		}
+	}
+
+	// Relations among the entities on the paths: inter-summary relations first (the hierarchy's
+	// own knowledge, what the other modes lack), then the seeds' relations, each by weight; then
+	// the SUMMARIZED_BY steps of the paths.
+	var summaryRels, baseRels []graph.Relation
+	for _, r := range h.Relations {
+		if len(onPath[r.Source]) == 0 || len(onPath[r.Target]) == 0 {
+			continue
+		}
+		if byID[r.Source].Layer > 0 {
+			summaryRels = append(summaryRels, r)
+		} else {
+			baseRels = append(baseRels, r)
+		}
+	}
+	byWeight := func(a, b graph.Relation) int {
+		return cmp.Or(cmp.Compare(b.Weight, a.Weight), cmp.Compare(a.Source, b.Source), cmp.Compare(a.Target, b.Target))
+	}
+	slices.SortFunc(summaryRels, byWeight)
+	slices.SortFunc(baseRels, byWeight)
+	var paths []PathItem
+	for _, r := range append(summaryRels, baseRels...) {
+		paths = append(paths, PathItem{Source: nameOr(names, r.Source), Target: nameOr(names, r.Target), Description: r.Description, Weight: r.Weight})
+	}
+	for _, l := range h.Links {
+		if len(onPath[l.Member]) > 0 && len(onPath[l.Summary]) > 0 {
+			paths = append(paths, PathItem{Source: nameOr(names, l.Member), Target: nameOr(names, l.Summary), Description: l.Description, Weight: l.Weight})
+		}
+	}
+
+	// Source chunks.
+	lexical, _, err := e.lexicalChunks(ctx, question, qvec, opt.TopK*4)
+	if err != nil {
+		return err
+	}
+	channels := []channel{{lexicalWeight, lexical}}
+	if len(seeds) > 0 {
+		lc, err := e.Store.ExpandLocal(ctx, seeds, graph.LocalOptions{TopChunks: opt.TopK * 3})
+		if err != nil {
+			return err
+		}
+		channels = append(channels, channel{localWeight, rankedChunks(qvec, lc.Chunks)})
+		var chunkIDs []string
+		for _, r := range baseRels {
+			for _, id := range r.ChunkIDs {
+				if !slices.Contains(chunkIDs, id) {
+					chunkIDs = append(chunkIDs, id)
+				}
+			}
+		}
+		if len(chunkIDs) > 0 {
+			related, err := e.Store.Chunks(ctx, chunkIDs)
+			if err != nil {
+				return err
+			}
+			channels = append(channels, channel{bridgeWeight, related})
+		}
+	}
+	chunkItems, err := e.fuseDocuments(ctx, channels, opt.TopK)
+	if err != nil {
+		return err
+	}
+
+	total := float64(opt.MaxContextTokens)
+	b := newContextBuilder(e.Tokenizer)
+	keptSummaries := b.entities("Summaries", summaryItems, int(total*lcaSummaryShare))
+	res.Context.Paths = b.paths("Relations", paths, int(total*lcaRelationShare))
+	keptSeeds := b.entities("Entities", seedItems, int(total*lcaEntityShare))
+	res.Context.Entities = append(append(res.Context.Entities, keptSeeds...), keptSummaries...)
+	res.Context.Chunks = b.chunks("Source Documents", chunkItems, int(total*lcaChunkShare))
+	res.ContextText = b.String()
+	return nil
+}
+
+// lcaGroups finds the lowest common ancestors of the seeds (in rank order) over the summary
+// links (member → summary). When no ancestor holds every seed, the seeds are grouped: the best
+// seed not yet grouped goes with every other ungrouped seed under the one of its ancestors that
+// holds the most of them (the lower layer, then the smaller id, on ties), and the group's
+// ancestor is the lowest entity above all of its seeds. A seed without a summary is a group of
+// its own, its own ancestor. Soft cluster membership makes the hierarchy a DAG, not a tree, so
+// "lowest" is by layer; ties go to the smaller id.
+func lcaGroups(seeds []string, links []graph.SummaryLink) []lcaGroup {
+	parents := map[string][]string{}
+	for _, l := range links {
+		parents[l.Member] = append(parents[l.Member], l.Summary)
+	}
+	// up[x] maps every ancestor-or-self of x to its depth above x (0 for x itself); a summary of
+	// layer l is always l - layer(x) steps up, so depth orders ancestors by layer.
+	up := map[string]map[string]int{}
+	var walk func(x string) map[string]int
+	walk = func(x string) map[string]int {
+		if a, ok := up[x]; ok {
+			return a
+		}
+		a := map[string]int{x: 0}
+		up[x] = a // links go up one layer, so there is no cycle to guard against
+		for _, p := range parents[x] {
+			for y, d := range walk(p) {
+				if old, ok := a[y]; !ok || d+1 < old {
+					a[y] = d + 1
+				}
+			}
+		}
+		return a
+	}
+	// lowest returns the lowest common ancestor-or-self of all of group.
+	lowest := func(group []string) string {
+		best, bestDepth := "", 0
+		for y, d := range up[group[0]] {
+			common := true
+			for _, s := range group[1:] {
+				if _, ok := up[s][y]; !ok {
+					common = false
+					break
+				}
+			}
+			if common && (best == "" || d < bestDepth || d == bestDepth && y < best) {
+				best, bestDepth = y, d
+			}
+		}
+		return best
+	}
+	remaining := slices.Clone(seeds)
+	for _, s := range remaining {
+		walk(s)
+	}
+	var groups []lcaGroup
+	for len(remaining) > 0 {
+		first := remaining[0]
+		var pick string
+		pickCover, pickDepth := 0, 0
+		for y, d := range up[first] {
+			cover := 0
+			for _, s := range remaining {
+				if _, ok := up[s][y]; ok {
+					cover++
+				}
+			}
+			if cover > pickCover || cover == pickCover && (d < pickDepth || d == pickDepth && y < pick) {
+				pick, pickCover, pickDepth = y, cover, d
+			}
+		}
+		var group, rest []string
+		for _, s := range remaining {
+			if _, ok := up[s][pick]; ok {
+				group = append(group, s)
+			} else {
+				rest = append(rest, s)
+			}
+		}
+		groups = append(groups, lcaGroup{seeds: group, lca: lowest(group)})
+		remaining = rest
+	}
+	return groups
+}
+
+// pathNodes returns the entities on the paths from each group's seeds up to its ancestor: every
+// ancestor-or-self of a seed that has the group's ancestor above it (or is it), mapped to the
+// ancestors of the groups whose paths it is on.
+func pathNodes(groups []lcaGroup, links []graph.SummaryLink) map[string]map[string]bool {
+	parents := map[string][]string{}
+	for _, l := range links {
+		parents[l.Member] = append(parents[l.Member], l.Summary)
+	}
+	out := map[string]map[string]bool{}
+	for _, g := range groups {
+		// below reports whether x reaches g.lca going up (memoized per group).
+		memo := map[string]bool{}
+		var reaches func(x string) bool
+		reaches = func(x string) bool {
+			if x == g.lca {
+				return true
+			}
+			if v, ok := memo[x]; ok {
+				return v
+			}
+			v := false
+			for _, p := range parents[x] {
+				if reaches(p) {
+					v = true
+				}
+			}
+			memo[x] = v
+			return v
+		}
+		var visit func(x string)
+		visit = func(x string) {
+			if !reaches(x) || out[x][g.lca] {
+				return
+			}
+			if out[x] == nil {
+				out[x] = map[string]bool{}
+			}
+			out[x][g.lca] = true
+			for _, p := range parents[x] {
+				visit(p)
+			}
+		}
+		for _, s := range g.seeds {
+			visit(s)
+		}
+	}
+	return out
+}
