@@ -34,3 +34,13 @@ func benchmarkIngest(b *testing.B, path string) {
 		}
 	}
 }
+
+// BenchmarkIngestMix does the same for the shared mix corpus (61 books and articles, ~20 000
+// entities offline), when ../shared/data is present.
+func BenchmarkIngestMix(b *testing.B) {
+	path := filepath.Join("..", "..", "shared", "data", "mix", "corpus.jsonl")
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("shared data not found at %s", path)
+	}
+	benchmarkIngest(b, path)
+}

@@ -40,12 +40,15 @@ type Reader interface {
 }
 
 // Resolver derives entities and relations. Summarizer may be nil: descriptions are then
-// condensed extractively (the earliest parts that fit the budget are kept).
+// condensed extractively (the earliest parts that fit the budget are kept). A Resolver is used
+// by one goroutine at a time.
 type Resolver struct {
 	Store                Reader
 	Tokenizer            *tokenizer.Tokenizer
 	Summarizer           Summarizer
 	MaxDescriptionTokens int // 500 when zero
+
+	counted map[string]int // tokens of description parts (countTokens)
 }
 
 // Output is what a change writes: the evidence of the new chunks (Mentions, and the Evidence
@@ -341,14 +344,26 @@ func sortedSet(set map[string]bool) []string {
 	return out
 }
 
-// condense joins description parts, and shortens them when they exceed the token budget.
+// condense joins description parts, and shortens them when they exceed the token budget. The
+// size of a description is the sum of its parts' tokens and one per separator: a function of
+// the parts alone, counted once per part (see countTokens).
 func (r *Resolver) condense(ctx context.Context, name string, parts []string) (string, error) {
 	limit := r.MaxDescriptionTokens
 	if limit <= 0 {
 		limit = 500
 	}
 	joined := strings.Join(parts, descriptionSep)
-	if r.Tokenizer == nil || r.Tokenizer.Count(joined) <= limit {
+	// A token is at least one byte: a text of at most limit bytes is within the budget.
+	if r.Tokenizer == nil || len(joined) <= limit {
+		return joined, nil
+	}
+	counts := make([]int, len(parts))
+	total := -1
+	for i, p := range parts {
+		counts[i] = r.countTokens(p) + 1
+		total += counts[i]
+	}
+	if total <= limit {
 		return joined, nil
 	}
 	if r.Summarizer != nil {
@@ -360,18 +375,34 @@ func (r *Resolver) condense(ctx context.Context, name string, parts []string) (s
 	}
 	var kept []string
 	used := 0
-	for _, p := range parts {
-		n := r.Tokenizer.Count(p) + 1
-		if used+n > limit {
+	for i, p := range parts {
+		if used+counts[i] > limit {
 			break
 		}
 		kept = append(kept, p)
-		used += n
+		used += counts[i]
 	}
 	if len(kept) == 0 {
 		kept = parts[:1]
 	}
 	return strings.Join(kept, descriptionSep), nil
+}
+
+// maxCountedParts bounds the memory of countTokens: past it, the counts start over.
+const maxCountedParts = 1 << 17
+
+// countTokens counts the tokens of a description part. An entity that many chunks mention is
+// derived again at every change that touches it, from the same parts: their counts are kept.
+func (r *Resolver) countTokens(part string) int {
+	if n, ok := r.counted[part]; ok {
+		return n
+	}
+	if r.counted == nil || len(r.counted) >= maxCountedParts {
+		r.counted = make(map[string]int)
+	}
+	n := r.Tokenizer.Count(part)
+	r.counted[part] = n
+	return n
 }
 
 func splitDescription(d string) []string {
