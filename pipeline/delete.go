@@ -116,13 +116,9 @@ func (in *Ingester) Delete(ctx context.Context, ids []string, dryRun bool) (Dele
 }
 
 func (in *Ingester) deleteDocument(ctx context.Context, resolver *resolve.Resolver, d graph.Document, dryRun bool, rep *DeleteReport) error {
-	chunks, err := in.Store.DocumentChunks(ctx, d.ID)
+	ids, err := in.documentChunkIDs(ctx, d.ID)
 	if err != nil {
-		return fmt.Errorf("read chunks of %s: %w", d.ID, err)
-	}
-	ids := make([]string, len(chunks))
-	for i, c := range chunks {
-		ids[i] = c.ID
+		return err
 	}
 	out, err := resolver.Resolve(ctx, nil, ids)
 	if err != nil {
@@ -155,6 +151,19 @@ func (in *Ingester) deleteDocument(ctx context.Context, resolver *resolve.Resolv
 	in.Log.Info().Str("document", d.ID).Int("chunks", len(ids)).Int("entities_removed", len(out.DeleteEntities)).
 		Int("relations_removed", len(out.DeleteRelations)).Int("entities_updated", len(out.Entities)).Msg("document deleted")
 	return nil
+}
+
+// documentChunkIDs returns the ids of a stored document's chunks in Seq order.
+func (in *Ingester) documentChunkIDs(ctx context.Context, id string) ([]string, error) {
+	chunks, err := in.Store.DocumentChunks(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("read chunks of %s: %w", id, err)
+	}
+	ids := make([]string, len(chunks))
+	for i, c := range chunks {
+		ids[i] = c.ID
+	}
+	return ids, nil
 }
 
 // useStoredStructure checks that the store can be updated by this Ingester (it holds evidence;

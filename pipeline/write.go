@@ -183,13 +183,9 @@ func (in *Ingester) relabel(ctx context.Context, p prepared) error {
 	d.Title, d.Source, d.Metadata = p.doc.Title, p.doc.Source, p.metadata
 	b := graph.Batch{Documents: []graph.Document{d}, Meta: sourceMeta(p)}
 	if old, now := p.stored.Subject(), d.Subject(); old != now {
-		chunks, err := in.Store.DocumentChunks(ctx, d.ID)
+		ids, err := in.documentChunkIDs(ctx, d.ID)
 		if err != nil {
-			return fmt.Errorf("read chunks of %s: %w", d.ID, err)
-		}
-		ids := make([]string, len(chunks))
-		for i, c := range chunks {
-			ids[i] = c.ID
+			return err
 		}
 		subject, err := subjectLinks(ctx, in.Store, d.ID, now, old, ids, nil, nil)
 		if err != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/llm/fakeopenai"
 	"github.com/stratarag/strata/prompts"
 )
@@ -14,11 +13,7 @@ import (
 func interSummaryRelations(t *testing.T, dir string) int {
 	t.Helper()
 	ctx := context.Background()
-	s, err := embedded.Open(ctx, dir, embedded.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openReadOnly(t, dir)
 	n := 0
 	for layer := 1; layer <= 5; layer++ {
 		edges, err := s.LayerEdges(ctx, layer)

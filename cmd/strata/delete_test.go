@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/llm/fakeopenai"
 	"github.com/stratarag/strata/internal/neo4jtest"
@@ -153,11 +152,7 @@ func TestNeo4jDelete(t *testing.T) {
 func memberSignatures(t *testing.T, dir string) (communities, summaries map[string]bool) {
 	t.Helper()
 	ctx := context.Background()
-	s, err := embedded.Open(ctx, dir, embedded.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openReadOnly(t, dir)
 	comms, err := s.CommunitiesByLevel(ctx, -1)
 	if err != nil {
 		t.Fatal(err)

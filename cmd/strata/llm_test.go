@@ -64,14 +64,22 @@ type graphDump struct {
 	Relations []graph.Relation
 }
 
-func dumpGraph(t *testing.T, dir string) graphDump {
+// openReadOnly opens the embedded store in dir for reading until the test ends.
+func openReadOnly(t *testing.T, dir string) *embedded.Store {
 	t.Helper()
-	ctx := context.Background()
-	s, err := embedded.Open(ctx, dir, embedded.Options{ReadOnly: true})
+	s, err := embedded.Open(context.Background(), dir, embedded.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func dumpGraph(t *testing.T, dir string) graphDump {
+	t.Helper()
+	ctx := context.Background()
+	s := openReadOnly(t, dir)
+	var err error
 	var d graphDump
 	if d.Stats, err = s.Stats(ctx); err != nil {
 		t.Fatal(err)
