@@ -184,7 +184,8 @@ func (in *Ingester) useStoredStructure(ctx context.Context) error {
 	}
 	if stored[graph.MetaEvidence] != evidenceVersion {
 		return fmt.Errorf("%w: the store was built by an older strata that kept no per-chunk evidence, so what its "+
-			"entities say cannot be taken back; ingest the documents to keep into a new store", ErrSettingsChanged)
+			"entities say cannot be taken back: rebuild it with `strata ingest --rebuild` and the documents to keep",
+			ErrSettingsChanged)
 	}
 	if x := in.Extractor.Name(); stored[graph.MetaExtractor] != "" && stored[graph.MetaExtractor] != x {
 		return fmt.Errorf("%w: the store was built with extractor %q but this run uses %q, whose summaries and reports "+

@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/stratarag/strata/internal/embedded"
+	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/pipeline"
 	"github.com/stratarag/strata/pipeline/layers"
 )
 
@@ -235,4 +238,40 @@ func TestDeleteResumesAfterKill(t *testing.T) {
 			compareDumps(t, dumpStore(t, dir), dumpStore(t, cleanDir))
 		})
 	}
+}
+
+// TestRebuildStoreWithoutEvidence: a store an older strata built (no per-chunk evidence) is
+// refused by ingest, and rebuilt with --rebuild into exactly what a clean ingest builds.
+func TestRebuildStoreWithoutEvidence(t *testing.T) {
+	ctx := context.Background()
+	corpus := t.TempDir()
+	if err := os.CopyFS(corpus, os.DirFS(corpusDir)); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	store := openStore(t, dir)
+	structureIngest(t, store, corpus)
+	// What an older strata left: no evidence key, mentions and relations without evidence.
+	old := graph.Batch{Meta: map[string]string{graph.MetaEvidence: ""}}
+	if err := store.Apply(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := structureIngester(t, store).Run(ctx, []string{corpus}); !errors.Is(err, pipeline.ErrSettingsChanged) || !strings.Contains(err.Error(), "--rebuild") {
+		t.Fatalf("ingest into a store without evidence: %v; want it refused, naming --rebuild", err)
+	}
+	if err := os.Remove(filepath.Join(corpus, "grey-heron.md")); err != nil {
+		t.Fatal(err)
+	}
+	in := structureIngester(t, store)
+	in.Options.Rebuild = true
+	if _, err := in.Run(ctx, []string{corpus}); err != nil {
+		t.Fatalf("ingest --rebuild: %v", err)
+	}
+	store.Close()
+
+	cleanDir := t.TempDir()
+	clean := openStore(t, cleanDir)
+	structureIngest(t, clean, corpus)
+	clean.Close()
+	compareDumps(t, dumpStore(t, dir), dumpStore(t, cleanDir))
 }

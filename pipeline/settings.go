@@ -59,6 +59,9 @@ type settingsPlan struct {
 	now, first map[string]string
 	// clearSummaries removes the summary entities of an index this run does not build.
 	clearSummaries bool
+	// wipe removes every document and entity first: the store is rebuilt from this run's
+	// documents (a store without evidence, with Options.Rebuild).
+	wipe bool
 	// structure is the MetaLayers and MetaSeed values written once the structure is done.
 	structure map[string]string
 }
@@ -78,7 +81,10 @@ func readMeta(ctx context.Context, store graph.MetaReader, keys ...string) (map[
 
 // planSettings compares the settings of this run with the ones the store records (see the Meta
 // keys in internal/graph) and decides what the run must redo:
-//   - another extractor: refused, since re-extracting would not remove what the old one found;
+//   - no per-chunk evidence (a store an older strata built): refused without Options.Rebuild;
+//     with it, every document and entity is removed first and the store rebuilt from the run's
+//     documents;
+//   - another extractor: refused, since two extractors' findings would mix in one graph;
 //   - other chunk settings: refused without Options.Rebuild; with it every document of the run
 //     is re-chunked, and MetaChunkingPending stays "true" until every stored document has been;
 //   - other layers or seed: the structure is recomputed (and summaries of an index this run no
@@ -98,19 +104,25 @@ func (in *Ingester) planSettings(ctx context.Context) (settingsPlan, error) {
 	hasDocs := st.Nodes["Document"] > 0
 	plan := settingsPlan{now: map[string]string{}, first: map[string]string{}}
 
+	switch {
+	case !hasDocs:
+		plan.first[graph.MetaEvidence] = evidenceVersion
+	case stored[graph.MetaEvidence] != evidenceVersion && !in.Options.Rebuild:
+		return plan, fmt.Errorf("%w: the store was built by an older strata that kept no per-chunk evidence, so what its "+
+			"entities and relations say cannot be updated exactly: pass --rebuild to rebuild it from the documents "+
+			"this run names (the others are removed; extractions already made come from the model cache), or ingest "+
+			"into a new store (another --data-dir or database)", ErrSettingsChanged)
+	case stored[graph.MetaEvidence] != evidenceVersion:
+		in.Log.Info().Msg("--rebuild: the store keeps no per-chunk evidence (an older strata built it): rebuilding it from this run's documents")
+		plan.wipe = true
+		hasDocs = false // what follows sees the empty store the wipe leaves
+		plan.first[graph.MetaEvidence] = evidenceVersion
+	}
+
 	if x := in.Extractor.Name(); stored[graph.MetaExtractor] != "" && stored[graph.MetaExtractor] != x && hasDocs {
 		return plan, fmt.Errorf("%w: the store was built with extractor %q but this run uses %q, and the two would mix "+
 			"in one graph: use the store's extraction settings (--offline, --llm-model, --extract-mode, --gleaning), "+
 			"or ingest into a new store (another --data-dir or database)", ErrSettingsChanged, stored[graph.MetaExtractor], x)
-	}
-
-	switch {
-	case !hasDocs:
-		plan.first[graph.MetaEvidence] = evidenceVersion
-	case stored[graph.MetaEvidence] != evidenceVersion:
-		return plan, fmt.Errorf("%w: the store was built by an older strata that kept no per-chunk evidence, so what its "+
-			"entities and relations say cannot be updated exactly: ingest into a new store (another --data-dir or "+
-			"database; unchanged extractions come from the model cache)", ErrSettingsChanged)
 	}
 
 	chunking := chunkingSetting(in.Options.Chunk)
@@ -160,6 +172,11 @@ func field(setting, name string) string {
 // applyPlan writes what the plan decided before the documents: new settings, a stale structure,
 // the removal of summaries of an index no longer built.
 func (in *Ingester) applyPlan(ctx context.Context, plan settingsPlan) error {
+	if plan.wipe {
+		if err := in.wipe(ctx); err != nil {
+			return err
+		}
+	}
 	if len(plan.now) == 0 && !plan.clearSummaries {
 		return nil
 	}
@@ -203,6 +220,33 @@ func (in *Ingester) recordStructure(ctx context.Context, plan settingsPlan) erro
 	}
 	if err := in.Store.Apply(ctx, graph.Batch{Meta: plan.structure}); err != nil {
 		return fmt.Errorf("record the structure settings: %w", err)
+	}
+	return nil
+}
+
+// wipe removes every document (with its chunks) and every entity (with its relationships) in
+// one transaction, and marks the structure stale; communities are replaced when the structure
+// is computed again. The files of this run keep the ids the store gave them (they were read
+// before), the others' are released.
+func (in *Ingester) wipe(ctx context.Context) error {
+	docs, err := in.Store.AllDocuments(ctx)
+	if err != nil {
+		return fmt.Errorf("list documents to remove: %w", err)
+	}
+	entities, err := in.Store.EntitiesByLayer(ctx, 0)
+	if err != nil {
+		return fmt.Errorf("list entities to remove: %w", err)
+	}
+	b := graph.Batch{ClearSummaries: true, Meta: map[string]string{graph.MetaStructureStale: "true"}}
+	for _, d := range docs {
+		b.DeleteDocuments = append(b.DeleteDocuments, d.ID)
+		b.Meta[graph.MetaSourcePrefix+d.Source] = "" // written again for the files this run ingests
+	}
+	for _, e := range entities {
+		b.DeleteEntities = append(b.DeleteEntities, e.ID)
+	}
+	if err := in.Store.Apply(ctx, b); err != nil {
+		return fmt.Errorf("remove the store's documents and entities: %w", err)
 	}
 	return nil
 }

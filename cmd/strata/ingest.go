@@ -45,7 +45,7 @@ func ingestCommand() *cli.Command {
 			&cli.IntFlag{Name: "layers", Value: def.Layers.MaxLayers, Usage: "summary layers of the hierarchical index at most (0: none)"},
 			&cli.BoolFlag{Name: "aggregate", Value: def.Aggregate, Usage: "LeanRAG's aggregation: relate summary entities whose members share many relations (--aggregate=false: HiRAG's hierarchy alone)"},
 			&cli.Float64Flag{Name: "aggregate-k", Value: def.Layers.AggregateK, Usage: "threshold of the aggregation per layer: pairs of summaries whose members share at least mean + k·sd (and 2) relations are related"},
-			&cli.BoolFlag{Name: "rebuild", Usage: "re-chunk (and extract again) every document of the run when --chunk-size or --chunk-overlap differ from the store's; without it such a run is refused"},
+			&cli.BoolFlag{Name: "rebuild", Usage: "re-chunk (and extract again) every document of the run when --chunk-size or --chunk-overlap differ from the store's, and rebuild a store an older strata built (no per-chunk evidence) from the run's documents; without it such a run is refused"},
 			&cli.BoolFlag{Name: "replace", Usage: "let an input take over a document id the store holds for another file; without it such a run is refused"},
 			&cli.BoolFlag{Name: flagJSON, Usage: "print the run report as one JSON object on stdout"},
 		)...),

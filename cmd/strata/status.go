@@ -126,7 +126,7 @@ func readStatus(ctx context.Context, store graph.Store, be backend) (statusOutpu
 		}
 	} else {
 		out.Warnings = append(out.Warnings, "the store was built by an older strata that kept no per-chunk evidence: "+
-			"documents cannot be changed or deleted exactly; ingest into a new store to get that")
+			"ingest and delete refuse to change it until `strata ingest --rebuild PATH...` rebuilds it from the documents named")
 	}
 	return out, nil
 }
