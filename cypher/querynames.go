@@ -53,6 +53,7 @@ const (
 	qReadDegrees            = "read_degrees"
 	qReadCommunitiesLevel   = "read_communities_by_level"
 	qReadCommunityMembers   = "read_community_members"
+	qReadCommunityEntities  = "read_community_entities"
 	qReadCommunityRelations = "read_community_relations"
 	qReadCommunityChildren  = "read_community_children"
 	qReadMeta               = "read_meta"

@@ -229,21 +229,25 @@ func (e *Engine) bridgeChunks(ctx context.Context, steps []graph.Relation) ([]gr
 // communities (skipping ones of more than maxMembers), other than the seeds
 // themselves: the global level's evidence is what the communities are about beyond the seeds.
 func (e *Engine) globalChunks(ctx context.Context, qvec []float32, communities []graph.Community, maxMembers int, seeds []string, topK int) ([]graph.Chunk, error) {
-	var members []graph.Entity
-	used := 0
+	var used []string
 	for _, c := range communities {
-		if used == globalCommunities {
+		if len(used) == globalCommunities {
 			break
 		}
-		if c.Size > maxMembers {
-			continue
+		if c.Size <= maxMembers {
+			used = append(used, c.ID)
 		}
-		used++
-		m, err := e.Store.CommunityMembers(ctx, c.ID)
-		if err != nil {
-			return nil, err
-		}
-		for _, en := range m.Entities {
+	}
+	if len(used) == 0 {
+		return nil, nil
+	}
+	found, err := e.Store.CommunityEntities(ctx, used)
+	if err != nil {
+		return nil, err
+	}
+	var members []graph.Entity
+	for _, id := range used {
+		for _, en := range found[id] {
 			if en.Layer == 0 && !slices.Contains(seeds, en.ID) {
 				members = append(members, en)
 			}
