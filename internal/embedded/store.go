@@ -23,9 +23,6 @@ const dbFile = "strata.db"
 // checkpointing, another connection of this process) before failing with SQLITE_BUSY.
 const busyTimeoutMS = 10000
 
-// readMmapBytes is how much of the database file a read-only store maps (PRAGMA mmap_size).
-const readMmapBytes = 256 << 20
-
 // readIdleConns is how many idle connections a read-only store keeps. A query runs several
 // store calls concurrently (retrieval's hi mode up to six), and database/sql closes idle
 // connections beyond two by default, which would throw away their page caches and parsed
@@ -124,11 +121,7 @@ func dsn(path string, readOnly bool) string {
 	esc := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 	q := fmt.Sprintf("?_pragma=busy_timeout(%d)", busyTimeoutMS)
 	if readOnly {
-		// Readers map the first readMmapBytes of the file instead of copying every page they
-		// touch into each connection's page cache with a read system call: on the mix corpus
-		// the calls were an eighth of a hi query's CPU time, and mapped pages are shared by all
-		// connections. The cap bounds what the mapping can add to a server's resident memory.
-		return "file:" + esc + q + fmt.Sprintf("&mode=ro&_pragma=mmap_size(%d)", readMmapBytes)
+		return "file:" + esc + q + "&mode=ro"
 	}
 	return "file:" + esc + q + "&mode=rwc&_txlock=immediate&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
 }
