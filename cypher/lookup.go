@@ -205,6 +205,36 @@ func (s *Store) CommunityMembers(ctx context.Context, communityID string) (graph
 	return m, nil
 }
 
+// CommunityEntities implements graph.Store with one statement for all the communities.
+func (s *Store) CommunityEntities(ctx context.Context, communityIDs []string) (map[string][]graph.Entity, error) {
+	ids := graph.UniqueIDs(communityIDs)
+	out := make(map[string][]graph.Entity, len(ids))
+	if len(ids) == 0 {
+		return out, ctx.Err()
+	}
+	rows, err := s.readRows(ctx, qReadCommunityEntities, map[string]any{"ids": ids})
+	if err != nil {
+		return nil, fmt.Errorf("cypher: member entities of communities: %w", err)
+	}
+	for _, row := range rows {
+		f := fields{m: row}
+		community := f.str("community")
+		if f.err != nil {
+			return nil, fmt.Errorf("cypher: member entities of communities: %w", f.err)
+		}
+		m, ok := row["entity"].(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("cypher: member entities of communities: entity is %T, want map", row["entity"])
+		}
+		e, err := decodeEntity(m)
+		if err != nil {
+			return nil, fmt.Errorf("cypher: member entities of communities: %w", err)
+		}
+		out[community] = append(out[community], e)
+	}
+	return out, nil
+}
+
 // Meta implements graph.Store.
 func (s *Store) Meta(ctx context.Context, key string) (string, bool, error) {
 	rows, err := s.readRows(ctx, qReadMeta, map[string]any{"key": key})

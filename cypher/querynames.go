@@ -60,6 +60,7 @@ const (
 	qReadAncestors          = "read_ancestors"
 	qReadCommunitiesLevel   = "read_communities_by_level"
 	qReadCommunityMembers   = "read_community_members"
+	qReadCommunityEntities  = "read_community_entities"
 	qReadCommunityRelations = "read_community_relations"
 	qReadCommunityChildren  = "read_community_children"
 	qReadMeta               = "read_meta"

@@ -36,8 +36,30 @@ func (b *contextBuilder) sectionCost(title string, n int, render func(i int) str
 	fmt.Fprintf(&b.sb, "-----%s-----\n", title)
 	used := 0
 	kept := 0
+	// Without known costs, lines are tokenized only once their byte lengths no longer prove
+	// that they fit: a token is at least one byte, so while the tokens counted (used) plus the
+	// bytes of the lines kept uncounted (pending) stay within budget, every line fits, and the
+	// lines kept are exactly those that exact counting keeps. A hi context's entity, path and
+	// community sections usually fit whole, and counting them was a tenth of a warm query.
+	lazy := known == nil
+	var pending []string
+	pendingBytes := 0
 	for i := range n {
 		line := render(i)
+		if lazy {
+			if used+pendingBytes+len(line)+1 <= budget {
+				pending = append(pending, line)
+				pendingBytes += len(line) + 1
+				b.sb.WriteString(line)
+				b.sb.WriteByte('\n')
+				kept++
+				continue
+			}
+			for _, p := range pending {
+				used += b.tok.Count(p) + 1
+			}
+			lazy, pending = false, nil
+		}
 		cost := -1
 		if known != nil {
 			cost = known(i)

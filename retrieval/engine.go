@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/tokenizer"
@@ -117,13 +119,19 @@ func fuse(lists ...weightedList) []graph.Hit {
 
 // hybridSearch fuses vector search over an embedding index, weighted vectorWeight, with
 // full-text search over a text index, each asked for k hits, and returns at most k.
+// The two searches run concurrently: they are independent, and each is a scan of its own.
 func (e *Engine) hybridSearch(ctx context.Context, vindex graph.VectorIndex, tindex graph.TextIndex, question string, qvec []float32, k int, vectorWeight float64) ([]graph.Hit, error) {
-	vhits, err := e.Store.VectorSearch(ctx, vindex, qvec, k)
-	if err != nil {
-		return nil, err
-	}
-	thits, err := e.Store.TextSearch(ctx, tindex, textQuery(question), k)
-	if err != nil {
+	var vhits, thits []graph.Hit
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		vhits, err = e.Store.VectorSearch(gctx, vindex, qvec, k)
+		return err
+	})
+	g.Go(func() (err error) {
+		thits, err = e.Store.TextSearch(gctx, tindex, textQuery(question), k)
+		return err
+	})
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	hits := fuse(weightedList{vhits, vectorWeight}, weightedList{thits, 1})

@@ -104,3 +104,32 @@ func TestContextBuilderStoredTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestSectionLazyCountingKeepsTheSameLines: a section without known costs tokenizes lines only
+// once their byte lengths no longer prove they fit; for every budget it writes exactly what
+// counting every line writes (known returning -1 forces that).
+func TestSectionLazyCountingKeepsTheSameLines(t *testing.T) {
+	tok, err := tokenizer.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{
+		"[entity:A] Edda Fenwick (person, layer 0): led the lantern guild",
+		"déjà vu über Straße — ünïcödé wörds cost many bytes per token",
+		strings.Repeat("lantern ", 30),
+		"short",
+		"東京 tower 東京 tower",
+		strings.Repeat("salt barges crossed the reef ", 12),
+	}
+	render := func(i int) string { return lines[i] }
+	for budget := 1; budget <= 400; budget++ {
+		lazy := newContextBuilder(tok)
+		nLazy := lazy.section("S", len(lines), render, budget)
+		exact := newContextBuilder(tok)
+		nExact := exact.sectionCost("S", len(lines), render, func(int) int { return -1 }, budget)
+		if nLazy != nExact || lazy.String() != exact.String() {
+			t.Fatalf("budget %d: lazy counting kept %d lines, counting every line %d\nlazy:  %q\nexact: %q",
+				budget, nLazy, nExact, lazy.String(), exact.String())
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"slices"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -110,14 +112,9 @@ func (e *Engine) lexicalChunks(ctx context.Context, question string, qvec []floa
 	return chunks, scores, err
 }
 
-// walkChunks walks from the chunks of the top lexical documents over the entities they mention
-// to the other documents mentioning them, and ranks those documents by the links they share.
-// A link weighs 1/(documents-1) (rare entities say more), divided by the starting document's
-// lexical rank (1, 2, …), times 1 + 1/(1+r) when the entity is the question's r-th entity
-// candidate (relevant; the "guild" of "the guild that Edda Fenwick led" is among them), and
-// subjectBoost times more when it leads to the document whose title names the entity. Each
-// document is represented by its first chunk naming its strongest link.
-func (e *Engine) walkChunks(ctx context.Context, lexical []graph.Chunk, relevant map[string]int) ([]graph.Chunk, error) {
+// walkLinks returns the document links (DocumentLinks) of the chunks of each of the first
+// walkFrom documents of the lexical ranking, best document first, asked concurrently.
+func (e *Engine) walkLinks(ctx context.Context, lexical []graph.Chunk) ([][]graph.DocumentLink, error) {
 	var sources [][]string // chunk ids per starting document, best document first
 	docIndex := map[string]int{}
 	for _, c := range lexical {
@@ -132,18 +129,34 @@ func (e *Engine) walkChunks(ctx context.Context, lexical []graph.Chunk, relevant
 		}
 		sources[i] = append(sources[i], c.ID)
 	}
+	links := make([][]graph.DocumentLink, len(sources))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, from := range sources {
+		g.Go(func() (err error) {
+			links[i], err = e.Store.DocumentLinks(gctx, from, walkMaxDocuments)
+			return err
+		})
+	}
+	return links, g.Wait()
+}
+
+// walkChunks walks from the chunks of the top lexical documents over the entities they mention
+// to the other documents mentioning them (links, from walkLinks), and ranks those documents by
+// the links they share.
+// A link weighs 1/(documents-1) (rare entities say more), divided by the starting document's
+// lexical rank (1, 2, …), times 1 + 1/(1+r) when the entity is the question's r-th entity
+// candidate (relevant; the "guild" of "the guild that Edda Fenwick led" is among them), and
+// subjectBoost times more when it leads to the document whose title names the entity. Each
+// document is represented by its first chunk naming its strongest link.
+func (e *Engine) walkChunks(ctx context.Context, found [][]graph.DocumentLink, relevant map[string]int) ([]graph.Chunk, error) {
 	type weighted struct {
 		graph.DocumentLink
 		weight float64
 	}
 	var links []weighted
 	var linked []string
-	for rank, from := range sources {
-		found, err := e.Store.DocumentLinks(ctx, from, walkMaxDocuments)
-		if err != nil {
-			return nil, err
-		}
-		for _, l := range found {
+	for rank, from := range found {
+		for _, l := range from {
 			if l.Documents < 2 {
 				continue // only the starting document mentions it
 			}
@@ -216,21 +229,25 @@ func (e *Engine) bridgeChunks(ctx context.Context, steps []graph.Relation) ([]gr
 // communities (skipping ones of more than maxMembers), other than the seeds
 // themselves: the global level's evidence is what the communities are about beyond the seeds.
 func (e *Engine) globalChunks(ctx context.Context, qvec []float32, communities []graph.Community, maxMembers int, seeds []string, topK int) ([]graph.Chunk, error) {
-	var members []graph.Entity
-	used := 0
+	var used []string
 	for _, c := range communities {
-		if used == globalCommunities {
+		if len(used) == globalCommunities {
 			break
 		}
-		if c.Size > maxMembers {
-			continue
+		if c.Size <= maxMembers {
+			used = append(used, c.ID)
 		}
-		used++
-		m, err := e.Store.CommunityMembers(ctx, c.ID)
-		if err != nil {
-			return nil, err
-		}
-		for _, en := range m.Entities {
+	}
+	if len(used) == 0 {
+		return nil, nil
+	}
+	found, err := e.Store.CommunityEntities(ctx, used)
+	if err != nil {
+		return nil, err
+	}
+	var members []graph.Entity
+	for _, id := range used {
+		for _, en := range found[id] {
 			if en.Layer == 0 && !slices.Contains(seeds, en.ID) {
 				members = append(members, en)
 			}

@@ -382,9 +382,9 @@ func newLevelStore(counts []int, hits []string) *levelStore {
 	return s
 }
 
-// CommunityMembers: the synthetic communities have no members, so global search finds no chunks.
-func (s *levelStore) CommunityMembers(context.Context, string) (graph.Members, error) {
-	return graph.Members{}, nil
+// CommunityEntities: the synthetic communities have no members, so global search finds no chunks.
+func (s *levelStore) CommunityEntities(context.Context, []string) (map[string][]graph.Entity, error) {
+	return map[string][]graph.Entity{}, nil
 }
 
 func (s *levelStore) CommunitiesByLevel(_ context.Context, level int) ([]graph.Community, error) {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/stratarag/strata/internal/graph"
 )
 
@@ -38,10 +40,47 @@ const (
 // path relations; the ablations drop the channels of the levels they drop.
 func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Options, res *Result) error {
 	want := opt.Mode.levels()
-	t := time.Now()
-	lap := func(name string) { res.TimingsMS[name] = ms(time.Since(t)); t = time.Now() }
-	candidates, err := e.hybridSearch(ctx, graph.EntityEmbedding, graph.EntityText, question, qvec, opt.Entities*hiOversample, 1)
-	if err != nil {
+	// The levels run as two rounds of concurrent store calls: first the entity candidates with
+	// their neighbourhood next to the lexical chunks with the document links of the walk, then
+	// the channels that need both (walk ranking, members, bridge paths). Each channel's time is
+	// its own; they overlap, so they add up to more than retrieve.
+	var (
+		candidates []graph.Hit
+		lc         graph.LocalContext
+		lexical    []graph.Chunk
+		links      [][]graph.DocumentLink
+		timings    [5]time.Duration // entities, lexical, walk, members, paths
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		t := time.Now()
+		defer func() { timings[0] = time.Since(t) }()
+		var err error
+		candidates, err = e.hybridSearch(gctx, graph.EntityEmbedding, graph.EntityText, question, qvec, opt.Entities*hiOversample, 1)
+		if err != nil {
+			return err
+		}
+		lc, err = e.Store.ExpandLocal(gctx, hiSeeds(candidates, opt.Entities), graph.LocalOptions{
+			TopChunks:      opt.TopK * 3,
+			TopCommunities: hiCommunities * 5, // nested levels repeat seed sets; distinct ones are picked below
+		})
+		return err
+	})
+	g.Go(func() error {
+		t := time.Now()
+		var err error
+		if lexical, _, err = e.lexicalChunks(gctx, question, qvec, opt.TopK*4); err != nil {
+			return err
+		}
+		timings[1] = time.Since(t)
+		if want.local {
+			t = time.Now()
+			links, err = e.walkLinks(gctx, lexical)
+			timings[2] = time.Since(t)
+		}
+		return err
+	})
+	if err := g.Wait(); err != nil {
 		return err
 	}
 	rank := make(map[string]int, len(candidates))
@@ -49,62 +88,76 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 	for i, h := range candidates {
 		rank[h.ID], score[h.ID] = i, h.Score
 	}
-	seeds := make([]string, 0, opt.Entities)
-	for _, h := range candidates[:min(len(candidates), opt.Entities)] {
-		seeds = append(seeds, h.ID)
-	}
-	lc, err := e.Store.ExpandLocal(ctx, seeds, graph.LocalOptions{
-		TopChunks:      opt.TopK * 3,
-		TopCommunities: hiCommunities * 5, // nested levels repeat seed sets; distinct ones are picked below
-	})
-	if err != nil {
-		return err
-	}
+	seeds := hiSeeds(candidates, opt.Entities)
 	communities := distinctCommunities(lc.Communities, hiCommunities)
-	lap("entities")
+	names, entities := entityItems(lc.Entities, score)
 
-	lexical, _, err := e.lexicalChunks(ctx, question, qvec, opt.TopK*4)
-	if err != nil {
-		return err
-	}
-	channels := []channel{{lexicalWeight, lexical}}
-	lap("lexical")
+	var (
+		walked, members, bridged []graph.Chunk
+		paths                    []PathItem
+	)
+	g, gctx = errgroup.WithContext(ctx)
 	if want.local {
-		walked, err := e.walkChunks(ctx, lexical, rank)
-		if err != nil {
+		g.Go(func() error {
+			t := time.Now()
+			defer func() { timings[2] += time.Since(t) }()
+			var err error
+			walked, err = e.walkChunks(gctx, links, rank)
 			return err
-		}
-		channels = append(channels, channel{walkWeight, walked}, channel{localWeight, rankedChunks(qvec, lc.Chunks)})
-		lap("walk")
+		})
 	}
 	if want.global {
-		comms := make([]graph.Community, len(communities))
-		for i, c := range communities {
-			comms[i] = c.Community
-		}
-		found, err := e.globalChunks(ctx, qvec, comms, hiMaxMembers, seeds, opt.TopK)
-		if err != nil {
+		g.Go(func() error {
+			t := time.Now()
+			defer func() { timings[3] = time.Since(t) }()
+			comms := make([]graph.Community, len(communities))
+			for i, c := range communities {
+				comms[i] = c.Community
+			}
+			var err error
+			members, err = e.globalChunks(gctx, qvec, comms, hiMaxMembers, seeds, opt.TopK)
 			return err
-		}
-		channels = append(channels, channel{globalWeight, found})
-		lap("members")
+		})
 	}
-	var paths []PathItem
-	names, entities := entityItems(lc.Entities, score)
 	if want.bridge {
-		steps, err := e.bridge(ctx, communities, rank)
-		if err != nil {
-			return err
-		}
-		if paths, err = e.pathItems(ctx, names, steps); err != nil {
-			return err
-		}
-		found, err := e.bridgeChunks(ctx, steps)
-		if err != nil {
-			return err
-		}
-		channels = append(channels, channel{bridgeWeight, found})
-		lap("paths")
+		g.Go(func() error {
+			t := time.Now()
+			defer func() { timings[4] = time.Since(t) }()
+			steps, err := e.bridge(gctx, communities, rank)
+			if err != nil {
+				return err
+			}
+			// pathItems and bridgeChunks are independent lookups of the same steps.
+			pg, pctx := errgroup.WithContext(gctx)
+			pg.Go(func() (err error) {
+				paths, err = e.pathItems(pctx, names, steps)
+				return err
+			})
+			pg.Go(func() (err error) {
+				bridged, err = e.bridgeChunks(pctx, steps)
+				return err
+			})
+			return pg.Wait()
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	res.TimingsMS["entities"] = ms(timings[0])
+	res.TimingsMS["lexical"] = ms(timings[1])
+	// The channels in a fixed order: fuseDocuments lists a document's chunks by channel order.
+	channels := []channel{{lexicalWeight, lexical}}
+	if want.local {
+		channels = append(channels, channel{walkWeight, walked}, channel{localWeight, rankedChunks(qvec, lc.Chunks)})
+		res.TimingsMS["walk"] = ms(timings[2])
+	}
+	if want.global {
+		channels = append(channels, channel{globalWeight, members})
+		res.TimingsMS["members"] = ms(timings[3])
+	}
+	if want.bridge {
+		channels = append(channels, channel{bridgeWeight, bridged})
+		res.TimingsMS["paths"] = ms(timings[4])
 	}
 	chunkItems, err := e.fuseDocuments(ctx, channels, opt.TopK)
 	if err != nil {
@@ -131,6 +184,15 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 	res.Context.Chunks = b.chunks("Source Documents", chunkItems, int(total*hiChunkShare))
 	res.ContextText = b.String()
 	return nil
+}
+
+// hiSeeds returns the ids of the first n candidates: the local level's entities.
+func hiSeeds(candidates []graph.Hit, n int) []string {
+	seeds := make([]string, 0, n)
+	for _, h := range candidates[:min(len(candidates), n)] {
+		seeds = append(seeds, h.ID)
+	}
+	return seeds
 }
 
 // distinctCommunities keeps communities in rank order, skipping one whose seeds are exactly those

@@ -3,7 +3,9 @@
 # corpus ($SHARED_DATA/mix/corpus.jsonl, ~20 k entities) offline into STORE_DIR (unless it already
 # holds a store), then runs every question of bench/query/questions.txt once per mode as a fresh
 # process (--context-only) and prints, per mode, p50/p95 of the wall-clock time of the whole
-# process and of retrieval alone (timings_ms.retrieve), and the peak RSS (GNU time).
+# process and of retrieval alone (timings_ms.retrieve), and the peak RSS (GNU time); then the
+# same questions against one `strata serve` (bench/serve/latency.py, SERVE_ROUNDS=3 times each;
+# SERVE=0 skips it): p50/p95 per request at the client and the server's peak RSS.
 # Usage: bench/query/run.sh [STORE_DIR]   (MODES="naive hi" for fewer modes, ROUNDS=3 to repeat,
 # STRATA=path/to/strata to time another build)
 # STORE_DIR is kept (the script deletes nothing it did not create); without it a temporary
@@ -12,7 +14,7 @@
 set -euo pipefail
 tmpdir=
 trap 'rm -rf "$tmpdir"' EXIT
-case ${1:-} in -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
+case ${1:-} in -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
 if [ $# -ge 1 ]; then dir=$1; case $dir in /*) ;; *) dir=$PWD/$dir ;; esac
 else dir=$(mktemp -d); tmpdir=$dir; fi
 cd "$(dirname "$0")/../.."
@@ -55,3 +57,7 @@ print("%-12s %8.0f %8.0f %10.0f %10.0f %12.0f" % (sys.argv[1], pct(wall, 50), pc
 PY
   rm -f "$out.times" "$out.rss"
 done
+if [ "${SERVE:-1}" != 0 ]; then
+  echo "== strata serve"
+  FRESH=0 ROUNDS=${SERVE_ROUNDS:-3} python3 bench/serve/latency.py "$STRATA" "$dir" bench/query/questions.txt 100 "${MODES:-naive local global hi}"
+fi

@@ -1,12 +1,15 @@
 """Query latency of a fresh `strata query` process against `strata serve`, on one store.
 
-    python3 latency.py STRATA_BIN DATA_DIR QUESTIONS.jsonl [N] [MODES]
+    python3 latency.py STRATA_BIN DATA_DIR QUESTIONS [N] [MODES]
 
 For each mode (default "hi naive") and the first N questions (default 20): the wall time of
 `strata query --json` as a new process per question (process start, store open and vector load
 included), then the wall time of POST /query to one `strata serve` over the same store, measured
 at the client, after one warm-up request per mode (the first request's time is shown apart).
 Prints p50 / p95 in ms, and the server's peak RSS. Standard library only.
+QUESTIONS is JSON Lines ({"question": ...}) or, for any other name than *.jsonl, one question
+per line. Environment: FRESH=0 skips the fresh processes; ROUNDS=R asks the server every
+question R times (default 1), for a steadier p95 from few questions.
 """
 
 import json
@@ -38,10 +41,15 @@ def main(argv):
     n = int(argv[4]) if len(argv) > 4 else 20
     modes = (argv[5] if len(argv) > 5 else "hi naive").split()
     with open(qfile) as f:
-        questions = [json.loads(line)["question"] for line in f if line.strip()][:n]
+        if qfile.endswith(".jsonl"):
+            questions = [json.loads(line)["question"] for line in f if line.strip()][:n]
+        else:
+            questions = [line.strip() for line in f if line.strip()][:n]
+    fresh = os.environ.get("FRESH", "1") != "0"
+    rounds = int(os.environ.get("ROUNDS", "1"))
     env = dict(os.environ, STRATA_OFFLINE="1", NEO4J_URI="")
     rows = []
-    for mode in modes:
+    for mode in modes if fresh else []:
         cli = []
         for q in questions:
             t = time.perf_counter()
@@ -70,7 +78,7 @@ def main(argv):
             post(url, {"question": questions[0], "mode": mode})
             first = (time.perf_counter() - t) * 1000
             lat, server = [], []
-            for q in questions:
+            for q in questions * rounds:
                 t = time.perf_counter()
                 res = post(url, {"question": q, "mode": mode})
                 lat.append((time.perf_counter() - t) * 1000)
@@ -81,7 +89,7 @@ def main(argv):
     finally:
         proc.terminate()
         proc.wait()
-    print(f"{len(questions)} questions; store {data_dir}")
+    print(f"{len(questions)} questions (served {rounds}x); store {data_dir}")
     print(f"{'mode':6} {'how':14} {'p50 ms':>8} {'p95 ms':>8}   notes")
     for mode, how, lat, extra in rows + serve_rows:
         note = ""

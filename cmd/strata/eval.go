@@ -52,6 +52,9 @@ func runEval(c *cli.Context) error {
 		return err
 	}
 	rep, err := eval.Run(c.Context, engine, engine.Tokenizer, questions, opt)
+	if err == nil {
+		err = engine.Tokenizer.Err()
+	}
 	if err != nil {
 		return err
 	}

@@ -86,10 +86,9 @@ func newEngine(c *cli.Context) (engine *retrieval.Engine, m *models, closeFn fun
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	tok, err := tokenizer.New()
-	if err != nil {
-		return nil, nil, nil, err
-	}
+	// The tokenizer's tables load while the store opens and the context is retrieved; callers
+	// check engine.Tokenizer.Err() once they have a result.
+	tok := tokenizer.Load()
 	engine, _, closeFn, err = openEngine(c.Context, c, log, m, tok)
 	if err != nil {
 		return nil, nil, nil, err
@@ -148,6 +147,9 @@ func runQuery(c *cli.Context) error {
 		return err
 	}
 	res, err := engine.Query(c.Context, c.Args().First(), opt)
+	if err == nil {
+		err = engine.Tokenizer.Err()
+	}
 	if err != nil {
 		return err
 	}

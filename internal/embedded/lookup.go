@@ -203,6 +203,37 @@ func (s *Store) CommunityMembers(ctx context.Context, communityID string) (graph
 	return m, err
 }
 
+// CommunityEntities returns the member entities of the communities, by community id, each
+// community's ordered by entity id, from one snapshot. Unknown communities are left out.
+func (s *Store) CommunityEntities(ctx context.Context, communityIDs []string) (map[string][]graph.Entity, error) {
+	const what = "member entities of communities"
+	ids := graph.UniqueIDs(communityIDs)
+	out := make(map[string][]graph.Entity, len(ids))
+	if len(ids) == 0 {
+		return out, ctxErr(ctx, what)
+	}
+	err := s.read(ctx, what, func(tx *sql.Tx) error {
+		type member struct {
+			community string
+			entity    graph.Entity
+		}
+		rows, err := queryAll(ctx, tx, func(sc scanner, _ ...any) (member, error) {
+			var m member
+			var err error
+			m.entity, err = scanEntity(sc, &m.community)
+			return m, err
+		}, communityEntitiesSQL(), encodeStrings(ids))
+		if err != nil {
+			return err
+		}
+		for _, m := range rows {
+			out[m.community] = append(out[m.community], m.entity)
+		}
+		return nil
+	})
+	return out, err
+}
+
 // Meta returns a value written with Batch.Meta.
 func (s *Store) Meta(ctx context.Context, key string) (string, bool, error) {
 	var v string

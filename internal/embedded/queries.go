@@ -64,6 +64,15 @@ func memberEntitiesSQL() string {
 		WHERE cm.community_id = ? ORDER BY e.id`
 }
 
+// communityEntitiesSQL selects the member entities of the communities ?1 (a JSON array of ids),
+// ordered by community then entity id.
+func communityEntitiesSQL() string {
+	return `
+		SELECT ` + entityColsNoEmbedding("e") + `, cm.community_id
+		FROM community_members cm JOIN entities e ON e.id = cm.entity_id
+		WHERE cm.community_id IN (SELECT value FROM json_each(?1)) ORDER BY cm.community_id, e.id`
+}
+
 // memberRelationsSQL selects the relations among the members of community ?.
 func memberRelationsSQL() string {
 	return `

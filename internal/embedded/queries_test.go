@@ -42,6 +42,7 @@ func TestQueryPlans(t *testing.T) {
 		{"CommunityMembers entities", memberEntitiesSQL(), []any{"c"}, nil},
 		{"CommunityMembers relations", memberRelationsSQL(), []any{"c"}, nil},
 		{"CommunityMembers children", childCommunitiesSQL(), []any{"c"}, nil},
+		{"CommunityEntities", communityEntitiesSQL(), []any{`["0-1","1-2"]`}, nil},
 		{"CommunitiesByLevel one level", levelQ, levelArgs, nil},
 		{"CommunitiesByLevel all levels", allQ, allArgs, []string{"communities"}},
 		{"ShortestPaths SUMMARIZED_BY steps", summaryStepsSQL(), []any{pairs}, nil},

@@ -23,6 +23,12 @@ const dbFile = "strata.db"
 // checkpointing, another connection of this process) before failing with SQLITE_BUSY.
 const busyTimeoutMS = 10000
 
+// readIdleConns is how many idle connections a read-only store keeps. A query runs several
+// store calls concurrently (retrieval's hi mode up to six), and database/sql closes idle
+// connections beyond two by default, which would throw away their page caches and parsed
+// schema after every burst.
+const readIdleConns = 8
+
 // Options configures Open.
 type Options struct {
 	// ReadOnly opens an existing store for reading: no writer lock is taken, nothing is created,
@@ -84,6 +90,9 @@ func Open(ctx context.Context, dir string, opt Options) (*Store, error) {
 	}
 
 	s.db, err = sql.Open("sqlite", dsn(path, opt.ReadOnly))
+	if err == nil && opt.ReadOnly {
+		s.db.SetMaxIdleConns(readIdleConns)
+	}
 	if err == nil {
 		err = s.db.PingContext(ctx)
 	}

@@ -226,6 +226,11 @@ type Reader interface {
 	CommunitiesByLevel(ctx context.Context, level int) ([]Community, error)
 	// CommunityMembers returns the members of one community.
 	CommunityMembers(ctx context.Context, communityID string) (Members, error)
+	// CommunityEntities returns the member entities of several communities in one round trip,
+	// by community id: each community's ordered by id and without embeddings, as
+	// CommunityMembers' Entities, but without the relations among them (which cost more to read
+	// than the members). Unknown communities are left out.
+	CommunityEntities(ctx context.Context, communityIDs []string) (map[string][]Entity, error)
 	Stats(ctx context.Context) (Stats, error)
 }
 

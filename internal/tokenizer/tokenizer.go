@@ -10,20 +10,50 @@ import (
 
 // Tokenizer is a cl100k_base tokenizer. It is safe for concurrent use.
 type Tokenizer struct {
-	codec tokenizer.Codec
+	// loaded is closed once codec or err is set: Load sets them in the background.
+	loaded chan struct{}
+	codec  tokenizer.Codec
+	err    error
 }
 
 // New returns a cl100k_base tokenizer.
 func New() (*Tokenizer, error) {
-	c, err := tokenizer.Get(tokenizer.Cl100kBase)
-	if err != nil {
-		return nil, fmt.Errorf("load cl100k_base tables: %w", err)
+	t := Load()
+	if err := t.Err(); err != nil {
+		return nil, err
 	}
-	return &Tokenizer{codec: c}, nil
+	return t, nil
+}
+
+// Load returns a cl100k_base tokenizer whose tables load in the background, and the first call
+// that needs them waits for them. Loading takes 20-25 ms, a sixth of a fresh `strata query`
+// process; a query needs the tokenizer only once its context is retrieved, so the two overlap.
+// Err reports a failed load.
+func Load() *Tokenizer {
+	t := &Tokenizer{loaded: make(chan struct{})}
+	go func() {
+		defer close(t.loaded)
+		c, err := tokenizer.Get(tokenizer.Cl100kBase)
+		if err != nil {
+			t.err = fmt.Errorf("load cl100k_base tables: %w", err)
+			return
+		}
+		t.codec = c
+	}()
+	return t
+}
+
+// Err waits for the tables and reports whether they failed to load.
+func (t *Tokenizer) Err() error {
+	<-t.loaded
+	return t.err
 }
 
 // Count returns the number of tokens in s.
 func (t *Tokenizer) Count(s string) int {
+	if t.Err() != nil {
+		return (len(s) + 3) / 4 // the estimate below; the load error is reported by Err
+	}
 	n, err := t.codec.Count(s)
 	if err != nil {
 		// The codec only fails on text it cannot encode; a byte-based estimate keeps budgets
@@ -37,6 +67,9 @@ func (t *Tokenizer) Count(s string) int {
 // split a UTF-8 sequence: a token that ends inside a multi-byte rune is merged with the next one,
 // so every s[Ends[i]:Ends[j]] is valid text when s is.
 func (t *Tokenizer) Ends(s string) ([]int, error) {
+	if err := t.Err(); err != nil {
+		return nil, err
+	}
 	_, pieces, err := t.codec.Encode(s)
 	if err != nil {
 		return nil, fmt.Errorf("tokenize: %w", err)

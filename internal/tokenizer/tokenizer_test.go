@@ -51,3 +51,37 @@ func TestEndsCoverTextOnRuneBoundaries(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadWaitsForTables: a tokenizer from Load counts like New's from its first call on, also
+// when several goroutines call it while the tables are still loading.
+func TestLoadWaitsForTables(t *testing.T) {
+	ref, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{"", "hello world", "tiktoken is great!", strings.Repeat("Corrin Archipelago ", 50)}
+	tok := Load()
+	got := make([][]int, 4)
+	done := make(chan int)
+	for g := range got {
+		go func() {
+			for _, s := range texts {
+				got[g] = append(got[g], tok.Count(s))
+			}
+			done <- g
+		}()
+	}
+	for range got {
+		<-done
+	}
+	if err := tok.Err(); err != nil {
+		t.Fatalf("Err: %v", err)
+	}
+	for g := range got {
+		for i, s := range texts {
+			if want := ref.Count(s); got[g][i] != want {
+				t.Errorf("goroutine %d: Count(%.20q) = %d, want %d", g, s, got[g][i], want)
+			}
+		}
+	}
+}

@@ -72,8 +72,9 @@ func checkHierarchy(t *testing.T, s graph.Store, comms []graph.Community, ids []
 	t.Helper()
 	levels := comms[len(comms)-1].Level + 1
 	byID := map[string]graph.Community{}
-	members := map[string][]string{}       // community id -> member entity ids
-	levelOf := map[string]map[int]string{} // entity -> level -> community id
+	members := map[string][]string{}        // community id -> member entity ids
+	entities := map[string][]graph.Entity{} // community id -> CommunityMembers' entities
+	levelOf := map[string]map[int]string{}  // entity -> level -> community id
 	perLevel := make([]int, levels)
 	for _, c := range comms {
 		if c.ID != graph.CommunityID(c.Level, c.CommunityID) {
@@ -88,6 +89,7 @@ func checkHierarchy(t *testing.T, s graph.Store, comms []graph.Community, ids []
 		byID[c.ID] = c
 		perLevel[c.Level]++
 		m := must[graph.Members](t, "CommunityMembers")(s.CommunityMembers(ctx(t), c.ID))
+		entities[c.ID] = m.Entities
 		if len(m.Entities) != c.Size || c.Size == 0 {
 			t.Errorf("community %s: Size %d, %d member entities", c.ID, c.Size, len(m.Entities))
 		}
@@ -121,6 +123,18 @@ func checkHierarchy(t *testing.T, s graph.Store, comms []graph.Community, ids []
 			t.Errorf("entity %s has communities at %d of %d levels: %v", id, len(levelOf[id]), levels, levelOf[id])
 		}
 	}
+
+	// CommunityEntities: the same member entities as CommunityMembers, for all communities in
+	// one call; an unknown id and a repeated one change nothing.
+	all := []string{"no-such-community"}
+	for _, c := range comms {
+		all = append(all, c.ID)
+	}
+	all = append(all, comms[0].ID)
+	check(t, "CommunityEntities of every community", must[map[string][]graph.Entity](t, "CommunityEntities")(s.CommunityEntities(ctx(t), all)), entities)
+	one := must[map[string][]graph.Entity](t, "CommunityEntities")(s.CommunityEntities(ctx(t), []string{comms[len(comms)-1].ID}))
+	check(t, "CommunityEntities of one community", one, map[string][]graph.Entity{comms[len(comms)-1].ID: entities[comms[len(comms)-1].ID]})
+	check(t, "CommunityEntities of none", must[map[string][]graph.Entity](t, "CommunityEntities")(s.CommunityEntities(ctx(t), nil)), map[string][]graph.Entity{})
 
 	// CHILD_OF: the parent is one level coarser and holds every member of the child.
 	children := map[string][]string{}
