@@ -9,7 +9,7 @@ import (
 // schemaVersion is stored in PRAGMA user_version. A change to the schema is a new entry in
 // migrations and a new version; schemaSQL stays the schema of version 1, so new and upgraded
 // stores are built by the same statements.
-const schemaVersion = 3
+const schemaVersion = 4
 
 // oldestReadable is the oldest schema version a read-only Store can use as it is (readers cannot
 // upgrade a store). Raise it when a migration changes something readers depend on.
@@ -187,6 +187,7 @@ func migrations() [][]string {
 			END`,
 			`INSERT INTO chunk_text (chunk_text) VALUES ('rebuild')`,
 		},
+		archMigration(),
 	}
 }
 

@@ -266,5 +266,6 @@ type Store interface {
 	Searcher
 	Writer
 	Analyzer
+	ArchIndex
 	Close() error
 }

@@ -45,6 +45,7 @@ func tests() []test {
 		pathTests(),
 		componentTests(),
 		communityTests(),
+		archTests(),
 		concurrencyTests(),
 		contextTests(),
 	} {
