@@ -317,7 +317,11 @@ func (s *Store) ArchCommunities(ctx context.Context, ids []string) ([]graph.Arch
 
 // ArchLinks implements graph.ArchIndex.
 func (s *Store) ArchLinks(ctx context.Context, layer int) ([]graph.ArchLink, error) {
-	rows, err := s.readRows(ctx, qArchReadLinks, map[string]any{"layer": int64(layer)})
+	name, params := qArchLinksCommunities, map[string]any{"layer": int64(layer)}
+	if layer == 0 {
+		name, params = qArchLinksEntities, nil
+	}
+	rows, err := s.readRows(ctx, name, params)
 	if err != nil {
 		return nil, fmt.Errorf("cypher: read attributed community links of layer %d: %w", layer, err)
 	}

@@ -21,7 +21,6 @@ const (
 	qArchLinksCreate          = "arch_links_create"
 	qArchReadLayer            = "arch_read_layer"
 	qArchReadByID             = "arch_read_by_id"
-	qArchReadLinks            = "arch_read_links"
 	qArchSearchEntities       = "arch_search_entities"
 	qArchSearchEntitiesWithin = "arch_search_entities_within"
 	qArchSearchCommunities    = "arch_search_communities"
@@ -34,6 +33,6 @@ var archQueryNames = []string{
 	qSchemaConstraintArch, qSchemaIndexArchLayer, qArchProjectEntities, qArchProjectCommunities,
 	qArchKNNStream, qArchLinksEntities, qArchLinksCommunities, qArchProjectWeighted, qArchLeidenStream,
 	qArchDelete, qArchMissingEntities, qArchMissingCommunities, qArchCreate, qArchMembersEntities,
-	qArchMembersCommunities, qArchLinksCreate, qArchReadLayer, qArchReadByID, qArchReadLinks,
+	qArchMembersCommunities, qArchLinksCreate, qArchReadLayer, qArchReadByID,
 	qArchSearchEntities, qArchSearchEntitiesWithin, qArchSearchCommunities, qArchNodesEntities, qArchNodesCommunities,
 }

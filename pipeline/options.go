@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 
+	"github.com/stratarag/strata/pipeline/arch"
 	"github.com/stratarag/strata/pipeline/chunk"
 	"github.com/stratarag/strata/pipeline/layers"
 )
@@ -24,6 +25,9 @@ type Options struct {
 	// Layers configures the hierarchical index. Layers.MaxLayers 0 skips the index (the
 	// layers.Builder itself would read 0 as its default).
 	Layers layers.Options
+	// Arch configures ArchRAG's attributed-community hierarchy (pipeline/arch); MaxLayers 0,
+	// the default, builds none.
+	Arch arch.Options
 	// Seed seeds both community detection (Leiden) and the hierarchical index's mixtures, so
 	// that one number reproduces a run's structure.
 	Seed int64
@@ -37,9 +41,10 @@ type Options struct {
 }
 
 // DefaultOptions returns the options of the CLI's ingest: chunk.DefaultOptions, 4 documents at a
-// time, 64 texts per embedding call, 64 chunks per write, layers.DefaultOptions and seed 42.
+// time, 64 texts per embedding call, 64 chunks per write, layers.DefaultOptions, no attributed
+// communities (arch.DefaultOptions with MaxLayers 0) and seed 42.
 func DefaultOptions() Options {
-	return Options{Chunk: chunk.DefaultOptions(), Concurrency: 4, EmbedBatch: 64, ChunkBatch: 64, Layers: layers.DefaultOptions(), Seed: 42}
+	return Options{Chunk: chunk.DefaultOptions(), Concurrency: 4, EmbedBatch: 64, ChunkBatch: 64, Layers: layers.DefaultOptions(), Arch: noArch(), Seed: 42}
 }
 
 // Validate reports the first option no run can use, naming it. Chunk options are checked by
@@ -58,5 +63,12 @@ func (o Options) Validate() error {
 	case o.Layers.MaxLayers < 0:
 		return fmt.Errorf("layers must not be negative, got %d", o.Layers.MaxLayers)
 	}
-	return nil
+	return o.Arch.Validate()
+}
+
+// noArch is arch.DefaultOptions switched off: `--arch N` sets MaxLayers and keeps the rest.
+func noArch() arch.Options {
+	o := arch.DefaultOptions()
+	o.MaxLayers = 0
+	return o
 }

@@ -148,12 +148,14 @@ func readArchNodes(ctx context.Context, tx *sql.Tx, layer int) ([]archNode, erro
 // ARCH_RELATED links of a community layer.
 func readArchLayerLinks(ctx context.Context, tx *sql.Tx, layer int) ([]graph.ArchLink, error) {
 	q, args := `SELECT r.source, r.target, r.weight FROM relations r
-		JOIN entities a ON a.id = r.source AND a.layer = 0
-		JOIN entities b ON b.id = r.target AND b.layer = 0
+		JOIN entities a ON a.id = r.source AND a.layer = 0 AND a.embedding IS NOT NULL
+		JOIN entities b ON b.id = r.target AND b.layer = 0 AND b.embedding IS NOT NULL
 		ORDER BY r.source, r.target`, []any{}
 	if layer > 0 {
 		q, args = `SELECT l.source, l.target, l.weight FROM arch_links l
-			JOIN arch_communities a ON a.id = l.source WHERE a.layer = ?
+			JOIN arch_communities a ON a.id = l.source AND a.embedding IS NOT NULL
+			JOIN arch_communities b ON b.id = l.target AND b.embedding IS NOT NULL
+			WHERE a.layer = ?
 			ORDER BY l.source, l.target`, []any{layer}
 	}
 	rows, err := tx.QueryContext(ctx, q, args...)
@@ -336,9 +338,6 @@ func readArchCommunities(ctx context.Context, tx *sql.Tx, where string, args []a
 func (s *Store) ArchLinks(ctx context.Context, layer int) ([]graph.ArchLink, error) {
 	var out []graph.ArchLink
 	err := s.read(ctx, fmt.Sprintf("read attributed community links of layer %d", layer), func(tx *sql.Tx) error {
-		if layer < 1 {
-			return nil
-		}
 		var err error
 		out, err = readArchLayerLinks(ctx, tx, layer)
 		return err

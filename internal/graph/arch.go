@@ -25,6 +25,11 @@ type ArchCommunity struct {
 	Embedding []float32 // of Title + Summary (ArchCommunity.EmbeddingText)
 }
 
+// MetaArch records the options the attributed-community hierarchy was built with ("off", or
+// absent in a store from before the option, when none was): a run with other options
+// recomputes the structure.
+const MetaArch = "arch"
+
 // ArchCommunityID returns the id of the n-th community of a layer.
 func ArchCommunityID(layer, n int) string { return fmt.Sprintf("A%d-%d", layer, n) }
 
@@ -69,7 +74,8 @@ type ArchIndex interface {
 	// exist one layer down.
 	WriteArchLayer(ctx context.Context, layer int, comms []ArchCommunity, links []ArchLink) error
 	// ArchLayer returns the communities of one layer with their members and embeddings, ordered
-	// by id; ArchLinks returns the links among them, ordered by key.
+	// by id. ArchLinks returns the links among the nodes of a layer that have embeddings (layer
+	// 0: RELATED between layer-0 entities, with their weights), ordered by key.
 	ArchLayer(ctx context.Context, layer int) ([]ArchCommunity, error)
 	ArchLinks(ctx context.Context, layer int) ([]ArchLink, error)
 	// ArchCommunities looks communities up by id (members included, embeddings left out).

@@ -14,6 +14,7 @@ const (
 	StageSummarize = "summarize" // description merging
 	StageLayers    = "layers"    // HiIndex summary entities
 	StageReport    = "report"    // community reports
+	StageArch      = "arch"      // attributed-community summaries (ingest --arch)
 	StageMap       = "map"       // global search key points
 	StageAnswer    = "answer"    // answer generation
 	StageEmbed     = "embed"     // embeddings
@@ -135,7 +136,7 @@ func (m *Meter) Stats() Stats {
 // sortedStages lists the stages of m in pipeline order; unknown stages follow alphabetically.
 func sortedStages[V any](m map[string]V) []string {
 	stageOrder := []string{
-		StageExtract, StageRelations, StageGlean, StageSummarize, StageEmbed, StageLayers, StageReport,
+		StageExtract, StageRelations, StageGlean, StageSummarize, StageEmbed, StageLayers, StageReport, StageArch,
 		StageMap, StageAnswer, StageOther,
 	}
 	rank := func(s string) int {

@@ -57,6 +57,7 @@ func testArchLayers(t *testing.T, s graph.Store) {
 	want := map[string]int{"P1": 0, "P2": 0, "P3": 0, "P4": 0, "P5": 0, "Z": 0, "Q1": 1, "Q2": 1, "Q3": 1, "Q4": 1, "Q5": 1}
 	check(t, "layer-0 partition", part, want)
 
+	check(t, "links of layer 0", len(must[[]graph.ArchLink](t, "ArchLinks 0")(s.ArchLinks(ctx(t), 0))), 21)
 	layer1 := archLayer1()
 	links := []graph.ArchLink{{Source: "A1-0", Target: "A1-1", Weight: 1}}
 	if err := s.WriteArchLayer(ctx(t), 1, layer1, links); err != nil {

@@ -147,6 +147,9 @@ func (s *Server) answer(msgs []chatMessage) (task, answer string, records int) {
 		return task, reportAnswer(text), 0
 	case prompts.TaskKeyPoints:
 		return task, keyPointsAnswer(firstUser), 0
+	case prompts.TaskArchSummary:
+		text, _ := prompts.Unfence(firstUser, prompts.MembersLabel)
+		return task, archSummaryAnswer(text), 0
 	case prompts.TaskSummaryEntity:
 		text, _ := prompts.Unfence(firstUser, prompts.ClusterLabel)
 		ents, rels := summaryEntities(text)
