@@ -30,6 +30,10 @@ const (
 	ModeHiGlobal
 	ModeHiBridge
 	ModeHiNoBridge
+	// ModeArch is ArchRAG's search of the attributed-community hierarchy (ingest --arch): the
+	// nearest nodes of every layer, descending from the top through the nearest communities'
+	// members, scored points per layer, the best kept (retrieval/arch.go).
+	ModeArch
 )
 
 // DefaultMode is the mode of a query that names none.
@@ -37,7 +41,7 @@ const DefaultMode = ModeHi
 
 // Modes returns every mode, in the order help text lists them.
 func Modes() []Mode {
-	return []Mode{ModeHi, ModeNaive, ModeLocal, ModeGlobal, ModeHiLocal, ModeHiGlobal, ModeHiBridge, ModeHiNoBridge}
+	return []Mode{ModeHi, ModeNaive, ModeLocal, ModeGlobal, ModeHiLocal, ModeHiGlobal, ModeHiBridge, ModeHiNoBridge, ModeArch}
 }
 
 // String returns the mode's name, as ParseMode reads it and the --mode flag takes it.
@@ -59,6 +63,8 @@ func (m Mode) String() string {
 		return "hi_bridge"
 	case ModeHiNoBridge:
 		return "hi_nobridge"
+	case ModeArch:
+		return "arch"
 	}
 	return "Mode(" + strconv.Itoa(int(m)) + ")"
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline"
+	"github.com/stratarag/strata/pipeline/arch"
 	"github.com/stratarag/strata/retrieval"
 )
 
@@ -32,7 +33,7 @@ func ingestCommand() *cli.Command {
 			"directory for a file named directly, or a JSON Lines record's \"id\"; a file already stored keeps\n" +
 			"its id. A run is refused (exit 1) before it writes anything when two inputs share an id, when an\n" +
 			"id belongs to another file (--replace), or when the chunk settings differ from the store's\n" +
-			"(--rebuild); other --layers or --seed recompute the structure. Hidden entries, symbolic links\n" +
+			"(--rebuild); other --layers, --arch or --seed recompute the structure. Hidden entries, symbolic links\n" +
 			"and other file types in folders are listed as ignored. See the README, Inputs.",
 		Flags: commonFlags(append(extractionFlags(),
 			&cli.BoolFlag{Name: "dry-run", Usage: "estimate LLM calls and tokens for the inputs without calling anything or writing the store"},
@@ -41,6 +42,7 @@ func ingestCommand() *cli.Command {
 			&cli.IntFlag{Name: "concurrency", Value: def.Concurrency, Usage: "documents extracted in parallel"},
 			&cli.Int64Flag{Name: "seed", Value: def.Seed, Usage: "random seed of community detection and of the hierarchical index"},
 			&cli.IntFlag{Name: "layers", Value: def.Layers.MaxLayers, Usage: "summary layers of the hierarchical index at most (0: none)"},
+			&cli.IntFlag{Name: "arch", Value: def.Arch.MaxLayers, Usage: fmt.Sprintf("layers of ArchRAG attributed communities at most, for --mode arch (0: none; %d neighbours per node, see the README)", arch.DefaultOptions().K)},
 			&cli.BoolFlag{Name: "rebuild", Usage: "re-chunk (and extract again) every document of the run when --chunk-size or --chunk-overlap differ from the store's; without it such a run is refused"},
 			&cli.BoolFlag{Name: "replace", Usage: "let an input take over a document id the store holds for another file; without it such a run is refused"},
 			&cli.BoolFlag{Name: flagJSON, Usage: "print the run report as one JSON object on stdout"},
@@ -61,6 +63,7 @@ type ingestOutput struct {
 	Relations   int                `json:"relations"`
 	Components  int                `json:"components"`
 	Communities int                `json:"communities"`
+	Arch        []arch.Layer       `json:"arch,omitempty"` // attributed-community layers built (--arch)
 	Usage       retrieval.Usage    `json:"usage"`
 	LLM         *llm.Stats         `json:"llm,omitempty"`   // per-stage accounting, with a model
 	Store       *storeCounts       `json:"store,omitempty"` // what the store holds after the run
@@ -86,6 +89,7 @@ func runIngest(c *cli.Context) error {
 	opt.Chunk.Size, opt.Chunk.Overlap = c.Int("chunk-size"), c.Int("chunk-overlap")
 	opt.Concurrency = c.Int("concurrency")
 	opt.Layers.MaxLayers = c.Int("layers")
+	opt.Arch.MaxLayers = c.Int("arch")
 	opt.Seed = c.Int64("seed")
 	opt.Rebuild, opt.Replace = c.Bool("rebuild"), c.Bool("replace")
 	if err := opt.Validate(); err != nil {
@@ -105,7 +109,7 @@ func runIngest(c *cli.Context) error {
 	in := &pipeline.Ingester{
 		Extractor: m.extractor, Embedder: m.embedder, Tokenizer: tok,
 		Summarizer: m.summarizer, LayerSummarizer: m.layerSummarizer(tok), Reporter: m.reporter(tok, log),
-		Log: log, Options: opt,
+		ArchSummarizer: m.archSummarizer(tok), Log: log, Options: opt,
 	}
 	if c.Bool("dry-run") {
 		return runDryRun(c, in) // no store: a dry run writes nothing
@@ -126,7 +130,7 @@ func runIngest(c *cli.Context) error {
 	out := ingestOutput{
 		Backend: be, Documents: rep.Documents, Unchanged: rep.Unchanged, Failed: rep.Failed, Skipped: []string{}, Ignored: []string{},
 		Chunks: rep.Chunks, Entities: rep.Entities, Relations: rep.Relations, Components: rep.Components,
-		Communities: rep.Communities, Usage: m.usage(), TimingsMS: map[string]float64{"total": ms(rep.Duration)},
+		Communities: rep.Communities, Arch: rep.Arch, Usage: m.usage(), TimingsMS: map[string]float64{"total": ms(rep.Duration)},
 	}
 	for _, p := range rep.Problems {
 		out.Skipped = append(out.Skipped, p.String())
@@ -178,6 +182,13 @@ func runIngest(c *cli.Context) error {
 		fmt.Fprintf(w, "  structure  %d components, %d communities (recomputed)\n", out.Components, out.Communities)
 	} else {
 		fmt.Fprintln(w, "  structure  unchanged")
+	}
+	if len(out.Arch) > 0 {
+		fmt.Fprintf(w, "  arch      ")
+		for _, l := range out.Arch {
+			fmt.Fprintf(w, " layer %d: %d communities over %d nodes;", l.Layer, l.Communities, l.Nodes)
+		}
+		fmt.Fprintln(w)
 	}
 	if out.Store != nil {
 		fmt.Fprintf(w, "  store now  %s\n", out.Store.summary())

@@ -30,6 +30,10 @@ type ArchCommunity struct {
 // recomputes the structure.
 const MetaArch = "arch"
 
+// MetaArchLayers is the number of layers of the stored attributed-community hierarchy, written
+// when a build starts ("0") and when it ends, so that a search knows where the top is.
+const MetaArchLayers = "arch.layers"
+
 // ArchCommunityID returns the id of the n-th community of a layer.
 func ArchCommunityID(layer, n int) string { return fmt.Sprintf("A%d-%d", layer, n) }
 

@@ -16,6 +16,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/rs/zerolog"
 	"golang.org/x/sync/errgroup"
@@ -95,6 +96,7 @@ type Summarizer interface {
 // Store is what the builder needs: layer-0 entities to describe, the hierarchy to build.
 type Store interface {
 	graph.Reader
+	graph.Writer // graph.MetaArchLayers
 	graph.ArchIndex
 }
 
@@ -122,9 +124,28 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 	if err := b.Store.WriteArchLayer(ctx, 1, nil, nil); err != nil {
 		return nil, fmt.Errorf("remove the previous hierarchy: %w", err)
 	}
+	if err := b.recordLayers(ctx, 0); err != nil {
+		return nil, err
+	}
 	if b.Options.MaxLayers == 0 {
 		return nil, nil
 	}
+	out, err := b.build(ctx)
+	if err != nil {
+		return out, err
+	}
+	return out, b.recordLayers(ctx, len(out))
+}
+
+func (b *Builder) recordLayers(ctx context.Context, n int) error {
+	if err := b.Store.Apply(ctx, graph.Batch{Meta: map[string]string{graph.MetaArchLayers: strconv.Itoa(n)}}); err != nil {
+		return fmt.Errorf("record the number of attributed-community layers: %w", err)
+	}
+	return nil
+}
+
+// build builds the layers of an emptied hierarchy.
+func (b *Builder) build(ctx context.Context) ([]Layer, error) {
 	entities, err := b.Store.EntitiesByLayer(ctx, 0)
 	if err != nil {
 		return nil, fmt.Errorf("read layer-0 entities: %w", err)
