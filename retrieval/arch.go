@@ -297,7 +297,10 @@ func (e *Engine) filterLayers(ctx context.Context, question string, items []arch
 				return fmt.Errorf("filter layer %d: %w", layer, err)
 			}
 			for _, p := range pts {
-				desc, cited := attribute(p.Description, labels)
+				// The labels mean nothing outside this prompt: the cited nodes become the
+				// point's sources and every citation leaves the text.
+				_, cited := attribute(p.Description, labels)
+				desc, _, _ := prompts.FilterCitations(p.Description, func(prompts.Citation) bool { return false })
 				ap := archPoint{description: desc, score: p.Score, layer: layer}
 				for _, c := range cited {
 					ap.sources = append(ap.sources, ids[slices.Index(labels, c)])
