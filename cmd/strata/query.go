@@ -25,7 +25,9 @@ func queryCommand() *cli.Command {
 			"search: entities, their relations, chunks and community reports), global (GraphRAG global search:\n" +
 			"community reports of one level, mapped to scored points by the model, ranked; offline, scored\n" +
 			"by similarity; keep --max-context-tokens within the model's window, it also sizes the map\n" +
-			"batches), and the ablations hi_local, hi_global, hi_bridge, hi_nobridge. With --json, stdout\n" +
+			"batches), arch (ArchRAG: the nearest attributed communities of every layer of a store ingested\n" +
+			"with --arch, descending from the top, filtered into scored points per layer, plus source\n" +
+			"chunks), and the ablations hi_local, hi_global, hi_bridge, hi_nobridge. With --json, stdout\n" +
 			"holds exactly one JSON object.",
 		Flags: commonFlags(append(retrievalFlags(),
 			&cli.BoolFlag{Name: "context-only", Usage: "retrieve the context but do not generate an answer"},
@@ -47,7 +49,7 @@ func retrievalFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "mode", Value: def.Mode.String(), Usage: "retrieval mode: " + strings.Join(names, ", ")},
 		&cli.IntFlag{Name: "top-k", Value: def.TopK, Usage: "number of source chunks in the context"},
-		&cli.IntFlag{Name: "entities", Usage: fmt.Sprintf("number of seed entities (default: %d in hi modes, %d in local)", def.Entities, loc.Entities)},
+		&cli.IntFlag{Name: "entities", Usage: fmt.Sprintf("number of seed entities (default: %d in hi modes, %d in local), or of nodes per layer in arch (default %d)", def.Entities, loc.Entities, retrieval.DefaultOptions(retrieval.ModeArch).Entities)},
 		&cli.IntFlag{Name: "max-context-tokens", Usage: fmt.Sprintf("token budget of the context text (default: %d in hi modes, %d otherwise)", def.MaxContextTokens, loc.MaxContextTokens)},
 	}
 }
