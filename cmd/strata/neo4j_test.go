@@ -153,10 +153,16 @@ func TestNeo4jEndToEnd(t *testing.T) {
 		neoRecall := decodeJSON[struct{ Recall map[string]float64 }](t, "eval: "+errOut, out).Recall
 		_, out, _ = strata(t, "eval", "--data-dir", dir, "--json", "--questions", questionFile, "--mode", mode)
 		embRecall := decodeJSON[struct{ Recall map[string]float64 }](t, "eval", out).Recall
+		// 16 questions, 2 gold documents each: one document more or less moves recall by 1/32;
+		// full-text scoring differs a little between Lucene and SQLite FTS5. In arch mode the
+		// communities themselves differ (gds.knn is approximate, GDS Leiden visits nodes in
+		// another order), and with them the layer-0 entities a descent reaches.
+		margin := 2.0 / 32
+		if mode == "arch" {
+			margin = 4.0 / 32
+		}
 		for _, k := range []string{"recall@2", "recall@5", "recall@10"} {
-			// 16 questions, 2 gold documents each: one document more or less moves recall by
-			// 1/32; full-text scoring differs a little between Lucene and SQLite FTS5.
-			if d := math.Abs(neoRecall[k] - embRecall[k]); d > 2.0/32+1e-9 {
+			if d := math.Abs(neoRecall[k] - embRecall[k]); d > margin+1e-9 {
 				t.Errorf("mode %s %s: Neo4j %.3f, embedded %.3f", mode, k, neoRecall[k], embRecall[k])
 			}
 		}
