@@ -58,7 +58,11 @@ func (s *Store) ArchPartition(ctx context.Context, layer int, p graph.ArchParams
 		if nodes, err = readArchNodes(ctx, tx, layer); err != nil {
 			return err
 		}
-		links, err = readArchLayerLinks(ctx, tx, layer)
+		ids := make(map[string]bool, len(nodes))
+		for _, n := range nodes {
+			ids[n.id] = true
+		}
+		links, err = readArchLayerLinks(ctx, tx, layer, ids)
 		return err
 	})
 	if err != nil {
@@ -144,21 +148,16 @@ func readArchNodes(ctx context.Context, tx *sql.Tx, layer int) ([]archNode, erro
 	return out, rows.Err()
 }
 
-// readArchLayerLinks reads the links of a layer: RELATED between layer-0 entities, or the
-// ARCH_RELATED links of a community layer.
-func readArchLayerLinks(ctx context.Context, tx *sql.Tx, layer int) ([]graph.ArchLink, error) {
-	q, args := `SELECT r.source, r.target, r.weight FROM relations r
-		JOIN entities a ON a.id = r.source AND a.layer = 0 AND a.embedding IS NOT NULL
-		JOIN entities b ON b.id = r.target AND b.layer = 0 AND b.embedding IS NOT NULL
-		ORDER BY r.source, r.target`, []any{}
+// readArchLayerLinks reads the links of a layer among the given nodes: RELATED between layer-0
+// entities, or the ARCH_RELATED links of a community layer. The links are read whole and
+// filtered here: joined with the node tables, SQLite revisited the entity rows (and their
+// embedding pages) for every relation, over a minute on multihop's 6 000 relations.
+func readArchLayerLinks(ctx context.Context, tx *sql.Tx, layer int, nodes map[string]bool) ([]graph.ArchLink, error) {
+	q := `SELECT source, target, weight FROM relations ORDER BY source, target`
 	if layer > 0 {
-		q, args = `SELECT l.source, l.target, l.weight FROM arch_links l
-			JOIN arch_communities a ON a.id = l.source AND a.embedding IS NOT NULL
-			JOIN arch_communities b ON b.id = l.target AND b.embedding IS NOT NULL
-			WHERE a.layer = ?
-			ORDER BY l.source, l.target`, []any{layer}
+		q = `SELECT source, target, weight FROM arch_links ORDER BY source, target`
 	}
-	rows, err := tx.QueryContext(ctx, q, args...)
+	rows, err := tx.QueryContext(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +168,31 @@ func readArchLayerLinks(ctx context.Context, tx *sql.Tx, layer int) ([]graph.Arc
 		if err := rows.Scan(&l.Source, &l.Target, &l.Weight); err != nil {
 			return nil, err
 		}
-		out = append(out, l)
+		if nodes[l.Source] && nodes[l.Target] {
+			out = append(out, l)
+		}
+	}
+	return out, rows.Err()
+}
+
+// archNodeSet reads the ids of a layer's nodes that have an embedding.
+func archNodeSet(ctx context.Context, tx *sql.Tx, layer int) (map[string]bool, error) {
+	q, args := `SELECT id FROM entities WHERE layer = 0 AND embedding IS NOT NULL`, []any{}
+	if layer > 0 {
+		q, args = `SELECT id FROM arch_communities WHERE layer = ? AND embedding IS NOT NULL`, []any{layer}
+	}
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[id] = true
 	}
 	return out, rows.Err()
 }
@@ -338,8 +361,11 @@ func readArchCommunities(ctx context.Context, tx *sql.Tx, where string, args []a
 func (s *Store) ArchLinks(ctx context.Context, layer int) ([]graph.ArchLink, error) {
 	var out []graph.ArchLink
 	err := s.read(ctx, fmt.Sprintf("read attributed community links of layer %d", layer), func(tx *sql.Tx) error {
-		var err error
-		out, err = readArchLayerLinks(ctx, tx, layer)
+		nodes, err := archNodeSet(ctx, tx, layer)
+		if err != nil {
+			return err
+		}
+		out, err = readArchLayerLinks(ctx, tx, layer, nodes)
 		return err
 	})
 	return out, err
