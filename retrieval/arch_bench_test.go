@@ -12,8 +12,8 @@ import (
 	"github.com/stratarag/strata/retrieval/eval"
 )
 
-// BenchmarkArchSearch compares arch mode's two ways to find each layer's nodes, a layered
-// descent (the default) and a search of every layer on its own, on an offline embedded store
+// BenchmarkArchSearch compares arch mode's two ways to find each layer's nodes, a search of
+// every layer on its own (the default) and a layered descent, on an offline embedded store
 // built with --arch: STRATA_ARCH_STORE names its directory and STRATA_ARCH_QUESTIONS an eval
 // questions file (bench/arch/run.sh builds both on the mix and multihop corpora). Each
 // iteration runs every question; recall@10 is reported beside the time (it is the same each
@@ -42,8 +42,8 @@ func BenchmarkArchSearch(b *testing.B) {
 		name string
 		opt  retrieval.Options
 	}{
-		{"descent", retrieval.DefaultOptions(retrieval.ModeArch)},
-		{"flat", retrieval.FlatArchSearch(retrieval.DefaultOptions(retrieval.ModeArch))},
+		{"flat", retrieval.DefaultOptions(retrieval.ModeArch)},
+		{"descent", retrieval.DescentArchSearch(retrieval.DefaultOptions(retrieval.ModeArch))},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var rep eval.Report

@@ -49,8 +49,11 @@ func TestArchFind(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ids := hitIDs(want); !slices.Equal(fl[l], ids) || len(ids) == 0 {
+		if ids := hitIDs(want); l > 0 && (!slices.Equal(fl[l], ids) || len(ids) == 0) {
 			t.Errorf("flat layer %d: %v, want %v", l, fl[l], ids)
+		}
+		if l == 0 && len(fl[0]) > 0 {
+			t.Errorf("flat search found layer 0 %v itself; Engine.archEntities does", fl[0])
 		}
 		if len(de[l]) == 0 || len(de[l]) > k {
 			t.Errorf("descent layer %d: %v, want 1 to %d nodes", l, de[l], k)
@@ -70,6 +73,35 @@ func TestArchFind(t *testing.T) {
 			if !slices.Contains(members, id) {
 				t.Errorf("descent layer %d: %s is no member of the communities found above, %v", l, id, de[l+1])
 			}
+		}
+	}
+}
+
+// TestArchEntities: the flat search's layer 0 holds extracted entities only, at most k, scored
+// by similarity, and finds an entity the question names.
+func TestArchEntities(t *testing.T) {
+	f := teststore.Ingested(t, 384)
+	ctx := context.Background()
+	e := &Engine{Store: f.Store, Embedder: f.Embedder, Tokenizer: f.Tokenizer}
+	q := "Who designed the Kestrel Point Lighthouse?"
+	vecs, err := f.Embedder.Embed(ctx, []string{q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := e.archEntities(ctx, f.Store, q, vecs[0], 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || len(hits) > 5 || !slices.Contains(hitIDs(hits), "KESTREL POINT LIGHTHOUSE") {
+		t.Fatalf("hits %v: want 1 to 5 with the lighthouse", hits)
+	}
+	ents, err := f.Store.Entities(ctx, hitIDs(hits))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, en := range ents {
+		if en.Layer != 0 || hits[i].Score <= 0 || hits[i].Score > 1 {
+			t.Errorf("hit %v: entity of layer %d; want layer 0 scored in (0, 1]", hits[i], en.Layer)
 		}
 	}
 }

@@ -1,8 +1,8 @@
 package retrieval
 
-// FlatArchSearch returns o with arch mode searching every layer on its own instead of descending
-// (archFlat), for the comparison in BenchmarkArchSearch.
-func FlatArchSearch(o Options) Options {
-	o.archSearch = archFlat
+// DescentArchSearch returns o with arch mode descending the hierarchy (archDescent) instead of
+// searching every layer on its own, for the comparison in BenchmarkArchSearch.
+func DescentArchSearch(o Options) Options {
+	o.archSearch = archDescent
 	return o
 }

@@ -16,7 +16,7 @@ type Options struct {
 	MaxContextTokens int
 	// ContextOnly skips answer generation.
 	ContextOnly bool
-	// archSearch is how arch mode finds each layer's nodes (archDescent unless a benchmark
+	// archSearch is how arch mode finds each layer's nodes (archFlat unless a benchmark
 	// compares).
 	archSearch archSearch
 }
