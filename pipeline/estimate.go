@@ -21,7 +21,8 @@ type Estimate struct {
 	// Offline is true when neither the extractor nor the embedder calls a model.
 	Offline bool         `json:"offline"`
 	LLM     llm.Estimate `json:"estimate"`
-	// TokensPerCorpusToken is chat prompt+completion tokens per corpus token (extraction stages).
+	// TokensPerCorpusToken is chat prompt+completion tokens per corpus token (extraction stages;
+	// the attributed-community estimate, stage "arch", is left out).
 	TokensPerCorpusToken float64 `json:"llm_tokens_per_corpus_token"`
 }
 
@@ -85,10 +86,14 @@ func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, err
 	}
 	est.LLM.Assumptions = append(est.LLM.Assumptions,
 		"not counted: description summaries, entity embeddings and community reports, which depend on the graph extraction builds")
+	if a, why, ok := in.archEstimate(est.Chunks); ok {
+		est.LLM.Add(llm.StageArch, a)
+		est.LLM.Assumptions = append(est.LLM.Assumptions, why)
+	}
 	if est.CorpusTokens > 0 {
 		chat := 0
 		for stage, s := range est.LLM.Stages {
-			if stage != llm.StageEmbed {
+			if stage != llm.StageEmbed && stage != llm.StageArch {
 				chat += s.PromptTokens + s.CompletionTokens
 			}
 		}
