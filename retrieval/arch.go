@@ -43,6 +43,9 @@ const (
 	// nearest communities found above it (widened to the next nearest until at least k
 	// candidates): a C-HNSW-like walk down the hierarchy, ArchRAG's own.
 	archDescent
+	// archFlatVector is archFlat with layer 0 by vector search alone, so that the benchmark
+	// compares a per-layer vector search with the descent on equal terms.
+	archFlatVector
 )
 
 // archHit is a node found at one layer of the hierarchy.
@@ -184,7 +187,7 @@ func archFind(ctx context.Context, store graph.ArchIndex, qvec []float32, layers
 	var within []string // nil: the whole layer
 	for l := layers; l >= 0; l-- {
 		if how == archFlat && l == 0 {
-			break
+			break // layer 0 is Engine.archEntities'
 		}
 		hits, err := store.ArchSearch(ctx, l, qvec, within, k)
 		if err != nil {
@@ -193,7 +196,7 @@ func archFind(ctx context.Context, store graph.ArchIndex, qvec []float32, layers
 		for _, h := range hits {
 			out = append(out, archHit{layer: l, hit: h})
 		}
-		if how == archFlat || l == 0 {
+		if how != archDescent || l == 0 {
 			continue
 		}
 		// The next layer is searched among the members of the nearest communities: the

@@ -12,8 +12,9 @@ import (
 	"github.com/stratarag/strata/retrieval/eval"
 )
 
-// BenchmarkArchSearch compares arch mode's two ways to find each layer's nodes, a search of
-// every layer on its own (the default) and a layered descent, on an offline embedded store
+// BenchmarkArchSearch compares arch mode's ways to find each layer's nodes: a search of every
+// layer on its own (flat, the default; layer 0 fused with full-text search), the same by vector
+// search alone (flat-vector), and a layered descent, on an offline embedded store
 // built with --arch: STRATA_ARCH_STORE names its directory and STRATA_ARCH_QUESTIONS an eval
 // questions file (bench/arch/run.sh builds both on the mix and multihop corpora). Each
 // iteration runs every question; recall@10 is reported beside the time (it is the same each
@@ -43,6 +44,7 @@ func BenchmarkArchSearch(b *testing.B) {
 		opt  retrieval.Options
 	}{
 		{"flat", retrieval.DefaultOptions(retrieval.ModeArch)},
+		{"flat-vector", retrieval.FlatVectorArchSearch(retrieval.DefaultOptions(retrieval.ModeArch))},
 		{"descent", retrieval.DescentArchSearch(retrieval.DefaultOptions(retrieval.ModeArch))},
 	} {
 		b.Run(tc.name, func(b *testing.B) {

@@ -6,3 +6,10 @@ func DescentArchSearch(o Options) Options {
 	o.archSearch = archDescent
 	return o
 }
+
+// FlatVectorArchSearch returns o with arch mode searching every layer on its own by vector
+// search alone, layer 0 included (archFlatVector).
+func FlatVectorArchSearch(o Options) Options {
+	o.archSearch = archFlatVector
+	return o
+}

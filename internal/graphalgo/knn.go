@@ -61,11 +61,7 @@ func nearest(unit [][]float32, i, k int, cutoff float64) []Neighbor {
 		if j == i || len(b) != len(a) {
 			continue
 		}
-		var dot float32
-		for d := range a {
-			dot += a[d] * b[d]
-		}
-		sim := (1 + float64(dot)) / 2
+		sim := (1 + dot32(a, b)) / 2
 		if sim < cutoff || (len(best) == k && sim <= best[k-1].Sim) {
 			continue
 		}
@@ -82,4 +78,22 @@ func nearest(unit [][]float32, i, k int, cutoff float64) []Neighbor {
 		}
 	}
 	return best
+}
+
+// dot32 is the inner product of two vectors of one length, over four independent sums, which
+// keeps the CPU's pipelines busy (about twice as fast as one sum).
+func dot32(a, b []float32) float64 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return float64((s0 + s1) + (s2 + s3))
 }
