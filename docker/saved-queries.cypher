@@ -159,6 +159,28 @@ MATCH (e:Entity {id: $entityId})-[:IN_COMMUNITY]->(c:Community)
 RETURN c.level AS level, c.id AS id, c.title AS title, c.size AS size
 ORDER BY level;
 
+// strata: attributed communities per layer (ingest --arch)
+// ArchRAG's hierarchy: layer 1 groups entities, each layer above groups the one below.
+MATCH (c:ArchCommunity)
+RETURN c.layer AS layer, count(*) AS communities,
+       avg(COUNT { ()-[:ARCH_MEMBER_OF]->(c) }) AS meanSize,
+       sum(COUNT { (c)-[:ARCH_RELATED]->() }) AS links
+ORDER BY layer;
+
+// strata: the attributed communities above an entity, with their links ($entityId)
+// The entity's way up ARCH_MEMBER_OF to the top layer, and the ARCH_RELATED links of every
+// community on it (at most 50 each): the part of the hierarchy arch mode descends through.
+MATCH p = (:Entity {id: $entityId})-[:ARCH_MEMBER_OF*1..]->(top:ArchCommunity)
+WHERE NOT (top)-[:ARCH_MEMBER_OF]->()
+RETURN p,
+       COLLECT {
+         UNWIND nodes(p)[1..] AS c
+         MATCH r = (c)-[:ARCH_RELATED]-(:ArchCommunity)
+         RETURN r
+         LIMIT 50
+       } AS links
+LIMIT 10;
+
 // strata: a shortest path between two entities, as bridge retrieval walks it ($from, $to)
 // Retrieval takes paths of at most 4 hops over RELATED and SUMMARIZED_BY, in either direction,
 // fewest hops first; no row means that it finds no bridge between the two either.

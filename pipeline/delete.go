@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/pipeline/arch"
 	"github.com/stratarag/strata/pipeline/resolve"
 )
 
@@ -168,10 +169,10 @@ func (in *Ingester) documentChunkIDs(ctx context.Context, id string) ([]string, 
 
 // useStoredStructure checks that the store can be updated by this Ingester (it holds evidence;
 // its extractor is this one, whose summaries and reports the structure is rebuilt with) and
-// takes the structure settings (layers, seed) the store records, so that a deletion rebuilds the
+// takes the structure settings (layers, seed, attributed communities) the store records, so that a deletion rebuilds the
 // structure the store was built with.
 func (in *Ingester) useStoredStructure(ctx context.Context) error {
-	stored, err := readMeta(ctx, in.Store, graph.MetaExtractor, graph.MetaEvidence, graph.MetaLayers, graph.MetaSeed)
+	stored, err := readMeta(ctx, in.Store, graph.MetaExtractor, graph.MetaEvidence, graph.MetaLayers, graph.MetaSeed, graph.MetaArch)
 	if err != nil {
 		return err
 	}
@@ -196,6 +197,9 @@ func (in *Ingester) useStoredStructure(ctx context.Context) error {
 		if err := in.useLayersSetting(v); err != nil {
 			return fmt.Errorf("read the store's layers setting %q: %w", v, err)
 		}
+	}
+	if in.Options.Arch, err = arch.ParseOptions(stored[graph.MetaArch]); err != nil {
+		return err
 	}
 	if v := stored[graph.MetaSeed]; v != "" {
 		seed, err := strconv.ParseInt(v, 10, 64)

@@ -21,7 +21,8 @@ type Estimate struct {
 	// Offline is true when neither the extractor nor the embedder calls a model.
 	Offline bool         `json:"offline"`
 	LLM     llm.Estimate `json:"estimate"`
-	// TokensPerCorpusToken is chat prompt+completion tokens per corpus token (extraction stages).
+	// TokensPerCorpusToken is chat prompt+completion tokens per corpus token (extraction stages;
+	// the attributed-community estimate, stage "arch", is left out).
 	TokensPerCorpusToken float64 `json:"llm_tokens_per_corpus_token"`
 }
 
@@ -85,7 +86,8 @@ func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, err
 	if embeds {
 		est.LLM.Add(llm.StageEmbed, e.EstimateEmbeddings(texts))
 	}
-	// The ratio below is extraction's: it is taken before the aggregation is added.
+	// The ratio below is extraction's: it is taken before the aggregation and the attributed
+	// communities are added.
 	if est.CorpusTokens > 0 {
 		chat := 0
 		for stage, s := range est.LLM.Stages {
@@ -100,5 +102,9 @@ func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, err
 	}
 	est.LLM.Assumptions = append(est.LLM.Assumptions,
 		"not counted: description summaries, entity embeddings, summary entities and community reports, which depend on the graph extraction builds")
+	if a, why, ok := in.archEstimate(est.Chunks); ok {
+		est.LLM.Add(llm.StageArch, a)
+		est.LLM.Assumptions = append(est.LLM.Assumptions, why)
+	}
 	return est, nil
 }

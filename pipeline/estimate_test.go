@@ -10,6 +10,7 @@ import (
 	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/pipeline"
+	"github.com/stratarag/strata/pipeline/arch"
 	"github.com/stratarag/strata/pipeline/extract"
 	"github.com/stratarag/strata/pipeline/load"
 )
@@ -74,5 +75,36 @@ func TestEstimateWithModels(t *testing.T) {
 	in.Extractor = extract.NewOffline()
 	if _, err := in.Estimate(context.Background(), []string{corpusDir}); err == nil {
 		t.Error("estimate without an estimating extractor succeeded")
+	}
+}
+
+// TestEstimateArch: with --arch the dry run adds the attributed-community summaries as their
+// own stage, with the assumption they rest on, and leaves the extraction ratio alone.
+func TestEstimateArch(t *testing.T) {
+	in := newIngester(t, nil, estimatingExtractor{extract.NewOffline()})
+	in.Embedder = estimatingEmbedder{in.Embedder}
+	without, err := in.Estimate(context.Background(), []string{corpusDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := without.LLM.Stages[llm.StageArch]; ok {
+		t.Errorf("arch stage without --arch: %+v", without.LLM.Stages)
+	}
+	in.Options.Arch = arch.DefaultOptions()
+	est, err := in.Estimate(context.Background(), []string{corpusDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 17 chunks × 17 entities = 289 nodes → ⌈289/80⌉ = 4 communities, which are too few to
+	// cluster again.
+	a := est.LLM.Stages[llm.StageArch]
+	if est.Chunks != 17 || a.Calls != 4 || a.PromptTokens != 4*3300 || a.CompletionTokens != 4*105 {
+		t.Errorf("arch estimate %+v for %d chunks, want 4 calls of 3300 + 105 tokens", a, est.Chunks)
+	}
+	if n := len(est.LLM.Assumptions); n == 0 || !strings.Contains(est.LLM.Assumptions[n-1], "--arch") {
+		t.Errorf("assumptions %v: want the arch one last", est.LLM.Assumptions)
+	}
+	if est.TokensPerCorpusToken != without.TokensPerCorpusToken {
+		t.Errorf("tokens per corpus token %v with --arch, %v without", est.TokensPerCorpusToken, without.TokensPerCorpusToken)
 	}
 }

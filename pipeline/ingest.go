@@ -22,6 +22,7 @@ import (
 	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/tokenizer"
+	"github.com/stratarag/strata/pipeline/arch"
 	"github.com/stratarag/strata/pipeline/extract"
 	"github.com/stratarag/strata/pipeline/layers"
 	"github.com/stratarag/strata/pipeline/load"
@@ -39,6 +40,7 @@ type Progress interface {
 type Store interface {
 	graph.ReadWriter
 	graph.Analyzer
+	graph.ArchIndex
 }
 
 // Reporter writes community reports for freshly computed communities.
@@ -60,9 +62,12 @@ type Ingester struct {
 	// Options.Aggregate; nil describes them extractively (layers.ExtractiveRelations).
 	RelationDescriber layers.RelationDescriber
 	Reporter          Reporter // writes community reports; nil skips the reports stage
-	Progress          Progress // nil: no progress display
-	Log               zerolog.Logger
-	Options           Options // used as they are: see DefaultOptions and Validate
+	// ArchSummarizer describes the attributed communities built with Options.Arch; nil:
+	// arch.Extractive.
+	ArchSummarizer arch.Summarizer
+	Progress       Progress // nil: no progress display
+	Log            zerolog.Logger
+	Options        Options // used as they are: see DefaultOptions and Validate
 }
 
 // Report summarizes a run.
@@ -83,6 +88,7 @@ type Report struct {
 	DeletedRelations int
 	EntityEmbeds     int            // entities (re-)embedded
 	Layers           []layers.Layer // summary layers built
+	Arch             []arch.Layer   // attributed-community layers built (Options.Arch)
 	Components       int
 	Communities      int
 	Problems         []load.Problem // inputs skipped: broken, unreadable, or named directly with an unsupported type

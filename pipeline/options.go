@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 
+	"github.com/stratarag/strata/pipeline/arch"
 	"github.com/stratarag/strata/pipeline/chunk"
 	"github.com/stratarag/strata/pipeline/layers"
 )
@@ -28,6 +29,9 @@ type Options struct {
 	// pipeline/layers/aggregate.go): RELATED relationships between summaries whose members are
 	// joined by more base relations than the layer's threshold (Layers.AggregateK).
 	Aggregate bool
+	// Arch configures ArchRAG's attributed-community hierarchy (pipeline/arch); MaxLayers 0,
+	// the default, builds none.
+	Arch arch.Options
 	// Seed seeds both community detection (Leiden) and the hierarchical index's mixtures, so
 	// that one number reproduces a run's structure.
 	Seed int64
@@ -42,9 +46,9 @@ type Options struct {
 
 // DefaultOptions returns the options of the CLI's ingest: chunk.DefaultOptions, 4 documents at a
 // time, 64 texts per embedding call, 64 chunks per write, layers.DefaultOptions with the
-// aggregation, and seed 42.
+// aggregation, no attributed communities (arch.DefaultOptions with MaxLayers 0) and seed 42.
 func DefaultOptions() Options {
-	return Options{Chunk: chunk.DefaultOptions(), Concurrency: 4, EmbedBatch: 64, ChunkBatch: 64, Layers: layers.DefaultOptions(), Aggregate: true, Seed: 42}
+	return Options{Chunk: chunk.DefaultOptions(), Concurrency: 4, EmbedBatch: 64, ChunkBatch: 64, Layers: layers.DefaultOptions(), Aggregate: true, Arch: noArch(), Seed: 42}
 }
 
 // Validate reports the first option no run can use, naming it. Chunk options are checked by
@@ -66,5 +70,12 @@ func (o Options) Validate() error {
 		// Zero would read as the default in layers.Options; a tiny k gives τ = the mean.
 		return fmt.Errorf("aggregate k must be positive, got %g", o.Layers.AggregateK)
 	}
-	return nil
+	return o.Arch.Validate()
+}
+
+// noArch is arch.DefaultOptions switched off: `--arch N` sets MaxLayers and keeps the rest.
+func noArch() arch.Options {
+	o := arch.DefaultOptions()
+	o.MaxLayers = 0
+	return o
 }

@@ -87,13 +87,13 @@ func readMeta(ctx context.Context, store graph.MetaReader, keys ...string) (map[
 //   - another extractor: refused, since two extractors' findings would mix in one graph;
 //   - other chunk settings: refused without Options.Rebuild; with it every document of the run
 //     is re-chunked, and MetaChunkingPending stays "true" until every stored document has been;
-//   - other layers or seed: the structure is recomputed (and summaries of an index this run no
-//     longer builds are removed).
+//   - other layers, seed or attributed-community options (Options.Arch): the structure is
+//     recomputed (and summaries of an index this run no longer builds are removed).
 //
 // A store from before the settings were recorded has its documents' chunks checked and its
 // structure recomputed once.
 func (in *Ingester) planSettings(ctx context.Context) (settingsPlan, error) {
-	stored, err := readMeta(ctx, in.Store, graph.MetaExtractor, graph.MetaChunking, graph.MetaChunkingPending, graph.MetaLayers, graph.MetaSeed, graph.MetaEvidence)
+	stored, err := readMeta(ctx, in.Store, graph.MetaExtractor, graph.MetaChunking, graph.MetaChunkingPending, graph.MetaLayers, graph.MetaSeed, graph.MetaEvidence, graph.MetaArch)
 	if err != nil {
 		return settingsPlan{}, err
 	}
@@ -147,11 +147,17 @@ func (in *Ingester) planSettings(ctx context.Context) (settingsPlan, error) {
 		plan.checkChunks = true
 	}
 
-	structure := map[string]string{graph.MetaLayers: in.layersSetting(), graph.MetaSeed: strconv.FormatInt(in.Options.Seed, 10)}
+	structure := map[string]string{graph.MetaLayers: in.layersSetting(), graph.MetaSeed: strconv.FormatInt(in.Options.Seed, 10),
+		graph.MetaArch: in.Options.Arch.String()}
 	plan.structure = structure
-	if hasDocs && (stored[graph.MetaLayers] != structure[graph.MetaLayers] || stored[graph.MetaSeed] != structure[graph.MetaSeed]) {
+	if stored[graph.MetaArch] == "" {
+		stored[graph.MetaArch] = "off" // a store from before the option has no hierarchy
+	}
+	if hasDocs && (stored[graph.MetaLayers] != structure[graph.MetaLayers] || stored[graph.MetaSeed] != structure[graph.MetaSeed] ||
+		stored[graph.MetaArch] != structure[graph.MetaArch]) {
 		in.Log.Info().Str("stored_layers", stored[graph.MetaLayers]).Str("layers", structure[graph.MetaLayers]).
 			Str("stored_seed", stored[graph.MetaSeed]).Str("seed", structure[graph.MetaSeed]).
+			Str("stored_arch", stored[graph.MetaArch]).Str("arch", structure[graph.MetaArch]).
 			Msg("structure settings changed: recomputing the hierarchical index, communities and reports")
 		plan.now[graph.MetaStructureStale] = "true"
 		plan.clearSummaries = structure[graph.MetaLayers] == "max=0" && stored[graph.MetaLayers] != "max=0"
@@ -211,11 +217,12 @@ func (in *Ingester) finishChunking(ctx context.Context, plan settingsPlan, rep *
 
 // recordStructure records the structure settings once the structure is built with them.
 func (in *Ingester) recordStructure(ctx context.Context, plan settingsPlan) error {
-	stored, err := readMeta(ctx, in.Store, graph.MetaLayers, graph.MetaSeed)
+	stored, err := readMeta(ctx, in.Store, graph.MetaLayers, graph.MetaSeed, graph.MetaArch)
 	if err != nil {
 		return err
 	}
-	if stored[graph.MetaLayers] == plan.structure[graph.MetaLayers] && stored[graph.MetaSeed] == plan.structure[graph.MetaSeed] {
+	if stored[graph.MetaLayers] == plan.structure[graph.MetaLayers] && stored[graph.MetaSeed] == plan.structure[graph.MetaSeed] &&
+		stored[graph.MetaArch] == plan.structure[graph.MetaArch] {
 		return nil
 	}
 	if err := in.Store.Apply(ctx, graph.Batch{Meta: plan.structure}); err != nil {

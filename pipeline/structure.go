@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/pipeline/arch"
 	"github.com/stratarag/strata/pipeline/layers"
 )
 
@@ -69,8 +70,31 @@ func (in *Ingester) structure(ctx context.Context, rep *Report) error {
 		}
 		rep.StageDuration["reports"] = time.Since(t)
 	}
+	if err := in.archHierarchy(ctx, rep); err != nil {
+		return err
+	}
 	if err := in.Store.Apply(ctx, graph.Batch{Meta: map[string]string{graph.MetaStructureStale: "false"}}); err != nil {
 		return fmt.Errorf("record the finished structure: %w", err)
+	}
+	return nil
+}
+
+// archHierarchy builds the attributed-community hierarchy when Options.Arch asks for one, and
+// otherwise removes any a previous run built. It reads only layer-0 entities and their
+// relations, so it can run after the other structure stages.
+func (in *Ingester) archHierarchy(ctx context.Context, rep *Report) error {
+	t := time.Now()
+	summarizer := in.ArchSummarizer
+	if summarizer == nil {
+		summarizer = arch.Extractive{}
+	}
+	b := &arch.Builder{Store: in.Store, Embedder: in.Embedder, Summarizer: summarizer, Log: in.Log, Options: in.Options.Arch, Seed: in.Options.Seed}
+	var err error
+	if rep.Arch, err = b.Build(ctx); err != nil {
+		return fmt.Errorf("attributed communities: %w", err)
+	}
+	if in.Options.Arch.MaxLayers > 0 {
+		rep.StageDuration["arch"] = time.Since(t)
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/pipeline"
+	"github.com/stratarag/strata/pipeline/arch"
 	"github.com/stratarag/strata/pipeline/layers"
 	"github.com/stratarag/strata/pipeline/reports"
 )
@@ -32,6 +33,8 @@ func structureIngester(t testing.TB, store graph.Store) *pipeline.Ingester {
 	in.Options.Layers.ClusterSize = 4
 	in.Options.Layers.MaxClusterSize = 8
 	in.Reporter = &reports.Extractive{Embedder: in.Embedder, Batch: 4}
+	in.Options.Arch = arch.DefaultOptions()
+	in.Options.Arch.MinNodes = 4
 	return in
 }
 
@@ -53,8 +56,8 @@ const (
 
 // killPoints are the places between and inside the structure stages where the child stops to be
 // killed: after the summary layers are written, after components, after communities, and after
-// the first batch of reports.
-var killPoints = []string{"layers", "components", "communities", "reports"}
+// the first batch of reports, and after the first layer of attributed communities.
+var killPoints = []string{"layers", "components", "communities", "reports", "arch"}
 
 // pausingStore stops the process at one kill point: it creates the marker file and sleeps until
 // the parent kills it with SIGKILL.
@@ -84,6 +87,14 @@ func (p *pausingStore) Apply(ctx context.Context, b graph.Batch) error {
 	}
 	if err == nil && len(b.Communities) > 0 {
 		p.pause("reports")
+	}
+	return err
+}
+
+func (p *pausingStore) WriteArchLayer(ctx context.Context, layer int, comms []graph.ArchCommunity, links []graph.ArchLink) error {
+	err := p.Store.WriteArchLayer(ctx, layer, comms, links)
+	if err == nil && len(comms) > 0 {
+		p.pause("arch")
 	}
 	return err
 }
@@ -124,8 +135,9 @@ func TestStructureResumesAfterKill(t *testing.T) {
 	cleanDir := t.TempDir()
 	clean := openStore(t, cleanDir)
 	rep := structureIngest(t, clean, corpusDir)
-	if len(rep.Layers) < 2 {
-		t.Fatalf("the clean run built %d summary layers, want 2 or more for this test to mean something", len(rep.Layers))
+	if len(rep.Layers) < 2 || len(rep.Arch) < 2 {
+		t.Fatalf("the clean run built %d summary layers and %d attributed-community layers, want 2 or more of each for this test to mean something",
+			len(rep.Layers), len(rep.Arch))
 	}
 	clean.Close()
 	want := dumpStore(t, cleanDir)
@@ -291,7 +303,7 @@ func dumpStore(t *testing.T, dir string) storeDump {
 		rows.Close()
 		slices.Sort(dump[table])
 	}
-	for _, table := range []string{"entities", "summary_links", "communities", "community_members"} {
+	for _, table := range []string{"entities", "summary_links", "communities", "community_members", "arch_communities", "arch_members", "arch_links"} {
 		if len(dump[table]) == 0 {
 			t.Fatalf("the dump of %s has no %s rows", dir, table)
 		}

@@ -51,6 +51,9 @@ func New() *Set {
 		"join": strings.Join,
 	})
 	t, err := t.ParseFS(templateFS, "templates/*.tmpl")
+	if err == nil {
+		t, err = t.ParseFS(archFS, "arch/*.tmpl")
+	}
 	if err != nil {
 		panic(fmt.Sprintf("prompts: parse embedded templates: %v", err))
 	}

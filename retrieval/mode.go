@@ -34,6 +34,10 @@ const (
 	// hierarchy to their lowest common ancestor with the relations among the entities on them,
 	// and the source chunks (lca.go).
 	ModeLCA
+	// ModeArch is ArchRAG's search of the attributed-community hierarchy (ingest --arch): the
+	// nearest nodes of every layer, descending from the top through the nearest communities'
+	// members, scored points per layer, the best kept (retrieval/arch.go).
+	ModeArch
 )
 
 // DefaultMode is the mode of a query that names none.
@@ -41,7 +45,7 @@ const DefaultMode = ModeHi
 
 // Modes returns every mode, in the order help text lists them.
 func Modes() []Mode {
-	return []Mode{ModeHi, ModeNaive, ModeLocal, ModeGlobal, ModeHiLocal, ModeHiGlobal, ModeHiBridge, ModeHiNoBridge, ModeLCA}
+	return []Mode{ModeHi, ModeNaive, ModeLocal, ModeGlobal, ModeHiLocal, ModeHiGlobal, ModeHiBridge, ModeHiNoBridge, ModeLCA, ModeArch}
 }
 
 // String returns the mode's name, as ParseMode reads it and the --mode flag takes it.
@@ -65,6 +69,8 @@ func (m Mode) String() string {
 		return "hi_nobridge"
 	case ModeLCA:
 		return "lca"
+	case ModeArch:
+		return "arch"
 	}
 	return "Mode(" + strconv.Itoa(int(m)) + ")"
 }

@@ -8,13 +8,17 @@ type Options struct {
 	Mode Mode
 	// TopK is the number of source chunks in the context.
 	TopK int
-	// Entities is the number of seed entities (local and hi modes).
+	// Entities is the number of seed entities (local and hi modes), and of nodes found per layer
+	// in arch mode.
 	Entities int
 	// MaxContextTokens bounds the context text. In global mode it also bounds the reports text of
 	// each map call, as in GraphRAG.
 	MaxContextTokens int
 	// ContextOnly skips answer generation.
 	ContextOnly bool
+	// archSearch is how arch mode finds each layer's nodes (archFlat unless a benchmark
+	// compares).
+	archSearch archSearch
 }
 
 // Defaults of the local and naive modes, after GraphRAG's local search.
@@ -41,6 +45,8 @@ func DefaultOptions(m Mode) Options {
 		opt.MaxContextTokens = globalContextTokens
 	case ModeLCA:
 		opt.Entities, opt.MaxContextTokens = lcaEntities, hiContextTokens
+	case ModeArch:
+		opt.Entities, opt.MaxContextTokens = archNodes, archContextTokens
 	default: // ModeHi and its ablations
 		opt.Entities, opt.MaxContextTokens = hiEntities, hiContextTokens
 	}

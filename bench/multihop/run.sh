@@ -2,7 +2,8 @@
 # Ingests a corpus (the shared multihop set by default) into a fresh embedded store (offline), then evaluates recall
 # of gold documents and the mean context tokens for each retrieval mode. Prints ingest wall time and peak memory (GNU time)
 # and the recall table, with BM25 over whole documents (bm25.py) as the reference row.
-# Usage: bench/multihop/run.sh [STORE_DIR]   (MODES="naive hi" to evaluate fewer modes)
+# Usage: bench/multihop/run.sh [STORE_DIR]   (MODES="naive hi" to evaluate fewer modes;
+# INGEST_FLAGS="--arch 3" MODES="naive hi arch" to build and evaluate the attributed communities)
 # STORE_DIR is where the store is built and kept: a new or empty directory (the script deletes
 # nothing it did not create). Without it, a temporary directory is used and removed at the end.
 # The corpus is $CORPUS (a .jsonl file or a folder) with questions $QUESTIONS, by default
@@ -11,7 +12,7 @@
 set -euo pipefail
 tmpdir= # a store directory this script created, removed at exit
 trap 'rm -rf "$tmpdir"' EXIT
-usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 case $# in
   0) dir=$(mktemp -d); tmpdir=$dir ;;
   1) case $1 in -h|--help) usage ;; -*) echo "run.sh: unknown option $1" >&2; usage ;; esac
@@ -35,10 +36,10 @@ command -v /usr/bin/time >/dev/null || { echo "needs GNU time: apt-get install t
 go build -o bin/strata ./cmd/strata
 export STRATA_OFFLINE=1
 echo "== ingest $corpus into $dir"
-/usr/bin/time -f "ingest: %e s wall, %M KiB peak RSS" ./bin/strata ingest --log-level warn --data-dir "$dir" "$corpus"
+/usr/bin/time -f "ingest: %e s wall, %M KiB peak RSS" ./bin/strata ingest --log-level warn ${INGEST_FLAGS:-} --data-dir "$dir" "$corpus"
 ./bin/strata status --data-dir "$dir" --log-level warn
 echo "== re-ingest (nothing changed)"
-/usr/bin/time -f "re-ingest: %e s wall, %M KiB peak RSS" ./bin/strata ingest --log-level warn --data-dir "$dir" "$corpus" >/dev/null
+/usr/bin/time -f "re-ingest: %e s wall, %M KiB peak RSS" ./bin/strata ingest --log-level warn ${INGEST_FLAGS:-} --data-dir "$dir" "$corpus" >/dev/null
 table="$(mktemp)"
 trap 'rm -f "$table"; rm -rf "$tmpdir"' EXIT
 for mode in ${MODES:-naive local global hi hi_local hi_global hi_bridge hi_nobridge lca}; do

@@ -22,8 +22,9 @@ func deleteCommand() *cli.Command {
 			"Inputs) with their chunks. What those chunks said is taken back: every entity and relation they\n" +
 			"mentioned is derived again from the evidence of the chunks that remain, and the ones left\n" +
 			"without any are removed, so the graph is the one an ingest of the remaining documents builds.\n" +
-			"The same command then recomputes the summary layers, components, communities and reports with\n" +
-			"the settings the store records (with a model, only summaries and reports whose members changed\n" +
+			"The same command then recomputes the summary layers, components, communities, reports and\n" +
+			"attributed communities with the settings the store records (with a model, only summaries and\n" +
+			"reports whose members changed\n" +
 			"cost a call: the rest come from the response cache). Use the model flags the store was built\n" +
 			"with. An unknown id fails the command before anything is deleted.\n\n" +
 			"With --missing, the arguments are files or folders: every stored document that came from under\n" +
@@ -100,8 +101,10 @@ func runDelete(c *cli.Context) error {
 	defer closeStore(store, log)
 	in := &pipeline.Ingester{
 		Store: store, Extractor: m.extractor, Embedder: m.embedder, Tokenizer: tok,
-		Summarizer: m.summarizer, LayerSummarizer: m.layerSummarizer(tok), Reporter: m.reporter(tok, log),
-		Log: log, Options: pipeline.DefaultOptions(),
+		Summarizer: m.summarizer, LayerSummarizer: m.layerSummarizer(tok), RelationDescriber: m.relationDescriber(),
+		Reporter: m.reporter(tok, log), ArchSummarizer: m.archSummarizer(tok),
+		Log: log, Options: pipeline.DefaultOptions(), // the structure settings come from the store
+
 	}
 	ids := c.Args().Slice()
 	if c.Bool("missing") {

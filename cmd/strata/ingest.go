@@ -14,6 +14,7 @@ import (
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline"
+	"github.com/stratarag/strata/pipeline/arch"
 	"github.com/stratarag/strata/retrieval"
 )
 
@@ -33,7 +34,7 @@ func ingestCommand() *cli.Command {
 			"directory for a file named directly, or a JSON Lines record's \"id\"; a file already stored keeps\n" +
 			"its id. A run is refused (exit 1) before it writes anything when two inputs share an id, when an\n" +
 			"id belongs to another file (--replace), or when the chunk settings differ from the store's\n" +
-			"(--rebuild); other --layers, --aggregate, --aggregate-k or --seed recompute the structure.\n" +
+			"(--rebuild); other --layers, --aggregate, --aggregate-k, --arch or --seed recompute the structure.\n" +
 			"Hidden entries, symbolic links and other file types in folders are listed as ignored. See the\n" +
 			"README, Inputs.",
 		Flags: commonFlags(append(extractionFlags(),
@@ -45,6 +46,7 @@ func ingestCommand() *cli.Command {
 			&cli.IntFlag{Name: "layers", Value: def.Layers.MaxLayers, Usage: "summary layers of the hierarchical index at most (0: none)"},
 			&cli.BoolFlag{Name: "aggregate", Value: def.Aggregate, Usage: "LeanRAG's aggregation: relate summary entities whose members share many relations (--aggregate=false: HiRAG's hierarchy alone)"},
 			&cli.Float64Flag{Name: "aggregate-k", Value: def.Layers.AggregateK, Usage: "threshold of the aggregation per layer: pairs of summaries whose members share at least mean + k·sd (and 2) relations are related"},
+			&cli.IntFlag{Name: "arch", Value: def.Arch.MaxLayers, Usage: fmt.Sprintf("layers of ArchRAG attributed communities at most, for --mode arch (0: none; %d neighbours per node, see the README)", arch.DefaultOptions().K)},
 			&cli.BoolFlag{Name: "rebuild", Usage: "re-chunk (and extract again) every document of the run when --chunk-size or --chunk-overlap differ from the store's, and rebuild a store an older strata built (no per-chunk evidence) from the run's documents; without it such a run is refused"},
 			&cli.BoolFlag{Name: "replace", Usage: "let an input take over a document id the store holds for another file; without it such a run is refused"},
 			&cli.BoolFlag{Name: flagJSON, Usage: "print the run report as one JSON object on stdout"},
@@ -65,6 +67,7 @@ type ingestOutput struct {
 	Relations   int                `json:"relations"`
 	Components  int                `json:"components"`
 	Communities int                `json:"communities"`
+	Arch        []arch.Layer       `json:"arch,omitempty"` // attributed-community layers built (--arch)
 	Usage       retrieval.Usage    `json:"usage"`
 	LLM         *llm.Stats         `json:"llm,omitempty"`   // per-stage accounting, with a model
 	Store       *storeCounts       `json:"store,omitempty"` // what the store holds after the run
@@ -91,6 +94,7 @@ func runIngest(c *cli.Context) error {
 	opt.Concurrency = c.Int("concurrency")
 	opt.Layers.MaxLayers = c.Int("layers")
 	opt.Aggregate, opt.Layers.AggregateK = c.Bool("aggregate"), c.Float64("aggregate-k")
+	opt.Arch.MaxLayers = c.Int("arch")
 	opt.Seed = c.Int64("seed")
 	opt.Rebuild, opt.Replace = c.Bool("rebuild"), c.Bool("replace")
 	if err := opt.Validate(); err != nil {
@@ -110,7 +114,7 @@ func runIngest(c *cli.Context) error {
 	in := &pipeline.Ingester{
 		Extractor: m.extractor, Embedder: m.embedder, Tokenizer: tok,
 		Summarizer: m.summarizer, LayerSummarizer: m.layerSummarizer(tok), RelationDescriber: m.relationDescriber(), Reporter: m.reporter(tok, log),
-		Log: log, Options: opt,
+		ArchSummarizer: m.archSummarizer(tok), Log: log, Options: opt,
 	}
 	if c.Bool("dry-run") {
 		return runDryRun(c, in) // no store: a dry run writes nothing
@@ -131,7 +135,7 @@ func runIngest(c *cli.Context) error {
 	out := ingestOutput{
 		Backend: be, Documents: rep.Documents, Unchanged: rep.Unchanged, Failed: rep.Failed, Skipped: []string{}, Ignored: []string{},
 		Chunks: rep.Chunks, Entities: rep.Entities, Relations: rep.Relations, Components: rep.Components,
-		Communities: rep.Communities, Usage: m.usage(), TimingsMS: map[string]float64{"total": ms(rep.Duration)},
+		Communities: rep.Communities, Arch: rep.Arch, Usage: m.usage(), TimingsMS: map[string]float64{"total": ms(rep.Duration)},
 	}
 	for _, p := range rep.Problems {
 		out.Skipped = append(out.Skipped, p.String())
@@ -183,6 +187,13 @@ func runIngest(c *cli.Context) error {
 		fmt.Fprintf(w, "  structure  %d components, %d communities (recomputed)\n", out.Components, out.Communities)
 	} else {
 		fmt.Fprintln(w, "  structure  unchanged")
+	}
+	if len(out.Arch) > 0 {
+		fmt.Fprintf(w, "  arch      ")
+		for _, l := range out.Arch {
+			fmt.Fprintf(w, " layer %d: %d communities over %d nodes;", l.Layer, l.Communities, l.Nodes)
+		}
+		fmt.Fprintln(w)
 	}
 	if out.Store != nil {
 		fmt.Fprintf(w, "  store now  %s\n", out.Store.summary())

@@ -71,14 +71,25 @@ type queryReport struct {
 func TestNeo4jEndToEnd(t *testing.T) {
 	srv := neo4jtest.Require(t)
 	srv.Reset(t)
-	dir := ingested(t)
+	// Both stores get the attributed communities too (--arch), so that arch mode runs on both.
+	dir := t.TempDir()
+	code, out, errOut := strata(t, "ingest", "--data-dir", dir, "--json", "--arch", "3", corpusDir)
+	if code != 0 {
+		t.Fatalf("ingest into the embedded store: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	embArch := decodeJSON[ingestOutput](t, "ingest", out).Arch
 
-	code, out, errOut := neo4jCLI(t, srv, "ingest", "--offline", "--json", corpusDir)
+	code, out, errOut = neo4jCLI(t, srv, "ingest", "--offline", "--json", "--arch", "3", corpusDir)
 	if code != 0 {
 		t.Fatalf("ingest into Neo4j: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
-	if rep := decodeJSON[map[string]any](t, "ingest", out); rep["documents"] != float64(17) {
-		t.Fatalf("ingest report: %v", rep)
+	if rep := decodeJSON[ingestOutput](t, "ingest", out); rep.Documents != 17 || len(rep.Arch) == 0 || len(embArch) == 0 ||
+		rep.Arch[0].Nodes != embArch[0].Nodes {
+		t.Fatalf("ingest report: %+v; embedded attributed communities %+v: want 17 documents and layer 1 over the same nodes", rep, embArch)
+	} else {
+		// gds.knn is approximate and GDS Leiden visits nodes in another order: the communities
+		// may differ, the layer they are built over may not.
+		t.Logf("attributed communities: Neo4j %+v, embedded %+v", rep.Arch, embArch)
 	}
 
 	code, out, errOut = neo4jCLI(t, srv, "status", "--json")
@@ -107,7 +118,7 @@ func TestNeo4jEndToEnd(t *testing.T) {
 	}
 
 	const question = "Under which rector did the designer of the Kestrel Point Lighthouse study?"
-	for _, mode := range []string{"hi", "naive", "local", "global", "hi_local", "hi_global", "hi_bridge", "hi_nobridge", "lca"} {
+	for _, mode := range []string{"hi", "naive", "local", "global", "hi_local", "hi_global", "hi_bridge", "hi_nobridge", "lca", "arch"} {
 		code, out, errOut := neo4jCLI(t, srv, "query", "--offline", "--json", "--mode", mode, question)
 		if code != 0 {
 			t.Errorf("query --mode %s on Neo4j: exit %d: %s", mode, code, errOut)
@@ -157,15 +168,21 @@ func TestNeo4jEndToEnd(t *testing.T) {
 		}
 	}
 
-	for _, mode := range []string{"naive", "hi", "lca"} {
+	for _, mode := range []string{"naive", "hi", "lca", "arch"} {
 		_, out, errOut := neo4jCLI(t, srv, "eval", "--offline", "--json", "--questions", questionFile, "--mode", mode)
 		neoRecall := decodeJSON[struct{ Recall map[string]float64 }](t, "eval: "+errOut, out).Recall
 		_, out, _ = strata(t, "eval", "--data-dir", dir, "--json", "--questions", questionFile, "--mode", mode)
 		embRecall := decodeJSON[struct{ Recall map[string]float64 }](t, "eval", out).Recall
+		// 16 questions, 2 gold documents each: one document more or less moves recall by 1/32;
+		// full-text scoring differs a little between Lucene and SQLite FTS5. In arch mode the
+		// communities themselves differ (gds.knn is approximate, GDS Leiden visits nodes in
+		// another order), and with them the layer-0 entities a descent reaches.
+		margin := 2.0 / 32
+		if mode == "arch" {
+			margin = 4.0 / 32
+		}
 		for _, k := range []string{"recall@2", "recall@5", "recall@10"} {
-			// 16 questions, 2 gold documents each: one document more or less moves recall by
-			// 1/32; full-text scoring differs a little between Lucene and SQLite FTS5.
-			if d := math.Abs(neoRecall[k] - embRecall[k]); d > 2.0/32+1e-9 {
+			if d := math.Abs(neoRecall[k] - embRecall[k]); d > margin+1e-9 {
 				t.Errorf("mode %s %s: Neo4j %.3f, embedded %.3f", mode, k, neoRecall[k], embRecall[k])
 			}
 		}
@@ -174,7 +191,7 @@ func TestNeo4jEndToEnd(t *testing.T) {
 
 	checkSavedQueries(t, srv)
 
-	code, out, errOut = neo4jCLI(t, srv, "ingest", "--offline", "--json", corpusDir)
+	code, out, errOut = neo4jCLI(t, srv, "ingest", "--offline", "--json", "--arch", "3", corpusDir)
 	if code != 0 {
 		t.Fatalf("re-ingest: exit %d: %s", code, errOut)
 	}

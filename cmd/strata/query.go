@@ -25,9 +25,11 @@ func queryCommand() *cli.Command {
 			"search: entities, their relations, chunks and community reports), global (GraphRAG global search:\n" +
 			"community reports of one level, mapped to scored points by the model, ranked; offline, scored\n" +
 			"by similarity; keep --max-context-tokens within the model's window, it also sizes the map\n" +
-			"batches), the ablations hi_local, hi_global, hi_bridge, hi_nobridge, and lca (LeanRAG: entities,\n" +
-			"the summaries on the paths up to their lowest common ancestor and the relations among them, plus\n" +
-			"source chunks). With --json, stdout holds exactly one JSON object.",
+			"batches), arch (ArchRAG: the nearest attributed communities of every layer of a store ingested\n" +
+			"with --arch, descending from the top, filtered into scored points per layer, plus source\n" +
+			"chunks), lca (LeanRAG: entities, the summaries on the paths up to their lowest common ancestor\n" +
+			"and the relations among them, plus source chunks), and the ablations hi_local, hi_global,\n" +
+			"hi_bridge, hi_nobridge. With --json, stdout holds exactly one JSON object.",
 		Flags: commonFlags(append(retrievalFlags(),
 			&cli.BoolFlag{Name: "context-only", Usage: "retrieve the context but do not generate an answer"},
 			&cli.BoolFlag{Name: flagJSON, Usage: "print one JSON object on stdout (shape in the README)"},
@@ -49,8 +51,8 @@ func retrievalFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "mode", Value: def.Mode.String(), Usage: "retrieval mode: " + strings.Join(names, ", ")},
 		&cli.IntFlag{Name: "top-k", Value: def.TopK, Usage: "number of source chunks in the context"},
-		&cli.IntFlag{Name: "entities", Usage: fmt.Sprintf("number of seed entities (default: %d in hi modes, %d in local, %d in lca)", def.Entities, loc.Entities, lca.Entities)},
-		&cli.IntFlag{Name: "max-context-tokens", Usage: fmt.Sprintf("token budget of the context text (default: %d in hi modes, %d in lca, %d otherwise)", def.MaxContextTokens, lca.MaxContextTokens, loc.MaxContextTokens)},
+		&cli.IntFlag{Name: "entities", Usage: fmt.Sprintf("number of seed entities (default: %d in hi modes, %d in local, %d in lca), or of nodes per layer in arch (default %d)", def.Entities, loc.Entities, lca.Entities, retrieval.DefaultOptions(retrieval.ModeArch).Entities)},
+		&cli.IntFlag{Name: "max-context-tokens", Usage: fmt.Sprintf("token budget of the context text (default: %d in hi modes, %d in lca, %d in arch, %d otherwise)", def.MaxContextTokens, lca.MaxContextTokens, retrieval.DefaultOptions(retrieval.ModeArch).MaxContextTokens, loc.MaxContextTokens)},
 	}
 }
 

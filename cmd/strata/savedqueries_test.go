@@ -192,6 +192,17 @@ var savedQueryChecks = map[string]savedQueryCheck{
 		}
 	}},
 	"the communities of an entity at every level ($entityId)": {},
+	"attributed communities per layer (ingest --arch)": {check: func(t *testing.T, rows []map[string]any) {
+		if rows[0]["layer"] != int64(1) || rows[0]["communities"] == int64(0) {
+			t.Errorf("first row %v, want layer 1 with some communities", rows[0])
+		}
+	}},
+	"the attributed communities above an entity, with their links ($entityId)": {graph: true, check: func(t *testing.T, rows []map[string]any) {
+		p, ok := rows[0]["p"].(dbtype.Path)
+		if !ok || len(p.Relationships) == 0 || p.Relationships[0].Type != "ARCH_MEMBER_OF" {
+			t.Errorf("p = %v, want a path up ARCH_MEMBER_OF", rows[0]["p"])
+		}
+	}},
 	"a shortest path between two entities, as bridge retrieval walks it ($from, $to)": {graph: true, check: func(t *testing.T, rows []map[string]any) {
 		if p, ok := rows[0]["p"].(dbtype.Path); !ok || len(p.Relationships) == 0 || len(p.Relationships) > 4 {
 			t.Errorf("p = %v, want a path of 1 to 4 hops", rows[0]["p"])

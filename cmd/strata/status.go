@@ -41,7 +41,7 @@ type unsupportedCounts struct {
 // ingest must use or change knowingly (README, Inputs).
 func statusMeta() []string {
 	return []string{graph.MetaEmbeddingModel, graph.MetaEmbeddingDims, graph.MetaExtractor,
-		graph.MetaChunking, graph.MetaLayers, graph.MetaSeed}
+		graph.MetaChunking, graph.MetaLayers, graph.MetaSeed, graph.MetaArch}
 }
 
 func runStatus(c *cli.Context) error {

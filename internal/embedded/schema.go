@@ -9,7 +9,7 @@ import (
 // schemaVersion is stored in PRAGMA user_version. A change to the schema is a new entry in
 // migrations and a new version; schemaSQL stays the schema of version 1, so new and upgraded
 // stores are built by the same statements.
-const schemaVersion = 4
+const schemaVersion = 5
 
 // oldestReadable is the oldest schema version a read-only Store can use as it is (readers cannot
 // upgrade a store). Raise it when a migration changes something readers depend on.
@@ -191,7 +191,7 @@ func migrations() [][]string {
 		// entity; relation_evidence what each chunk said about a relation. Entities and
 		// relations are derived from their evidence, so a deleted chunk takes what it said
 		// with it. A store upgraded from 3 holds no evidence yet (meta "evidence" is unset):
-		// ingest refuses to merge into it until it is rebuilt (pipeline.ErrNoEvidence).
+		// ingest refuses to merge into it until it is rebuilt (pipeline/settings.go).
 		{
 			`ALTER TABLE mentions ADD COLUMN name TEXT NOT NULL DEFAULT ''`,
 			`ALTER TABLE mentions ADD COLUMN type TEXT NOT NULL DEFAULT ''`,
@@ -207,6 +207,8 @@ func migrations() [][]string {
 			) WITHOUT ROWID`,
 			`CREATE INDEX relation_evidence_chunk ON relation_evidence (chunk_id)`,
 		},
+		// 4 → 5: the attributed-community hierarchy (arch.go).
+		archMigration(),
 	}
 }
 

@@ -303,5 +303,6 @@ type Store interface {
 	Searcher
 	Writer
 	Analyzer
+	ArchIndex
 	Close() error
 }

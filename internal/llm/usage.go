@@ -15,6 +15,7 @@ const (
 	StageLayers    = "layers"    // HiIndex summary entities
 	StageAggregate = "aggregate" // LeanRAG relations between summary entities
 	StageReport    = "report"    // community reports
+	StageArch      = "arch"      // attributed-community summaries (ingest --arch)
 	StageMap       = "map"       // global search key points
 	StageAnswer    = "answer"    // answer generation
 	StageEmbed     = "embed"     // embeddings
@@ -136,7 +137,7 @@ func (m *Meter) Stats() Stats {
 // sortedStages lists the stages of m in pipeline order; unknown stages follow alphabetically.
 func sortedStages[V any](m map[string]V) []string {
 	stageOrder := []string{
-		StageExtract, StageRelations, StageGlean, StageSummarize, StageEmbed, StageLayers, StageAggregate, StageReport,
+		StageExtract, StageRelations, StageGlean, StageSummarize, StageEmbed, StageLayers, StageAggregate, StageReport, StageArch,
 		StageMap, StageAnswer, StageOther,
 	}
 	rank := func(s string) int {

@@ -15,6 +15,7 @@ import (
 	"github.com/stratarag/strata/internal/testcorpus"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline"
+	"github.com/stratarag/strata/pipeline/arch"
 	"github.com/stratarag/strata/pipeline/extract"
 	"github.com/stratarag/strata/pipeline/reports"
 )
@@ -51,9 +52,11 @@ func Ingest(ctx context.Context, dir string, dims int) (Fixture, error) {
 		return Fixture{}, err
 	}
 	emb := embedding.NewOffline(dims)
+	opt := pipeline.DefaultOptions()
+	opt.Arch = arch.DefaultOptions() // every query mode works on the fixture, arch too
 	in := &pipeline.Ingester{
 		Store: store, Extractor: extract.NewOffline(), Embedder: emb, Tokenizer: tok,
-		Reporter: &reports.Extractive{Embedder: emb}, Log: zerolog.Nop(), Options: pipeline.DefaultOptions(),
+		Reporter: &reports.Extractive{Embedder: emb}, Log: zerolog.Nop(), Options: opt,
 	}
 	if _, err := in.Run(ctx, []string{testcorpus.Dir()}); err != nil {
 		store.Close()

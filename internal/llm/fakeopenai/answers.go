@@ -158,3 +158,29 @@ func keyPointsAnswer(user string) string {
 	b, _ := json.Marshal(map[string]any{"points": points})
 	return string(b)
 }
+
+// archSummaryAnswer titles an attributed community after its first two members (lines
+// "- NAME (TYPE): DESCRIPTION") and summarizes it with the first sentence of each of the first
+// three descriptions.
+func archSummaryAnswer(text string) string {
+	var names, parts []string
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimPrefix(strings.TrimSpace(line), "- ")
+		name, desc, _ := strings.Cut(line, ": ")
+		if i := strings.LastIndex(name, " ("); i > 0 {
+			name = name[:i]
+		}
+		if name == "" {
+			continue
+		}
+		if len(names) < 2 {
+			names = append(names, name)
+		}
+		if len(parts) < 3 {
+			if ss := sentences(desc); len(ss) > 0 {
+				parts = append(parts, ss[0].text)
+			}
+		}
+	}
+	return "TITLE: " + strings.Join(names, " and ") + "\nSUMMARY: " + clip(strings.Join(parts, " "), 80)
+}

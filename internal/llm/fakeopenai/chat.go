@@ -149,6 +149,9 @@ func (s *Server) answer(msgs []chatMessage) (task, answer string, records int) {
 		return task, keyPointsAnswer(firstUser), 0
 	case prompts.TaskSummaryRelation:
 		return task, summaryRelationAnswer(firstUser), 0
+	case prompts.TaskArchSummary:
+		text, _ := prompts.Unfence(firstUser, prompts.MembersLabel)
+		return task, archSummaryAnswer(text), 0
 	case prompts.TaskSummaryEntity:
 		text, _ := prompts.Unfence(firstUser, prompts.ClusterLabel)
 		ents, rels := summaryEntities(text)

@@ -1,0 +1,16 @@
+package main
+
+import (
+	"github.com/stratarag/strata/internal/tokenizer"
+	"github.com/stratarag/strata/pipeline/arch"
+	"github.com/stratarag/strata/prompts"
+)
+
+// archSummarizer describes attributed communities (ingest --arch) with the model when there is
+// one.
+func (m *models) archSummarizer(tok *tokenizer.Tokenizer) arch.Summarizer {
+	if m.client == nil {
+		return arch.Extractive{}
+	}
+	return &arch.LLM{Chat: m.client, Prompts: prompts.New(), Tokenizer: tok}
+}

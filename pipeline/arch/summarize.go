@@ -1,0 +1,99 @@
+package arch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/internal/llmtask"
+	"github.com/stratarag/strata/internal/textutil"
+	"github.com/stratarag/strata/internal/tokenizer"
+	"github.com/stratarag/strata/prompts"
+)
+
+// Limits of extractive summaries.
+const (
+	titleMembers       = 3
+	listedMembers      = 10
+	descriptionMembers = 5
+)
+
+// Extractive describes a community without a model, as the offline community reports do: the
+// title names its most linked members, the summary lists members and adds the first sentence of
+// the most linked ones' descriptions.
+type Extractive struct{}
+
+// Summarize implements Summarizer.
+func (Extractive) Summarize(_ context.Context, layer int, members []Member) (Summary, error) {
+	if len(members) == 0 {
+		return Summary{}, errors.New("a community without members")
+	}
+	names := make([]string, 0, len(members))
+	for _, m := range members {
+		names = append(names, m.Name)
+	}
+	title := strings.Join(names[:min(titleMembers, len(names))], ", ")
+	if more := len(names) - titleMembers; more > 0 {
+		title += fmt.Sprintf(" and %d more", more)
+	}
+	kind := "entities"
+	if layer > 1 {
+		kind = "communities"
+	}
+	summary := fmt.Sprintf("A community of %d related %s: %s", len(members), kind, strings.Join(names[:min(listedMembers, len(names))], ", "))
+	if len(names) > listedMembers {
+		summary += ", …"
+	}
+	summary += "."
+	for _, m := range members[:min(descriptionMembers, len(members))] {
+		if s := textutil.FirstSentence(m.Description); s != "" {
+			summary += " " + s
+		}
+	}
+	return Summary{Title: title, Summary: summary}, nil
+}
+
+// LLM describes a community with a model (prompts.ArchSummary). A community whose answer is
+// unreadable gets the extractive summary, so one bad answer never breaks the hierarchy; API
+// errors fail the stage.
+type LLM struct {
+	Chat      llm.Chatter
+	Prompts   *prompts.Set
+	Tokenizer *tokenizer.Tokenizer
+	// MaxInputTokens bounds the members text of one prompt (4000 when zero).
+	MaxInputTokens int
+}
+
+// Summarize implements Summarizer.
+func (x *LLM) Summarize(ctx context.Context, layer int, members []Member) (Summary, error) {
+	title, summary, err := llmtask.ArchSummary(ctx, x.Chat, x.Prompts, layer, len(members), x.membersText(members))
+	if errors.Is(err, prompts.ErrUnreadable) {
+		return Extractive{}.Summarize(ctx, layer, members)
+	}
+	if err != nil {
+		return Summary{}, err
+	}
+	return Summary{Title: title, Summary: summary}, nil
+}
+
+// membersText lists the members, most linked first, within the input budget.
+func (x *LLM) membersText(members []Member) string {
+	budget := x.MaxInputTokens
+	if budget <= 0 {
+		budget = 4000
+	}
+	var sb strings.Builder
+	used := 0
+	for _, m := range members {
+		line := fmt.Sprintf("- %s (%s): %s\n", m.Name, m.Type, strings.Join(strings.Fields(m.Description), " "))
+		n := x.Tokenizer.Count(line)
+		if used+n > budget && used > 0 {
+			break
+		}
+		sb.WriteString(line)
+		used += n
+	}
+	return sb.String()
+}

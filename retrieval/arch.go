@@ -1,0 +1,389 @@
+package retrieval
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/textutil"
+	"github.com/stratarag/strata/prompts"
+)
+
+// Parameters of arch mode (ArchRAG's hierarchical search and adaptive filtering).
+const (
+	// archNodes is the default number of nodes found per layer (Options.Entities).
+	archNodes = 10
+	// archContextTokens is the default context budget, as local and global search have.
+	archContextTokens = 12000
+	// archPointShare is the share of the budget for the filtered points; the source chunks of
+	// the entities found get the rest.
+	archPointShare = 0.5
+	// archMaxLayers guards the descent against a store that records an absurd layer count.
+	archMaxLayers = 32
+)
+
+// archSearch selects how arch mode finds each layer's nodes.
+type archSearch int
+
+const (
+	// archFlat searches every layer on its own (a per-layer vector search; layer 0 fused with
+	// full-text search, Engine.archEntities). The default: on multihop it finds the gold
+	// documents of a descent twice as often, for about a millisecond more (bench/arch).
+	archFlat archSearch = iota
+	// archDescent searches the top layer, then each layer below among the members of the
+	// nearest communities found above it (widened to the next nearest until at least k
+	// candidates): a C-HNSW-like walk down the hierarchy, ArchRAG's own.
+	archDescent
+	// archFlatVector is archFlat with layer 0 by vector search alone, so that the benchmark
+	// compares a per-layer vector search with the descent on equal terms.
+	archFlatVector
+)
+
+// archHit is a node found at one layer of the hierarchy.
+type archHit struct {
+	layer int
+	hit   graph.Hit
+}
+
+// archPoint is a scored point of the filtering step with the nodes it comes from.
+type archPoint struct {
+	description string
+	score       float64
+	layer       int
+	sources     []string // node ids: entities at layer 0, communities above
+}
+
+// arch is ArchRAG-style retrieval over the attributed-community hierarchy: the nodes nearest to
+// the question at every layer (archFlat by default), then per layer the points that help
+// answer it, scored 0–100 (by the Mapper, as global search's map step, or offline by similarity),
+// merged and ranked, written until half the budget is spent; the source chunks of the layer-0
+// entities found fill the rest.
+func (e *Engine) arch(ctx context.Context, question string, qvec []float32, opt Options, res *Result) error {
+	store, ok := e.Store.(graph.ArchIndex)
+	if !ok {
+		return errors.New("this store cannot hold attributed communities")
+	}
+	layers, err := e.archLayers(ctx)
+	if err != nil {
+		return err
+	}
+	if layers == 0 {
+		return errors.New("the store has no attributed communities: run `strata ingest --arch N` (for example --arch 3) first")
+	}
+	t := time.Now()
+	hits, err := archFind(ctx, store, qvec, layers, opt.Entities, opt.archSearch)
+	if err != nil {
+		return err
+	}
+	if opt.archSearch == archFlat {
+		base, err := e.archEntities(ctx, store, question, qvec, opt.Entities)
+		if err != nil {
+			return err
+		}
+		for _, h := range base {
+			hits = append(hits, archHit{layer: 0, hit: h})
+		}
+	}
+	res.TimingsMS["search"] = ms(time.Since(t))
+
+	// The nodes behind the hits, by layer: entities at 0, communities above.
+	var entityIDs, commIDs []string
+	score := map[string]float64{}
+	for _, h := range hits {
+		score[h.hit.ID] = h.hit.Score
+		if h.layer == 0 {
+			entityIDs = append(entityIDs, h.hit.ID)
+		} else {
+			commIDs = append(commIDs, h.hit.ID)
+		}
+	}
+	entities, err := e.Store.Entities(ctx, entityIDs)
+	if err != nil {
+		return err
+	}
+	comms, err := store.ArchCommunities(ctx, commIDs)
+	if err != nil {
+		return err
+	}
+	items := archItems(hits, entities, comms)
+
+	t = time.Now()
+	var points []archPoint
+	if e.Mapper == nil {
+		points = offlineArchPoints(items)
+	} else if points, err = e.filterLayers(ctx, question, items, opt.MaxContextTokens); err != nil {
+		return err
+	}
+	res.TimingsMS["filter"] = ms(time.Since(t))
+	points = slices.DeleteFunc(points, func(p archPoint) bool { return !(p.score > 0) })
+	slices.SortStableFunc(points, func(a, b archPoint) int { return cmp.Compare(b.score, a.score) })
+
+	b := newContextBuilder(e.Tokenizer)
+	n := b.section("Findings", len(points), func(i int) string { return renderArchPoint(points[i]) }, int(float64(opt.MaxContextTokens)*archPointShare))
+	byID := map[string]archItem{}
+	for _, it := range items {
+		byID[it.id] = it
+	}
+	seen := map[string]bool{}
+	for _, p := range points[:n] {
+		for _, id := range p.sources {
+			it, ok := byID[id]
+			if !ok || seen[id] {
+				continue
+			}
+			seen[id] = true
+			if it.layer == 0 {
+				res.Context.Entities = append(res.Context.Entities, EntityItem{ID: id, Name: it.entity.Name, Type: it.entity.Type,
+					Description: it.entity.Description, Layer: 0, Score: it.score})
+			} else {
+				res.Context.Communities = append(res.Context.Communities, CommunityItem{ID: id, Level: it.layer, Title: it.comm.Title, Summary: it.comm.Summary})
+			}
+		}
+	}
+
+	// Source chunks: those mentioning the layer-0 entities found, most of them first.
+	if len(entityIDs) > 0 {
+		lc, err := e.Store.ExpandLocal(ctx, entityIDs, graph.LocalOptions{TopChunks: opt.TopK * 3})
+		if err != nil {
+			return err
+		}
+		chunks, err := e.rankEntityChunks(ctx, qvec, lc.Chunks, opt.TopK)
+		if err != nil {
+			return err
+		}
+		res.Context.Chunks = b.chunks("Sources", chunks, opt.MaxContextTokens-int(float64(opt.MaxContextTokens)*archPointShare))
+	}
+	res.ContextText = b.String()
+	return nil
+}
+
+// archLayers reads how many layers the stored hierarchy has.
+func (e *Engine) archLayers(ctx context.Context) (int, error) {
+	v, ok, err := e.Store.Meta(ctx, graph.MetaArchLayers)
+	if err != nil || !ok || v == "" {
+		return 0, err
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("store metadata %s = %q is not a layer count", graph.MetaArchLayers, v)
+	}
+	return min(n, archMaxLayers), nil
+}
+
+// archFind returns the k nodes nearest to qvec at every layer from the top (layers) down, top
+// layer first: down to the layer-0 entities in a descent, to layer 1 in a flat search (whose
+// layer 0 is Engine.archEntities').
+func archFind(ctx context.Context, store graph.ArchIndex, qvec []float32, layers, k int, how archSearch) ([]archHit, error) {
+	var out []archHit
+	var within []string // nil: the whole layer
+	for l := layers; l >= 0; l-- {
+		if how == archFlat && l == 0 {
+			break // layer 0 is Engine.archEntities'
+		}
+		hits, err := store.ArchSearch(ctx, l, qvec, within, k)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hits {
+			out = append(out, archHit{layer: l, hit: h})
+		}
+		if how != archDescent || l == 0 {
+			continue
+		}
+		// The next layer is searched among the members of the nearest communities: the
+		// nearest one's, then the next ones' until there are k candidates.
+		ids := make([]string, len(hits))
+		for i, h := range hits {
+			ids[i] = h.ID
+		}
+		comms, err := store.ArchCommunities(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		within = []string{}
+		for _, c := range comms {
+			within = append(within, c.Members...)
+			if len(within) >= k {
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// archItem is a node found, with what the points are written from.
+type archItem struct {
+	id     string
+	layer  int
+	score  float64
+	entity graph.Entity
+	comm   graph.ArchCommunity
+}
+
+// archItems joins the hits with their nodes, in hit order; hits whose node is gone are dropped.
+func archItems(hits []archHit, entities []graph.Entity, comms []graph.ArchCommunity) []archItem {
+	ents := map[string]graph.Entity{}
+	for _, en := range entities {
+		ents[en.ID] = en
+	}
+	cs := map[string]graph.ArchCommunity{}
+	for _, c := range comms {
+		cs[c.ID] = c
+	}
+	var out []archItem
+	for _, h := range hits {
+		it := archItem{id: h.hit.ID, layer: h.layer, score: h.hit.Score}
+		if h.layer == 0 {
+			en, ok := ents[h.hit.ID]
+			if !ok {
+				continue
+			}
+			it.entity = en
+		} else {
+			c, ok := cs[h.hit.ID]
+			if !ok {
+				continue
+			}
+			it.comm = c
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// text is the item's line for a point or the filtering prompt.
+func (it archItem) text() string {
+	if it.layer == 0 {
+		return fmt.Sprintf("%s (%s): %s", it.entity.Name, it.entity.Type, shortDescription(it.entity.Description))
+	}
+	return it.comm.Title + ": " + textutil.OneLine(it.comm.Summary)
+}
+
+// offlineArchPoints stands in for the filtering step without a model: every node found is one
+// point, scored by its similarity to the question (the cosine, 0–100, from the (1+cos)/2 hit
+// score), as global search scores reports offline.
+func offlineArchPoints(items []archItem) []archPoint {
+	out := make([]archPoint, len(items))
+	for i, it := range items {
+		cos := max(0, 2*it.score-1)
+		out[i] = archPoint{description: it.text(), score: math.Round(1000*cos) / 10, layer: it.layer, sources: []string{it.id}}
+	}
+	return out
+}
+
+// filterLayers is ArchRAG's adaptive filtering: per layer, the Mapper (global search's map step)
+// extracts the points of that layer's nodes that help answer the question, scored 0–100. The
+// nodes are named in the prompt as [report:L<layer>-<n>], citations the key-points prompt asks
+// for, and mapped back to node ids here. Layers run at most globalMapConcurrency at a time.
+func (e *Engine) filterLayers(ctx context.Context, question string, items []archItem, budget int) ([]archPoint, error) {
+	var layers []int
+	for _, it := range items {
+		if !slices.Contains(layers, it.layer) {
+			layers = append(layers, it.layer)
+		}
+	}
+	results := make([][]archPoint, len(layers))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(globalMapConcurrency)
+	for i, layer := range layers {
+		g.Go(func() error {
+			var labels, ids []string
+			var sb strings.Builder
+			for _, it := range items {
+				if it.layer != layer {
+					continue
+				}
+				label := fmt.Sprintf("L%d-%d", layer, len(labels))
+				labels, ids = append(labels, label), append(ids, it.id)
+				fmt.Fprintf(&sb, "[report:%s] %s\n", label, it.text())
+			}
+			text := clipTokens(e.Tokenizer, sb.String(), budget)
+			pts, err := e.Mapper.KeyPoints(gctx, question, text)
+			if errors.Is(err, prompts.ErrUnreadable) {
+				return nil // the model's answer held no points
+			}
+			if err != nil {
+				return fmt.Errorf("filter layer %d: %w", layer, err)
+			}
+			for _, p := range pts {
+				// The labels mean nothing outside this prompt: the cited nodes become the
+				// point's sources and every citation leaves the text.
+				_, cited := attribute(p.Description, labels)
+				desc, _, _ := prompts.FilterCitations(p.Description, func(prompts.Citation) bool { return false })
+				ap := archPoint{description: desc, score: p.Score, layer: layer}
+				for _, c := range cited {
+					ap.sources = append(ap.sources, ids[slices.Index(labels, c)])
+				}
+				if len(ap.sources) == 0 {
+					ap.sources = slices.Clone(ids) // a point citing none comes from all of them
+				}
+				results[i] = append(results[i], ap)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return slices.Concat(results...), nil
+}
+
+// renderArchPoint writes a point for the context text with the nodes it comes from, as
+// [entity:ID] or [community:ID] at the end.
+func renderArchPoint(p archPoint) string {
+	refs := make([]string, len(p.sources))
+	for i, id := range p.sources {
+		if p.layer == 0 {
+			refs[i] = "entity:" + id
+		} else {
+			refs[i] = "community:" + id
+		}
+	}
+	return fmt.Sprintf("(layer %d, importance %s) %s [%s]", p.layer, strconv.FormatFloat(p.score, 'f', -1, 64),
+		textutil.OneLine(p.description), strings.Join(refs, ", "))
+}
+
+// archEntities is a flat search's layer 0: the entity vector search fused with the full-text
+// search over entity names and descriptions (as local search seeds), extracted entities only,
+// each scored by its similarity to the question. Words of the question that name an entity
+// count for more than the offline embedder's vectors can tell.
+func (e *Engine) archEntities(ctx context.Context, store graph.ArchIndex, question string, qvec []float32, k int) ([]graph.Hit, error) {
+	vhits, err := store.ArchSearch(ctx, 0, qvec, nil, 2*k)
+	if err != nil {
+		return nil, err
+	}
+	thits, err := e.Store.TextSearch(ctx, graph.EntityText, textQuery(question), 2*k)
+	if err != nil {
+		return nil, err
+	}
+	fused := fuse(weightedList{vhits, 1}, weightedList{thits, 1})
+	ids := make([]string, len(fused))
+	for i, h := range fused {
+		ids[i] = h.ID
+	}
+	// Restricted to the fused ids, the layer-0 search drops summary entities and scores the rest.
+	scored, err := store.ArchSearch(ctx, 0, qvec, ids, len(ids))
+	if err != nil {
+		return nil, err
+	}
+	sim := make(map[string]float64, len(scored))
+	for _, h := range scored {
+		sim[h.ID] = h.Score
+	}
+	var out []graph.Hit
+	for _, id := range ids {
+		if s, ok := sim[id]; ok && len(out) < k {
+			out = append(out, graph.Hit{ID: id, Score: s})
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,115 @@
+package retrieval
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/teststore"
+)
+
+// TestArchFind: both searches return up to k nodes at every layer, top layer first; the flat
+// search's layers are each layer's own best, and the descent's nodes below the top are members
+// of the communities found one layer up.
+func TestArchFind(t *testing.T) {
+	f := teststore.Ingested(t, 384)
+	ctx := context.Background()
+	e := &Engine{Store: f.Store, Embedder: f.Embedder, Tokenizer: f.Tokenizer}
+	layers, err := e.archLayers(ctx)
+	if err != nil || layers < 1 {
+		t.Fatalf("fixture has %d attributed-community layers (%v); want at least 1", layers, err)
+	}
+	vecs, err := f.Embedder.Embed(ctx, []string{"Who designed the Kestrel Point Lighthouse?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const k = 3
+	byLayer := func(hits []archHit) map[int][]string {
+		out := map[int][]string{}
+		for _, h := range hits {
+			out[h.layer] = append(out[h.layer], h.hit.ID)
+		}
+		return out
+	}
+	flat, err := archFind(ctx, f.Store, vecs[0], layers, k, archFlat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	descent, err := archFind(ctx, f.Store, vecs[0], layers, k, archDescent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if flat[0].layer != layers || descent[0].layer != layers {
+		t.Errorf("first hits at layers %d and %d, want the top %d", flat[0].layer, descent[0].layer, layers)
+	}
+	fl, de := byLayer(flat), byLayer(descent)
+	for l := layers; l >= 0; l-- {
+		want, err := f.Store.ArchSearch(ctx, l, vecs[0], nil, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ids := hitIDs(want); l > 0 && (!slices.Equal(fl[l], ids) || len(ids) == 0) {
+			t.Errorf("flat layer %d: %v, want %v", l, fl[l], ids)
+		}
+		if l == 0 && len(fl[0]) > 0 {
+			t.Errorf("flat search found layer 0 %v itself; Engine.archEntities does", fl[0])
+		}
+		if len(de[l]) == 0 || len(de[l]) > k {
+			t.Errorf("descent layer %d: %v, want 1 to %d nodes", l, de[l], k)
+		}
+		if l == layers {
+			continue
+		}
+		above, err := f.Store.ArchCommunities(ctx, de[l+1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var members []string
+		for _, c := range above {
+			members = append(members, c.Members...)
+		}
+		for _, id := range de[l] {
+			if !slices.Contains(members, id) {
+				t.Errorf("descent layer %d: %s is no member of the communities found above, %v", l, id, de[l+1])
+			}
+		}
+	}
+}
+
+// TestArchEntities: the flat search's layer 0 holds extracted entities only, at most k, scored
+// by similarity, and finds an entity the question names.
+func TestArchEntities(t *testing.T) {
+	f := teststore.Ingested(t, 384)
+	ctx := context.Background()
+	e := &Engine{Store: f.Store, Embedder: f.Embedder, Tokenizer: f.Tokenizer}
+	q := "Who designed the Kestrel Point Lighthouse?"
+	vecs, err := f.Embedder.Embed(ctx, []string{q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := e.archEntities(ctx, f.Store, q, vecs[0], 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || len(hits) > 5 || !slices.Contains(hitIDs(hits), "KESTREL POINT LIGHTHOUSE") {
+		t.Fatalf("hits %v: want 1 to 5 with the lighthouse", hits)
+	}
+	ents, err := f.Store.Entities(ctx, hitIDs(hits))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, en := range ents {
+		if en.Layer != 0 || hits[i].Score <= 0 || hits[i].Score > 1 {
+			t.Errorf("hit %v: entity of layer %d; want layer 0 scored in (0, 1]", hits[i], en.Layer)
+		}
+	}
+}
+
+func hitIDs(hs []graph.Hit) []string {
+	var out []string
+	for _, h := range hs {
+		out = append(out, h.ID)
+	}
+	return out
+}

@@ -1,0 +1,15 @@
+package retrieval
+
+// DescentArchSearch returns o with arch mode descending the hierarchy (archDescent) instead of
+// searching every layer on its own, for the comparison in BenchmarkArchSearch.
+func DescentArchSearch(o Options) Options {
+	o.archSearch = archDescent
+	return o
+}
+
+// FlatVectorArchSearch returns o with arch mode searching every layer on its own by vector
+// search alone, layer 0 included (archFlatVector).
+func FlatVectorArchSearch(o Options) Options {
+	o.archSearch = archFlatVector
+	return o
+}
