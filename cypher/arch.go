@@ -193,12 +193,17 @@ func (s *Store) archNodeIDs(ctx context.Context, layer int) ([]string, error) {
 }
 
 // archGraphName returns a fresh GDS catalog name for one attributed-graph projection.
-func (s *Store) archGraphName() (string, error) {
+func (s *Store) archGraphName() (string, error) { return s.tempGraphName("strata-arch:") }
+
+// tempGraphName returns a fresh GDS catalog name for a projection one call makes and drops,
+// outside the entity-graph catalog (whose stale graphs any process drops): kind, then the
+// database, then random hex.
+func (s *Store) tempGraphName(kind string) (string, error) {
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", fmt.Errorf("name a projection: %w", err)
 	}
-	return "strata-arch:" + strings.TrimPrefix(s.projectionPrefix, "strata-entities:") + hex.EncodeToString(b[:]), nil
+	return kind + strings.TrimPrefix(s.projectionPrefix, "strata-entities:") + hex.EncodeToString(b[:]), nil
 }
 
 // WriteArchLayer implements graph.ArchIndex in one transaction: the layers from this one up are

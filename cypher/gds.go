@@ -7,10 +7,10 @@ import (
 	"github.com/stratarag/strata/internal/graph"
 )
 
-// ComputeComponents implements graph.Store with GDS: on the entity projection (all layers,
-// RELATED and SUMMARIZED_BY, undirected; see projection) it writes Entity.componentId with
-// gds.wcc.write (consecutive ids from 0), then Entity.degree (RELATED relationships) with
-// batched Cypher.
+// ComputeComponents implements graph.Store with GDS: on a projection of the entities of all
+// layers with their RELATED relationships (gds_project_related.cypher) it writes
+// Entity.componentId with gds.wcc.write (consecutive ids from 0), then Entity.degree (RELATED
+// relationships) with batched Cypher.
 func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
 	if err := s.algorithmReady(ctx); err != nil {
 		return 0, fmt.Errorf("cypher: compute components: %w", err)
@@ -21,12 +21,16 @@ func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
 	if err != nil || n == 0 {
 		return 0, wrapIf("cypher: compute components", err)
 	}
-	name, _, err := s.projection(ctx)
+	name, err := s.tempGraphName("strata-related:")
 	if err != nil {
 		return 0, fmt.Errorf("cypher: compute components: %w", err)
 	}
+	defer s.drop(context.WithoutCancel(ctx), name)
 	var components int64
 	err = s.run.write(ctx, func(t tx) error {
+		if _, err := t.run(ctx, s.q.get(qGDSProjectRelated), map[string]any{"graphName": name}); err != nil {
+			return err
+		}
 		rows, err := t.run(ctx, s.q.get(qGDSWCCWrite), map[string]any{"graphName": name})
 		if err != nil {
 			return err

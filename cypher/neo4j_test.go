@@ -131,9 +131,17 @@ func TestGDSProjectionLifecycle(t *testing.T) {
 	if n, err := s.ComputeComponents(ctx); err != nil || n != 2 {
 		t.Fatalf("ComputeComponents = %d, %v; want 2", n, err)
 	}
+	// Components project RELATED alone, for themselves, and drop it; communities project the
+	// entity graph that paths use too.
+	if _, ok := s.currentProjection(ctx); ok {
+		t.Error("ComputeComponents left a projection of the entity graph")
+	}
+	if _, err := s.ComputeCommunities(ctx, graph.DefaultLeidenParams()); err != nil {
+		t.Fatal(err)
+	}
 	name, ok := s.currentProjection(ctx)
 	if !ok {
-		t.Fatal("no current projection after ComputeComponents")
+		t.Fatal("no current projection after ComputeCommunities")
 	}
 	reqs := []graph.PathRequest{{Source: "A", Target: "D"}, {Source: "A", Target: "C"}, {Source: "A", Target: "E"}, {Source: "D", Target: "A"}}
 	paths, err := s.pathRows(ctx, qPathsGDS, bySource(reqs), map[string]any{"graphName": name})
@@ -156,7 +164,7 @@ func TestGDSProjectionLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	if again, _ := s.currentProjection(ctx); again != name {
-		t.Errorf("ComputeCommunities used %s, want the projection components made (%s)", again, name)
+		t.Errorf("a second ComputeCommunities used %s, want the current projection (%s)", again, name)
 	}
 
 	// Joining E makes the projection stale: paths come from Cypher and see the new edge.

@@ -24,7 +24,7 @@ var allQueryNames = []string{
 	qPathsCypherLong, qBumpGeneration,
 	qPathsGDS, qCountEntities, qGDSDrop, qGDSList, qGDSProject, qGDSWCCWrite, qGDSLeidenStream,
 	qCommunitiesDelete, qCommunitiesCreate, qCommunitiesMembers, qCommunitiesParents,
-	qReadAllDocuments, qDeleteDocuments, qDeleteMentions, qDeleteRelations, qDeleteEntities,
+	qReadAllDocuments, qGDSProjectRelated, qDeleteDocuments, qDeleteMentions, qDeleteRelations, qDeleteEntities,
 	qReadEntityEvidence, qReadRelationEvidence, qReadChunkMentions, qReadChunkRelEvidence, qCountUnsupported,
 }
 

@@ -83,6 +83,7 @@ const (
 	qGDSList                = "gds_list"
 	qBumpGeneration         = "bump_generation"
 	qGDSProject             = "gds_project"
+	qGDSProjectRelated      = "gds_project_related"
 	qGDSWCCWrite            = "gds_wcc_write"
 	qGDSLeidenStream        = "gds_leiden_stream"
 	qCommunitiesDelete      = "communities_delete"

@@ -8,10 +8,10 @@ import (
 	"github.com/stratarag/strata/internal/graphalgo"
 )
 
-// ComputeComponents runs WCC over the entity graph and writes every entity's componentId and
-// degree (its number of RELATED relationships) in one transaction. Component ids are dense from
-// 0, numbered in order of each component's smallest entity id. It returns the number of
-// components.
+// ComputeComponents runs WCC over the RELATED edges of the entity graph and writes every
+// entity's componentId and degree (its number of RELATED relationships) in one transaction.
+// Component ids are dense from 0, numbered in order of each component's smallest entity id. It
+// returns the number of components.
 func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
 	var n int
 	err := s.write(ctx, "compute components", func(tx *sql.Tx) error {
@@ -19,7 +19,9 @@ func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
 		if err != nil {
 			return err
 		}
-		component, sizes := graphalgo.WCC(eg.g)
+		// RELATED only: the summary hierarchy (SUMMARIZED_BY), whose top joins everything,
+		// would make the whole graph one component.
+		component, sizes := graphalgo.WCC(graphalgo.NewGraph(len(eg.ids), eg.edges[:eg.nRelated]))
 		// Rows that already hold the right values are left alone, so a re-run writes little.
 		stmt, err := tx.PrepareContext(ctx, `
 			UPDATE entities SET component_id = ?1, degree = ?2

@@ -275,9 +275,9 @@ type Searcher interface {
 
 // Analyzer runs the graph algorithms and writes their results.
 type Analyzer interface {
-	// ComputeComponents runs WCC over the entity graph (all layers; RELATED and SUMMARIZED_BY,
-	// undirected) and writes Entity.ComponentID and Entity.Degree. It returns the number of
-	// components.
+	// ComputeComponents runs WCC over the RELATED relationships of all layers (undirected;
+	// SUMMARIZED_BY left out: the hierarchy's top would join everything) and writes
+	// Entity.ComponentID and Entity.Degree. It returns the number of components.
 	ComputeComponents(ctx context.Context) (int, error)
 	// ComputeCommunities runs hierarchical Leiden over the same graph weighted by weight, replaces
 	// every Community node, IN_COMMUNITY (entity to its community at every level) and CHILD_OF,

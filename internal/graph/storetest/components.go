@@ -13,24 +13,27 @@ func componentTests() []test {
 	}
 }
 
-// testComponents: WCC over RELATED and SUMMARIZED_BY of all layers; component ids are equal
-// within a component and differ across; degree counts RELATED only.
+// testComponents: WCC over the RELATED relationships of all layers, SUMMARIZED_BY left out;
+// component ids are equal within a component and differ across; degree counts RELATED only.
 //
-//	A - B - C      D ==> S (summary)      E      F -0- G (weight 0 still connects)
+//	A - B - C      D ==> S (summary) - T (summary)      E      F -0- G (weight 0 still connects)
 func testComponents(t *testing.T, s graph.Store) {
 	var b graph.Batch
 	for _, id := range []string{"A", "B", "C", "D", "E", "F", "G"} {
 		b.Entities = append(b.Entities, graph.Entity{ID: id, Name: id, Type: "thing", Description: "entity " + id})
 	}
-	b.Entities = append(b.Entities, graph.Entity{ID: "S", Name: "S", Type: "thing", Description: "summary S", Layer: 1})
+	b.Entities = append(b.Entities,
+		graph.Entity{ID: "S", Name: "S", Type: "thing", Description: "summary S", Layer: 1},
+		graph.Entity{ID: "T", Name: "T", Type: "thing", Description: "summary T", Layer: 1})
 	b.Relations = []graph.Relation{
 		{Source: "A", Target: "B", Weight: 1}, {Source: "B", Target: "C", Weight: 1}, {Source: "F", Target: "G", Weight: 0},
+		{Source: "S", Target: "T", Weight: 1},
 	}
 	b.SummaryLinks = []graph.SummaryLink{{Member: "D", Summary: "S", Weight: 1}}
 	apply(t, s, b)
 
-	groups := [][]string{{"A", "B", "C"}, {"D", "S"}, {"E"}, {"F", "G"}}
-	degree := map[string]int{"A": 1, "B": 2, "C": 1, "D": 0, "S": 0, "E": 0, "F": 1, "G": 1}
+	groups := [][]string{{"A", "B", "C"}, {"D"}, {"S", "T"}, {"E"}, {"F", "G"}}
+	degree := map[string]int{"A": 1, "B": 2, "C": 1, "D": 0, "S": 1, "T": 1, "E": 0, "F": 1, "G": 1}
 	for run := 1; run <= 2; run++ { // a re-run gives the same answer
 		n, err := s.ComputeComponents(ctx(t))
 		if err != nil {

@@ -1,0 +1,10 @@
+// Projects the entities of every layer with their RELATED relationships only, undirected, for
+// the components stage: SUMMARIZED_BY is left out, so that the summary hierarchy, whose top
+// joins everything, does not make the whole graph one component; LeanRAG's inter-summary
+// RELATED relationships join summaries as extracted ones join entities. Entities without
+// relationships are kept (OPTIONAL MATCH, null target).
+// @param graphName STRING
+MATCH (source:Entity)
+OPTIONAL MATCH (source)-[r:RELATED]->(target:Entity)
+WITH gds.graph.project($graphName, source, target, {}, {undirectedRelationshipTypes: ['*']}) AS g
+RETURN g.nodeCount AS nodeCount, g.relationshipCount AS relationshipCount
