@@ -238,24 +238,10 @@ func readArchLayerLinks(ctx context.Context, tx *sql.Tx, layer int, nodes map[st
 
 // archNodeSet reads the ids of a layer's nodes that have an embedding.
 func archNodeSet(ctx context.Context, tx *sql.Tx, layer int) (map[string]bool, error) {
-	q, args := `SELECT id FROM entities WHERE layer = 0 AND embedding IS NOT NULL`, []any{}
 	if layer > 0 {
-		q, args = `SELECT id FROM arch_communities WHERE layer = ? AND embedding IS NOT NULL`, []any{layer}
+		return idSet(ctx, tx, `SELECT id FROM arch_communities WHERE layer = ? AND embedding IS NOT NULL`, layer)
 	}
-	rows, err := tx.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]bool{}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out[id] = true
-	}
-	return out, rows.Err()
+	return idSet(ctx, tx, `SELECT id FROM entities WHERE layer = 0 AND embedding IS NOT NULL`)
 }
 
 // WriteArchLayer implements graph.ArchIndex.
@@ -504,7 +490,12 @@ func (s *Store) ArchSearch(ctx context.Context, layer int, vec []float32, within
 
 // summaryIDs returns the ids of the summary entities (layer >= 1).
 func summaryIDs(ctx context.Context, tx *sql.Tx) (map[string]bool, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id FROM entities WHERE layer >= 1`)
+	return idSet(ctx, tx, `SELECT id FROM entities WHERE layer >= 1`)
+}
+
+// idSet runs a query of one id column and returns the ids as a set.
+func idSet(ctx context.Context, tx *sql.Tx, query string, args ...any) (map[string]bool, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
