@@ -84,16 +84,7 @@ func (x *LLM) membersText(members []Member) string {
 	if budget <= 0 {
 		budget = 4000
 	}
-	var sb strings.Builder
-	used := 0
-	for _, m := range members {
-		line := fmt.Sprintf("- %s (%s): %s\n", m.Name, m.Type, strings.Join(strings.Fields(m.Description), " "))
-		n := x.Tokenizer.Count(line)
-		if used+n > budget && used > 0 {
-			break
-		}
-		sb.WriteString(line)
-		used += n
-	}
-	return sb.String()
+	return prompts.MemberLines(x.Tokenizer.Count, budget, members, func(m Member) (string, string, string) {
+		return m.Name, m.Type, m.Description
+	})
 }

@@ -3,8 +3,6 @@ package layers
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/llmtask"
@@ -45,16 +43,7 @@ func (x *LLM) clusterText(members []Member) string {
 	if budget <= 0 {
 		budget = 6000
 	}
-	var sb strings.Builder
-	used := 0
-	for _, m := range members {
-		line := fmt.Sprintf("- %s (%s): %s\n", m.Name, m.Type, strings.Join(strings.Fields(m.Description), " "))
-		n := x.Tokenizer.Count(line)
-		if used+n > budget && used > 0 {
-			break
-		}
-		sb.WriteString(line)
-		used += n
-	}
-	return sb.String()
+	return prompts.MemberLines(x.Tokenizer.Count, budget, members, func(m Member) (string, string, string) {
+		return m.Name, m.Type, m.Description
+	})
 }
