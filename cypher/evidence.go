@@ -3,7 +3,6 @@ package cypher
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -78,7 +77,7 @@ func (s *Store) Unsupported(ctx context.Context) (entities, relations int64, err
 func idParams(ids []string, batch int) []map[string]any {
 	var out []map[string]any
 	for _, part := range chunked(graph.UniqueIDs(ids), batch) {
-		out = append(out, map[string]any{"ids": slices.Clone(part)})
+		out = append(out, map[string]any{"ids": part})
 	}
 	return out
 }

@@ -52,17 +52,22 @@ func (in *Ingester) Delete(ctx context.Context, ids []string, dryRun bool) (Dele
 		resolver.Summarizer = nil // a dry run calls no model: descriptions are condensed extractively
 	}
 	t := time.Now()
+	ids = graph.UniqueIDs(ids)
 	var docs []graph.Document
-	for _, id := range graph.UniqueIDs(ids) {
-		found, err := in.Store.Documents(ctx, []string{id})
-		if err != nil {
-			return rep, fmt.Errorf("read document %s: %w", id, err)
+	if len(ids) > 0 {
+		var err error
+		if docs, err = in.Store.Documents(ctx, ids); err != nil {
+			return rep, fmt.Errorf("read the documents to delete: %w", err)
 		}
-		if len(found) == 0 {
+	}
+	known := make(map[string]bool, len(docs))
+	for _, d := range docs {
+		known[d.ID] = true
+	}
+	for _, id := range ids {
+		if !known[id] {
 			rep.Unknown = append(rep.Unknown, id)
-			continue
 		}
-		docs = append(docs, found[0])
 	}
 	if len(rep.Unknown) > 0 && !dryRun {
 		return rep, fmt.Errorf("%w: %s; nothing was deleted",

@@ -36,7 +36,6 @@ type Summarizer interface {
 type Reader interface {
 	graph.EvidenceReader
 	Entities(ctx context.Context, ids []string) ([]graph.Entity, error)
-	Relations(ctx context.Context, keys []graph.RelationKey) ([]graph.Relation, error)
 }
 
 // Resolver derives entities and relations. Summarizer may be nil: descriptions are then
@@ -301,20 +300,12 @@ func (r *Resolver) deriveRelations(ctx context.Context, keys []graph.RelationKey
 		k := graph.NewRelationKey(ev.Source, ev.Target)
 		byKey[k] = append(byKey[k], ev)
 	}
-	existing, err := r.Store.Relations(ctx, keys)
-	if err != nil {
-		return fmt.Errorf("read relations to derive: %w", err)
-	}
-	exists := make(map[graph.RelationKey]bool, len(existing))
-	for _, rel := range existing {
-		exists[rel.Key()] = true
-	}
 	for _, key := range keys {
 		evidence := byKey[key]
 		if len(evidence) == 0 {
-			if exists[key] {
-				out.DeleteRelations = append(out.DeleteRelations, key)
-			}
+			// Only a stored relation's own evidence, now dropped, can name a key that has none
+			// left: the relation is stored, and goes.
+			out.DeleteRelations = append(out.DeleteRelations, key)
 			continue
 		}
 		rel := graph.Relation{Source: key.Source, Target: key.Target, Evidence: evidence}
