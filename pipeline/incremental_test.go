@@ -83,11 +83,7 @@ func TestRandomChangesEqualCleanIngest(t *testing.T) {
 			inc.Close()
 			t.Logf("steps: %s", strings.Join(steps, "; "))
 
-			cleanDir := t.TempDir()
-			clean := openStore(t, cleanDir)
-			structureIngest(t, clean, corpus)
-			clean.Close()
-			compareDumps(t, dumpStore(t, incDir), dumpStore(t, cleanDir))
+			compareWithClean(t, incDir, corpus)
 		})
 	}
 }
@@ -231,11 +227,7 @@ func TestDeleteResumesAfterKill(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			cleanDir := t.TempDir()
-			clean := openStore(t, cleanDir)
-			structureIngest(t, clean, corpus)
-			clean.Close()
-			compareDumps(t, dumpStore(t, dir), dumpStore(t, cleanDir))
+			compareWithClean(t, dir, corpus)
 		})
 	}
 }
@@ -269,9 +261,5 @@ func TestRebuildStoreWithoutEvidence(t *testing.T) {
 	}
 	store.Close()
 
-	cleanDir := t.TempDir()
-	clean := openStore(t, cleanDir)
-	structureIngest(t, clean, corpus)
-	clean.Close()
-	compareDumps(t, dumpStore(t, dir), dumpStore(t, cleanDir))
+	compareWithClean(t, dir, corpus)
 }

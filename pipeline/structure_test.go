@@ -196,11 +196,18 @@ func TestIncrementalIngestEqualsCleanIngest(t *testing.T) {
 	}
 	inc.Close()
 
+	compareWithClean(t, incDir, corpus)
+}
+
+// compareWithClean compares the whole store in dir (closed by then) with a clean ingest of
+// corpus by structureIngester.
+func compareWithClean(t *testing.T, dir, corpus string) {
+	t.Helper()
 	cleanDir := t.TempDir()
 	clean := openStore(t, cleanDir)
 	structureIngest(t, clean, corpus)
 	clean.Close()
-	compareDumps(t, dumpStore(t, incDir), dumpStore(t, cleanDir))
+	compareDumps(t, dumpStore(t, dir), dumpStore(t, cleanDir))
 }
 
 func copyFile(t *testing.T, from, to string) {
