@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -23,7 +24,7 @@ func (s *Store) ArchPartition(ctx context.Context, layer int, p graph.ArchParams
 	if p.Leiden.MaxLevels < 1 {
 		return nil, fmt.Errorf("%s: MaxLevels is %d, want at least 1", what, p.Leiden.MaxLevels)
 	}
-	knnGraph, err := s.archGraphName()
+	knnGraph, err := s.archGraphName(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -126,7 +127,7 @@ func nodeIndex(index map[string]int, ids *[]string, id string) int {
 // community of each node id. The communities are numbered after the node count so that they
 // never meet the singletons ArchPartition adds.
 func (s *Store) archLeiden(ctx context.Context, ids []string, weighted []graph.ArchPair, p graph.LeidenParams) (map[string]int, error) {
-	name, err := s.archGraphName()
+	name, err := s.archGraphName(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -193,17 +194,54 @@ func (s *Store) archNodeIDs(ctx context.Context, layer int) ([]string, error) {
 }
 
 // archGraphName returns a fresh GDS catalog name for one attributed-graph projection.
-func (s *Store) archGraphName() (string, error) { return s.tempGraphName("strata-arch:") }
+func (s *Store) archGraphName(ctx context.Context) (string, error) {
+	return s.tempGraphName(ctx, archGraphKind)
+}
+
+// The kinds of short-lived projections: each name is the kind, the database, then random hex.
+const (
+	archGraphKind    = "strata-arch:"
+	relatedGraphKind = "strata-related:"
+)
+
+// staleTempGraphAge is how old a short-lived projection must be before any process drops it
+// as left behind by a killed one. The projections live for one stage of one ingest (seconds to
+// minutes); the margin keeps another ingest's projection on the same database safe.
+const staleTempGraphAge = 6 * time.Hour
 
 // tempGraphName returns a fresh GDS catalog name for a projection one call makes and drops,
 // outside the entity-graph catalog (whose stale graphs any process drops): kind, then the
-// database, then random hex.
-func (s *Store) tempGraphName(kind string) (string, error) {
+// database, then random hex. It first drops this database's short-lived projections older
+// than staleTempGraphAge, so a killed ingest does not hold server memory for good.
+func (s *Store) tempGraphName(ctx context.Context, kind string) (string, error) {
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", fmt.Errorf("name a projection: %w", err)
 	}
-	return kind + strings.TrimPrefix(s.projectionPrefix, "strata-entities:") + hex.EncodeToString(b[:]), nil
+	db := strings.TrimPrefix(s.projectionPrefix, "strata-entities:")
+	var stale []string
+	err := s.run.write(ctx, func(t tx) error {
+		stale = stale[:0]
+		rows, err := t.run(ctx, s.q.get(qGDSListStale), map[string]any{
+			"prefixes":      []any{archGraphKind + db, relatedGraphKind + db},
+			"maxAgeSeconds": int64(s.staleTempGraphAge / time.Second),
+		})
+		for _, row := range rows {
+			f := fields{m: row}
+			stale = append(stale, f.str("graphName"))
+			if f.err != nil {
+				return f.err
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("list stale projections: %w", err)
+	}
+	for _, name := range stale {
+		s.drop(ctx, name)
+	}
+	return kind + db + hex.EncodeToString(b[:]), nil
 }
 
 // WriteArchLayer implements graph.ArchIndex in one transaction: the layers from this one up are

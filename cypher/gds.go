@@ -21,7 +21,7 @@ func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
 	if err != nil || n == 0 {
 		return 0, wrapIf("cypher: compute components", err)
 	}
-	name, err := s.tempGraphName("strata-related:")
+	name, err := s.tempGraphName(ctx, relatedGraphKind)
 	if err != nil {
 		return 0, fmt.Errorf("cypher: compute components: %w", err)
 	}

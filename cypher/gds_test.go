@@ -26,20 +26,34 @@ func TestComputeComponents(t *testing.T) {
 		qCountEntities:     {{"entities": int64(8)}},
 		qGDSProjectRelated: {{"nodeCount": int64(8), "relationshipCount": int64(6)}},
 		qGDSWCCWrite:       {{"componentCount": int64(4), "nodePropertiesWritten": int64(8)}},
+		// A killed ingest left a projection behind.
+		qGDSListStale: {{"graphName": "strata-arch:graphs:0123"}},
 	})
 	n, err := s.ComputeComponents(t.Context())
 	if err != nil || n != 4 {
 		t.Fatalf("ComputeComponents = %d, %v; want 4", n, err)
 	}
-	// Its own RELATED-only projection, named outside the entity-graph catalog, dropped after.
-	sequence(t, f, qCountEntities, qGDSProjectRelated, qGDSWCCWrite, qWriteDegree, qGDSDrop)
+	// Its own RELATED-only projection, named outside the entity-graph catalog, dropped after;
+	// before it, the left-behind projection is dropped.
+	sequence(t, f, qCountEntities, qGDSListStale, qGDSDrop, qGDSProjectRelated, qGDSWCCWrite, qWriteDegree, qGDSDrop)
+	list := f.only(qGDSListStale)[0].params
+	if p := list["prefixes"]; !reflect.DeepEqual(p, []any{"strata-arch:graphs:", "strata-related:graphs:"}) {
+		t.Errorf("stale projections listed with prefixes %v", p)
+	}
+	if a := list["maxAgeSeconds"]; a != int64(6*3600) {
+		t.Errorf("stale projections listed with age %v, want 6 h", a)
+	}
 	name, _ := f.only(qGDSProjectRelated)[0].params["graphName"].(string)
 	if !strings.HasPrefix(name, "strata-related:graphs:") {
 		t.Errorf("projected as %q, want a strata-related:graphs: name", name)
 	}
-	for _, q := range []string{qGDSWCCWrite, qGDSDrop} {
-		if g := f.only(q)[0].params["graphName"]; g != name {
-			t.Errorf("%s used graph %v, want %s", q, g, name)
+	drops := f.only(qGDSDrop)
+	if g := drops[0].params["graphName"]; g != "strata-arch:graphs:0123" {
+		t.Errorf("first drop of %v, want the stale projection", g)
+	}
+	for _, c := range []call{f.only(qGDSWCCWrite)[0], drops[1]} {
+		if g := c.params["graphName"]; g != name {
+			t.Errorf("%s used graph %v, want %s", c.name, g, name)
 		}
 	}
 

@@ -204,3 +204,50 @@ func TestGDSProjectionLifecycle(t *testing.T) {
 		t.Errorf("projections after recompute: %v, want only the current %s", st.graphs, st.current)
 	}
 }
+
+// TestLeftoverProjectionsDropped: a short-lived projection a killed ingest left behind is
+// dropped by the next stage that makes one, once it is old enough; a young one (another
+// ingest's, still in use) and other databases' are kept.
+func TestLeftoverProjectionsDropped(t *testing.T) {
+	srv, cfg := emptyServer(t)
+	s := openTestStore(t, cfg)
+	ctx := t.Context()
+	if err := s.Apply(ctx, chainBatch()); err != nil {
+		t.Fatal(err)
+	}
+	db := cfg.Database + ":"
+	left := []string{archGraphKind + db + "killed", relatedGraphKind + db + "killed", archGraphKind + "not-" + db + "killed"}
+	for _, name := range left {
+		if _, err := srv.Query(ctx, testQuery(t, "leftover_projection"), map[string]any{"graphName": name}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.drop(context.WithoutCancel(ctx), name) })
+	}
+	exists := func(name string) bool {
+		rows, err := srv.Query(ctx, testQuery(t, "projection_exists"), map[string]any{"graphName": name})
+		if err != nil || len(rows) != 1 {
+			t.Fatalf("gds.graph.exists(%s): %v, %v", name, rows, err)
+		}
+		return rows[0]["exists"] == true
+	}
+
+	// Young: kept.
+	if _, err := s.ComputeComponents(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range left {
+		if !exists(name) {
+			t.Errorf("%s was dropped while younger than %v", name, s.staleTempGraphAge)
+		}
+	}
+	// Old enough: dropped, except the one of another database (its prefix differs).
+	s.staleTempGraphAge = 0
+	if _, err := s.ComputeComponents(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range left {
+		if got, want := exists(name), i == 2; got != want {
+			t.Errorf("%s exists = %v, want %v", name, got, want)
+		}
+	}
+}

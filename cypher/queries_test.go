@@ -22,7 +22,7 @@ var allQueryNames = []string{
 	qReadDocumentChunks, qReadEntitiesByLayer, qReadDegrees, qReadLayerEdges, qReadAncestors, qReadCommunitiesLevel, qReadCommunityMembers, qReadCommunityEntities, qReadCommunityRelations, qReadCommunityChildren,
 	qReadMeta, qReadStats, qReadEntityIDs, qSearchVector, qSearchText, qExpandLocal, qDocumentLinks, qPathsCypher,
 	qPathsCypherLong, qBumpGeneration,
-	qPathsGDS, qCountEntities, qGDSDrop, qGDSList, qGDSProject, qGDSWCCWrite, qGDSLeidenStream,
+	qPathsGDS, qCountEntities, qGDSDrop, qGDSList, qGDSListStale, qGDSProject, qGDSWCCWrite, qGDSLeidenStream,
 	qCommunitiesDelete, qCommunitiesCreate, qCommunitiesMembers, qCommunitiesParents,
 	qReadAllDocuments, qGDSProjectRelated, qDeleteDocuments, qDeleteMentions, qDeleteRelations, qDeleteEntities,
 	qReadEntityEvidence, qReadRelationEvidence, qReadChunkMentions, qReadChunkRelEvidence, qCountUnsupported,

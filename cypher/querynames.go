@@ -81,6 +81,7 @@ const (
 	qCountEntities          = "count_entities"
 	qGDSDrop                = "gds_drop"
 	qGDSList                = "gds_list"
+	qGDSListStale           = "gds_list_stale"
 	qBumpGeneration         = "bump_generation"
 	qGDSProject             = "gds_project"
 	qGDSProjectRelated      = "gds_project_related"

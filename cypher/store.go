@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j/config"
@@ -18,6 +19,9 @@ type Store struct {
 	batchSize int
 	// projectionPrefix starts the GDS catalog names of this database's entity projections.
 	projectionPrefix string
+	// staleTempGraphAge is the age past which a short-lived projection counts as left behind
+	// (the constant staleTempGraphAge; tests shorten it).
+	staleTempGraphAge time.Duration
 
 	server string // "5.26.0 enterprise", from dbms.components()
 	gds    string // GDS version, "" when the plugin is missing
@@ -69,11 +73,12 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 // newStore wires a store to a runner; Open and the tests call it.
 func newStore(r runner, qs queries, cfg Config) *Store {
 	return &Store{
-		run:              r,
-		q:                qs,
-		batchSize:        cfg.batchSize(),
-		projectionPrefix: projectionPrefix(cfg.Database),
-		dims:             map[graph.VectorIndex]int{},
+		run:               r,
+		q:                 qs,
+		batchSize:         cfg.batchSize(),
+		projectionPrefix:  projectionPrefix(cfg.Database),
+		staleTempGraphAge: staleTempGraphAge,
+		dims:              map[graph.VectorIndex]int{},
 	}
 }
 
