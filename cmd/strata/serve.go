@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
 
+	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/tokenizer"
@@ -73,8 +75,10 @@ func runServe(c *cli.Context) error {
 	}
 	// A store that is not there yet is not a reason to refuse to start: the server answers 503
 	// until it can be opened.
-	if _, err := srv.store(c.Context); err != nil {
+	if _, release, err := srv.store(c.Context); err != nil {
 		srv.log.Warn().Err(err).Msg("store not available yet; requests get 503 until it is")
+	} else {
+		release()
 	}
 	return srv.serve(c.Context, ln, c.Duration(flagShutdownTimeout))
 }
@@ -95,11 +99,24 @@ func serverFromCLI(c *cli.Context) (*server, error) {
 		return nil, err
 	}
 	return newServer(log, func(ctx context.Context) (*openedStore, error) {
+		var file os.FileInfo
+		if c.String(flagNeo4jURI) == "" {
+			// Taken before the open: a file replaced in between is seen as replaced once more,
+			// which costs one extra open, never a stale store.
+			file, _ = os.Stat(embedded.DatabasePath(c.String(flagDataDir)))
+		}
 		engine, be, closeFn, err := openEngine(ctx, c, log, m, tok)
 		if err != nil {
 			return nil, err
 		}
-		return &openedStore{engine: engine, backend: be, close: closeFn}, nil
+		o := &openedStore{engine: engine, backend: be, close: closeFn}
+		if file != nil {
+			o.replaced = func() bool {
+				now, err := os.Stat(embedded.DatabasePath(be.Location))
+				return err != nil || !os.SameFile(file, now)
+			}
+		}
+		return o, nil
 	}), nil
 }
 
@@ -108,17 +125,23 @@ type openedStore struct {
 	engine  *retrieval.Engine
 	backend backend
 	close   func()
+	// replaced tells that the database on disk is no longer the file this store opened (the
+	// data dir was deleted, or deleted and ingested again); nil where that cannot happen.
+	replaced func() bool
+	inUse    sync.WaitGroup // requests reading through this store
 }
 
 // server is strata serve's HTTP side. Every request reads through the one engine; the stores are
 // safe for concurrent use, and the embedded store's caches follow the store's generations, so
-// data an ingest commits later is seen without a restart.
+// data an ingest commits later is seen without a restart. A data dir deleted and built again
+// is a new file: the server opens it at the next request.
 type server struct {
 	log  zerolog.Logger
 	open func(ctx context.Context) (*openedStore, error)
 
-	mu     sync.Mutex // guards opened; held while opening, so one open runs at a time
-	opened *openedStore
+	mu       sync.Mutex // guards opened; held while opening, so one open runs at a time
+	opened   *openedStore
+	retiring sync.WaitGroup // replaced stores waiting for their last request before closing
 }
 
 func newServer(log zerolog.Logger, open func(ctx context.Context) (*openedStore, error)) *server {
@@ -130,30 +153,43 @@ type errUnavailable struct{ error }
 
 func (e errUnavailable) Unwrap() error { return e.error }
 
-// store returns the open store, opening it first when it is not open yet.
-func (s *server) store(ctx context.Context) (*openedStore, error) {
+// store returns the open store, opening it first when it is not open yet or when the one open
+// was replaced on disk. The caller calls release when it no longer reads through the store.
+func (s *server) store(ctx context.Context) (o *openedStore, release func(), err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.opened != nil {
-		return s.opened, nil
+	if old := s.opened; old != nil && old.replaced != nil && old.replaced() {
+		s.log.Info().Str("location", old.backend.Location).Msg("the store on disk was replaced: opening it again")
+		s.opened = nil
+		s.retiring.Add(1)
+		go func() {
+			defer s.retiring.Done()
+			old.inUse.Wait()
+			old.close()
+		}()
 	}
-	o, err := s.open(ctx)
-	if err != nil {
-		return nil, errUnavailable{fmt.Errorf("the store cannot be opened: %w", err)}
+	if s.opened == nil {
+		o, err := s.open(ctx)
+		if err != nil {
+			return nil, nil, errUnavailable{fmt.Errorf("the store cannot be opened: %w", err)}
+		}
+		s.log.Info().Str("backend", o.backend.Kind).Str("location", o.backend.Location).Msg("store opened")
+		s.opened = o
 	}
-	s.log.Info().Str("backend", o.backend.Kind).Str("location", o.backend.Location).Msg("store opened")
-	s.opened = o
-	return o, nil
+	s.opened.inUse.Add(1)
+	return s.opened, s.opened.inUse.Done, nil
 }
 
-// closeStore releases the store, after the last request.
+// closeStore releases the stores, after the last request.
 func (s *server) closeStore() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.opened != nil {
+		s.opened.inUse.Wait()
 		s.opened.close()
 		s.opened = nil
 	}
+	s.retiring.Wait()
 }
 
 // serve answers on ln until ctx is done, then shuts down gracefully: no new connections, requests
@@ -413,10 +449,11 @@ func (s *server) query(w *responseRecorder, r *http.Request) error {
 		return httpError{http.StatusBadRequest, err}
 	}
 	w.mode = opt.Mode.String()
-	st, err := s.store(r.Context())
+	st, release, err := s.store(r.Context())
 	if err != nil {
 		return err
 	}
+	defer release()
 	state, err := graph.ReadIngestState(r.Context(), st.engine.Store)
 	if err != nil {
 		return err
@@ -438,10 +475,11 @@ func (s *server) query(w *responseRecorder, r *http.Request) error {
 // status answers GET /status with status --json's object (without its integrity check, which
 // reads the whole file: run strata status for that).
 func (s *server) status(w *responseRecorder, r *http.Request) error {
-	st, err := s.store(r.Context())
+	st, release, err := s.store(r.Context())
 	if err != nil {
 		return err
 	}
+	defer release()
 	store, ok := st.engine.Store.(graph.Store)
 	if !ok {
 		return fmt.Errorf("status: the %s store cannot report its counts", st.backend.Kind)
@@ -457,9 +495,11 @@ func (s *server) status(w *responseRecorder, r *http.Request) error {
 // healthz answers 200 once the store is open (and opens it if it is not), 503 otherwise: a
 // readiness check, which also tells that the process is alive.
 func (s *server) healthz(w *responseRecorder, r *http.Request) error {
-	if _, err := s.store(r.Context()); err != nil {
+	_, release, err := s.store(r.Context())
+	if err != nil {
 		return err
 	}
+	release()
 	s.writeJSON(w, r, http.StatusOK, map[string]string{"status": "ok"})
 	return nil
 }

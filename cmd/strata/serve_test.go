@@ -227,6 +227,38 @@ func TestServeStoreAppearsLater(t *testing.T) {
 	}
 }
 
+// TestServeStoreReplaced: a data dir deleted and ingested again is a new database file; the
+// server answers from the new one without a restart, and 503 while there is none.
+func TestServeStoreReplaced(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	if code, _, errOut := strata(t, "ingest", "--data-dir", dir, corpusDir); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, errOut)
+	}
+	hs := testServer(t, dir)
+	documents := func() any {
+		t.Helper()
+		status, _, got := do(t, http.MethodGet, hs.URL+"/status", "")
+		if status != http.StatusOK {
+			t.Fatalf("status: %d %v", status, got)
+		}
+		return got["store"].(map[string]any)["nodes"].(map[string]any)["documents"]
+	}
+	before := documents()
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if status, _, got := do(t, http.MethodGet, hs.URL+"/healthz", ""); status != http.StatusServiceUnavailable {
+		t.Errorf("healthz with the data dir deleted: %d %v", status, got)
+	}
+	one := filepath.Join(corpusDir, "grey-heron.md")
+	if code, _, errOut := strata(t, "ingest", "--data-dir", dir, one); code != 0 {
+		t.Fatalf("ingest again: exit %d: %s", code, errOut)
+	}
+	if after := documents(); after != float64(1) {
+		t.Errorf("documents after the store was rebuilt from one file = %v (before: %v), want 1", after, before)
+	}
+}
+
 // TestServeNeo4jUnreachable: a Neo4j server that cannot be reached is a 503 that says so.
 func TestServeNeo4jUnreachable(t *testing.T) {
 	hs := testServerEnv(t, "--"+flagNeo4jURI, "bolt://127.0.0.1:1")

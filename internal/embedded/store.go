@@ -127,6 +127,9 @@ func dsn(path string, readOnly bool) string {
 	return "file:" + esc + q + "&mode=rwc&_txlock=immediate&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
 }
 
+// DatabasePath returns the path of the database file of the store in dir.
+func DatabasePath(dir string) string { return filepath.Join(dir, dbFile) }
+
 // Dir returns the data directory the store was opened in.
 func (s *Store) Dir() string { return s.dir }
 
