@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -59,12 +60,15 @@ func runStatus(c *cli.Context) error {
 	defer closeStore(store, log)
 	// The embedded store is checked whole here (SQLite quick_check): status is where a user looks
 	// when something seems off, and a damaged page that no count touches would hide otherwise.
+	// The check reads the whole file, so it runs beside the counts; its error comes first.
+	var check errgroup.Group
 	if chk, ok := store.(interface{ QuickCheck(context.Context) error }); ok {
-		if err := chk.QuickCheck(c.Context); err != nil {
-			return err
-		}
+		check.Go(func() error { return chk.QuickCheck(c.Context) })
 	}
 	out, err := readStatus(c.Context, store, be)
+	if cerr := check.Wait(); cerr != nil {
+		return cerr
+	}
 	if err != nil {
 		return err
 	}

@@ -135,14 +135,15 @@ func (s *Store) Unsupported(ctx context.Context) (entities, relations int64, err
 			AND NOT EXISTS (SELECT 1 FROM mentions m WHERE m.entity_id = e.id AND m.subject = 0)`).Scan(&entities); err != nil {
 			return err
 		}
-		// Driven from the relations, one lookup per end: joining the entities first would let
-		// SQLite pair every layer-0 entity with every other.
+		// Driven from the relations: joining the entities first would let SQLite pair every
+		// layer-0 entity with every other. The evidence test comes first, so that only the
+		// relations without evidence (summary relations, mostly) pay for the layer lookups.
 		return tx.QueryRowContext(ctx, `
 			SELECT count(*) FROM relations r
-			WHERE (SELECT layer FROM entities WHERE id = r.source) = 0
-			AND (SELECT layer FROM entities WHERE id = r.target) = 0
-			AND NOT EXISTS (SELECT 1 FROM relation_evidence v JOIN chunks c ON c.id = v.chunk_id
-				WHERE v.source = r.source AND v.target = r.target)`).Scan(&relations)
+			WHERE NOT EXISTS (SELECT 1 FROM relation_evidence v JOIN chunks c ON c.id = v.chunk_id
+				WHERE v.source = r.source AND v.target = r.target)
+			AND (SELECT layer FROM entities WHERE id = r.source) = 0
+			AND (SELECT layer FROM entities WHERE id = r.target) = 0`).Scan(&relations)
 	})
 	return entities, relations, err
 }
