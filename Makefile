@@ -21,7 +21,7 @@ demo: build
 # throw-away one assembled from Maven Central (docker/local; needs Java 17 and Maven). -count=1:
 # a cached result would claim a Neo4j test passed without a server.
 test: lint test-notebook
-	docker/local/with-neo4j.sh $(GO) test -count=1 ./...
+	docker/local/with-neo4j.sh $(GO) test -count=1 -timeout 30m ./...
 
 # The tests without a server: the Neo4j ones skip and say so.
 test-go: lint

@@ -3,6 +3,9 @@ package cypher
 import (
 	"context"
 	"fmt"
+	"slices"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -10,7 +13,8 @@ import (
 // ShortestPaths implements graph.Store. With GDS and a projection of the current entity graph
 // (made by ComputeComponents or ComputeCommunities; any later change to the entity graph makes
 // it stale, see projection) paths come from gds.shortestPath.dijkstra, one call per source for
-// all its targets; otherwise, or when GDS fails, from Cypher's shortestPath(), which searches at
+// all its targets, requests turned around so that few entities are sources (orient);
+// otherwise, or when GDS fails, from Cypher's shortestPath(), which searches at
 // most 4 hops when maxHops <= 4 and at most 32 otherwise (a variable-length bound cannot be a
 // parameter). Either way paths longer than maxHops are left out. A request from an entity to
 // itself is the zero-step path when the entity exists.
@@ -67,21 +71,28 @@ const shortPathHops = 4
 func (s *Store) findPaths(ctx context.Context, reqs []graph.PathRequest, maxHops int, found map[graph.PathRequest]graph.Path) error {
 	rest := reqs
 	if name, ok := s.currentProjection(ctx); ok {
-		paths, err := s.pathRows(ctx, qPathsGDS, bySource(reqs), map[string]any{"graphName": name})
+		sources := bySource(orient(reqs))
+		paths, err := s.gdsPathRows(ctx, sources, name)
 		if err == nil {
 			// The projection holds the current entity graph, so a request without a row has
 			// no path.
 			rest = nil
+			asked := map[graph.PathRequest]bool{}
+			for _, r := range reqs {
+				asked[r] = true
+			}
 			for _, p := range paths {
-				key := graph.PathRequest{Source: p.Source, Target: p.Target}
-				if len(p.Steps) != len(p.Nodes)-1 {
-					// A hop the projection has and the database no longer has: a change
-					// committed after the generation was read.
-					rest = append(rest, key)
-					continue
-				}
-				if len(p.Steps) <= maxHops {
-					found[key] = p
+				for _, p := range []graph.Path{p, reversePath(p)} {
+					key := graph.PathRequest{Source: p.Source, Target: p.Target}
+					switch {
+					case !asked[key]:
+					case len(p.Steps) != len(p.Nodes)-1:
+						// A hop the projection has and the database no longer has: a
+						// change committed after the generation was read.
+						rest = append(rest, key)
+					case len(p.Steps) <= maxHops:
+						found[key] = p
+					}
 				}
 			}
 		} else if ctx.Err() != nil {
@@ -128,6 +139,94 @@ func pairs(reqs []graph.PathRequest) []map[string]any {
 	return rowsOf(reqs, func(r graph.PathRequest) map[string]any {
 		return map[string]any{"source": r.Source, "target": r.Target}
 	})
+}
+
+// orient turns requests around (paths are undirected) so that few distinct entities are
+// sources, since paths_gds runs Dijkstra once per source for all of its targets; a pair asked
+// both ways is asked once. Greedily, the entity in most of the pairs not yet oriented becomes
+// the source of all of them (ties: the entity seen first), which halves the runs for the
+// chain of key entities that bridge retrieval asks about.
+func orient(reqs []graph.PathRequest) []graph.PathRequest {
+	var pairs []graph.PathRequest
+	seen := map[graph.RelationKey]bool{}
+	var order []string
+	first := map[string]int{}
+	for _, r := range reqs {
+		k := graph.NewRelationKey(r.Source, r.Target)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		pairs = append(pairs, r)
+		for _, id := range []string{r.Source, r.Target} {
+			if _, ok := first[id]; !ok {
+				first[id] = len(order)
+				order = append(order, id)
+			}
+		}
+	}
+	out := make([]graph.PathRequest, 0, len(pairs))
+	done := make([]bool, len(pairs))
+	for len(out) < len(pairs) {
+		count := make([]int, len(order))
+		for i, p := range pairs {
+			if !done[i] {
+				count[first[p.Source]]++
+				count[first[p.Target]]++
+			}
+		}
+		best := 0
+		for i, c := range count {
+			if c > count[best] {
+				best = i
+			}
+		}
+		src := order[best]
+		for i, p := range pairs {
+			switch {
+			case done[i]:
+			case p.Source == src:
+				out, done[i] = append(out, p), true
+			case p.Target == src:
+				out, done[i] = append(out, graph.PathRequest{Source: src, Target: p.Source}), true
+			}
+		}
+	}
+	return out
+}
+
+// reversePath is p walked from its target to its source.
+func reversePath(p graph.Path) graph.Path {
+	r := graph.Path{Source: p.Target, Target: p.Source, Nodes: slices.Clone(p.Nodes), Steps: slices.Clone(p.Steps)}
+	slices.Reverse(r.Nodes)
+	slices.Reverse(r.Steps)
+	for i := range r.Steps {
+		r.Steps[i].From, r.Steps[i].To = r.Steps[i].To, r.Steps[i].From
+	}
+	return r
+}
+
+// pathWorkers is how many paths_gds transactions run at once: each Dijkstra run is
+// single-threaded on the server, and a query's few sources are otherwise answered one by one.
+const pathWorkers = 4
+
+// gdsPathRows runs paths_gds over the per-source rows in up to pathWorkers concurrent
+// transactions.
+func (s *Store) gdsPathRows(ctx context.Context, sources []map[string]any, graphName string) ([]graph.Path, error) {
+	parts := min(pathWorkers, len(sources))
+	results := make([][]graph.Path, parts)
+	g, gctx := errgroup.WithContext(ctx)
+	for w := range parts {
+		lo, hi := w*len(sources)/parts, (w+1)*len(sources)/parts
+		g.Go(func() (err error) {
+			results[w], err = s.pathRows(gctx, qPathsGDS, sources[lo:hi], map[string]any{"graphName": graphName})
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return slices.Concat(results...), nil
 }
 
 // bySource is the request rows of paths_gds: one per source with all its targets, in first-seen

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -155,5 +156,57 @@ func TestShortPathHopsMatchesStatement(t *testing.T) {
 	}
 	if want := fmt.Sprintf("*..%d]", shortPathHops); !strings.Contains(qs.get(qPathsCypher).text, want) {
 		t.Errorf("%s does not search %s hops (want %q)", qPathsCypher, want, want)
+	}
+}
+
+// TestShortestPathsOrient: requests are turned around so that few entities are Dijkstra
+// sources, and every answer comes back in the direction it was asked.
+func TestShortestPathsOrient(t *testing.T) {
+	s, f := newFakeStore(t, Config{}, "2.13.0")
+	f.answer = func(name string, params map[string]any) ([]map[string]any, error) {
+		switch name {
+		case qReadMeta:
+			return []map[string]any{{"value": "1"}}, nil
+		case qGDSList:
+			return []map[string]any{{"graphName": "strata-entities::1", "relationshipCount": int64(8)}}, nil
+		case qPathsGDS:
+			// Every pair is one hop apart, described by its ends in walking order.
+			var rows []map[string]any
+			for _, r := range params["requests"].([]map[string]any) {
+				src := r["source"].(string)
+				for _, dst := range r["targets"].([]string) {
+					rows = append(rows, pathRecord([]string{src, dst}, step("RELATED", src+dst, 1)))
+				}
+			}
+			return rows, nil
+		}
+		return nil, nil
+	}
+	// A chain, with one pair asked both ways.
+	reqs := []graph.PathRequest{{Source: "A", Target: "B"}, {Source: "B", Target: "C"}, {Source: "C", Target: "D"},
+		{Source: "D", Target: "E"}, {Source: "C", Target: "B"}}
+	got, err := s.ShortestPaths(t.Context(), reqs, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(reqs) {
+		t.Fatalf("%d paths for %d requests: %+v", len(got), len(reqs), got)
+	}
+	for i, p := range got {
+		r := reqs[i]
+		if p.Source != r.Source || p.Target != r.Target || !reflect.DeepEqual(p.Nodes, []string{r.Source, r.Target}) ||
+			len(p.Steps) != 1 || p.Steps[0].From != r.Source || p.Steps[0].To != r.Target {
+			t.Errorf("path for %v = %+v, want one step from %s to %s", r, p, r.Source, r.Target)
+		}
+	}
+	var sources []string
+	for _, c := range f.only(qPathsGDS) {
+		for _, r := range c.params["requests"].([]map[string]any) {
+			sources = append(sources, r["source"].(string))
+		}
+	}
+	slices.Sort(sources) // the sources' transactions run concurrently
+	if want := []string{"B", "D"}; !reflect.DeepEqual(sources, want) {
+		t.Errorf("Dijkstra sources %v, want %v (the chain's every other entity)", sources, want)
 	}
 }
