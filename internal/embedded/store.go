@@ -51,6 +51,7 @@ type Store struct {
 	writeMu sync.Mutex
 	vectors vectorCache
 	graphs  graphCache
+	stmts   stmtCache
 
 	closeOnce sync.Once
 	closeErr  error
@@ -143,7 +144,7 @@ func (s *Store) Close() error {
 			errs = append(errs, s.WriteQueryFiles(context.Background()))
 		}
 		if s.db != nil {
-			errs = append(errs, s.db.Close())
+			errs = append(errs, s.stmts.close(), s.db.Close())
 		}
 		if s.lock != nil {
 			errs = append(errs, s.lock.release())
