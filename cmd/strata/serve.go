@@ -95,7 +95,7 @@ func serverFromCLI(c *cli.Context) (*server, error) {
 		return nil, err
 	}
 	return newServer(log, func(ctx context.Context) (*openedStore, error) {
-		engine, be, closeFn, err := openEngine(ctx, c, log, m, tok)
+		engine, be, closeFn, err := openEngine(ctx, c, log, m, tok, true)
 		if err != nil {
 			return nil, err
 		}

@@ -79,6 +79,16 @@ func (s *Store) DocumentLinks(ctx context.Context, chunkIDs []string, maxDocumen
 	}
 	var links []graph.DocumentLink
 	err := s.read(ctx, what, func(tx *sql.Tx) error {
+		if s.resident {
+			mi, err := s.mentionIndex(ctx, tx)
+			if err != nil {
+				return err
+			}
+			if mi != nil {
+				links = mi.documentLinks(ids, maxDocuments)
+				return nil
+			}
+		}
 		var err error
 		links, err = queryAll(ctx, s.cached(tx), func(sc scanner, _ ...any) (graph.DocumentLink, error) {
 			var l graph.DocumentLink
