@@ -153,6 +153,9 @@ func (s *Store) Close() error {
 		if s.db != nil {
 			errs = append(errs, s.stmts.close(), s.db.Close())
 		}
+		if err := s.vectors.unmapAll(); err != nil {
+			errs = append(errs, fmt.Errorf("unmap vector files: %w", err))
+		}
 		if s.lock != nil {
 			errs = append(errs, s.lock.release())
 		}
