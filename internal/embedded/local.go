@@ -46,7 +46,7 @@ func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.L
 		}
 
 		if opt.TopCommunities > 0 {
-			lc.Communities, err = queryAll(ctx, s.cached(tx), scanScoredCommunity, expandCommunitiesSQL(), set, opt.TopCommunities)
+			lc.Communities, err = queryAll(ctx, s.cached(tx), scanScoredCommunity, expandCommunitiesSQL(s.version), set, opt.TopCommunities)
 			if err != nil {
 				return err
 			}

@@ -17,10 +17,18 @@ const genMentions = "mentions"
 // mentionsVersion is the first schema version whose generations table counts genMentions.
 const mentionsVersion = 6
 
-// mentionsMigration is the 5 → 6 upgrade: the mentions generation, so that a long-lived reader
-// can keep the mentions in memory (mentionIndex) and notice when a write changes them.
-func mentionsMigration() []string {
-	return []string{`INSERT INTO generations (name, gen) VALUES ('` + genMentions + `', 0)`}
+// ratingIndexVersion is the first schema version with the index communities_rating.
+const ratingIndexVersion = 6
+
+// version6Migration is the 5 → 6 upgrade: the mentions generation, so that a long-lived reader
+// can keep the mentions in memory (mentionIndex) and notice when a write changes them; and
+// communities_rating, which ranks communities without reading their rows
+// (expandCommunitiesSQL).
+func version6Migration() []string {
+	return []string{
+		`INSERT INTO generations (name, gen) VALUES ('` + genMentions + `', 0)`,
+		`CREATE INDEX communities_rating ON communities (id, rating)`,
+	}
 }
 
 // mentionIndex holds every mention as numbers, with each chunk's document and position, so that

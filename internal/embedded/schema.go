@@ -210,7 +210,7 @@ func migrations() [][]string {
 		// 4 → 5: the attributed-community hierarchy (arch.go).
 		archMigration(),
 		// 5 → 6: the mentions generation (mentionindex.go).
-		mentionsMigration(),
+		version6Migration(),
 	}
 }
 
