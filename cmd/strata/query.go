@@ -80,7 +80,8 @@ func queryOptions(c *cli.Context) (retrieval.Options, error) {
 }
 
 // newEngine opens the store read-only and sets up the retrieval engine; close releases the store.
-func newEngine(c *cli.Context) (engine *retrieval.Engine, m *models, closeFn func(), err error) {
+// resident is for a caller that asks many questions (strata eval; see openEngine).
+func newEngine(c *cli.Context, resident bool) (engine *retrieval.Engine, m *models, closeFn func(), err error) {
 	log, err := newLogger(c)
 	if err != nil {
 		return nil, nil, nil, err
@@ -92,7 +93,7 @@ func newEngine(c *cli.Context) (engine *retrieval.Engine, m *models, closeFn fun
 	// The tokenizer's tables load while the store opens and the context is retrieved; callers
 	// check engine.Tokenizer.Err() once they have a result.
 	tok := tokenizer.Load()
-	engine, _, closeFn, err = openEngine(c.Context, c, log, m, tok, false)
+	engine, _, closeFn, err = openEngine(c.Context, c, log, m, tok, resident)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -141,7 +142,7 @@ func runQuery(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	engine, m, closeFn, err := newEngine(c)
+	engine, m, closeFn, err := newEngine(c, false)
 	if err != nil {
 		return err
 	}
