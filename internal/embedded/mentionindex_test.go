@@ -140,3 +140,77 @@ func TestDocumentLinksResident(t *testing.T) {
 	}
 	compare("after deleted mentions and entities")
 }
+
+// TestResidentReaderOfVersion5 checks that a resident reader uses a store of schema version 5
+// as it is (no mentions generation, no communities_rating: SQLite answers), and that the next
+// writer upgrades it to what the in-memory paths need.
+func TestResidentReaderOfVersion5(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := mentionsBatch(rand.New(rand.NewPCG(7, 8)), 4, 6, 20)
+	if err := w.Apply(t.Context(), b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.ComputeCommunities(t.Context(), graph.DefaultLeidenParams()); err != nil {
+		t.Fatal(err)
+	}
+	var chunks, seeds []string
+	for _, c := range b.Chunks[:5] {
+		chunks = append(chunks, c.ID)
+	}
+	for _, e := range b.Entities[:8] {
+		seeds = append(seeds, e.ID)
+	}
+	wantLinks, err := w.DocumentLinks(t.Context(), chunks, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := graph.LocalOptions{TopChunks: 5, TopCommunities: 4}
+	wantLocal, err := w.ExpandLocal(t.Context(), seeds, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(wantLinks) == 0 || len(wantLocal.Communities) == 0 {
+		t.Fatalf("the store gives nothing to compare: %d links, %d communities", len(wantLinks), len(wantLocal.Communities))
+	}
+	for _, q := range []string{
+		`DROP INDEX communities_rating`, `DELETE FROM generations WHERE name = 'mentions'`, `PRAGMA user_version = 5`,
+	} {
+		if _, err := w.db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	r, err := Open(t.Context(), dir, Options{ReadOnly: true, Resident: true})
+	if err != nil {
+		t.Fatalf("resident open of a version 5 store: %v", err)
+	}
+	links, err := r.DocumentLinks(t.Context(), chunks, 3)
+	if err != nil || !reflect.DeepEqual(links, wantLinks) {
+		t.Errorf("version 5 store: DocumentLinks = %v, %v; want %v", links, err, wantLinks)
+	}
+	local, err := r.ExpandLocal(t.Context(), seeds, opt)
+	if err != nil || !reflect.DeepEqual(local, wantLocal) {
+		t.Errorf("version 5 store: ExpandLocal = %+v, %v; want %+v", local, err, wantLocal)
+	}
+	r.Close()
+
+	w, err = Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatalf("upgrading open: %v", err)
+	}
+	defer w.Close()
+	var n int
+	if err := w.db.QueryRow(`SELECT count(*) FROM generations WHERE name = 'mentions'`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("after the upgrade: %d mentions generations, %v", n, err)
+	}
+	if err := w.db.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE name = 'communities_rating'`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("after the upgrade: %d communities_rating indexes, %v", n, err)
+	}
+}
