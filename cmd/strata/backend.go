@@ -20,6 +20,12 @@ type backend struct {
 // openStore opens Neo4j when a URI is configured, else the embedded store. Read-only opens of the
 // embedded store take no writer lock, so queries run while an ingest is in progress.
 func openStore(ctx context.Context, c *cli.Context, log zerolog.Logger, readOnly bool) (graph.Store, backend, error) {
+	return openStoreWith(ctx, c, log, embedded.Options{ReadOnly: readOnly})
+}
+
+// openStoreWith is openStore with the embedded store's options (strata serve keeps reads
+// resident); Neo4j ignores them.
+func openStoreWith(ctx context.Context, c *cli.Context, log zerolog.Logger, opt embedded.Options) (graph.Store, backend, error) {
 	if uri := c.String(flagNeo4jURI); uri != "" {
 		b := backend{Kind: "neo4j", Location: uri}
 		s, err := openNeo4j(ctx, c, &b)
@@ -31,7 +37,7 @@ func openStore(ctx context.Context, c *cli.Context, log zerolog.Logger, readOnly
 	}
 	dir := c.String(flagDataDir)
 	b := backend{Kind: "embedded", Location: dir}
-	s, err := embedded.Open(ctx, dir, embedded.Options{ReadOnly: readOnly})
+	s, err := embedded.Open(ctx, dir, opt)
 	if err != nil {
 		return nil, b, err
 	}

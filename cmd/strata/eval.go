@@ -42,7 +42,7 @@ func runEval(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	engine, _, closeFn, err := newEngine(c)
+	engine, _, closeFn, err := newEngine(c, true) // many questions: keep reads resident
 	if err != nil {
 		return err
 	}

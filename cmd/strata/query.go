@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
 
+	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/retrieval"
@@ -79,7 +80,8 @@ func queryOptions(c *cli.Context) (retrieval.Options, error) {
 }
 
 // newEngine opens the store read-only and sets up the retrieval engine; close releases the store.
-func newEngine(c *cli.Context) (engine *retrieval.Engine, m *models, closeFn func(), err error) {
+// resident is for a caller that asks many questions (strata eval; see openEngine).
+func newEngine(c *cli.Context, resident bool) (engine *retrieval.Engine, m *models, closeFn func(), err error) {
 	log, err := newLogger(c)
 	if err != nil {
 		return nil, nil, nil, err
@@ -91,7 +93,7 @@ func newEngine(c *cli.Context) (engine *retrieval.Engine, m *models, closeFn fun
 	// The tokenizer's tables load while the store opens and the context is retrieved; callers
 	// check engine.Tokenizer.Err() once they have a result.
 	tok := tokenizer.Load()
-	engine, _, closeFn, err = openEngine(c.Context, c, log, m, tok)
+	engine, _, closeFn, err = openEngine(c.Context, c, log, m, tok, resident)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -100,9 +102,10 @@ func newEngine(c *cli.Context) (engine *retrieval.Engine, m *models, closeFn fun
 
 // openEngine opens the store read-only, checks that it holds vectors of the configured embedding
 // model, and returns the engine over it; close releases the store. strata serve calls it again
-// while the store cannot be opened.
-func openEngine(ctx context.Context, c *cli.Context, log zerolog.Logger, m *models, tok *tokenizer.Tokenizer) (*retrieval.Engine, backend, func(), error) {
-	store, be, err := openStore(ctx, c, log, true)
+// while the store cannot be opened. A resident engine (strata serve) keeps the embedded store's
+// read structures in memory between queries (embedded.Options.Resident).
+func openEngine(ctx context.Context, c *cli.Context, log zerolog.Logger, m *models, tok *tokenizer.Tokenizer, resident bool) (*retrieval.Engine, backend, func(), error) {
+	store, be, err := openStoreWith(ctx, c, log, embedded.Options{ReadOnly: true, Resident: resident})
 	if err != nil {
 		return nil, be, nil, err
 	}
@@ -139,7 +142,7 @@ func runQuery(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	engine, m, closeFn, err := newEngine(c)
+	engine, m, closeFn, err := newEngine(c, false)
 	if err != nil {
 		return err
 	}

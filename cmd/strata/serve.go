@@ -105,7 +105,7 @@ func serverFromCLI(c *cli.Context) (*server, error) {
 			// which costs one extra open, never a stale store.
 			file, _ = os.Stat(embedded.DatabasePath(c.String(flagDataDir)))
 		}
-		engine, be, closeFn, err := openEngine(ctx, c, log, m, tok)
+		engine, be, closeFn, err := openEngine(ctx, c, log, m, tok, true)
 		if err != nil {
 			return nil, err
 		}

@@ -334,5 +334,9 @@ func bumpGenerations(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 	if len(b.Communities) > 0 {
 		names = append(names, string(graph.CommunityEmbedding))
 	}
+	if len(b.Chunks) > 0 || len(b.DeleteChunks) > 0 || len(b.DeleteDocuments) > 0 || len(b.Mentions) > 0 ||
+		len(b.DeleteMentions) > 0 || len(b.DeleteEntities) > 0 || b.ClearSummaries {
+		names = append(names, genMentions)
+	}
 	return bumpGeneration(ctx, tx, names...)
 }

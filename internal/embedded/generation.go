@@ -11,7 +11,8 @@ import (
 // can change a structure increments its counter in the generations table inside the same
 // transaction, and a reader compares the counter it cached with the one in its snapshot.
 //
-// The names are the three vector index names and genEntityGraph.
+// The names are the three vector index names, genEntityGraph and (schema version 6 on)
+// genMentions.
 
 // genEntityGraph counts writes to entities, RELATED and SUMMARIZED_BY.
 const genEntityGraph = "entity_graph"

@@ -17,7 +17,7 @@ func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.L
 		return lc, ctxErr(ctx, what)
 	}
 	err := s.read(ctx, what, func(tx *sql.Tx) error {
-		found, err := queryAll(ctx, tx, scanEntity, `SELECT `+entityCols("e")+` FROM entities e WHERE e.id IN (SELECT value FROM json_each(?))`,
+		found, err := queryAll(ctx, s.cached(tx), scanEntity, `SELECT `+entityCols("e")+` FROM entities e WHERE e.id IN (SELECT value FROM json_each(?))`,
 			encodeStrings(seeds))
 		if err != nil {
 			return err
@@ -39,14 +39,14 @@ func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.L
 		set := encodeStrings(ids)
 
 		if opt.TopChunks > 0 {
-			lc.Chunks, err = queryAll(ctx, tx, scanScoredChunk, expandChunksSQL(), set, opt.TopChunks)
+			lc.Chunks, err = queryAll(ctx, s.cached(tx), scanScoredChunk, expandChunksSQL(), set, opt.TopChunks)
 			if err != nil {
 				return err
 			}
 		}
 
 		if opt.TopCommunities > 0 {
-			lc.Communities, err = queryAll(ctx, tx, scanScoredCommunity, expandCommunitiesSQL(), set, opt.TopCommunities)
+			lc.Communities, err = queryAll(ctx, s.cached(tx), scanScoredCommunity, expandCommunitiesSQL(s.version), set, opt.TopCommunities)
 			if err != nil {
 				return err
 			}
@@ -58,7 +58,7 @@ func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.L
 			if limit <= 0 {
 				return nil, nil
 			}
-			return queryAll(ctx, tx, scanRelation, expandRelationsSQL(), set, inside, limit)
+			return queryAll(ctx, s.cached(tx), scanRelation, expandRelationsSQL(), set, inside, limit)
 		}
 		if lc.InsideRelations, err = relations(true, opt.TopInsideRels); err != nil {
 			return err
@@ -79,8 +79,18 @@ func (s *Store) DocumentLinks(ctx context.Context, chunkIDs []string, maxDocumen
 	}
 	var links []graph.DocumentLink
 	err := s.read(ctx, what, func(tx *sql.Tx) error {
+		if s.resident {
+			mi, err := s.mentionIndex(ctx, tx)
+			if err != nil {
+				return err
+			}
+			if mi != nil {
+				links = mi.documentLinks(ids, maxDocuments)
+				return nil
+			}
+		}
 		var err error
-		links, err = queryAll(ctx, tx, func(sc scanner, _ ...any) (graph.DocumentLink, error) {
+		links, err = queryAll(ctx, s.cached(tx), func(sc scanner, _ ...any) (graph.DocumentLink, error) {
 			var l graph.DocumentLink
 			err := sc.Scan(&l.EntityID, &l.DocumentID, &l.ChunkID, &l.Documents)
 			return l, err

@@ -19,7 +19,7 @@ func byIDs[T any](ctx context.Context, s *Store, what, query string, ids []strin
 	var found []T
 	err := s.read(ctx, what, func(tx *sql.Tx) error {
 		var err error
-		found, err = queryAll(ctx, tx, scan, query, encodeStrings(ids))
+		found, err = queryAll(ctx, s.cached(tx), scan, query, encodeStrings(ids))
 		return err
 	})
 	if err != nil {
@@ -81,7 +81,7 @@ func (s *Store) Relations(ctx context.Context, keys []graph.RelationKey) ([]grap
 	var found []graph.Relation
 	err := s.read(ctx, "look up relations", func(tx *sql.Tx) error {
 		var err error
-		found, err = queryAll(ctx, tx, scanRelation, `
+		found, err = queryAll(ctx, s.cached(tx), scanRelation, `
 			SELECT `+relationCols("r")+`
 			FROM (SELECT DISTINCT value ->> 0 AS source, value ->> 1 AS target FROM json_each(?)) k
 			JOIN relations r ON r.source = k.source AND r.target = k.target
@@ -111,7 +111,7 @@ func (s *Store) AllDocuments(ctx context.Context) ([]graph.Document, error) {
 	var out []graph.Document
 	err := s.read(ctx, "list documents", func(tx *sql.Tx) error {
 		var err error
-		out, err = queryAll(ctx, tx, scanDocument, `SELECT `+documentCols("d")+` FROM documents d ORDER BY d.id`)
+		out, err = queryAll(ctx, s.cached(tx), scanDocument, `SELECT `+documentCols("d")+` FROM documents d ORDER BY d.id`)
 		return err
 	})
 	return out, err
@@ -122,7 +122,7 @@ func (s *Store) DocumentChunks(ctx context.Context, documentID string) ([]graph.
 	var out []graph.Chunk
 	err := s.read(ctx, "chunks of document "+documentID, func(tx *sql.Tx) error {
 		var err error
-		out, err = queryAll(ctx, tx, scanChunk, `SELECT `+chunkCols("c")+` FROM chunks c WHERE c.document_id = ? ORDER BY c.seq, c.id`, documentID)
+		out, err = queryAll(ctx, s.cached(tx), scanChunk, `SELECT `+chunkCols("c")+` FROM chunks c WHERE c.document_id = ? ORDER BY c.seq, c.id`, documentID)
 		return err
 	})
 	return out, err
@@ -133,7 +133,7 @@ func (s *Store) EntitiesByLayer(ctx context.Context, layer int) ([]graph.Entity,
 	var out []graph.Entity
 	err := s.read(ctx, fmt.Sprintf("entities of layer %d", layer), func(tx *sql.Tx) error {
 		var err error
-		out, err = queryAll(ctx, tx, scanEntity, `SELECT `+entityCols("e")+` FROM entities e WHERE e.layer = ? ORDER BY e.id`, layer)
+		out, err = queryAll(ctx, s.cached(tx), scanEntity, `SELECT `+entityCols("e")+` FROM entities e WHERE e.layer = ? ORDER BY e.id`, layer)
 		return err
 	})
 	return out, err
@@ -175,7 +175,7 @@ func (s *Store) CommunitiesByLevel(ctx context.Context, level int) ([]graph.Comm
 	err := s.read(ctx, fmt.Sprintf("communities of level %d", level), func(tx *sql.Tx) error {
 		var err error
 		q, args := communitiesByLevelSQL(level)
-		out, err = queryAll(ctx, tx, scanCommunity, q, args...)
+		out, err = queryAll(ctx, s.cached(tx), scanCommunity, q, args...)
 		return err
 	})
 	return out, err
@@ -188,15 +188,15 @@ func (s *Store) CommunityMembers(ctx context.Context, communityID string) (graph
 	var m graph.Members
 	err := s.read(ctx, "members of community "+communityID, func(tx *sql.Tx) error {
 		var err error
-		m.Entities, err = queryAll(ctx, tx, scanEntity, memberEntitiesSQL(), communityID)
+		m.Entities, err = queryAll(ctx, s.cached(tx), scanEntity, memberEntitiesSQL(), communityID)
 		if err != nil {
 			return err
 		}
-		m.Relations, err = queryAll(ctx, tx, scanRelation, memberRelationsSQL(), communityID)
+		m.Relations, err = queryAll(ctx, s.cached(tx), scanRelation, memberRelationsSQL(), communityID)
 		if err != nil {
 			return err
 		}
-		m.Children, err = queryAll(ctx, tx, scanCommunity, childCommunitiesSQL(),
+		m.Children, err = queryAll(ctx, s.cached(tx), scanCommunity, childCommunitiesSQL(),
 			communityID)
 		return err
 	})
@@ -217,7 +217,7 @@ func (s *Store) CommunityEntities(ctx context.Context, communityIDs []string) (m
 			community string
 			entity    graph.Entity
 		}
-		rows, err := queryAll(ctx, tx, func(sc scanner, _ ...any) (member, error) {
+		rows, err := queryAll(ctx, s.cached(tx), func(sc scanner, _ ...any) (member, error) {
 			var m member
 			var err error
 			m.entity, err = scanEntity(sc, &m.community)

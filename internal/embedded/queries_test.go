@@ -1,13 +1,16 @@
 package embedded
 
 import (
+	"database/sql"
 	"math/rand/v2"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/graph/storetest"
 )
 
 // TestQueryPlans checks with EXPLAIN QUERY PLAN that the statements of the query paths reach
@@ -36,7 +39,8 @@ func TestQueryPlans(t *testing.T) {
 		scans []string
 	}{
 		{"ExpandLocal chunks", expandChunksSQL(), []any{seeds, 10}, nil},
-		{"ExpandLocal communities", expandCommunitiesSQL(), []any{seeds, 10}, nil},
+		{"ExpandLocal communities", expandCommunitiesSQL(schemaVersion), []any{seeds, 10}, nil},
+		{"ExpandLocal communities before version 6", expandCommunitiesSQL(5), []any{seeds, 10}, nil},
 		{"ExpandLocal relations", expandRelationsSQL(), []any{seeds, true, 10}, nil},
 		{"DocumentLinks", documentLinksSQL(), []any{`["d-c1"]`, 5}, nil},
 		{"CommunityMembers entities", memberEntitiesSQL(), []any{"c"}, nil},
@@ -127,5 +131,54 @@ func TestScannedTablesSeesAFullScan(t *testing.T) {
 	old := `SELECT ` + communityCols("c") + ` FROM communities c WHERE ? < 0 OR c.level = ? ORDER BY c.level, c.community_id`
 	if got := scannedTables(old, queryPlan(t, s, old, 1, 1)); !slices.Contains(got, "communities") {
 		t.Errorf("the OR-ed level statement was not seen scanning communities (got %v)", got)
+	}
+}
+
+// TestExpandCommunitiesRanking checks that the version 6 statement, which ranks candidates from
+// communities_rating before reading rows, returns exactly what the statement before it returns,
+// ties in seed counts and ratings included.
+func TestExpandCommunitiesRanking(t *testing.T) {
+	s := openTemp(t)
+	if err := s.Apply(t.Context(), storetest.RingOfCliques(12, 5)); err != nil {
+		t.Fatal(err)
+	}
+	comms, err := s.ComputeCommunities(t.Context(), graph.DefaultLeidenParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	var b graph.Batch
+	for _, c := range comms {
+		c.Rating = float64(rng.IntN(3)) // few values: many ties
+		c.Report = strings.Repeat("report ", 400)
+		b.Communities = append(b.Communities, c)
+	}
+	if err := s.Apply(t.Context(), b); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range storetest.RingOfCliques(12, 5).Entities {
+		ids = append(ids, e.ID)
+	}
+	for i := range 30 {
+		var seeds []string
+		for range 1 + rng.IntN(12) {
+			seeds = append(seeds, ids[rng.IntN(len(ids))])
+		}
+		set := encodeStrings(graph.UniqueIDs(seeds))
+		limit := 1 + i%8
+		var got, want []graph.ScoredCommunity
+		if err := s.read(t.Context(), "compare", func(tx *sql.Tx) (err error) {
+			if got, err = queryAll(t.Context(), tx, scanScoredCommunity, expandCommunitiesSQL(6), set, limit); err != nil {
+				return err
+			}
+			want, err = queryAll(t.Context(), tx, scanScoredCommunity, expandCommunitiesSQL(5), set, limit)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if len(want) == 0 || !reflect.DeepEqual(got, want) {
+			t.Fatalf("seeds %s limit %d: version 6 statement = %v\nbefore = %v", set, limit, got, want)
+		}
 	}
 }

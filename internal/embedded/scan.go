@@ -123,8 +123,13 @@ type scanner interface {
 	Scan(dest ...any) error
 }
 
+// querier is what *sql.Tx and cachedTx have in common.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
 // queryAll runs a query and scans every row with scan.
-func queryAll[T any](ctx context.Context, tx *sql.Tx, scan func(scanner, ...any) (T, error), query string, args ...any) ([]T, error) {
+func queryAll[T any](ctx context.Context, tx querier, scan func(scanner, ...any) (T, error), query string, args ...any) ([]T, error) {
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err

@@ -9,7 +9,7 @@ import (
 // schemaVersion is stored in PRAGMA user_version. A change to the schema is a new entry in
 // migrations and a new version; schemaSQL stays the schema of version 1, so new and upgraded
 // stores are built by the same statements.
-const schemaVersion = 5
+const schemaVersion = 6
 
 // oldestReadable is the oldest schema version a read-only Store can use as it is (readers cannot
 // upgrade a store). Raise it when a migration changes something readers depend on.
@@ -209,6 +209,8 @@ func migrations() [][]string {
 		},
 		// 4 → 5: the attributed-community hierarchy (arch.go).
 		archMigration(),
+		// 5 → 6: the mentions generation (mentionindex.go).
+		version6Migration(),
 	}
 }
 

@@ -34,6 +34,11 @@ type Options struct {
 	// ReadOnly opens an existing store for reading: no writer lock is taken, nothing is created,
 	// and every write method fails. Several readers may run next to one writer.
 	ReadOnly bool
+	// Resident is for a store that answers many queries (strata serve): read paths keep what
+	// they would otherwise read from SQLite on every call in memory, loaded once per generation
+	// of the data it comes from (DocumentLinks: every mention, mentionindex.go). A fresh
+	// process answering one query leaves it off, since the loading costs more than the query.
+	Resident bool
 }
 
 // Store is the embedded graph.Store. It is safe for concurrent use.
@@ -42,15 +47,18 @@ type Store struct {
 	absDir   string // dir made absolute: where the query files (vectorfile.go) live
 	db       *sql.DB
 	readOnly bool
+	resident bool        // Options.Resident
 	version  int64       // schema version; a reader may open an older store as it is
 	opened   bool        // Open succeeded: Close may write vector files
 	lock     *writerLock // nil when read-only
 
 	// writeMu serializes write transactions of this process; other processes are kept out by
 	// lock.
-	writeMu sync.Mutex
-	vectors vectorCache
-	graphs  graphCache
+	writeMu  sync.Mutex
+	vectors  vectorCache
+	graphs   graphCache
+	mentions mentionCache
+	stmts    stmtCache
 
 	closeOnce sync.Once
 	closeErr  error
@@ -72,7 +80,7 @@ func Open(ctx context.Context, dir string, opt Options) (*Store, error) {
 	}
 	path := filepath.Join(abs, dbFile)
 
-	s := &Store{dir: dir, absDir: abs, readOnly: opt.ReadOnly}
+	s := &Store{dir: dir, absDir: abs, readOnly: opt.ReadOnly, resident: opt.Resident}
 	if opt.ReadOnly {
 		if _, err := os.Stat(path); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -146,7 +154,10 @@ func (s *Store) Close() error {
 			errs = append(errs, s.WriteQueryFiles(context.Background()))
 		}
 		if s.db != nil {
-			errs = append(errs, s.db.Close())
+			errs = append(errs, s.stmts.close(), s.db.Close())
+		}
+		if err := s.vectors.unmapAll(); err != nil {
+			errs = append(errs, fmt.Errorf("unmap vector files: %w", err))
 		}
 		if s.lock != nil {
 			errs = append(errs, s.lock.release())

@@ -56,7 +56,7 @@ func (s *Store) TextSearch(ctx context.Context, index graph.TextIndex, query str
 	var hits []graph.Hit
 	err := s.read(ctx, what, func(tx *sql.Tx) error {
 		var err error
-		hits, err = queryAll(ctx, tx, func(sc scanner, _ ...any) (graph.Hit, error) {
+		hits, err = queryAll(ctx, s.cached(tx), func(sc scanner, _ ...any) (graph.Hit, error) {
 			var h graph.Hit
 			err := sc.Scan(&h.ID, &h.Score)
 			return h, err

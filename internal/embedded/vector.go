@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -36,12 +37,29 @@ type vectorSet struct {
 	vecs []float32 // len(ids)*dim, row-major
 	// fromFile is true when the set was read from the index's vector file rather than SQLite.
 	fromFile bool
+	// mapping is the vector file mapped into memory that vecs points into, or nil.
+	mapping []byte
 }
 
 // vectorCache keeps one vectorSet per index until a write changes its generation.
 type vectorCache struct {
 	mu   sync.Mutex
 	sets map[graph.VectorIndex]*vectorSet
+	// mapped lists every file mapping a set was read from, current or not: a search may still
+	// read a set its index has moved past, so they are unmapped only when the store closes.
+	mapped [][]byte
+}
+
+// unmapAll unmaps the vector files mapped by this store; no set may be used afterwards.
+func (c *vectorCache) unmapAll() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var errs []error
+	for _, m := range c.mapped {
+		errs = append(errs, unmapFile(m))
+	}
+	c.mapped, c.sets = nil, nil
+	return errors.Join(errs...)
 }
 
 // VectorSearch returns the k nodes of the index whose embeddings are most similar to vec by
@@ -110,6 +128,9 @@ func (s *Store) vectorSet(ctx context.Context, index graph.VectorIndex, table st
 		}
 		if s.vectors.sets == nil {
 			s.vectors.sets = map[graph.VectorIndex]*vectorSet{}
+		}
+		if set.mapping != nil {
+			s.vectors.mapped = append(s.vectors.mapped, set.mapping)
 		}
 		s.vectors.sets[index] = set
 		out = set

@@ -62,8 +62,20 @@ func BenchmarkVectorLoad(b *testing.B) {
 		b.Run(fmt.Sprintf("file/n=%d", n), func(b *testing.B) {
 			b.SetBytes(int64(n) * 384 * 4)
 			for range b.N {
-				if _, err := readVectorFile(filepath.Join(dir, vectorFileName(graph.EntityEmbedding)), st); err != nil {
+				if _, err := readVectorFile(filepath.Join(dir, vectorFileName(graph.EntityEmbedding)), st, false); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("mapped/n=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(n) * 384 * 4)
+			for range b.N {
+				set, err := readVectorFile(filepath.Join(dir, vectorFileName(graph.EntityEmbedding)), st, true)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if set.mapping != nil {
+					unmapFile(set.mapping)
 				}
 			}
 		})

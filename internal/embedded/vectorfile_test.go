@@ -55,7 +55,8 @@ func loadedSet(t testing.TB, dir string, index graph.VectorIndex) (got, want *ve
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
+	// Not before the caller is done: a set read from a mapped file lives as long as its store.
+	t.Cleanup(func() { r.Close() })
 	table, _ := vectorTable(index)
 	got, err = r.vectorSet(t.Context(), index, table)
 	if err != nil {
@@ -92,6 +93,27 @@ func TestVectorFileWrittenOnCloseAndRead(t *testing.T) {
 	}
 	if !sameVectors(got, want) || len(got.ids) != 300 {
 		t.Fatalf("vector file holds %d vectors of gen %d, SQLite %d of gen %d, or they differ", len(got.ids), got.gen, len(want.ids), want.gen)
+	}
+	// A fresh reader maps the file (Linux); a resident one reads it into its own memory. Both
+	// search exactly like SQLite's vectors.
+	if runtime.GOOS == "linux" && got.mapping == nil {
+		t.Error("a fresh reader did not map the vector file")
+	}
+	r, err := Open(t.Context(), dir, Options{ReadOnly: true, Resident: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	res, err := r.vectorSet(t.Context(), graph.EntityEmbedding, "entities")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.mapping != nil || !res.fromFile || !sameVectors(res, want) {
+		t.Errorf("resident reader: mapped %v, from file %v, same as SQLite %v", res.mapping != nil, res.fromFile, sameVectors(res, want))
+	}
+	q := want.vecs[:want.dim]
+	if a, b := got.search(q, 20), want.search(q, 20); !slices.Equal(a, b) {
+		t.Errorf("search over the mapped file = %v, over SQLite's vectors %v", a, b)
 	}
 	// An index without vectors has a file too, and it reads as empty.
 	if got, _ := loadedSet(t, dir, graph.ChunkEmbedding); !got.fromFile || got.dim != 0 || len(got.ids) != 0 {
@@ -335,8 +357,14 @@ func TestVectorFileKill(t *testing.T) {
 			return err
 		})
 		r.Close()
-		if f, err := readVectorFile(filepath.Join(dir, vectorFileName(graph.EntityEmbedding)), st); err == nil && !sameVectors(f, want) {
-			t.Fatalf("round %d: an accepted file differs from SQLite", round)
+		for _, mapped := range []bool{false, true} {
+			f, err := readVectorFile(filepath.Join(dir, vectorFileName(graph.EntityEmbedding)), st, mapped)
+			if err == nil && !sameVectors(f, want) {
+				t.Fatalf("round %d: an accepted file (mapped %v) differs from SQLite", round, mapped)
+			}
+			if err == nil && f.mapping != nil {
+				unmapFile(f.mapping)
+			}
 		}
 	}
 	t.Logf("%d of 3 readers after a kill used the vector file", usedFile)
