@@ -56,10 +56,11 @@ type channel struct {
 }
 
 // fuseDocuments ranks the documents of the channels by weighted reciprocal rank fusion of their
-// per-channel ranks and returns up to topK chunks: every document's best chunk before any second
-// chunk (byDocument), a document's chunks in the order the channels list them (earlier channels
-// first). Scores are the documents' fused scores.
-func (e *Engine) fuseDocuments(ctx context.Context, channels []channel, topK int) ([]ChunkItem, error) {
+// per-channel ranks, plus the scores of named (documents the question names, see
+// namedDocuments; nil for none), and returns up to topK chunks: every document's best chunk
+// before any second chunk (byDocument), a document's chunks in the order the channels list them
+// (earlier channels first). The scores are the documents' fused scores, by chunk id.
+func fuseDocuments(channels []channel, named map[string]float64, topK int) ([]graph.Chunk, map[string]float64) {
 	score := map[string]float64{}
 	perDoc := map[string][]graph.Chunk{}
 	seen := map[string]bool{}
@@ -74,6 +75,11 @@ func (e *Engine) fuseDocuments(ctx context.Context, channels []channel, topK int
 				seen[c.ID] = true
 				perDoc[c.DocumentID] = append(perDoc[c.DocumentID], c)
 			}
+		}
+	}
+	for d, s := range named {
+		if _, ok := perDoc[d]; ok {
+			score[d] += s
 		}
 	}
 	docs := make([]string, 0, len(score))
@@ -93,7 +99,23 @@ func (e *Engine) fuseDocuments(ctx context.Context, channels []channel, topK int
 	for _, c := range ranked {
 		chunkScore[c.ID] = score[c.DocumentID]
 	}
-	return e.chunkItems(ctx, ranked, chunkScore)
+	return ranked, chunkScore
+}
+
+// channelDocuments returns the ids of the documents the channels' chunks belong to, each once,
+// in channel order.
+func channelDocuments(channels []channel) []string {
+	var ids []string
+	seen := map[string]bool{}
+	for _, ch := range channels {
+		for _, c := range ch.chunks {
+			if !seen[c.DocumentID] {
+				seen[c.DocumentID] = true
+				ids = append(ids, c.DocumentID)
+			}
+		}
+	}
+	return ids
 }
 
 // lexicalChunks is the chunk ranking of naive mode: full-text search fused with vector search

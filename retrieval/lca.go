@@ -168,7 +168,8 @@ func (e *Engine) lcaContext(ctx context.Context, question string, qvec []float32
 			channels = append(channels, channel{bridgeWeight, related})
 		}
 	}
-	chunkItems, err := e.fuseDocuments(ctx, channels, opt.TopK)
+	ranked, scores := fuseDocuments(channels, nil, opt.TopK)
+	chunkItems, err := e.chunkItems(ctx, ranked, scores)
 	if err != nil {
 		return err
 	}
