@@ -57,10 +57,11 @@ type channel struct {
 
 // fuseDocuments ranks the documents of the channels by weighted reciprocal rank fusion of their
 // per-channel ranks, plus the scores of named (documents the question names, see
-// namedDocuments; nil for none), and returns up to topK chunks: every document's best chunk
+// namedDocuments; nil for none), with the second document chosen by cov (see
+// coverage.chooseSecond; nil: by score alone), and returns up to topK chunks: every document's best chunk
 // before any second chunk (byDocument), a document's chunks in the order the channels list them
 // (earlier channels first). The scores are the documents' fused scores, by chunk id.
-func fuseDocuments(channels []channel, named map[string]float64, topK int) ([]graph.Chunk, map[string]float64) {
+func fuseDocuments(channels []channel, named map[string]float64, cov *coverage, topK int) ([]graph.Chunk, map[string]float64) {
 	score := map[string]float64{}
 	perDoc := map[string][]graph.Chunk{}
 	seen := map[string]bool{}
@@ -89,6 +90,9 @@ func fuseDocuments(channels []channel, named map[string]float64, topK int) ([]gr
 	slices.SortFunc(docs, func(a, b string) int {
 		return cmp.Or(cmp.Compare(score[b], score[a]), cmp.Compare(a, b))
 	})
+	if cov != nil {
+		cov.chooseSecond(docs, score)
+	}
 	var ranked []graph.Chunk
 	for _, d := range docs {
 		ranked = append(ranked, perDoc[d]...)

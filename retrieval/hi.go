@@ -170,7 +170,11 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 	if want.local {
 		named = namedDocuments(question, docs, lexical)
 	}
-	ranked, scores := fuseDocuments(channels, named, opt.TopK)
+	titles := make(map[string]string, len(docs))
+	for _, d := range docs {
+		titles[d.ID] = d.Title
+	}
+	ranked, scores := fuseDocuments(channels, named, newCoverage(question, lexical, titles), opt.TopK)
 	chunkItems := itemsOf(ranked, scores, docs)
 
 	total := float64(opt.MaxContextTokens)

@@ -168,7 +168,7 @@ func (e *Engine) lcaContext(ctx context.Context, question string, qvec []float32
 			channels = append(channels, channel{bridgeWeight, related})
 		}
 	}
-	ranked, scores := fuseDocuments(channels, nil, opt.TopK)
+	ranked, scores := fuseDocuments(channels, nil, nil, opt.TopK)
 	chunkItems, err := e.chunkItems(ctx, ranked, scores)
 	if err != nil {
 		return err

@@ -90,7 +90,7 @@ func TestFuseDocumentsNamed(t *testing.T) {
 		{"a document no channel found", map[string]float64{"z": namedWeight}, []string{"a", "b", "c"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ranked, _ := fuseDocuments(channels, tc.named, 10)
+			ranked, _ := fuseDocuments(channels, tc.named, nil, 10)
 			var got []string
 			for _, ch := range ranked {
 				got = append(got, ch.DocumentID)
