@@ -2,7 +2,6 @@ package retrieval
 
 import (
 	"math"
-	"strings"
 
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -30,29 +29,31 @@ type coverage struct {
 // document id). A word's weight is its BM25 idf over those documents: words most candidates
 // hold say little about which one is missing.
 func newCoverage(question string, lexical []graph.Chunk, titles map[string]string) *coverage {
-	terms := map[string]bool{}
-	for _, w := range strings.Fields(phraseWords(textQuery(question))) {
+	c := &coverage{weight: map[string]float64{}, words: map[string]map[string]bool{}}
+	for _, w := range wordsOf(textQuery(question)) {
 		if !functionWords[w] {
-			terms[w] = true
+			c.weight[w] = 0
 		}
 	}
-	c := &coverage{weight: map[string]float64{}, words: map[string]map[string]bool{}}
 	df := map[string]int{}
+	var buf []byte
 	for _, ch := range lexical {
 		if _, ok := c.words[ch.DocumentID]; ok {
 			continue // a later, weaker chunk of a document already read
 		}
 		held := map[string]bool{}
-		for _, w := range strings.Fields(phraseWords(titles[ch.DocumentID] + "\n" + ch.Text)) {
-			if terms[w] && !held[w] {
-				held[w] = true
-				df[w]++
+		hold := func(w []byte) {
+			if _, ok := c.weight[string(w)]; ok && !held[string(w)] {
+				held[string(w)] = true
+				df[string(w)]++
 			}
 		}
+		buf = eachWord(titles[ch.DocumentID], buf, hold)
+		buf = eachWord(ch.Text, buf, hold)
 		c.words[ch.DocumentID] = held
 	}
 	n := float64(len(c.words))
-	for w := range terms {
+	for w := range c.weight {
 		c.weight[w] = math.Log(1 + (n-float64(df[w])+0.5)/(float64(df[w])+0.5))
 	}
 	return c

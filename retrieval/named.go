@@ -2,7 +2,6 @@ package retrieval
 
 import (
 	"strings"
-	"unicode"
 
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -25,11 +24,11 @@ const namedWeight = 0.5
 // names this way was a gold document for 272 of 272 questions where no other candidate named
 // it, and for 121 of 208 where six or more did.
 func namedDocuments(question string, docs []graph.Document, lexical []graph.Chunk) map[string]float64 {
-	q := phraseWords(question)
-	subjects := map[string]string{} // document id → its subject's words, for the documents the question names
+	q := " " + strings.Join(wordsOf(question), " ") + " "
+	subjects := map[string][]string{} // document id → its subject's words, for the documents the question names
 	for _, d := range docs {
-		s := phraseWords(d.Subject())
-		if s == " " || !strings.Contains(q, s) || onlyFunctionWords(s) {
+		s := wordsOf(d.Subject())
+		if len(s) == 0 || !strings.Contains(q, " "+strings.Join(s, " ")+" ") || onlyFunctionWords(s) {
 			continue
 		}
 		subjects[d.ID] = s
@@ -41,66 +40,59 @@ func namedDocuments(question string, docs []graph.Document, lexical []graph.Chun
 	for _, d := range docs {
 		titles[d.ID] = d.Title
 	}
-	// The text each lexical candidate document shows: its title and its retrieved chunks.
-	texts := map[string]*strings.Builder{}
-	var order []string
-	for _, c := range lexical {
-		b, ok := texts[c.DocumentID]
-		if !ok {
-			b = &strings.Builder{}
-			b.WriteString(titles[c.DocumentID])
-			texts[c.DocumentID] = b
-			order = append(order, c.DocumentID)
+	// Which lexical candidate documents name each subject, in their title or a retrieved chunk;
+	// documents with the same subject share a matcher.
+	phrases := map[string]int{} // subject words joined → matcher index
+	var matchers []phraseMatcher
+	for _, s := range subjects {
+		key := strings.Join(s, " ")
+		if _, ok := phrases[key]; !ok {
+			phrases[key] = len(matchers)
+			matchers = append(matchers, phraseMatcher{words: s})
 		}
-		b.WriteString("\n")
-		b.WriteString(c.Text)
 	}
-	words := make(map[string]string, len(order))
-	for _, d := range order {
-		words[d] = phraseWords(texts[d].String())
+	naming := make([]map[string]bool, len(matchers)) // per matcher, the documents naming its phrase
+	for i := range naming {
+		naming[i] = map[string]bool{}
+	}
+	var buf []byte
+	read := func(doc, text string) {
+		buf = eachWord(text, buf, func(w []byte) {
+			for i := range matchers {
+				matchers[i].next(w)
+			}
+		})
+		for i := range matchers {
+			if matchers[i].found {
+				naming[i][doc] = true
+			}
+			matchers[i].found = false
+			matchers[i].end()
+		}
+	}
+	seen := map[string]bool{}
+	for _, c := range lexical {
+		if !seen[c.DocumentID] {
+			seen[c.DocumentID] = true
+			read(c.DocumentID, titles[c.DocumentID])
+		}
+		read(c.DocumentID, c.Text)
 	}
 	scores := make(map[string]float64, len(subjects))
 	for id, s := range subjects {
-		others := 0
-		for _, d := range order {
-			if d != id && strings.Contains(words[d], s) {
-				others++
-			}
+		named := naming[phrases[strings.Join(s, " ")]]
+		others := len(named)
+		if named[id] {
+			others--
 		}
 		scores[id] = namedWeight / float64(1+others)
 	}
 	return scores
 }
 
-// phraseWords returns the words of s (runs of letters, digits and marks, as the full-text index
-// splits them), lower-cased, each followed and the first preceded by one space, so that a
-// phrase is found in a text by strings.Contains on whole words only.
-func phraseWords(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte(' ')
-	in := false
-	for _, r := range s {
-		if unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r) {
-			b.WriteRune(unicode.ToLower(r))
-			in = true
-			continue
-		}
-		if in {
-			b.WriteByte(' ')
-			in = false
-		}
-	}
-	if in {
-		b.WriteByte(' ')
-	}
-	return b.String()
-}
-
-// onlyFunctionWords reports whether the words of a phrase (as phraseWords writes them) are all
-// function words.
-func onlyFunctionWords(words string) bool {
-	for _, w := range strings.Fields(words) {
+// onlyFunctionWords reports whether words are all function words.
+func onlyFunctionWords(words []string) bool {
+	for _, w := range words {
 		if !functionWords[w] {
 			return false
 		}

@@ -8,16 +8,38 @@ import (
 	"github.com/stratarag/strata/internal/graph"
 )
 
-func TestPhraseWords(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"", " "},
-		{"Kiss and Tell", " kiss and tell "},
-		{"Saltmere Cartographers’ Guild!", " saltmere cartographers guild "},
-		{"  2014 S/S ", " 2014 s s "},
-		{"Ærøskøbing", " ærøskøbing "},
+func TestWordsOf(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"Kiss and Tell", []string{"kiss", "and", "tell"}},
+		{"Saltmere Cartographers’ Guild!", []string{"saltmere", "cartographers", "guild"}},
+		{"  2014 S/S ", []string{"2014", "s", "s"}},
+		{"Ærøskøbing, ΣΊΣΥΦΟΣ", []string{"ærøskøbing", "σίσυφοσ"}},
 	} {
-		if got := phraseWords(tc.in); got != tc.want {
-			t.Errorf("phraseWords(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := wordsOf(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("wordsOf(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestPhraseMatcher(t *testing.T) {
+	for _, tc := range []struct {
+		phrase, text string
+		want         bool
+	}{
+		{"kiss and tell", "the 1945 film Kiss and Tell starred", true},
+		{"kiss and tell", "a Kiss, and Tell!", true}, // case and punctuation aside
+		{"kiss and tell", "kiss and kiss and tell", true},
+		{"kiss and tell", "kiss and telling", false},
+		{"ash", "the Ashfever plague", false},
+	} {
+		m := phraseMatcher{words: wordsOf(tc.phrase)}
+		eachWord(tc.text, nil, m.next)
+		if m.found != tc.want {
+			t.Errorf("%q in %q: %v, want %v", tc.phrase, tc.text, m.found, tc.want)
 		}
 	}
 }
