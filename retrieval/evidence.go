@@ -58,9 +58,10 @@ type channel struct {
 // fuseDocuments ranks the documents of the channels by weighted reciprocal rank fusion of their
 // per-channel ranks, plus the scores of named (documents the question names, see
 // namedDocuments; nil for none), with the second document chosen by cov (see
-// coverage.chooseSecond; nil: by score alone), and returns up to topK chunks: every document's best chunk
-// before any second chunk (byDocument), a document's chunks in the order the channels list them
-// (earlier channels first). The scores are the documents' fused scores, by chunk id.
+// coverage.chooseSecond; nil: by score alone), and returns up to topK chunks: every document's
+// best chunk before any second chunk (byDocument), a document's chunks in the order the
+// channels list them (earlier channels first). The scores are the documents' fused scores, by
+// chunk id.
 func fuseDocuments(channels []channel, named map[string]float64, cov *coverage, topK int) ([]graph.Chunk, map[string]float64) {
 	score := map[string]float64{}
 	perDoc := map[string][]graph.Chunk{}
