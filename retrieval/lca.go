@@ -165,7 +165,7 @@ func (e *Engine) lcaContext(ctx context.Context, question string, qvec []float32
 			if err != nil {
 				return err
 			}
-			channels = append(channels, channel{bridgeWeight, related})
+			channels = append(channels, channel{lcaRelationWeight, related})
 		}
 	}
 	ranked, scores := fuseDocuments(channels, nil, nil, opt.TopK)
