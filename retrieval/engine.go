@@ -152,6 +152,12 @@ func (e *Engine) chunkItems(ctx context.Context, chunks []graph.Chunk, scores ma
 	if err != nil {
 		return nil, err
 	}
+	return itemsOf(chunks, scores, docs), nil
+}
+
+// itemsOf makes the chunk items of chunks, with their documents' titles from docs (which may
+// hold other documents too).
+func itemsOf(chunks []graph.Chunk, scores map[string]float64, docs []graph.Document) []ChunkItem {
 	titles := make(map[string]string, len(docs))
 	for _, d := range docs {
 		titles[d.ID] = d.Title
@@ -160,5 +166,5 @@ func (e *Engine) chunkItems(ctx context.Context, chunks []graph.Chunk, scores ma
 	for i, c := range chunks {
 		items[i] = ChunkItem{ID: c.ID, DocumentID: c.DocumentID, Title: titles[c.DocumentID], Text: c.Text, Score: scores[c.ID], tokens: c.Tokens}
 	}
-	return items, nil
+	return items
 }

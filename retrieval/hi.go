@@ -35,9 +35,10 @@ const (
 // contain, then rating. Bridge level: per community its top-m candidate entities; shortest paths
 // between consecutive key entities (over RELATED and SUMMARIZED_BY) give the triples that join
 // the local and global knowledge. Each level also contributes source chunks as evidence (see
-// fuseDocuments): local the seeds' chunks and the documents sharing rare entities with the top
-// lexical ones, global the chunks of the communities' other members, bridge the chunks of the
-// path relations; the ablations drop the channels of the levels they drop.
+// fuseDocuments): local the seeds' chunks, the documents sharing rare entities with the top
+// lexical ones and the documents about the entities the question names (namedDocuments), global
+// the chunks of the communities' other members, bridge the chunks of the path relations; the
+// ablations drop the channels of the levels they drop.
 func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Options, res *Result) error {
 	want := opt.Mode.levels()
 	// The levels run as two rounds of concurrent store calls: first the entity candidates with
@@ -159,10 +160,22 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 		channels = append(channels, channel{bridgeWeight, bridged})
 		res.TimingsMS["paths"] = ms(timings[4])
 	}
-	chunkItems, err := e.fuseDocuments(ctx, channels, opt.TopK)
+	// One lookup of every candidate document serves the question's named subjects and the
+	// titles of the chunks kept.
+	docs, err := e.Store.Documents(ctx, channelDocuments(channels))
 	if err != nil {
 		return err
 	}
+	var named map[string]float64
+	if want.local {
+		named = namedDocuments(question, docs, lexical)
+	}
+	titles := make(map[string]string, len(docs))
+	for _, d := range docs {
+		titles[d.ID] = d.Title
+	}
+	ranked, scores := fuseDocuments(channels, named, newCoverage(question, lexical, titles), opt.TopK)
+	chunkItems := itemsOf(ranked, scores, docs)
 
 	total := float64(opt.MaxContextTokens)
 	b := newContextBuilder(e.Tokenizer)

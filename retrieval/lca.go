@@ -165,10 +165,11 @@ func (e *Engine) lcaContext(ctx context.Context, question string, qvec []float32
 			if err != nil {
 				return err
 			}
-			channels = append(channels, channel{bridgeWeight, related})
+			channels = append(channels, channel{lcaRelationWeight, related})
 		}
 	}
-	chunkItems, err := e.fuseDocuments(ctx, channels, opt.TopK)
+	ranked, scores := fuseDocuments(channels, nil, nil, opt.TopK)
+	chunkItems, err := e.chunkItems(ctx, ranked, scores)
 	if err != nil {
 		return err
 	}
