@@ -55,29 +55,54 @@ func Bounded(rows [][]float32, opt BoundedOptions) ([]Group, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("cluster: Bounded: %w", ErrNoRows)
 	}
-	if opt.Size < 1 || opt.MaxSize < opt.Size {
-		return nil, fmt.Errorf("cluster: Bounded: Size %d and MaxSize %d, want 1 <= Size <= MaxSize", opt.Size, opt.MaxSize)
+	if err := opt.check(); err != nil {
+		return nil, err
 	}
-	if opt.Dims < 1 {
-		return nil, fmt.Errorf("cluster: Bounded: Dims %d, want at least 1", opt.Dims)
+	x, err := PCA(rows, BoundedDims(len(rows), opt))
+	if err != nil {
+		return nil, fmt.Errorf("cluster: Bounded: %w", err)
 	}
-	if opt.MaxComponents < 2 {
-		return nil, fmt.Errorf("cluster: Bounded: MaxComponents %d, want at least 2", opt.MaxComponents)
+	return BoundedProjected(x, opt)
+}
+
+// BoundedDims is the number of principal components Bounded reduces n rows to.
+func BoundedDims(n int, opt BoundedOptions) int { return min(opt.Dims, n-1) }
+
+// BoundedProjected is Bounded over rows already reduced: x must be PCA (or PCAStream) of the
+// rows with BoundedDims components. Bounded(rows, opt) equals BoundedProjected(PCA(rows,
+// BoundedDims(len(rows), opt)), opt); a caller that cannot hold the rows reduces them with
+// PCAStream.
+func BoundedProjected(x [][]float64, opt BoundedOptions) ([]Group, error) {
+	if len(x) == 0 {
+		return nil, fmt.Errorf("cluster: Bounded: %w", ErrNoRows)
 	}
-	all := Group{Rows: make([]int, len(rows)), Probs: make([]float64, len(rows))}
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
+	all := Group{Rows: make([]int, len(x)), Probs: make([]float64, len(x))}
 	for i := range all.Rows {
 		all.Rows[i] = i
 		all.Probs[i] = 1
-	}
-	x, err := PCA(rows, min(opt.Dims, len(rows)-1))
-	if err != nil {
-		return nil, fmt.Errorf("cluster: Bounded: %w", err)
 	}
 	b := bounded{x: x, opt: opt}
 	if err := b.split(all, true); err != nil {
 		return nil, fmt.Errorf("cluster: Bounded: %w", err)
 	}
 	return b.out, nil
+}
+
+// check refuses options Bounded cannot work with.
+func (opt BoundedOptions) check() error {
+	if opt.Size < 1 || opt.MaxSize < opt.Size {
+		return fmt.Errorf("cluster: Bounded: Size %d and MaxSize %d, want 1 <= Size <= MaxSize", opt.Size, opt.MaxSize)
+	}
+	if opt.Dims < 1 {
+		return fmt.Errorf("cluster: Bounded: Dims %d, want at least 1", opt.Dims)
+	}
+	if opt.MaxComponents < 2 {
+		return fmt.Errorf("cluster: Bounded: MaxComponents %d, want at least 2", opt.MaxComponents)
+	}
+	return nil
 }
 
 type bounded struct {
