@@ -161,6 +161,15 @@ func (b *bounded) split(g Group, force bool) error {
 		}
 		return nil
 	}
+	// Every component's group is settled from probs first: a group still too large to be
+	// final, and the final ones with their soft members. Only then does the recursion run, in
+	// component order, so that probs (n×k values, the largest thing a fit over a big layer
+	// leaves) is not held through it.
+	type step struct {
+		group Group
+		final bool
+	}
+	steps := make([]step, 0, len(hard))
 	for c, h := range hard {
 		if len(h) == 0 {
 			continue
@@ -170,12 +179,20 @@ func (b *bounded) split(g Group, force bool) error {
 			for j, i := range h {
 				p.Rows[j], p.Probs[j] = g.Rows[i], g.Probs[i]*probs[i][c]
 			}
-			if err := b.split(p, false); err != nil {
-				return err
-			}
+			steps = append(steps, step{group: p})
 			continue
 		}
-		b.out = append(b.out, b.soft(g, h, c, probs))
+		steps = append(steps, step{group: b.soft(g, h, c, probs), final: true})
+	}
+	probs, hard, x = nil, nil, nil
+	for _, st := range steps {
+		if st.final {
+			b.out = append(b.out, st.group)
+			continue
+		}
+		if err := b.split(st.group, false); err != nil {
+			return err
+		}
 	}
 	return nil
 }
