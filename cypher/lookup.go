@@ -144,6 +144,18 @@ func (s *Store) EntitiesByLayer(ctx context.Context, layer int) ([]graph.Entity,
 	return decodeAs("entities by layer", rows, "entity", decodeEntity)
 }
 
+// EntitiesAfter implements graph.EntityPager.
+func (s *Store) EntitiesAfter(ctx context.Context, layer int, after string, limit int) ([]graph.Entity, error) {
+	if limit <= 0 {
+		return nil, fmt.Errorf("cypher: entities of layer %d after %q: limit %d, want a positive one", layer, after, limit)
+	}
+	rows, err := s.readRows(ctx, qReadEntitiesAfter, map[string]any{"layer": int64(layer), "after": after, "limit": int64(limit)})
+	if err != nil {
+		return nil, fmt.Errorf("cypher: entities of layer %d after %q: %w", layer, after, err)
+	}
+	return decodeAs("entities after", rows, "entity", decodeEntity)
+}
+
 // Degrees implements graph.Store.
 func (s *Store) Degrees(ctx context.Context, layer int) (map[string]int, error) {
 	rows, err := s.readRows(ctx, qReadDegrees, map[string]any{"layer": int64(layer)})

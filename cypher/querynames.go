@@ -55,6 +55,7 @@ const (
 	qReadCommunities        = "read_communities"
 	qReadDocumentChunks     = "read_document_chunks"
 	qReadEntitiesByLayer    = "read_entities_by_layer"
+	qReadEntitiesAfter      = "read_entities_after"
 	qReadDegrees            = "read_degrees"
 	qReadLayerEdges         = "read_layer_edges"
 	qReadAncestors          = "read_ancestors"

@@ -86,7 +86,7 @@ func (in *Ingester) Delete(ctx context.Context, ids []string, dryRun bool) (Dele
 		}
 		rep.Deleted = append(rep.Deleted, d)
 	}
-	rep.StageDuration["delete"] = time.Since(t)
+	in.stageDone(&rep.Report, "delete", t)
 	if !dryRun && !started {
 		// Nothing deleted now, but an earlier deletion or ingest may have been interrupted
 		// before its structure was rebuilt: this run completes it.
@@ -110,7 +110,7 @@ func (in *Ingester) Delete(ctx context.Context, ids []string, dryRun bool) (Dele
 	if rep.EntityEmbeds, err = in.embedEntities(ctx); err != nil {
 		return rep, err
 	}
-	rep.StageDuration["embed"] = time.Since(t)
+	in.stageDone(&rep.Report, "embed", t)
 	if err := in.structure(ctx, &rep.Report); err != nil {
 		return rep, err
 	}

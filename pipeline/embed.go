@@ -7,41 +7,67 @@ import (
 	"github.com/stratarag/strata/internal/graph"
 )
 
+// entityPage is how many entities embedEntities reads at a time: the stage holds one page and
+// one batch to embed, whatever the size of the graph.
+const entityPage = 2048
+
 // embedEntities embeds every layer-0 entity that has no embedding (new, or whose description
-// changed), from its name, type and description.
+// changed), from its name, type and description. It reads the layer a page at a time and writes
+// each batch of Options.EmbedBatch embeddings as it goes.
 func (in *Ingester) embedEntities(ctx context.Context) (int, error) {
-	entities, err := in.Store.EntitiesByLayer(ctx, 0)
-	if err != nil {
-		return 0, fmt.Errorf("read entities to embed: %w", err)
-	}
+	done := 0
 	var todo []graph.Entity
-	for _, e := range entities {
-		if len(e.Embedding) == 0 {
-			todo = append(todo, e)
+	flush := func() error {
+		if len(todo) == 0 {
+			return nil
 		}
-	}
-	size := in.Options.EmbedBatch
-	for startAt := 0; startAt < len(todo); startAt += size {
-		part := todo[startAt:min(startAt+size, len(todo))]
-		texts := make([]string, len(part))
-		for i, e := range part {
+		texts := make([]string, len(todo))
+		for i, e := range todo {
 			texts[i] = e.EmbeddingText()
 		}
 		vecs, err := in.embed(ctx, texts)
 		if err != nil {
-			return startAt, fmt.Errorf("embed entities: %w", err)
+			return fmt.Errorf("embed entities: %w", err)
 		}
-		for i := range part {
-			part[i].Embedding = vecs[i]
+		for i := range todo {
+			todo[i].Embedding = vecs[i]
 		}
-		if err := in.Store.Apply(ctx, graph.Batch{Entities: part}); err != nil {
-			return startAt, fmt.Errorf("write entity embeddings: %w", err)
+		if err := in.Store.Apply(ctx, graph.Batch{Entities: todo}); err != nil {
+			return fmt.Errorf("write entity embeddings: %w", err)
 		}
+		done += len(todo)
+		todo = todo[:0]
+		return nil
 	}
-	if len(todo) > 0 {
-		in.Log.Info().Int("entities", len(todo)).Msg("embedded entities")
+	after := ""
+	for {
+		page, err := in.Store.EntitiesAfter(ctx, 0, after, entityPage)
+		if err != nil {
+			return done, fmt.Errorf("read entities to embed: %w", err)
+		}
+		for _, e := range page {
+			if len(e.Embedding) > 0 {
+				continue
+			}
+			todo = append(todo, e)
+			if len(todo) == in.Options.EmbedBatch {
+				if err := flush(); err != nil {
+					return done, err
+				}
+			}
+		}
+		if len(page) < entityPage {
+			break
+		}
+		after = page[len(page)-1].ID
 	}
-	return len(todo), nil
+	if err := flush(); err != nil {
+		return done, err
+	}
+	if done > 0 {
+		in.Log.Info().Int("entities", done).Msg("embedded entities")
+	}
+	return done, nil
 }
 
 func (in *Ingester) embed(ctx context.Context, texts []string) ([][]float32, error) {

@@ -15,12 +15,14 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/memstat"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline/arch"
 	"github.com/stratarag/strata/pipeline/extract"
@@ -39,6 +41,7 @@ type Progress interface {
 // Store is what ingestion needs from a backend: everything but search.
 type Store interface {
 	graph.ReadWriter
+	graph.EntityPager
 	graph.Analyzer
 	graph.ArchIndex
 }
@@ -119,7 +122,7 @@ func (in *Ingester) Run(ctx context.Context, paths []string) (Report, error) {
 	docs, problems, dups, err := LoadDocuments(ctx, paths, in.Log)
 	rep.Problems, rep.Ignored = splitIgnored(problems)
 	rep.Duplicates = dups
-	rep.StageDuration["load"] = time.Since(t)
+	in.stageDone(&rep, "load", t)
 	for _, p := range rep.Problems {
 		in.Log.Warn().Str("input", p.Source).Err(p.Err).Msg("skipped input")
 	}
@@ -156,7 +159,7 @@ func (in *Ingester) Run(ctx context.Context, paths []string) (Report, error) {
 	if err := in.documents(ctx, docs, meta, plan.checkChunks, &rep); err != nil {
 		return rep, err
 	}
-	rep.StageDuration["documents"] = time.Since(t)
+	in.stageDone(&rep, "documents", t)
 	if err := in.finishChunking(ctx, plan, &rep); err != nil {
 		return rep, err
 	}
@@ -168,7 +171,7 @@ func (in *Ingester) Run(ctx context.Context, paths []string) (Report, error) {
 	if rep.EntityEmbeds, err = in.embedEntities(ctx); err != nil {
 		return rep, err
 	}
-	rep.StageDuration["embed"] = time.Since(t)
+	in.stageDone(&rep, "embed", t)
 
 	if err := in.structure(ctx, &rep); err != nil {
 		return rep, err
@@ -194,3 +197,16 @@ func splitIgnored(problems []load.Problem) (skipped, ignored []load.Problem) {
 	}
 	return skipped, ignored
 }
+
+// stageDone records how long a stage took and logs its end with the memory of the process: the
+// Go heap in use now and the peak resident set size so far, so that a run at info level shows
+// which stage the memory grew in (bench/bigdoc).
+func (in *Ingester) stageDone(rep *Report, stage string, start time.Time) {
+	d := time.Since(start)
+	rep.StageDuration[stage] = d
+	m := memstat.Now()
+	in.Log.Info().Str("stage", stage).Dur("took", d).Float64("heap_mib", round1(m.HeapInUseMiB())).
+		Float64("max_rss_mib", round1(m.MaxRSSMiB())).Msg("stage finished")
+}
+
+func round1(x float64) float64 { return math.Round(x*10) / 10 }

@@ -40,7 +40,7 @@ func (in *Ingester) structure(ctx context.Context, rep *Report) error {
 		if rep.Layers, err = b.Build(ctx); err != nil {
 			return fmt.Errorf("hierarchical index: %w", err)
 		}
-		rep.StageDuration["layers"] = time.Since(t)
+		in.stageDone(rep, "layers", t)
 		for _, l := range rep.Layers {
 			in.Log.Info().Int("layer", l.Layer).Int("members", l.Members).Int("clusters", l.Clusters).
 				Int("largest", l.MaxCluster).Int("summaries", l.Summaries).Float64("sparsity", l.Sparsity).
@@ -52,7 +52,7 @@ func (in *Ingester) structure(ctx context.Context, rep *Report) error {
 	if rep.Components, err = in.Store.ComputeComponents(ctx); err != nil {
 		return fmt.Errorf("components: %w", err)
 	}
-	rep.StageDuration["components"] = time.Since(t)
+	in.stageDone(rep, "components", t)
 	t = time.Now()
 	leiden := graph.DefaultLeidenParams()
 	leiden.Seed = in.Options.Seed
@@ -61,14 +61,14 @@ func (in *Ingester) structure(ctx context.Context, rep *Report) error {
 		return fmt.Errorf("communities: %w", err)
 	}
 	rep.Communities = len(communities)
-	rep.StageDuration["communities"] = time.Since(t)
+	in.stageDone(rep, "communities", t)
 	in.Log.Info().Int("components", rep.Components).Int("communities", rep.Communities).Msg("graph structure computed")
 	if in.Reporter != nil {
 		t = time.Now()
 		if err := in.Reporter.Reports(ctx, in.Store, communities); err != nil {
 			return fmt.Errorf("community reports: %w", err)
 		}
-		rep.StageDuration["reports"] = time.Since(t)
+		in.stageDone(rep, "reports", t)
 	}
 	if err := in.archHierarchy(ctx, rep); err != nil {
 		return err
@@ -94,7 +94,7 @@ func (in *Ingester) archHierarchy(ctx context.Context, rep *Report) error {
 		return fmt.Errorf("attributed communities: %w", err)
 	}
 	if in.Options.Arch.MaxLayers > 0 {
-		rep.StageDuration["arch"] = time.Since(t)
+		in.stageDone(rep, "arch", t)
 	}
 	return nil
 }

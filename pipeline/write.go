@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/memstat"
 	"github.com/stratarag/strata/pipeline/resolve"
 )
 
@@ -123,7 +124,8 @@ func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p pre
 		if batches > 1 {
 			log.Info().Int("batch", b.first/in.Options.ChunkBatch+1).Int("batches", batches).
 				Int("chunks_done", b.first+b.count).Int("chunks_total", len(p.pieces)).
-				Int("chunks", len(b.chunks)).Int("entities", len(out.Entities)).Msg("document batch written")
+				Int("chunks", len(b.chunks)).Int("entities", len(out.Entities)).
+				Float64("heap_mib", round1(memstat.Now().HeapInUseMiB())).Msg("document batch written")
 		}
 		if b.last {
 			break

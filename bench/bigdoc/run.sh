@@ -6,9 +6,11 @@
 # run a new entity for the offline extractor, related to the others of its sentence). Each is ingested into a fresh temporary store with STRATA_OFFLINE=1 and the script
 # prints wall time and peak RSS (GNU time, %M).
 # Usage: bench/bigdoc/run.sh [natural|adversarial ...]   (SIZE_MB=10 for a quicker run,
-# STRATA=path/to/strata to time another build, ARGS="--log-level info" for per-batch progress)
+# STRATA=path/to/strata to time another build, LOG_LEVEL=info for per-batch progress and a
+# "stage finished" line per stage with its time, Go heap in use and peak RSS so far;
+# STRATA_HEAP_PROFILE=file writes a heap profile taken near the peak of the Go heap)
 set -euo pipefail
-case ${1:-} in -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
+case ${1:-} in -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
 cd "$(dirname "$0")/../.."
 command -v /usr/bin/time >/dev/null || { echo "needs GNU time: apt-get install time" >&2; exit 1; }
 if [ -z "${STRATA:-}" ]; then go build -o bin/strata ./cmd/strata; STRATA=./bin/strata; fi

@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
+	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
 
 	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/memstat"
 )
 
 // backend describes where the graph lives, for status output and logs (never with secrets).
@@ -49,6 +52,35 @@ func closeStore(s graph.Store, log zerolog.Logger) {
 	if err := s.Close(); err != nil {
 		log.Error().Err(err).Msg("close store")
 	}
+}
+
+// closeIngestStore closes the store an ingest wrote and logs at info how long closing took and
+// the memory of the process after it: the embedded store writes its query files (vectors, entity
+// graph) on Close, the last stage of an ingest.
+func closeIngestStore(s graph.Store, log zerolog.Logger) {
+	t := time.Now()
+	closeStore(s, log)
+	m := memstat.Now()
+	log.Info().Str("stage", "close").Dur("took", time.Since(t)).Float64("heap_mib", math.Round(m.HeapInUseMiB()*10)/10).
+		Float64("max_rss_mib", math.Round(m.MaxRSSMiB()*10)/10).Msg("stage finished")
+}
+
+// heapProfileEnv names a file to write a heap profile of an ingest to, taken near the peak of
+// the Go heap (memstat.HeapProfiler): a diagnostic for bench/bigdoc, not a documented option.
+const heapProfileEnv = "STRATA_HEAP_PROFILE"
+
+// profileHeap profiles the heap into path until the returned stop is called; a failure to write
+// the profile is logged, never fatal.
+func profileHeap(ctx context.Context, path string, log zerolog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := (memstat.HeapProfiler{Path: path}).Run(ctx); err != nil {
+			log.Warn().Err(err).Msg("heap profile")
+		}
+	}()
+	return func() { cancel(); <-done }
 }
 
 func describe(b backend) string { return fmt.Sprintf("%s store at %s", b.Kind, b.Location) }

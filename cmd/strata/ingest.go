@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"time"
 
@@ -126,7 +127,11 @@ func runIngest(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer closeStore(store, log)
+	defer closeIngestStore(store, log)
+	if path := os.Getenv(heapProfileEnv); path != "" {
+		stop := profileHeap(c.Context, path, log)
+		defer stop()
+	}
 	in.Store = store
 	if isTerminal(c.App.ErrWriter) {
 		in.Progress = &progressBar{writer: c.App.ErrWriter}

@@ -55,29 +55,54 @@ func Bounded(rows [][]float32, opt BoundedOptions) ([]Group, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("cluster: Bounded: %w", ErrNoRows)
 	}
-	if opt.Size < 1 || opt.MaxSize < opt.Size {
-		return nil, fmt.Errorf("cluster: Bounded: Size %d and MaxSize %d, want 1 <= Size <= MaxSize", opt.Size, opt.MaxSize)
+	if err := opt.check(); err != nil {
+		return nil, err
 	}
-	if opt.Dims < 1 {
-		return nil, fmt.Errorf("cluster: Bounded: Dims %d, want at least 1", opt.Dims)
+	x, err := PCA(rows, BoundedDims(len(rows), opt))
+	if err != nil {
+		return nil, fmt.Errorf("cluster: Bounded: %w", err)
 	}
-	if opt.MaxComponents < 2 {
-		return nil, fmt.Errorf("cluster: Bounded: MaxComponents %d, want at least 2", opt.MaxComponents)
+	return BoundedProjected(x, opt)
+}
+
+// BoundedDims is the number of principal components Bounded reduces n rows to.
+func BoundedDims(n int, opt BoundedOptions) int { return min(opt.Dims, n-1) }
+
+// BoundedProjected is Bounded over rows already reduced: x must be PCA (or PCAStream) of the
+// rows with BoundedDims components. Bounded(rows, opt) equals BoundedProjected(PCA(rows,
+// BoundedDims(len(rows), opt)), opt); a caller that cannot hold the rows reduces them with
+// PCAStream.
+func BoundedProjected(x [][]float64, opt BoundedOptions) ([]Group, error) {
+	if len(x) == 0 {
+		return nil, fmt.Errorf("cluster: Bounded: %w", ErrNoRows)
 	}
-	all := Group{Rows: make([]int, len(rows)), Probs: make([]float64, len(rows))}
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
+	all := Group{Rows: make([]int, len(x)), Probs: make([]float64, len(x))}
 	for i := range all.Rows {
 		all.Rows[i] = i
 		all.Probs[i] = 1
-	}
-	x, err := PCA(rows, min(opt.Dims, len(rows)-1))
-	if err != nil {
-		return nil, fmt.Errorf("cluster: Bounded: %w", err)
 	}
 	b := bounded{x: x, opt: opt}
 	if err := b.split(all, true); err != nil {
 		return nil, fmt.Errorf("cluster: Bounded: %w", err)
 	}
 	return b.out, nil
+}
+
+// check refuses options Bounded cannot work with.
+func (opt BoundedOptions) check() error {
+	if opt.Size < 1 || opt.MaxSize < opt.Size {
+		return fmt.Errorf("cluster: Bounded: Size %d and MaxSize %d, want 1 <= Size <= MaxSize", opt.Size, opt.MaxSize)
+	}
+	if opt.Dims < 1 {
+		return fmt.Errorf("cluster: Bounded: Dims %d, want at least 1", opt.Dims)
+	}
+	if opt.MaxComponents < 2 {
+		return fmt.Errorf("cluster: Bounded: MaxComponents %d, want at least 2", opt.MaxComponents)
+	}
+	return nil
 }
 
 type bounded struct {
@@ -136,6 +161,15 @@ func (b *bounded) split(g Group, force bool) error {
 		}
 		return nil
 	}
+	// Every component's group is settled from probs first: a group still too large to be
+	// final, and the final ones with their soft members. Only then does the recursion run, in
+	// component order, so that probs (n×k values, the largest thing a fit over a big layer
+	// leaves) is not held through it.
+	type step struct {
+		group Group
+		final bool
+	}
+	steps := make([]step, 0, len(hard))
 	for c, h := range hard {
 		if len(h) == 0 {
 			continue
@@ -145,12 +179,20 @@ func (b *bounded) split(g Group, force bool) error {
 			for j, i := range h {
 				p.Rows[j], p.Probs[j] = g.Rows[i], g.Probs[i]*probs[i][c]
 			}
-			if err := b.split(p, false); err != nil {
-				return err
-			}
+			steps = append(steps, step{group: p})
 			continue
 		}
-		b.out = append(b.out, b.soft(g, h, c, probs))
+		steps = append(steps, step{group: b.soft(g, h, c, probs), final: true})
+	}
+	probs, hard, x = nil, nil, nil
+	for _, st := range steps {
+		if st.final {
+			b.out = append(b.out, st.group)
+			continue
+		}
+		if err := b.split(st.group, false); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -163,3 +163,24 @@ func TestBoundedErrors(t *testing.T) {
 		t.Errorf("valid options: %v", err)
 	}
 }
+
+// TestBoundedProjectedMatchesBounded: clustering rows reduced beforehand gives Bounded's groups.
+func TestBoundedProjectedMatchesBounded(t *testing.T) {
+	rows := randomRows(600, 16, 0.9, 3)
+	opt := BoundedOptions{Size: 20, MaxSize: 40, Dims: 5, MaxComponents: 50, Threshold: 0.1, GMM: GMMOptions{Covariance: Diag, Seed: 9}}
+	want, err := Bounded(rows, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := PCAStream(len(rows), 16, Rows(rows), BoundedDims(len(rows), opt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := BoundedProjected(x, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("BoundedProjected: %d groups, Bounded: %d; they differ", len(got), len(want))
+	}
+}

@@ -28,27 +28,12 @@ func PCA(rows [][]float32, k int) ([][]float64, error) {
 		return nil, fmt.Errorf("cluster: PCA: %w", ErrNoRows)
 	}
 	d := len(rows[0])
-	if d == 0 {
-		return nil, errors.New("cluster: PCA: rows have no columns")
-	}
-	mean := make([]float64, d)
-	for i, r := range rows {
-		if len(r) != d {
-			return nil, fmt.Errorf("cluster: PCA: row %d has %d values, want %d like row 0", i, len(r), d)
-		}
-		for a, v := range r {
-			f := float64(v)
-			if math.IsNaN(f) || math.IsInf(f, 0) {
-				return nil, fmt.Errorf("cluster: PCA: row %d, column %d is %v", i, a, v)
-			}
-			mean[a] += f
-		}
-	}
-	for a := range mean {
-		mean[a] /= float64(n)
+	mean, err := columnMeans(Rows(rows), n, d)
+	if err != nil {
+		return nil, err
 	}
 	k = max(1, min(k, d, n-1))
-	axes, _ := principalAxes(rows, mean, k, workerCount(0))
+	axes, _ := principalAxes(Rows(rows), n, mean, k, workerCount(0))
 
 	flat := make([]float64, n*k)
 	out := make([][]float64, n)
@@ -66,6 +51,104 @@ func PCA(rows [][]float32, k int) ([][]float64, error) {
 	return out, nil
 }
 
+// RowSource yields the same rows in the same order every time it is called, calling fn once per
+// row with its index (0, 1, …); it stops at, and returns, the first error of fn. The row is only
+// read during the call: a source may reuse its memory. It lets PCAStream read rows that are not
+// held in memory, a pass at a time.
+type RowSource func(fn func(i int, row []float32) error) error
+
+// Rows is the RowSource of rows held in memory.
+func Rows(rows [][]float32) RowSource {
+	return func(fn func(int, []float32) error) error {
+		for i, r := range rows {
+			if err := fn(i, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// PCAStream is PCA over the n rows of d values that src yields, reading them in passes (three
+// when d <= n: means, scatter, projection) instead of holding them, so that its memory is the
+// output and a d×d matrix whatever n. Its result is PCA's, bit for bit. With fewer rows than
+// dimensions (the n×n Gram matrix is decomposed then) it keeps the centred rows, n×d values.
+func PCAStream(n, d int, src RowSource, k int) ([][]float64, error) {
+	if n == 0 {
+		return nil, fmt.Errorf("cluster: PCA: %w", ErrNoRows)
+	}
+	mean, err := columnMeans(src, n, d)
+	if err != nil {
+		return nil, err
+	}
+	k = max(1, min(k, d, n-1))
+	// principalAxes reads the rows without expecting errors: the first one is kept here.
+	var srcErr error
+	kept := func(fn func(int, []float32) error) error {
+		err := src(fn)
+		if err != nil && srcErr == nil {
+			srcErr = err
+		}
+		return err
+	}
+	axes, _ := principalAxes(kept, n, mean, k, workerCount(0))
+	if srcErr != nil {
+		return nil, srcErr
+	}
+	flat := make([]float64, n*k)
+	out := make([][]float64, n)
+	c := make([]float64, d)
+	err = src(func(i int, row []float32) error {
+		if i >= n || len(row) != d {
+			return fmt.Errorf("cluster: PCA: the rows changed between passes (row %d of %d values)", i, len(row))
+		}
+		centre(c, row, mean)
+		o := flat[i*k : (i+1)*k : (i+1)*k]
+		for j := range o {
+			o[j] = dot(c, axes[j*d:(j+1)*d])
+		}
+		out[i] = o
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// columnMeans checks the n rows of src (d values each, all finite) and returns their mean.
+func columnMeans(src RowSource, n, d int) ([]float64, error) {
+	if d == 0 {
+		return nil, errors.New("cluster: PCA: rows have no columns")
+	}
+	mean := make([]float64, d)
+	seen := 0
+	err := src(func(i int, r []float32) error {
+		if len(r) != d {
+			return fmt.Errorf("cluster: PCA: row %d has %d values, want %d like row 0", i, len(r), d)
+		}
+		for a, v := range r {
+			f := float64(v)
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return fmt.Errorf("cluster: PCA: row %d, column %d is %v", i, a, v)
+			}
+			mean[a] += f
+		}
+		seen++
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if seen != n {
+		return nil, fmt.Errorf("cluster: PCA: %d rows, want %d", seen, n)
+	}
+	for a := range mean {
+		mean[a] /= float64(n)
+	}
+	return mean, nil
+}
+
 // centre writes row − mean into c.
 func centre(c []float64, row []float32, mean []float64) {
 	row = row[:len(c)]
@@ -76,8 +159,8 @@ func centre(c []float64, row []float32, mean []float64) {
 
 // principalAxes returns the top k principal axes of rows around mean as the rows of a k×d
 // matrix (orthonormal, signs fixed), and the variance along each. k must be in [1, d].
-func principalAxes(rows [][]float32, mean []float64, k, workers int) (axes, variances []float64) {
-	n, d := len(rows), len(mean)
+func principalAxes(rows RowSource, n int, mean []float64, k, workers int) (axes, variances []float64) {
+	d := len(mean)
 	axes = make([]float64, k*d)
 	variances = make([]float64, k)
 	var vals, vecs []float64
@@ -93,9 +176,10 @@ func principalAxes(rows [][]float32, mean []float64, k, workers int) (axes, vari
 		// More dimensions than rows: decompose the n×n Gram matrix G = XcXcᵀ, whose
 		// eigenvectors u give the axes Xcᵀu/‖Xcᵀu‖ with the same eigenvalues.
 		xc := make([]float64, n*d)
-		for i, r := range rows {
+		_ = rows(func(i int, r []float32) error {
 			centre(xc[i*d:(i+1)*d], r, mean)
-		}
+			return nil
+		})
 		var us []float64
 		vals, us = topEigen(gram(xc, n, d, workers), n, k, workers)
 		for j := 0; j < k && vals[j] > 1e-12*vals[0]; j++ {
@@ -170,7 +254,7 @@ const scatterChunk = 64
 // scatter returns the d×d matrix Σᵢ (xᵢ−μ)(xᵢ−μ)ᵀ (symmetric, row-major). Rows of the lower
 // triangle are split among workers in stripes of equal area; each entry is summed in the same
 // order whatever the split.
-func scatter(rows [][]float32, mean []float64, workers int) []float64 {
+func scatter(rows RowSource, mean []float64, workers int) []float64 {
 	d := len(mean)
 	m := make([]float64, d*d)
 	ct := make([]float64, d*scatterChunk)
@@ -180,14 +264,7 @@ func scatter(rows [][]float32, mean []float64, workers int) []float64 {
 	for s := range bounds {
 		bounds[s] = int(math.Round(float64(d) * math.Sqrt(float64(s)/float64(stripes))))
 	}
-	for start := 0; start < len(rows); start += scatterChunk {
-		clear(ct)
-		for r := 0; r < scatterChunk && start+r < len(rows); r++ {
-			centre(buf, rows[start+r], mean)
-			for a, v := range buf {
-				ct[a*scatterChunk+r] = v
-			}
-		}
+	add := func() {
 		parallel(stripes, workers, func(s int) {
 			for a := bounds[s]; a < bounds[s+1]; a++ {
 				ca := ct[a*scatterChunk : (a+1)*scatterChunk]
@@ -216,6 +293,26 @@ func scatter(rows [][]float32, mean []float64, workers int) []float64 {
 				}
 			}
 		})
+	}
+	// Rows come one at a time into the transposed chunk; a full chunk is added, and so is the
+	// last, partial one (its empty columns are zeros, which add nothing).
+	r := 0
+	_ = rows(func(_ int, row []float32) error {
+		if r == 0 {
+			clear(ct)
+		}
+		centre(buf, row, mean)
+		for a, v := range buf {
+			ct[a*scatterChunk+r] = v
+		}
+		if r++; r == scatterChunk {
+			add()
+			r = 0
+		}
+		return nil
+	})
+	if r > 0 {
+		add()
 	}
 	for a := 0; a < d; a++ {
 		for b := 0; b < a; b++ {

@@ -1,8 +1,10 @@
 package cluster
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -215,7 +217,7 @@ func TestPCAProperties(t *testing.T) {
 					mean[a] += float64(v) / float64(tt.n)
 				}
 			}
-			axes, vars := principalAxes(rows, mean, k, 3)
+			axes, vars := principalAxes(Rows(rows), len(rows), mean, k, 3)
 			for a := 0; a < k; a++ {
 				for b := 0; b <= a; b++ {
 					want := 0.0
@@ -243,7 +245,7 @@ func TestPCAProperties(t *testing.T) {
 			if tt.compareFull {
 				// The subspace iteration must agree with a complete Jacobi decomposition of the
 				// scatter matrix.
-				s := scatter(rows, mean, 1)
+				s := scatter(Rows(rows), mean, 1)
 				vals, vecs := symEigen(s, tt.d)
 				for a := 0; a < k; a++ {
 					if relErr(vars[a], vals[a]/float64(tt.n-1)) > 1e-9 {
@@ -348,5 +350,55 @@ func TestLinalg(t *testing.T) {
 	}
 	if c := math.Abs(vecs[0*3+1] + vecs[1*3+1]); math.Abs(c-math.Sqrt2) > 1e-12 {
 		t.Errorf("eigenvector for 3 is not ±(1,1,0)/√2: %v", []float64{vecs[1], vecs[4], vecs[7]})
+	}
+}
+
+// TestPCAStreamMatchesPCA: reading the rows in passes gives PCA's output bit for bit, with more
+// rows than dimensions (scatter matrix, a partial last chunk) and fewer (Gram matrix); a source
+// whose rows change between passes, or that fails, is an error.
+func TestPCAStreamMatchesPCA(t *testing.T) {
+	for _, tc := range []struct{ n, d, k int }{{1000, 24, 5}, {200, 24, 10}, {64, 8, 3}, {10, 40, 4}, {2, 3, 1}} {
+		rows := randomRows(tc.n, tc.d, 0.8, uint64(tc.n*tc.d))
+		want, err := PCA(rows, tc.k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		passes := 0
+		src := func(fn func(int, []float32) error) error {
+			passes++
+			buf := make([]float32, tc.d) // reused, as a store-backed source would
+			for i, r := range rows {
+				copy(buf, r)
+				if err := fn(i, buf); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		got, err := PCAStream(tc.n, tc.d, src, tc.k)
+		if err != nil {
+			t.Fatalf("n=%d d=%d: %v", tc.n, tc.d, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("n=%d d=%d k=%d: PCAStream differs from PCA", tc.n, tc.d, tc.k)
+		}
+		if passes != 3 {
+			t.Errorf("n=%d d=%d: %d passes over the rows, want 3", tc.n, tc.d, passes)
+		}
+	}
+	rows := randomRows(100, 8, 0.8, 7)
+	if _, err := PCAStream(101, 8, Rows(rows), 2); err == nil {
+		t.Error("PCAStream with fewer rows than n: no error")
+	}
+	broken := errors.New("read failed")
+	calls := 0
+	failing := func(fn func(int, []float32) error) error {
+		if calls++; calls == 2 {
+			return broken
+		}
+		return Rows(rows)(fn)
+	}
+	if _, err := PCAStream(100, 8, failing, 2); !errors.Is(err, broken) {
+		t.Errorf("PCAStream over a source failing in its second pass: %v, want %v", err, broken)
 	}
 }

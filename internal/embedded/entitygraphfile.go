@@ -1,7 +1,7 @@
 package embedded
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -36,21 +36,39 @@ const (
 	graphEdgeSize    = 16
 )
 
-// encodeEntityGraph returns the body of eg's file.
-func encodeEntityGraph(eg *entityGraph) []byte {
-	var b []byte
+// writeEntityGraph writes the body of eg's file to w, a piece at a time, and returns its length
+// and CRC-32C.
+func writeEntityGraph(w io.Writer, eg *entityGraph) (n int64, crc uint32, err error) {
+	buf := make([]byte, 0, 1<<16)
+	flush := func() error {
+		crc = crc32.Update(crc, castagnoli, buf)
+		n += int64(len(buf))
+		_, err := w.Write(buf)
+		buf = buf[:0]
+		return err
+	}
 	for _, id := range eg.ids {
-		b = binary.AppendUvarint(b, uint64(len(id)))
-		b = append(b, id...)
+		buf = binary.AppendUvarint(buf, uint64(len(id)))
+		buf = append(buf, id...)
+		if len(buf) >= 1<<15 {
+			if err := flush(); err != nil {
+				return n, crc, err
+			}
+		}
 	}
-	b = binary.AppendUvarint(b, uint64(eg.nRelated))
-	b = binary.AppendUvarint(b, uint64(len(eg.edges)))
+	buf = binary.AppendUvarint(buf, uint64(eg.nRelated))
+	buf = binary.AppendUvarint(buf, uint64(len(eg.edges)))
 	for _, e := range eg.edges {
-		b = binary.LittleEndian.AppendUint32(b, uint32(e.U))
-		b = binary.LittleEndian.AppendUint32(b, uint32(e.V))
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.W))
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(e.U))
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(e.V))
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(e.W))
+		if len(buf) >= 1<<15 {
+			if err := flush(); err != nil {
+				return n, crc, err
+			}
+		}
 	}
-	return b
+	return n, crc, flush()
 }
 
 // readGraphFile reads the entity graph file at path when it is whole and carries exactly the
@@ -124,7 +142,7 @@ func (s *Store) writeGraphFile(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	if _, err := readGraphFile(path, st); err == nil {
+	if checkFile(path, graphFileMagic, "entity graph file", st) == nil {
 		return nil // current and whole
 	}
 	var eg *entityGraph
@@ -138,9 +156,7 @@ func (s *Store) writeGraphFile(ctx context.Context) error {
 	if _, err := rand.Read(tag[:]); err != nil {
 		return err
 	}
-	body := encodeEntityGraph(eg)
-	h := vectorFileHeader{count: len(eg.ids), gen: eg.gen, tag: tag, idsLen: int64(len(body)), bodyCRC: crc32.Checksum(body, castagnoli)}
-	tmp, err := writeTempFile(s.absDir, bytes.NewReader(append(h.encode(graphFileMagic), body...)))
+	tmp, err := writeGraphTempFile(s.absDir, eg, tag)
 	if err != nil {
 		return err
 	}
@@ -148,9 +164,10 @@ func (s *Store) writeGraphFile(ctx context.Context) error {
 	return s.installFile(ctx, genEntityGraph, graphFileMetaKey, eg.gen, tag, tmp, path)
 }
 
-// writeTempFile writes r to a new temporary file in dir (newTempFile) and returns its name; the
-// caller renames it into place or removes it.
-func writeTempFile(dir string, r io.Reader) (tmp string, err error) {
+// writeGraphTempFile writes eg's file, labelled tag, to a new temporary file in dir (newTempFile)
+// and returns its name; the caller renames it into place or removes it. The body streams out
+// behind a blank header, written last once its length and checksum are known.
+func writeGraphTempFile(dir string, eg *entityGraph, tag [vectorTagSize]byte) (tmp string, err error) {
 	f, err := newTempFile(dir)
 	if err != nil {
 		return "", err
@@ -161,7 +178,19 @@ func writeTempFile(dir string, r io.Reader) (tmp string, err error) {
 			os.Remove(f.Name())
 		}
 	}()
-	if _, err := io.Copy(f, r); err != nil {
+	w := bufio.NewWriterSize(f, 1<<20)
+	if _, err := w.Write(make([]byte, vectorHeaderSize)); err != nil {
+		return "", err
+	}
+	n, crc, err := writeEntityGraph(w, eg)
+	if err != nil {
+		return "", err
+	}
+	if err := w.Flush(); err != nil {
+		return "", err
+	}
+	h := vectorFileHeader{count: len(eg.ids), gen: eg.gen, tag: tag, idsLen: n, bodyCRC: crc}
+	if _, err := f.WriteAt(h.encode(graphFileMagic), 0); err != nil {
 		return "", err
 	}
 	return f.Name(), syncClose(f)

@@ -139,6 +139,21 @@ func (s *Store) EntitiesByLayer(ctx context.Context, layer int) ([]graph.Entity,
 	return out, err
 }
 
+// EntitiesAfter implements graph.EntityPager. Ids compare as SQLite compares text (bytewise),
+// the order of EntitiesByLayer.
+func (s *Store) EntitiesAfter(ctx context.Context, layer int, after string, limit int) ([]graph.Entity, error) {
+	if limit <= 0 {
+		return nil, fmt.Errorf("entities of layer %d after %q: limit %d, want a positive one", layer, after, limit)
+	}
+	var out []graph.Entity
+	err := s.read(ctx, fmt.Sprintf("entities of layer %d after %q", layer, after), func(tx *sql.Tx) error {
+		var err error
+		out, err = queryAll(ctx, tx, scanEntity, `SELECT `+entityCols("e")+` FROM entities e WHERE e.layer = ? AND e.id > ? ORDER BY e.id LIMIT ?`, layer, after, limit)
+		return err
+	})
+	return out, err
+}
+
 // Degrees returns the number of RELATED relationships of every entity of one layer, counted
 // now; a self-relation counts once, as in ComputeComponents.
 func (s *Store) Degrees(ctx context.Context, layer int) (map[string]int, error) {

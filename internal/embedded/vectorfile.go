@@ -283,61 +283,111 @@ func mappedVectorFile(m []byte, want vectorFileState) (*vectorSet, error) {
 	return set, nil
 }
 
-// writeVectorFile writes set, labelled with tag, to a new temporary file in dir, fsynced, and
-// returns its name; the caller renames it into place or removes it.
-func writeVectorFile(dir string, set *vectorSet, tag [vectorTagSize]byte) (tmp string, err error) {
+// vectorFileWriter writes a vector file row by row, so that writing one never holds more than a
+// row of the index in memory: the vectors go to the file as they come, the ids to a second
+// temporary file appended at the end, and the header, which needs the counts, last.
+type vectorFileWriter struct {
+	f, idf *os.File
+	w, idw *bufio.Writer
+	crc    uint32 // CRC-32C of the vectors so far
+	idsLen int64
+	dim    int
+	count  int
+	buf    []byte
+}
+
+func newVectorFileWriter(dir string) (*vectorFileWriter, error) {
 	f, err := newTempFile(dir)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	tmp = f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	var ids []byte
-	for _, id := range set.ids {
-		ids = binary.AppendUvarint(ids, uint64(len(id)))
-		ids = append(ids, id...)
+	idf, err := newTempFile(dir)
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
 	}
-	h := vectorFileHeader{dim: set.dim, count: len(set.ids), gen: set.gen, tag: tag, idsLen: int64(len(ids))}
-	if _, err := f.Write(make([]byte, vectorHeaderSize)); err != nil { // the header goes last
-		return "", err
+	vw := &vectorFileWriter{f: f, idf: idf, w: bufio.NewWriterSize(f, 1<<20), idw: bufio.NewWriterSize(idf, 1<<16)}
+	if _, err := vw.w.Write(make([]byte, vectorHeaderSize)); err != nil { // the header goes last
+		vw.abort()
+		return nil, err
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	crc := uint32(0)
-	buf := make([]byte, 0, 1<<16)
-	flush := func() error {
-		crc = crc32.Update(crc, castagnoli, buf)
-		_, err := w.Write(buf)
-		buf = buf[:0]
+	return vw, nil
+}
+
+// add appends one row; v must have the dimensions of the rows before it.
+func (vw *vectorFileWriter) add(id string, v []float32) error {
+	if vw.count == 0 {
+		vw.dim = len(v)
+	} else if len(v) != vw.dim {
+		return fmt.Errorf("vector %s has %d dimensions, others have %d", id, len(v), vw.dim)
+	}
+	vw.buf = vw.buf[:0]
+	for _, x := range v {
+		vw.buf = binary.LittleEndian.AppendUint32(vw.buf, math.Float32bits(x))
+	}
+	vw.crc = crc32.Update(vw.crc, castagnoli, vw.buf)
+	if _, err := vw.w.Write(vw.buf); err != nil {
 		return err
 	}
-	for _, x := range set.vecs {
-		buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(x))
-		if len(buf) == cap(buf) {
-			if err := flush(); err != nil {
-				return "", err
-			}
+	vw.buf = binary.AppendUvarint(vw.buf[:0], uint64(len(id)))
+	vw.buf = append(vw.buf, id...)
+	vw.idsLen += int64(len(vw.buf))
+	if _, err := vw.idw.Write(vw.buf); err != nil {
+		return err
+	}
+	vw.count++
+	return nil
+}
+
+// finish completes the file as of generation gen, labelled with tag, fsyncs it and returns its
+// name; the caller renames it into place or removes it.
+func (vw *vectorFileWriter) finish(gen int64, tag [vectorTagSize]byte) (tmp string, err error) {
+	defer func() {
+		if err != nil {
+			vw.abort()
+		}
+	}()
+	if err := vw.idw.Flush(); err != nil {
+		return "", err
+	}
+	if _, err := vw.idf.Seek(0, io.SeekStart); err != nil {
+		return "", err
+	}
+	// The body's checksum runs over the vectors and then the ids, so it goes on over the ids
+	// as they are copied after the vectors.
+	buf := make([]byte, 1<<16)
+	for {
+		n, rerr := vw.idf.Read(buf)
+		vw.crc = crc32.Update(vw.crc, castagnoli, buf[:n])
+		if _, err := vw.w.Write(buf[:n]); err != nil {
+			return "", err
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return "", rerr
 		}
 	}
-	if err := flush(); err != nil {
+	if err := vw.w.Flush(); err != nil {
 		return "", err
 	}
-	crc = crc32.Update(crc, castagnoli, ids)
-	if _, err := w.Write(ids); err != nil {
+	h := vectorFileHeader{dim: vw.dim, count: vw.count, gen: gen, tag: tag, idsLen: vw.idsLen, bodyCRC: vw.crc}
+	if _, err := vw.f.WriteAt(h.encode(vectorFileMagic), 0); err != nil {
 		return "", err
 	}
-	if err := w.Flush(); err != nil {
-		return "", err
-	}
-	h.bodyCRC = crc
-	if _, err := f.WriteAt(h.encode(vectorFileMagic), 0); err != nil {
-		return "", err
-	}
-	return tmp, syncClose(f)
+	vw.idf.Close()
+	os.Remove(vw.idf.Name())
+	return vw.f.Name(), syncClose(vw.f)
+}
+
+// abort closes and removes both temporary files.
+func (vw *vectorFileWriter) abort() {
+	vw.f.Close()
+	os.Remove(vw.f.Name())
+	vw.idf.Close()
+	os.Remove(vw.idf.Name())
 }
 
 // WriteQueryFiles brings the vector file of every index and the entity graph file up to date
@@ -375,23 +425,110 @@ func (s *Store) writeVectorFile(ctx context.Context, index graph.VectorIndex) er
 	}); err != nil {
 		return err
 	}
-	if _, err := readVectorFile(path, st, false); err == nil {
+	if checkFile(path, vectorFileMagic, "vector file", st) == nil {
 		return nil // current and whole
-	}
-	set, err := s.vectorSet(ctx, index, table)
-	if err != nil {
-		return err
 	}
 	var tag [vectorTagSize]byte
 	if _, err := rand.Read(tag[:]); err != nil {
 		return err
 	}
-	tmp, err := writeVectorFile(s.absDir, set, tag)
-	if err != nil {
+	var tmp string
+	var gen int64
+	// The file is written from one snapshot, row by row: the index is never held in memory
+	// whole, whatever its size.
+	if err := s.read(ctx, "write vector file", func(tx *sql.Tx) (err error) {
+		if gen, err = generation(ctx, tx, string(index)); err != nil {
+			return err
+		}
+		tmp, err = streamVectorFile(ctx, tx, s.absDir, table, gen, tag)
+		return err
+	}); err != nil {
 		return err
 	}
 	defer os.Remove(tmp) // a no-op once renamed
-	return s.installFile(ctx, string(index), vectorFileMetaKey(index), set.gen, tag, tmp, path)
+	return s.installFile(ctx, string(index), vectorFileMetaKey(index), gen, tag, tmp, path)
+}
+
+// streamVectorFile writes the embeddings of table in tx's snapshot, normalized, in id order (the
+// rows loadVectors would read) to a new temporary vector file of generation gen labelled tag, and
+// returns its name.
+func streamVectorFile(ctx context.Context, tx *sql.Tx, dir, table string, gen int64, tag [vectorTagSize]byte) (tmp string, err error) {
+	vw, err := newVectorFileWriter(dir)
+	if err != nil {
+		return "", err
+	}
+	// table comes from vectorTable, never from the caller.
+	rows, err := tx.QueryContext(ctx, `SELECT id, embedding FROM `+table+` WHERE embedding IS NOT NULL ORDER BY id`)
+	if err != nil {
+		vw.abort()
+		return "", err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var blob []byte
+		if err := rows.Scan(&id, &blob); err != nil {
+			vw.abort()
+			return "", err
+		}
+		v, err := decodeVector(blob)
+		if err == nil && len(v) > 0 && vw.count > 0 && len(v) != vw.dim {
+			err = fmt.Errorf("embedding has %d dimensions, others have %d", len(v), vw.dim)
+		}
+		if err != nil {
+			vw.abort()
+			return "", fmt.Errorf("%s %s: %w", table, id, err)
+		}
+		if v = normalized(v); v == nil {
+			continue
+		}
+		if err := vw.add(id, v); err != nil {
+			vw.abort()
+			return "", err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		vw.abort()
+		return "", err
+	}
+	return vw.finish(gen, tag)
+}
+
+// checkFile checks, in one pass and without holding it in memory, that the vector or entity
+// graph file (magic; what names it in errors) at path is whole and carries exactly the
+// generation and tag of want.
+func checkFile(path, magic, what string, want vectorFileState) error {
+	if want.tag == "" {
+		return fmt.Errorf("the store has no %s labelled", what)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	hb := make([]byte, vectorHeaderSize)
+	if _, err := io.ReadFull(f, hb); err != nil {
+		return fmt.Errorf("read %s header: %w", what, err)
+	}
+	h, err := decodeVectorHeader(magic, hb, fi.Size())
+	if err != nil {
+		return err
+	}
+	if err := want.check(what, h); err != nil {
+		return err
+	}
+	crc := crc32.New(castagnoli)
+	if _, err := io.Copy(crc, bufio.NewReaderSize(f, 1<<16)); err != nil {
+		return fmt.Errorf("read %s: %w", what, err)
+	}
+	if crc.Sum32() != h.bodyCRC {
+		return fmt.Errorf("%s checksum mismatch", what)
+	}
+	return nil
 }
 
 // installFile labels the file tmp, built from generation gen of genName, with tag in meta and

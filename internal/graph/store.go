@@ -234,6 +234,15 @@ type Reader interface {
 	Stats(ctx context.Context) (Stats, error)
 }
 
+// EntityPager reads the entities of a layer a page at a time, so that a stage that visits every
+// entity (embedding them, for one) holds a page in memory rather than the whole layer.
+type EntityPager interface {
+	// EntitiesAfter returns at most limit entities of one layer whose ids sort after after,
+	// ordered by id, with everything EntitiesByLayer returns; after "" starts at the first. A
+	// page shorter than limit is the last. limit must be positive.
+	EntitiesAfter(ctx context.Context, layer int, after string, limit int) ([]Entity, error)
+}
+
 // EvidenceReader reads the per-chunk evidence that entities and relations are derived from.
 // Evidence comes ordered by entity id (relation key), then document id, Seq and chunk id: the
 // order in which it is merged, whatever the order documents were ingested in.
@@ -300,6 +309,7 @@ type ReadSearcher interface {
 // Store is the whole contract, what a backend implements.
 type Store interface {
 	Reader
+	EntityPager
 	Searcher
 	Writer
 	Analyzer

@@ -83,9 +83,15 @@ func DefaultOptions() Options {
 	return Options{MaxLayers: 5, Dims: 10, ClusterSize: 20, MaxClusterSize: 40, MaxComponents: 50, Threshold: 0.1, Concurrency: 8, AggregateK: AggregateK}
 }
 
+// Store is what the index needs of a store: it reads the layer-0 entities a page at a time.
+type Store interface {
+	graph.ReadWriter
+	graph.EntityPager
+}
+
 // Builder builds the summary layers over the layer-0 entities of a store.
 type Builder struct {
-	Store      graph.ReadWriter
+	Store      Store
 	Embedder   embedding.Embedder
 	Summarizer Summarizer
 	// Describer, when set, adds LeanRAG's inter-summary relations to every layer (aggregate.go);
@@ -119,22 +125,15 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 	if opt.MaxClusterSize < opt.ClusterSize {
 		return nil, fmt.Errorf("hierarchical index: MaxClusterSize %d is below ClusterSize %d", opt.MaxClusterSize, opt.ClusterSize)
 	}
-	entities, err := b.Store.EntitiesByLayer(ctx, 0)
-	if err != nil {
-		return nil, fmt.Errorf("read layer 0: %w", err)
-	}
 	degrees, err := b.Store.Degrees(ctx, 0)
 	if err != nil {
 		return nil, fmt.Errorf("read layer 0: %w", err)
 	}
-	var current []Member
-	for _, e := range entities {
-		if len(e.Embedding) == 0 {
-			continue
-		}
-		e.Degree = degrees[e.ID]
-		current = append(current, Member{Entity: e, Connections: e.Degree, Label: e.Name})
+	current, dims, err := b.baseMembers(ctx, degrees)
+	if err != nil {
+		return nil, err
 	}
+	degrees = nil // read once, not needed again
 	batch := graph.Batch{ClearSummaries: true}
 	var ag *aggregator
 	if b.Describer != nil {
@@ -146,7 +145,7 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 	}
 	var built []Layer
 	for layer := 1; layer <= opt.MaxLayers && len(current) > max(opt.ClusterSize, 2); layer++ {
-		groups, err := b.cluster(current, opt)
+		groups, err := b.cluster(ctx, layer, current, dims, opt)
 		if err != nil {
 			return nil, fmt.Errorf("cluster layer %d: %w", layer-1, err)
 		}
@@ -218,16 +217,119 @@ func (b *Builder) options() Options {
 // determine the 55 values of a full 10×10 covariance (it collapses onto the few directions its
 // members span), but can determine 10 variances; and a diagonal EM step costs Dims times less,
 // which matters with hundreds of fits per layer.
-func (b *Builder) cluster(members []Member, opt Options) ([]cluster.Group, error) {
-	rows := make([][]float32, len(members))
-	for i, m := range members {
-		rows[i] = m.Embedding
-	}
-	return cluster.Bounded(rows, cluster.BoundedOptions{
+//
+// The extracted entities (layer 0) are held without their embeddings (see baseMembers): their
+// PCA reads the embeddings from the store in passes (cluster.PCAStream), which reduces them
+// exactly as cluster.Bounded would from memory.
+func (b *Builder) cluster(ctx context.Context, layer int, members []Member, dims int, opt Options) ([]cluster.Group, error) {
+	bopt := cluster.BoundedOptions{
 		Size: opt.ClusterSize, MaxSize: opt.MaxClusterSize, Dims: opt.Dims,
 		MaxComponents: opt.MaxComponents, Threshold: opt.Threshold,
 		GMM: cluster.GMMOptions{Covariance: cluster.Diag, Seed: b.Seed},
+	}
+	if layer > 1 {
+		rows := make([][]float32, len(members))
+		for i, m := range members {
+			rows[i] = m.Embedding
+		}
+		return cluster.Bounded(rows, bopt)
+	}
+	x, err := cluster.PCAStream(len(members), dims, b.baseEmbeddings(ctx, members), cluster.BoundedDims(len(members), bopt))
+	if err != nil {
+		return nil, err
+	}
+	return cluster.BoundedProjected(x, bopt)
+}
+
+// basePage is how many layer-0 entities the index reads at a time.
+const basePage = 2048
+
+// baseMembers reads the layer-0 entities that have an embedding, a page at a time, and returns
+// them as members without their embeddings and descriptions, and the embeddings' dimensions:
+// those two are most of an entity's memory, and the index needs them only for the PCA of the
+// layer (cluster reads the embeddings again) and for the summaries (summarize reads the
+// descriptions of one cluster at a time). So a layer of millions of entities is clustered in a
+// fraction of the memory it takes whole.
+func (b *Builder) baseMembers(ctx context.Context, degrees map[string]int) ([]Member, int, error) {
+	var out []Member
+	dims := 0
+	err := b.eachBase(ctx, func(e graph.Entity) error {
+		if dims == 0 {
+			dims = len(e.Embedding)
+		}
+		e.Degree = degrees[e.ID]
+		e.Embedding, e.Description = nil, ""
+		out = append(out, Member{Entity: e, Connections: e.Degree, Label: e.Name})
+		return nil
 	})
+	return out, dims, err
+}
+
+// eachBase calls fn with every layer-0 entity that has an embedding, in id order.
+func (b *Builder) eachBase(ctx context.Context, fn func(graph.Entity) error) error {
+	after := ""
+	for {
+		page, err := b.Store.EntitiesAfter(ctx, 0, after, basePage)
+		if err != nil {
+			return fmt.Errorf("read layer 0: %w", err)
+		}
+		for _, e := range page {
+			if len(e.Embedding) == 0 {
+				continue
+			}
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		if len(page) < basePage {
+			return nil
+		}
+		after = page[len(page)-1].ID
+	}
+}
+
+// baseEmbeddings is the cluster.RowSource of the embeddings of members, the layer-0 entities
+// baseMembers returned, read again from the store. The index is the store's one writer while it
+// runs, so every pass reads the same rows; a pass that finds others is an error all the same.
+func (b *Builder) baseEmbeddings(ctx context.Context, members []Member) cluster.RowSource {
+	return func(fn func(int, []float32) error) error {
+		i := 0
+		err := b.eachBase(ctx, func(e graph.Entity) error {
+			if i >= len(members) || e.ID != members[i].ID {
+				return fmt.Errorf("read layer 0: entity %s appeared while the layer was clustered", e.ID)
+			}
+			i++
+			return fn(i-1, e.Embedding)
+		})
+		if err == nil && i != len(members) {
+			err = fmt.Errorf("read layer 0: %d entities with embeddings, %d when the layer was first read", i, len(members))
+		}
+		return err
+	}
+}
+
+// withEntities gives layer-0 members, held without descriptions and embeddings (baseMembers),
+// their stored entities again, with the degrees counted for the index.
+func (b *Builder) withEntities(ctx context.Context, group []Member) error {
+	ids := make([]string, len(group))
+	for i, m := range group {
+		ids[i] = m.ID
+	}
+	es, err := b.Store.Entities(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("read the members of a cluster of layer 0: %w", err)
+	}
+	if len(es) != len(group) {
+		return fmt.Errorf("read the members of a cluster of layer 0: %d of %d entities found", len(es), len(group))
+	}
+	for i := range group {
+		if es[i].ID != group[i].ID {
+			return fmt.Errorf("read the members of a cluster of layer 0: entity %s where %s was asked for", es[i].ID, group[i].ID)
+		}
+		es[i].Degree = group[i].Degree
+		group[i].Entity = es[i]
+	}
+	return nil
 }
 
 func countClusters(clusters [][]int) int {
@@ -256,6 +358,11 @@ func (b *Builder) summarize(ctx context.Context, layer int, members []Member, gr
 			group := make([]Member, len(rows))
 			for i, r := range rows {
 				group[i] = members[r]
+			}
+			if layer == 1 {
+				if err := b.withEntities(gctx, group); err != nil {
+					return err
+				}
 			}
 			slices.SortFunc(group, byConnections)
 			s, err := b.Summarizer.Summarize(gctx, group)

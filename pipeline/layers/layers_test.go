@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/rs/zerolog"
 
+	"github.com/stratarag/strata/internal/cluster"
 	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
@@ -255,5 +257,107 @@ func TestBuildCountsDegreesFromRelations(t *testing.T) {
 		if other, ok := second.clusters[name]; !ok || len(other) != len(members) {
 			t.Errorf("cluster %q differs in the rebuild", name)
 		}
+	}
+}
+
+// memberRecorder records, for every cluster of extracted entities it is asked to summarize, the
+// sorted ids of its members, and whether each member came with its description and embedding.
+type memberRecorder struct {
+	mu       sync.Mutex
+	clusters []string
+	bare     int // layer-0 members without description or embedding
+}
+
+func (r *memberRecorder) Summarize(ctx context.Context, members []layers.Member) ([]layers.Summary, error) {
+	if members[0].Layer == 0 {
+		ids := make([]string, len(members))
+		bare := 0
+		for i, m := range members {
+			ids[i] = m.ID
+			if m.Description == "" || len(m.Embedding) == 0 {
+				bare++
+			}
+		}
+		slices.Sort(ids)
+		r.mu.Lock()
+		r.clusters = append(r.clusters, strings.Join(ids, "|"))
+		r.bare += bare
+		r.mu.Unlock()
+	}
+	return layers.Extractive{}.Summarize(ctx, members)
+}
+
+// TestBuildReadsLayerZeroInPages: over a layer of several pages (entities without embeddings
+// among them), the clusters of layer 0 are those cluster.Bounded finds over all the embeddings
+// held in memory, and every member reaches the summarizer with its description and embedding,
+// though the index holds layer 0 without them.
+func TestBuildReadsLayerZeroInPages(t *testing.T) {
+	ctx := context.Background()
+	store, err := embedded.Open(ctx, t.TempDir(), embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	emb := embedding.NewOffline(32)
+	var es []graph.Entity
+	for i := range 4500 {
+		name := fmt.Sprintf("Entity %05d %s", i, []string{"harbor", "guild", "treaty", "lighthouse", "salt"}[i%5])
+		e := graph.Entity{ID: graph.NormalizeID(name), Name: name, Type: "thing", Description: "About " + name + ".", ComponentID: -1}
+		if i%97 != 0 { // some entities have no embedding yet: the index skips them
+			v, err := emb.Embed(ctx, []string{e.EmbeddingText()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Embedding = v[0]
+		}
+		es = append(es, e)
+	}
+	if err := store.Apply(ctx, graph.Batch{Entities: es}); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := store.EntitiesByLayer(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	var rows [][]float32
+	for _, e := range stored {
+		if len(e.Embedding) > 0 {
+			ids = append(ids, e.ID)
+			rows = append(rows, e.Embedding)
+		}
+	}
+	opt := layers.DefaultOptions()
+	groups, err := cluster.Bounded(rows, cluster.BoundedOptions{
+		Size: opt.ClusterSize, MaxSize: opt.MaxClusterSize, Dims: opt.Dims, MaxComponents: opt.MaxComponents,
+		Threshold: opt.Threshold, GMM: cluster.GMMOptions{Covariance: cluster.Diag, Seed: 5},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, g := range groups {
+		if len(g.Rows) < 2 {
+			continue
+		}
+		m := make([]string, len(g.Rows))
+		for i, r := range g.Rows {
+			m[i] = ids[r]
+		}
+		slices.Sort(m)
+		want = append(want, strings.Join(m, "|"))
+	}
+	rec := &memberRecorder{}
+	b := &layers.Builder{Store: store, Embedder: emb, Summarizer: rec, Log: zerolog.Nop(), Seed: 5}
+	if _, err := b.Build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(want)
+	slices.Sort(rec.clusters)
+	if len(want) < 100 || !slices.Equal(rec.clusters, want) {
+		t.Errorf("layer 0 was summarized in %d clusters, in-memory clustering finds %d (or they differ)", len(rec.clusters), len(want))
+	}
+	if rec.bare > 0 {
+		t.Errorf("%d layer-0 members reached the summarizer without description or embedding", rec.bare)
 	}
 }

@@ -36,6 +36,7 @@ func testCanceled(t *testing.T, s graph.Store) {
 		{"Communities", func() error { _, err := s.Communities(c, []string{"0-0"}); return err }},
 		{"DocumentChunks", func() error { _, err := s.DocumentChunks(c, "doc-1"); return err }},
 		{"EntitiesByLayer", func() error { _, err := s.EntitiesByLayer(c, 0); return err }},
+		{"EntitiesAfter", func() error { _, err := s.EntitiesAfter(c, 0, "", 10); return err }},
 		{"CommunitiesByLevel", func() error { _, err := s.CommunitiesByLevel(c, -1); return err }},
 		{"CommunityMembers", func() error { _, err := s.CommunityMembers(c, "0-0"); return err }},
 		{"CommunityEntities", func() error { _, err := s.CommunityEntities(c, []string{"0-0"}); return err }},

@@ -10,6 +10,7 @@ func lookupTests() []test {
 	return []test{
 		{"Lookup/OrderAndMissing", testLookupOrder},
 		{"Lookup/EntitiesByLayerOrder", testEntitiesByLayerOrder},
+		{"Lookup/EntitiesAfterPages", testEntitiesAfterPages},
 	}
 }
 
@@ -61,4 +62,41 @@ func testEntitiesByLayerOrder(t *testing.T, s graph.Store) {
 		t.Errorf("EntitiesByLayer(1) = %v, want none", got)
 	}
 	check(t, "Stats", stats(t, s), counts(map[string]int64{"Entity": 6, "Summary": 1}))
+}
+
+// testEntitiesAfterPages: pages of a layer, whatever their size, join into EntitiesByLayer: in
+// id order, each page starting after the id given, the last one short; other layers never show.
+func testEntitiesAfterPages(t *testing.T, s graph.Store) {
+	var es []graph.Entity
+	for _, id := range []string{"M", "B", "Z", "A", "K", "B2"} {
+		es = append(es, graph.Entity{ID: id, Name: id, Type: "thing", Description: "entity " + id, Embedding: []float32{1, float32(len(id))}})
+	}
+	es = append(es, graph.Entity{ID: "C", Name: "C", Type: "thing", Description: "summary C", Layer: 1})
+	apply(t, s, graph.Batch{Entities: es})
+	want := must[[]graph.Entity](t, "EntitiesByLayer")(s.EntitiesByLayer(ctx(t), 0))
+	if len(want) != 6 {
+		t.Fatalf("EntitiesByLayer(0) holds %d entities, want 6", len(want))
+	}
+	for _, limit := range []int{1, 2, 4, 6, 7} {
+		var got []graph.Entity
+		after, pages := "", 0
+		for {
+			page := must[[]graph.Entity](t, "EntitiesAfter")(s.EntitiesAfter(ctx(t), 0, after, limit))
+			pages++
+			if len(page) > limit {
+				t.Fatalf("EntitiesAfter(limit %d) returned %d entities", limit, len(page))
+			}
+			got = append(got, page...)
+			if len(page) < limit || pages > len(want)+1 {
+				break
+			}
+			after = page[len(page)-1].ID
+		}
+		check(t, "EntitiesAfter pages of "+string(rune('0'+limit)), got, want)
+	}
+	check(t, "EntitiesAfter(layer 0, after K)", must[[]graph.Entity](t, "EntitiesAfter")(s.EntitiesAfter(ctx(t), 0, "K", 10)), want[4:])
+	check(t, "EntitiesAfter(layer 1)", must[[]graph.Entity](t, "EntitiesAfter")(s.EntitiesAfter(ctx(t), 1, "", 10)), stored(pick(es, entityID, "C")))
+	if _, err := s.EntitiesAfter(ctx(t), 0, "", 0); err == nil {
+		t.Error("EntitiesAfter with limit 0: no error")
+	}
 }

@@ -1,0 +1,9 @@
+// One page of the entities of a layer: at most $limit with ids after $after, ordered by id.
+// @param layer INTEGER
+// @param after STRING
+// @param limit INTEGER
+MATCH (e:Entity)
+WHERE e.layer = $layer AND e.id > $after
+RETURN e {.id, .name, .type, .description, .layer, .embedding, .componentId, .degree} AS entity
+ORDER BY e.id
+LIMIT $limit

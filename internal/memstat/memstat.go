@@ -1,0 +1,94 @@
+// Package memstat reports the memory of the running process, so that a stage of a long run can
+// log what it cost: the Go heap in use and the peak resident set size the kernel recorded. It
+// also writes a heap profile at the peak of the heap when asked (HeapProfiler), to find what
+// held the memory.
+package memstat
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"runtime/pprof"
+	"time"
+)
+
+// Sample is the memory of the process at one moment.
+type Sample struct {
+	HeapInUse uint64 // bytes of live and not yet swept Go heap objects (runtime/metrics)
+	MaxRSS    uint64 // peak resident set size of the process so far, in bytes; 0 where unknown
+}
+
+// HeapInUseMiB and MaxRSSMiB are the sample in MiB, for logs.
+func (s Sample) HeapInUseMiB() float64 { return float64(s.HeapInUse) / (1 << 20) }
+
+// MaxRSSMiB is the peak resident set size in MiB (0 where the platform does not report it).
+func (s Sample) MaxRSSMiB() float64 { return float64(s.MaxRSS) / (1 << 20) }
+
+const heapMetric = "/memory/classes/heap/objects:bytes"
+
+// Now samples the process. It does not stop the world (runtime/metrics, not ReadMemStats).
+func Now() Sample {
+	m := []metrics.Sample{{Name: heapMetric}}
+	metrics.Read(m)
+	var s Sample
+	if m[0].Value.Kind() == metrics.KindUint64 {
+		s.HeapInUse = m[0].Value.Uint64()
+	}
+	s.MaxRSS = maxRSS()
+	return s
+}
+
+// HeapProfiler writes a heap profile to Path whenever the heap in use has grown by a tenth over
+// the largest seen so far, checking every Interval: at the end of the run the file holds the
+// profile taken nearest the peak. Profiles are of memory in use at the last garbage collection
+// (pprof's inuse_space), so Run forces one before each write.
+type HeapProfiler struct {
+	Path     string
+	Interval time.Duration // zero: 500 ms
+}
+
+// Run profiles until ctx is done. Errors writing the file are returned at once.
+func (p HeapProfiler) Run(ctx context.Context) error {
+	interval := p.Interval
+	if interval <= 0 {
+		interval = 500 * time.Millisecond
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	var peak uint64
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		if h := Now().HeapInUse; h > peak+peak/10 {
+			runtime.GC()
+			peak = max(peak, Now().HeapInUse)
+			if err := p.write(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (p HeapProfiler) write() error {
+	tmp := p.Path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("heap profile %s: %w", p.Path, err)
+	}
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		f.Close()
+		return fmt.Errorf("heap profile %s: %w", p.Path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("heap profile %s: %w", p.Path, err)
+	}
+	if err := os.Rename(tmp, p.Path); err != nil {
+		return fmt.Errorf("heap profile %s: %w", p.Path, err)
+	}
+	return nil
+}
