@@ -235,18 +235,26 @@ func readVectorFile(path string, want vectorFileState, mapped bool) (*vectorSet,
 			set.vecs[i/4] = math.Float32frombits(binary.LittleEndian.Uint32(raw[i:]))
 		}
 	}
+	if set.ids, err = decodeVectorIDs(set.ids, ids, h.count); err != nil {
+		return nil, err
+	}
+	return set, nil
+}
+
+// decodeVectorIDs appends the count ids of a vector file's ids block to dst.
+func decodeVectorIDs(dst []string, ids []byte, count int) ([]string, error) {
 	for len(ids) > 0 {
 		n, k := binary.Uvarint(ids)
 		if k <= 0 || n > uint64(len(ids)-k) {
 			return nil, errors.New("vector file ids block is malformed")
 		}
-		set.ids = append(set.ids, string(ids[k:k+int(n)]))
+		dst = append(dst, string(ids[k:k+int(n)]))
 		ids = ids[k+int(n):]
 	}
-	if len(set.ids) != h.count {
-		return nil, fmt.Errorf("vector file holds %d ids for %d vectors", len(set.ids), h.count)
+	if len(dst) != count {
+		return nil, fmt.Errorf("vector file holds %d ids for %d vectors", len(dst), count)
 	}
-	return set, nil
+	return dst, nil
 }
 
 // mappedVectorFile checks a vector file mapped into m, as readVectorFile reads one, and returns
@@ -269,16 +277,8 @@ func mappedVectorFile(m []byte, want vectorFileState) (*vectorSet, error) {
 		set.vecs = unsafe.Slice((*float32)(unsafe.Pointer(&body[0])), n)
 	}
 	ids := body[4*h.count*h.dim:]
-	for len(ids) > 0 {
-		n, k := binary.Uvarint(ids)
-		if k <= 0 || n > uint64(len(ids)-k) {
-			return nil, errors.New("vector file ids block is malformed")
-		}
-		set.ids = append(set.ids, string(ids[k:k+int(n)]))
-		ids = ids[k+int(n):]
-	}
-	if len(set.ids) != h.count {
-		return nil, fmt.Errorf("vector file holds %d ids for %d vectors", len(set.ids), h.count)
+	if set.ids, err = decodeVectorIDs(set.ids, ids, h.count); err != nil {
+		return nil, err
 	}
 	return set, nil
 }
