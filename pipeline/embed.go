@@ -11,32 +11,45 @@ import (
 // one batch to embed, whatever the size of the graph.
 const entityPage = 2048
 
+// embedWriteBatch is how many embedded entities embedEntities writes in one transaction. Every
+// transaction updates the full-text and vector indexes once (on Neo4j, Lucene commits), so
+// writing each batch of Options.EmbedBatch texts on its own made the stage mostly commits.
+const embedWriteBatch = 1024
+
 // embedEntities embeds every layer-0 entity that has no embedding (new, or whose description
-// changed), from its name, type and description. It reads the layer a page at a time and writes
-// each batch of Options.EmbedBatch embeddings as it goes.
+// changed), from its name, type and description. It reads the layer a page at a time, embeds
+// Options.EmbedBatch texts at a time, and writes embedWriteBatch embedded entities at a time.
 func (in *Ingester) embedEntities(ctx context.Context) (int, error) {
 	done := 0
-	var todo []graph.Entity
-	flush := func() error {
-		if len(todo) == 0 {
+	var todo []graph.Entity // todo[:embedded] have their embeddings
+	embedded := 0
+	embedPending := func() error {
+		if embedded == len(todo) {
 			return nil
 		}
-		texts := make([]string, len(todo))
-		for i, e := range todo {
+		texts := make([]string, len(todo)-embedded)
+		for i, e := range todo[embedded:] {
 			texts[i] = e.EmbeddingText()
 		}
 		vecs, err := in.embed(ctx, texts)
 		if err != nil {
 			return fmt.Errorf("embed entities: %w", err)
 		}
-		for i := range todo {
-			todo[i].Embedding = vecs[i]
+		for i := range texts {
+			todo[embedded+i].Embedding = vecs[i]
+		}
+		embedded = len(todo)
+		return nil
+	}
+	flush := func() error {
+		if err := embedPending(); err != nil || len(todo) == 0 {
+			return err
 		}
 		if err := in.Store.Apply(ctx, graph.Batch{Entities: todo}); err != nil {
 			return fmt.Errorf("write entity embeddings: %w", err)
 		}
 		done += len(todo)
-		todo = todo[:0]
+		todo, embedded = todo[:0], 0
 		return nil
 	}
 	after := ""
@@ -50,10 +63,15 @@ func (in *Ingester) embedEntities(ctx context.Context) (int, error) {
 				continue
 			}
 			todo = append(todo, e)
-			if len(todo) == in.Options.EmbedBatch {
-				if err := flush(); err != nil {
-					return done, err
-				}
+			var err error
+			switch {
+			case len(todo) >= max(embedWriteBatch, in.Options.EmbedBatch):
+				err = flush()
+			case len(todo)-embedded == in.Options.EmbedBatch:
+				err = embedPending()
+			}
+			if err != nil {
+				return done, err
 			}
 		}
 		if len(page) < entityPage {
