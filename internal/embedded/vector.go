@@ -139,42 +139,58 @@ func (s *Store) vectorSet(ctx context.Context, index graph.VectorIndex, table st
 	return out, err
 }
 
-// loadVectors reads and normalizes every embedding of a table. Mixed dimensions mean the store was
-// filled by different embedding models; searching it would compare meaningless numbers.
+// loadVectors reads and normalizes every embedding of a table (eachVector).
 func loadVectors(ctx context.Context, tx *sql.Tx, table string) (*vectorSet, error) {
-	// table comes from vectorTable, never from the caller.
-	rows, err := tx.QueryContext(ctx, `SELECT id, embedding FROM `+table+` WHERE embedding IS NOT NULL ORDER BY id`)
+	set := &vectorSet{}
+	var err error
+	set.dim, err = eachVector(ctx, tx, table, func(id string, v []float32) error {
+		set.ids = append(set.ids, id)
+		set.vecs = append(set.vecs, v...)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
+	return set, nil
+}
+
+// eachVector calls fn with every embedding of a vector table in id order, normalized; empty and
+// zero embeddings are left out. It returns the embeddings' dimension (zero ones count). Mixed
+// dimensions mean the store was filled by different embedding models; searching it would compare
+// meaningless numbers, so they are an error.
+func eachVector(ctx context.Context, tx *sql.Tx, table string, fn func(id string, v []float32) error) (dim int, err error) {
+	// table comes from vectorTable, never from the caller.
+	rows, err := tx.QueryContext(ctx, `SELECT id, embedding FROM `+table+` WHERE embedding IS NOT NULL ORDER BY id`)
+	if err != nil {
+		return 0, err
+	}
 	defer rows.Close()
-	set := &vectorSet{}
 	for rows.Next() {
 		var id string
 		var blob []byte
 		if err := rows.Scan(&id, &blob); err != nil {
-			return nil, err
+			return 0, err
 		}
 		v, err := decodeVector(blob)
 		if err != nil {
-			return nil, fmt.Errorf("%s %s: %w", table, id, err)
+			return 0, fmt.Errorf("%s %s: %w", table, id, err)
 		}
 		if len(v) == 0 {
 			continue
 		}
-		if set.dim == 0 {
-			set.dim = len(v)
-		} else if len(v) != set.dim {
-			return nil, fmt.Errorf("%s %s: embedding has %d dimensions, others have %d", table, id, len(v), set.dim)
+		if dim == 0 {
+			dim = len(v)
+		} else if len(v) != dim {
+			return 0, fmt.Errorf("%s %s: embedding has %d dimensions, others have %d", table, id, len(v), dim)
 		}
-		v = normalized(v)
-		if v == nil {
+		if v = normalized(v); v == nil {
 			continue
 		}
-		set.ids = append(set.ids, id)
-		set.vecs = append(set.vecs, v...)
+		if err := fn(id, v); err != nil {
+			return 0, err
+		}
 	}
-	return set, rows.Err()
+	return dim, rows.Err()
 }
 
 // normalized returns v scaled to unit length, or nil for a zero (or non-finite) vector.

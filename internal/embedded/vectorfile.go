@@ -457,37 +457,7 @@ func streamVectorFile(ctx context.Context, tx *sql.Tx, dir, table string, gen in
 	if err != nil {
 		return "", err
 	}
-	// table comes from vectorTable, never from the caller.
-	rows, err := tx.QueryContext(ctx, `SELECT id, embedding FROM `+table+` WHERE embedding IS NOT NULL ORDER BY id`)
-	if err != nil {
-		vw.abort()
-		return "", err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var blob []byte
-		if err := rows.Scan(&id, &blob); err != nil {
-			vw.abort()
-			return "", err
-		}
-		v, err := decodeVector(blob)
-		if err == nil && len(v) > 0 && vw.count > 0 && len(v) != vw.dim {
-			err = fmt.Errorf("embedding has %d dimensions, others have %d", len(v), vw.dim)
-		}
-		if err != nil {
-			vw.abort()
-			return "", fmt.Errorf("%s %s: %w", table, id, err)
-		}
-		if v = normalized(v); v == nil {
-			continue
-		}
-		if err := vw.add(id, v); err != nil {
-			vw.abort()
-			return "", err
-		}
-	}
-	if err := rows.Err(); err != nil {
+	if _, err := eachVector(ctx, tx, table, vw.add); err != nil {
 		vw.abort()
 		return "", err
 	}
