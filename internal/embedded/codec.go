@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/stratarag/strata/internal/graph"
 )
 
 // encodeVector stores a vector as little-endian float32s; nil for an empty vector, so that "no
@@ -58,6 +60,18 @@ func encodeStrings(ss []string) string {
 		return "[]"
 	}
 	b, _ := json.Marshal(ss) // cannot fail for strings
+	return string(b)
+}
+
+// encodeRelationKeys passes relation keys to a query as a JSON array of [source, target] pairs,
+// each in stored order (source < target), for json_each as encodeStrings passes ids.
+func encodeRelationKeys(keys []graph.RelationKey) string {
+	pairs := make([][2]string, len(keys))
+	for i, k := range keys {
+		k = graph.NewRelationKey(k.Source, k.Target)
+		pairs[i] = [2]string{k.Source, k.Target}
+	}
+	b, _ := json.Marshal(pairs) // cannot fail for strings
 	return string(b)
 }
 

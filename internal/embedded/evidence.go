@@ -3,7 +3,6 @@ package embedded
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 
 	"github.com/stratarag/strata/internal/graph"
@@ -69,12 +68,7 @@ func (s *Store) RelationEvidence(ctx context.Context, keys []graph.RelationKey) 
 	if err := s.checkEvidence(what); err != nil {
 		return nil, err
 	}
-	pairs := make([][2]string, len(keys))
-	for i, k := range keys {
-		k = graph.NewRelationKey(k.Source, k.Target)
-		pairs[i] = [2]string{k.Source, k.Target}
-	}
-	pairsJSON, _ := json.Marshal(pairs) // cannot fail for strings
+	pairsJSON := encodeRelationKeys(keys)
 	var out []graph.RelationEvidence
 	err := s.read(ctx, what, func(tx *sql.Tx) error {
 		var err error
@@ -83,7 +77,7 @@ func (s *Store) RelationEvidence(ctx context.Context, keys []graph.RelationKey) 
 			FROM (SELECT DISTINCT value ->> 0 AS source, value ->> 1 AS target FROM json_each(?)) k
 			JOIN relation_evidence r ON r.source = k.source AND r.target = k.target
 			JOIN chunks c ON c.id = r.chunk_id
-			ORDER BY r.source, r.target, c.document_id, c.seq, c.id`, string(pairsJSON))
+			ORDER BY r.source, r.target, c.document_id, c.seq, c.id`, pairsJSON)
 		return err
 	})
 	return out, err

@@ -3,7 +3,6 @@ package embedded
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -72,12 +71,7 @@ func (s *Store) Relations(ctx context.Context, keys []graph.RelationKey) ([]grap
 	if len(keys) == 0 {
 		return nil, ctxErr(ctx, "look up relations")
 	}
-	pairs := make([][2]string, len(keys))
-	for i, k := range keys {
-		k = graph.NewRelationKey(k.Source, k.Target)
-		pairs[i] = [2]string{k.Source, k.Target}
-	}
-	pairsJSON, _ := json.Marshal(pairs) // cannot fail for strings
+	pairsJSON := encodeRelationKeys(keys)
 	var found []graph.Relation
 	err := s.read(ctx, "look up relations", func(tx *sql.Tx) error {
 		var err error
@@ -87,7 +81,7 @@ func (s *Store) Relations(ctx context.Context, keys []graph.RelationKey) ([]grap
 			JOIN relations r ON r.source = k.source AND r.target = k.target
 			JOIN entities a ON a.id = r.source
 			JOIN entities b ON b.id = r.target`,
-			string(pairsJSON))
+			pairsJSON)
 		return err
 	})
 	if err != nil {
