@@ -14,3 +14,13 @@ var hasDot4 = cpu.X86.HasAVX2
 //
 //go:noescape
 func dot4AVX2(q, rows *float32, dim int, out *[32]float32)
+
+// hasDot4Half reports whether dot4Half may be used: it needs F16C to widen halves and FMA.
+var hasDot4Half = cpu.X86.HasAVX2 && cpu.X86.HasF16C && cpu.X86.HasFMA
+
+// dot4Half is dot4AVX2 over rows of dim IEEE half-precision numbers, with fused multiply-adds:
+// an estimate of the four rows' lane sums (vectorhalf.go bounds its error). dim must be a
+// multiple of 8.
+//
+//go:noescape
+func dot4Half(q *float32, rows *uint16, dim int, out *[32]float32)
