@@ -10,8 +10,13 @@ type Pair struct{ Src, Dst int }
 
 // ShortestPathBFS returns a path with the fewest edges from src to dst, as the list of nodes
 // from src to dst inclusive, or nil if dst cannot be reached within maxHops edges (maxHops <= 0
-// means no limit) or either node is out of range. For src == dst the path is [src]. Among
-// several shortest paths the one found first in neighbour order is returned.
+// means no limit) or either node is out of range. For src == dst the path is [src].
+//
+// The search runs from both ends at once (bidirectional BFS, expanding the smaller frontier one
+// whole level at a time), so it visits about the square root of what a search from src alone
+// would on graphs whose neighbourhoods grow fast. Among several shortest paths it returns the one
+// through the lowest-numbered node where the two searches first meet, reaching that node from
+// each end along the first-discovered parents.
 //
 // Each call allocates O(NumNodes) scratch space; use a PathFinder, or ShortestPaths for many
 // pairs, to reuse it.
@@ -32,9 +37,8 @@ func ShortestPathDijkstra(g *Graph, src, dst, maxHops int, cost func(w float64) 
 	return NewPathFinder(g).Dijkstra(src, dst, maxHops, cost)
 }
 
-// ShortestPaths computes ShortestPathBFS for every pair, grouping pairs by source so that one
-// breadth-first search (stopped as soon as all of that source's destinations are found) serves
-// all of them, and reusing the scratch buffers throughout. The result is parallel to pairs.
+// ShortestPaths computes ShortestPathBFS for every pair, reusing the scratch buffers
+// throughout. The result is parallel to pairs.
 func ShortestPaths(g *Graph, pairs []Pair, maxHops int) [][]int {
 	return NewPathFinder(g).BatchBFS(pairs, maxHops)
 }
@@ -52,11 +56,14 @@ func ShortestPathsDijkstra(g *Graph, pairs []Pair, maxHops int, cost func(w floa
 type PathFinder struct {
 	g      *Graph
 	gen    uint32
-	seen   []uint32 // seen[v] == gen: v has a label in this search
+	seen   []uint32 // seen[v] == gen: v has a label in this search (BFS: reached from the source)
 	want   []uint32 // want[v] == gen: v is a destination of this search
-	parent []int32  // BFS parent of v
-	depth  []int32  // BFS depth of v
-	queue  []int32
+	parent []int32  // BFS parent of v on the source's side
+
+	// BFS from the destination's side, and the frontiers of both sides.
+	seenB   []uint32
+	parentB []int32
+	front   [4][]int32 // current and next level, source side then destination side
 
 	// Dijkstra: labels live in an arena; per node the best tentative label and the fewest hops
 	// of a settled label.
@@ -83,11 +90,12 @@ type heapItem struct {
 func NewPathFinder(g *Graph) *PathFinder {
 	n := g.NumNodes()
 	return &PathFinder{
-		g:      g,
-		seen:   make([]uint32, n),
-		want:   make([]uint32, n),
-		parent: make([]int32, n),
-		depth:  make([]int32, n),
+		g:       g,
+		seen:    make([]uint32, n),
+		want:    make([]uint32, n),
+		parent:  make([]int32, n),
+		seenB:   make([]uint32, n),
+		parentB: make([]int32, n),
 	}
 }
 
@@ -96,6 +104,7 @@ func (pf *PathFinder) next() {
 	pf.gen++
 	if pf.gen == 0 { // wrapped: old stamps could collide, so clear them once
 		clear(pf.seen)
+		clear(pf.seenB)
 		clear(pf.want)
 		clear(pf.done)
 		pf.gen = 1
@@ -117,64 +126,64 @@ func (pf *PathFinder) BatchBFS(pairs []Pair, maxHops int) [][]int {
 	if maxHops > 0 && maxHops < math.MaxInt32 {
 		limit = int32(maxHops)
 	}
-	for _, group := range groupBySource(pairs) {
-		src := pairs[group[0]].Src
-		if !pf.valid(src) {
-			continue
-		}
-		pf.next()
-		remaining := pf.markTargets(pairs, group)
-		pf.bfs(int32(src), limit, remaining)
-		for _, i := range group {
-			d := pairs[i].Dst
-			if pf.valid(d) && pf.seen[d] == pf.gen {
-				out[i] = pf.bfsPath(int32(d))
-			}
+	for i, p := range pairs {
+		if pf.valid(p.Src) && pf.valid(p.Dst) {
+			out[i] = pf.bfs(int32(p.Src), int32(p.Dst), limit)
 		}
 	}
 	return out
 }
 
-// bfs explores from src level by level up to limit hops and stops once remaining wanted nodes
-// have been reached.
-func (pf *PathFinder) bfs(src, limit int32, remaining int) {
-	g := pf.g
-	pf.seen[src] = pf.gen
-	pf.parent[src] = -1
-	pf.depth[src] = 0
-	if pf.want[src] == pf.gen {
-		remaining--
+// bfs returns a shortest path from src to dst of at most limit edges, or nil: one level at a
+// time from the side whose frontier is smaller, until a level reaches a node the other side has
+// seen. Every node met in that level lies on a shortest path (were one of them closer to the
+// other end, the two sides would have met a level earlier), so the lowest-numbered one is taken.
+func (pf *PathFinder) bfs(src, dst, limit int32) []int {
+	if src == dst {
+		return []int{int(src)}
 	}
-	q := append(pf.queue[:0], src)
-	for head := 0; head < len(q) && remaining > 0; head++ {
-		u := q[head]
-		du := pf.depth[u]
-		if du >= limit {
-			break // the queue is in depth order, so nothing later can be expanded either
+	g := pf.g
+	pf.next()
+	pf.seen[src], pf.parent[src] = pf.gen, -1
+	pf.seenB[dst], pf.parentB[dst] = pf.gen, -1
+	fwd, bwd := append(pf.front[0][:0], src), append(pf.front[2][:0], dst)
+	fwdNext, bwdNext := pf.front[1][:0], pf.front[3][:0]
+	meet := int32(-1)
+	for hops := int32(0); meet < 0 && hops < limit && len(fwd) > 0 && len(bwd) > 0; hops++ {
+		forward := len(fwd) <= len(bwd)
+		frontier, next, seen, parent, other := fwd, fwdNext[:0], pf.seen, pf.parent, pf.seenB
+		if !forward {
+			frontier, next, seen, parent, other = bwd, bwdNext[:0], pf.seenB, pf.parentB, pf.seen
 		}
-		a, b := g.offsets[u], g.offsets[u+1]
-		for _, v := range g.targets[a:b] {
-			if pf.seen[v] == pf.gen {
-				continue
-			}
-			pf.seen[v] = pf.gen
-			pf.parent[v] = u
-			pf.depth[v] = du + 1
-			q = append(q, v)
-			if pf.want[v] == pf.gen {
-				if remaining--; remaining == 0 {
-					break
+		for _, u := range frontier {
+			for _, v := range g.targets[g.offsets[u]:g.offsets[u+1]] {
+				if seen[v] == pf.gen {
+					continue
+				}
+				seen[v], parent[v] = pf.gen, u
+				next = append(next, v)
+				if other[v] == pf.gen && (meet < 0 || v < meet) {
+					meet = v
 				}
 			}
 		}
+		if forward {
+			fwd, fwdNext = next, fwd
+		} else {
+			bwd, bwdNext = next, bwd
+		}
 	}
-	pf.queue = q
-}
-
-func (pf *PathFinder) bfsPath(dst int32) []int {
-	path := make([]int, pf.depth[dst]+1)
-	for i, v := len(path)-1, dst; i >= 0; i, v = i-1, pf.parent[v] {
-		path[i] = int(v)
+	pf.front = [4][]int32{fwd, fwdNext, bwd, bwdNext}
+	if meet < 0 {
+		return nil
+	}
+	var path []int
+	for v := meet; v >= 0; v = pf.parent[v] {
+		path = append(path, int(v))
+	}
+	slices.Reverse(path)
+	for v := pf.parentB[meet]; v >= 0; v = pf.parentB[v] {
+		path = append(path, int(v))
 	}
 	return path
 }

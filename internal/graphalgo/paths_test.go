@@ -2,6 +2,7 @@ package graphalgo
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -200,6 +201,66 @@ func TestShortestPathEdgeCases(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestBFSMatchesLevels: on random graphs with hubs (summary entities are hubs), the two-sided
+// search finds a path of exactly the length a one-sided level-by-level search measures, for
+// every hop limit, and none when the limit is below it.
+func TestBFSMatchesLevels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for trial := range 20 {
+		n := 50 + rng.IntN(300)
+		var edges []Edge
+		for range n + rng.IntN(2*n) {
+			edges = append(edges, Edge{rng.IntN(n), rng.IntN(n), 1})
+		}
+		for range 3 { // hubs
+			h := rng.IntN(n)
+			for range n / 10 {
+				edges = append(edges, Edge{h, rng.IntN(n), 1})
+			}
+		}
+		g := NewGraph(n, edges)
+		pf := NewPathFinder(g)
+		for range 30 {
+			src, dst := rng.IntN(n), rng.IntN(n)
+			want := levels(g, src)[dst]
+			for _, maxHops := range []int{0, 1, 2, 3, 4, 6} {
+				got := pf.BFS(src, dst, maxHops)
+				if want < 0 || maxHops > 0 && want > maxHops {
+					if got != nil {
+						t.Fatalf("trial %d: %d->%d (max %d hops) = %v, want none", trial, src, dst, maxHops, got)
+					}
+					continue
+				}
+				if got == nil {
+					t.Fatalf("trial %d: %d->%d (max %d hops) = none, want %d hops", trial, src, dst, maxHops, want)
+				}
+				if hops, _ := checkPath(t, g, got, src, dst, identity); hops != want {
+					t.Fatalf("trial %d: %d->%d (max %d hops) has %d hops, want %d", trial, src, dst, maxHops, hops, want)
+				}
+			}
+		}
+	}
+}
+
+// levels is every node's distance in edges from src (-1 when unreachable), by a plain BFS.
+func levels(g *Graph, src int) []int {
+	dist := make([]int, g.NumNodes())
+	for i := range dist {
+		dist[i] = -1
+	}
+	dist[src] = 0
+	for q := []int{src}; len(q) > 0; q = q[1:] {
+		ts, _ := g.Neighbors(q[0])
+		for _, v := range ts {
+			if dist[v] < 0 {
+				dist[v] = dist[q[0]] + 1
+				q = append(q, int(v))
+			}
+		}
+	}
+	return dist
 }
 
 func BenchmarkShortestPaths(b *testing.B) {
