@@ -18,7 +18,8 @@ import (
 // the offline store in $STRATA_BENCH_STORE (skipped without it), opened as strata serve opens it
 // (resident; STRATA_BENCH_RESIDENT=0 opens it as a fresh strata query does). Each mode asks the
 // questions of questions.txt once to warm up, then four times; the best round is what the
-// machine's load disturbs least:
+// machine's load disturbs least. STRATA_BENCH_MODES="hi local" measures only those modes (to
+// profile one with -cpuprofile):
 //
 //	STRATA_BENCH_STORE=/path/to/store go test -count=1 -run CPUPerQuery -v ./bench/query
 func TestCPUPerQuery(t *testing.T) {
@@ -43,7 +44,18 @@ func TestCPUPerQuery(t *testing.T) {
 			questions = append(questions, q)
 		}
 	}
-	for _, mode := range []retrieval.Mode{retrieval.ModeNaive, retrieval.ModeLocal, retrieval.ModeGlobal, retrieval.ModeHi} {
+	modes := []retrieval.Mode{retrieval.ModeNaive, retrieval.ModeLocal, retrieval.ModeGlobal, retrieval.ModeHi}
+	if names := strings.Fields(os.Getenv("STRATA_BENCH_MODES")); len(names) > 0 {
+		modes = modes[:0]
+		for _, name := range names {
+			mode, err := retrieval.ParseMode(name)
+			if err != nil {
+				t.Fatalf("STRATA_BENCH_MODES: %v", err)
+			}
+			modes = append(modes, mode)
+		}
+	}
+	for _, mode := range modes {
 		opt := retrieval.DefaultOptions(mode)
 		opt.ContextOnly = true
 		best := -1.0

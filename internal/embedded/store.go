@@ -36,8 +36,9 @@ type Options struct {
 	ReadOnly bool
 	// Resident is for a store that answers many queries (strata serve): read paths keep what
 	// they would otherwise read from SQLite on every call in memory, loaded once per generation
-	// of the data it comes from (DocumentLinks: every mention, mentionindex.go). A fresh
-	// process answering one query leaves it off, since the loading costs more than the query.
+	// of the data it comes from (DocumentLinks: every mention, mentionindex.go; TextSearch of
+	// entity_text: the full-text index, textindex.go). A fresh process answering one query
+	// leaves it off, since the loading costs more than the query.
 	Resident bool
 }
 
@@ -58,6 +59,7 @@ type Store struct {
 	vectors  vectorCache
 	graphs   graphCache
 	mentions mentionCache
+	texts    textIndexCache
 	stmts    stmtCache
 
 	closeOnce sync.Once
