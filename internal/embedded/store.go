@@ -62,6 +62,11 @@ type Store struct {
 	texts    textIndexCache
 	stmts    stmtCache
 
+	// background is the context of work a Resident store does in the background (textindex.go);
+	// Close cancels it and waits for that work.
+	background context.Context
+	stop       context.CancelFunc
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -83,6 +88,7 @@ func Open(ctx context.Context, dir string, opt Options) (*Store, error) {
 	path := filepath.Join(abs, dbFile)
 
 	s := &Store{dir: dir, absDir: abs, readOnly: opt.ReadOnly, resident: opt.Resident}
+	s.background, s.stop = context.WithCancel(context.WithoutCancel(ctx))
 	if opt.ReadOnly {
 		if _, err := os.Stat(path); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -148,6 +154,8 @@ func (s *Store) Dir() string { return s.dir }
 // the first; methods called after Close fail.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		s.stop()
+		s.texts.wg.Wait()
 		var errs []error
 		if s.opened && !s.readOnly {
 			// The end of every ingest: leave fresh query processes vectors they can read in

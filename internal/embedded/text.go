@@ -63,10 +63,12 @@ func (s *Store) TextSearch(ctx context.Context, index graph.TextIndex, query str
 				if err != nil {
 					return err
 				}
-				hits, err = ti.search(ctx, tx, terms, k)
-				return err
-			}
-			if !errors.Is(err, errNotOneToken) {
+				if ti != nil {
+					hits, err = ti.search(ctx, tx, terms, k)
+					return err
+				}
+				// Not loaded yet, or of an older generation: FTS5, below.
+			} else if !errors.Is(err, errNotOneToken) {
 				return err
 			}
 			// A word FTS5 reads as a phrase of several tokens: the SQL below.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stratarag/strata/internal/graph"
@@ -19,10 +20,10 @@ import (
 // of a served hi query's CPU. The copy holds what bm25 reads, taken from the index itself through
 // fts5vocab (so its words are exactly the tokenizer's), and scores with FTS5's formula in FTS5's
 // order of floating-point operations: the hits and their scores are those of the SQL, bit for
-// bit (TestTextIndexMatchesFTS5). It is built once per generation of the entities (the first
-// search after a write pays about a second on the mix corpus), like the mention index. Chunks
-// stay on FTS5: 580 rows cost 4 ms, and a document's new title rewrites its chunks' titles
-// without a chunk generation to follow.
+// bit (TestTextIndexMatchesFTS5). It is built per generation of the entities, in the background
+// (textIndexCache; 1.3 s of CPU on the mix corpus), and searches read FTS5 until it is ready.
+// Chunks stay on FTS5: 580 rows cost 2-4 ms, and a document's new title rewrites its chunks'
+// titles without a chunk generation to follow.
 
 // Okapi BM25 parameters of FTS5's bm25() (fts5_aux.c). Variables, not constants: k1+1 must be
 // rounded as float64 arithmetic rounds it, as FTS5 computes it, not exactly.
@@ -34,11 +35,22 @@ var (
 // ftsTokenize is the tokenizer of both full-text indexes (schema.go).
 const ftsTokenize = "unicode61 remove_diacritics 2"
 
-// textIndexCache keeps the in-memory entity_text of a Resident store between calls.
+// textIndexCache keeps the in-memory entity_text of a Resident store between calls. It is
+// (re)built in the background, never by a search: a search finding it missing or of an older
+// generation answers from FTS5 and starts a load, at most one at a time and, after a load that
+// took d, not before 10×d has passed since it started. A serve process beside an ingest, whose
+// every batch of entities moves the generation on, thus spends at most about a tenth of a core
+// on loads and never makes a request wait for one.
 type textIndexCache struct {
-	mu sync.Mutex
-	ti *textIndex
+	mu      sync.Mutex
+	ti      *textIndex
+	loading bool
+	next    time.Time // earliest start of the next load
+	wg      sync.WaitGroup
 }
+
+// textLoadSpacing is how many times its own duration passes between the starts of two loads.
+const textLoadSpacing = 10
 
 // textIndex is entity_text as bm25 sees it: per term, the rows holding it and how often; per
 // row, its size in tokens (all columns) and its entity id.
@@ -61,33 +73,63 @@ type posting struct {
 	freq int32 // instances of the term in the row
 }
 
-// entityTextIndex returns the in-memory entity_text of tx's snapshot, loading it when the cached
-// one is of another generation.
+// entityTextIndex returns the in-memory entity_text when it is of tx's snapshot's generation;
+// otherwise nil (the caller searches FTS5), having started a load when none runs and the last
+// one is long enough ago.
 func (s *Store) entityTextIndex(ctx context.Context, tx *sql.Tx) (*textIndex, error) {
-	s.texts.mu.Lock()
-	defer s.texts.mu.Unlock()
 	gen, err := generation(ctx, tx, string(graph.EntityEmbedding))
 	if err != nil {
 		return nil, err
 	}
-	if s.texts.ti != nil && s.texts.ti.gen == gen {
-		return s.texts.ti, nil
+	c := &s.texts
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ti != nil && c.ti.gen == gen {
+		return c.ti, nil
 	}
-	ti, err := loadEntityTextIndex(ctx, tx)
-	if err != nil {
-		return nil, fmt.Errorf("load the entity text index: %w", err)
+	if c.loading || time.Now().Before(c.next) {
+		return nil, nil
 	}
-	ti.gen = gen
-	s.texts.ti = ti
-	return ti, nil
+	c.loading = true
+	c.wg.Add(1)
+	go s.loadEntityTextIndex()
+	return nil, nil
 }
 
-// entityVocab is the fts5vocab table through which loadEntityTextIndex reads entity_text: a
+// loadEntityTextIndex loads the in-memory entity_text of the current snapshot into the cache,
+// until the store closes. A failed load leaves the cache as it was: searches go on reading
+// FTS5, which reports what is wrong with the store.
+func (s *Store) loadEntityTextIndex() {
+	c := &s.texts
+	defer c.wg.Done()
+	start := time.Now()
+	var ti *textIndex
+	err := s.read(s.background, "load the entity text index", func(tx *sql.Tx) error {
+		gen, err := generation(s.background, tx, string(graph.EntityEmbedding))
+		if err != nil {
+			return err
+		}
+		if ti, err = readEntityTextIndex(s.background, tx); err != nil {
+			return err
+		}
+		ti.gen = gen
+		return nil
+	})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err == nil {
+		c.ti = ti
+	}
+	c.loading = false
+	c.next = start.Add(textLoadSpacing * time.Since(start))
+}
+
+// entityVocab is the fts5vocab table through which readEntityTextIndex reads entity_text: a
 // temporary table of the loading connection, dropped when done (creating it writes nothing to
 // the store, so a read-only store may).
 const entityVocab = "temp.strata_entity_vocab"
 
-func loadEntityTextIndex(ctx context.Context, tx *sql.Tx) (ti *textIndex, err error) {
+func readEntityTextIndex(ctx context.Context, tx *sql.Tx) (ti *textIndex, err error) {
 	ti = &textIndex{terms: map[string]int32{}}
 	number := map[int64]int32{}
 	rows, err := tx.QueryContext(ctx, `SELECT rid, id FROM entities ORDER BY rid`)
@@ -167,6 +209,16 @@ func loadEntityTextIndex(ctx context.Context, tx *sql.Tx) (ti *textIndex, err er
 	}
 	if ti.rows > 0 {
 		ti.avgdl = float64(tokens) / float64(ti.rows)
+	}
+	// One array for all postings: appending left each list up to twice its length.
+	total := 0
+	for _, p := range ti.postings {
+		total += len(p)
+	}
+	all := make([]posting, 0, total)
+	for t, p := range ti.postings {
+		all = append(all, p...)
+		ti.postings[t] = all[len(all)-len(p) : len(all) : len(all)]
 	}
 	n := len(ti.ids)
 	ti.scratch.New = func() any { s := make([]float64, n); return &s }

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -62,6 +63,19 @@ func TestTextIndexMatchesFTS5(t *testing.T) {
 	}
 	compare := func(step string) {
 		t.Helper()
+		// The first search answers from FTS5 and starts the load: once it is done, the index
+		// of the writer's last generation answers.
+		if _, err := r.TextSearch(t.Context(), graph.EntityText, "lantern", 1); err != nil {
+			t.Fatal(err)
+		}
+		r.texts.wg.Wait()
+		gen, err := generation(t.Context(), w.db, string(graph.EntityEmbedding))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.texts.ti == nil || r.texts.ti.gen != gen {
+			t.Fatalf("%s: the resident reader did not load the text index of generation %d", step, gen)
+		}
 		for _, q := range queries {
 			for _, k := range []int{1, 5, 20, 400} {
 				want, err := w.TextSearch(t.Context(), graph.EntityText, q, k)
@@ -77,10 +91,11 @@ func TestTextIndexMatchesFTS5(t *testing.T) {
 				}
 			}
 		}
-		if r.texts.ti == nil || r.texts.ti.gen == 0 {
-			t.Fatalf("%s: the resident reader did not use its text index", step)
+		if r.texts.ti.gen != gen {
+			t.Fatalf("%s: the resident reader loaded generation %d while comparing, not %d", step, r.texts.ti.gen, gen)
 		}
 	}
+	r.texts.next = time.Time{}
 	b := textBatch(rng, "E", 300)
 	if err := w.Apply(t.Context(), b); err != nil {
 		t.Fatal(err)
@@ -96,10 +111,12 @@ func TestTextIndexMatchesFTS5(t *testing.T) {
 	if err := w.Apply(t.Context(), changed); err != nil {
 		t.Fatal(err)
 	}
+	r.texts.next = time.Time{} // no spacing between loads: the test waits for each
 	compare("after new descriptions")
 	if err := w.Apply(t.Context(), graph.Batch{DeleteEntities: []string{"E001", "E002", "F010"}}); err != nil {
 		t.Fatal(err)
 	}
+	r.texts.next = time.Time{}
 	compare("after deleted entities")
 }
 
