@@ -36,8 +36,8 @@ type Options struct {
 	ReadOnly bool
 	// Resident is for a store that answers many queries (strata serve): read paths keep what
 	// they would otherwise read from SQLite on every call in memory, loaded once per generation
-	// of the data it comes from (DocumentLinks: every mention, mentionindex.go; TextSearch of
-	// entity_text: the full-text index, textindex.go). A fresh process answering one query
+	// of the data it comes from (DocumentLinks: every mention, mentionindex.go; TextSearch:
+	// the full-text indexes, textindex.go). A fresh process answering one query
 	// leaves it off, since the loading costs more than the query.
 	Resident bool
 }
@@ -59,8 +59,9 @@ type Store struct {
 	vectors  vectorCache
 	graphs   graphCache
 	mentions mentionCache
-	texts    textIndexCache
 	stmts    stmtCache
+	// the in-memory full-text indexes of a Resident store (textindex.go)
+	entityTexts, chunkTexts textIndexCache
 
 	// background is the context of work a Resident store does in the background (textindex.go);
 	// Close cancels it and waits for that work.
@@ -155,7 +156,8 @@ func (s *Store) Dir() string { return s.dir }
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.stop()
-		s.texts.wg.Wait()
+		s.entityTexts.wg.Wait()
+		s.chunkTexts.wg.Wait()
 		var errs []error
 		if s.opened && !s.readOnly {
 			// The end of every ingest: leave fresh query processes vectors they can read in

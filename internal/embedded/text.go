@@ -56,10 +56,10 @@ func (s *Store) TextSearch(ctx context.Context, index graph.TextIndex, query str
 	}
 	var hits []graph.Hit
 	err := s.read(ctx, what, func(tx *sql.Tx) error {
-		if s.resident && index == graph.EntityText {
+		if s.resident {
 			terms, err := queryTerms(ctx, query, ftsTokens)
 			if err == nil {
-				ti, err := s.entityTextIndex(ctx, tx)
+				ti, err := s.textIndex(ctx, tx, index)
 				if err != nil {
 					return err
 				}

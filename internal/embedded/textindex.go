@@ -14,16 +14,29 @@ import (
 	"github.com/stratarag/strata/internal/graph"
 )
 
-// A Resident store answers TextSearch on entity_text from a copy of the index in memory: on the
-// mix corpus (21 000 entities) the words of a question match up to 15 000 descriptions, and FTS5
-// computes bm25 for every match with a lookup of the row's size, about 11 ms per search, a third
-// of a served hi query's CPU. The copy holds what bm25 reads, taken from the index itself through
-// fts5vocab (so its words are exactly the tokenizer's), and scores with FTS5's formula in FTS5's
-// order of floating-point operations: the hits and their scores are those of the SQL, bit for
-// bit (TestTextIndexMatchesFTS5). It is built per generation of the entities, in the background
-// (textIndexCache; 1.3 s of CPU on the mix corpus), and searches read FTS5 until it is ready.
-// Chunks stay on FTS5: 580 rows cost 2-4 ms, and a document's new title rewrites its chunks'
-// titles without a chunk generation to follow.
+// A Resident store answers TextSearch from a copy of each full-text index in memory: on the mix
+// corpus (21 000 entities) the words of a question match up to 15 000 entity descriptions, and
+// FTS5 computes bm25 for every match with a lookup of the row's size, about 11 ms per search of
+// entity_text and 2-4 ms of chunk_text, together 40 % of a served hi query's CPU. The copy holds
+// what bm25 reads, taken from the index itself through fts5vocab (so its words are exactly the
+// tokenizer's), and scores with FTS5's formula in FTS5's order of floating-point operations: the
+// hits and their scores are those of the SQL, bit for bit (TestTextIndexMatchesFTS5). Each is
+// built per generation of its rows (entity_embedding for entities; chunk_embedding, which
+// document writes move too since a document's title is indexed with its chunks), in the
+// background (textIndexCache; 1.3 s of CPU for entity_text on the mix corpus), and searches read
+// FTS5 until it is ready.
+
+// ftsIndex names what an in-memory copy of a full-text index is read from: the FTS5 table, its
+// content table (whose rid is the FTS5 rowid) and the generation that counts writes to it.
+type ftsIndex struct {
+	fts, content, gen string
+}
+
+// ftsIndexes are the full-text indexes, by graph name.
+var ftsIndexes = map[graph.TextIndex]ftsIndex{
+	graph.EntityText: {fts: "entity_text", content: "entities", gen: string(graph.EntityEmbedding)},
+	graph.ChunkText:  {fts: "chunk_text", content: "chunks", gen: string(graph.ChunkEmbedding)},
+}
 
 // Okapi BM25 parameters of FTS5's bm25() (fts5_aux.c). Variables, not constants: k1+1 must be
 // rounded as float64 arithmetic rounds it, as FTS5 computes it, not exactly.
@@ -35,12 +48,12 @@ var (
 // ftsTokenize is the tokenizer of both full-text indexes (schema.go).
 const ftsTokenize = "unicode61 remove_diacritics 2"
 
-// textIndexCache keeps the in-memory entity_text of a Resident store between calls. It is
-// (re)built in the background, never by a search: a search finding it missing or of an older
-// generation answers from FTS5 and starts a load, at most one at a time and, after a load that
-// took d, not before 10×d has passed since it started. A serve process beside an ingest, whose
-// every batch of entities moves the generation on, thus spends at most about a tenth of a core
-// on loads and never makes a request wait for one.
+// textIndexCache keeps the in-memory copy of one full-text index of a Resident store between
+// calls. It is (re)built in the background, never by a search: a search finding it missing or of
+// an older generation answers from FTS5 and starts a load, at most one at a time and, after a
+// load that took d, not before 10×d has passed since it started. A serve process beside an
+// ingest, whose every batch moves the generations on, thus spends at most about a tenth of a core
+// per index on loads and never makes a request wait for one.
 type textIndexCache struct {
 	mu      sync.Mutex
 	ti      *textIndex
@@ -52,8 +65,8 @@ type textIndexCache struct {
 // textLoadSpacing is how many times its own duration passes between the starts of two loads.
 const textLoadSpacing = 10
 
-// textIndex is entity_text as bm25 sees it: per term, the rows holding it and how often; per
-// row, its size in tokens (all columns) and its entity id.
+// textIndex is a full-text index as bm25 sees it: per term, the rows holding it and how often;
+// per row, its size in tokens (all columns) and its node id.
 type textIndex struct {
 	gen      int64
 	rows     int64   // FTS5's row count
@@ -73,15 +86,27 @@ type posting struct {
 	freq int32 // instances of the term in the row
 }
 
-// entityTextIndex returns the in-memory entity_text when it is of tx's snapshot's generation;
+// textCache returns the cache of index's in-memory copy.
+func (s *Store) textCache(index graph.TextIndex) *textIndexCache {
+	if index == graph.ChunkText {
+		return &s.chunkTexts
+	}
+	return &s.entityTexts
+}
+
+// textIndex returns the in-memory copy of index when it is of tx's snapshot's generation;
 // otherwise nil (the caller searches FTS5), having started a load when none runs and the last
 // one is long enough ago.
-func (s *Store) entityTextIndex(ctx context.Context, tx *sql.Tx) (*textIndex, error) {
-	gen, err := generation(ctx, tx, string(graph.EntityEmbedding))
+func (s *Store) textIndex(ctx context.Context, tx *sql.Tx, index graph.TextIndex) (*textIndex, error) {
+	fi, ok := ftsIndexes[index]
+	if !ok {
+		return nil, nil
+	}
+	gen, err := generation(ctx, tx, fi.gen)
 	if err != nil {
 		return nil, err
 	}
-	c := &s.texts
+	c := s.textCache(index)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.ti != nil && c.ti.gen == gen {
@@ -92,24 +117,23 @@ func (s *Store) entityTextIndex(ctx context.Context, tx *sql.Tx) (*textIndex, er
 	}
 	c.loading = true
 	c.wg.Add(1)
-	go s.loadEntityTextIndex()
+	go s.loadTextIndex(c, fi)
 	return nil, nil
 }
 
-// loadEntityTextIndex loads the in-memory entity_text of the current snapshot into the cache,
-// until the store closes. A failed load leaves the cache as it was: searches go on reading
-// FTS5, which reports what is wrong with the store.
-func (s *Store) loadEntityTextIndex() {
-	c := &s.texts
+// loadTextIndex loads the in-memory copy of fi of the current snapshot into c, until the store
+// closes. A failed load leaves c as it was: searches go on reading FTS5, which reports what is
+// wrong with the store.
+func (s *Store) loadTextIndex(c *textIndexCache, fi ftsIndex) {
 	defer c.wg.Done()
 	start := time.Now()
 	var ti *textIndex
-	err := s.read(s.background, "load the entity text index", func(tx *sql.Tx) error {
-		gen, err := generation(s.background, tx, string(graph.EntityEmbedding))
+	err := s.read(s.background, "load the text index "+fi.fts, func(tx *sql.Tx) error {
+		gen, err := generation(s.background, tx, fi.gen)
 		if err != nil {
 			return err
 		}
-		if ti, err = readEntityTextIndex(s.background, tx); err != nil {
+		if ti, err = readTextIndex(s.background, tx, fi); err != nil {
 			return err
 		}
 		ti.gen = gen
@@ -124,15 +148,13 @@ func (s *Store) loadEntityTextIndex() {
 	c.next = start.Add(textLoadSpacing * time.Since(start))
 }
 
-// entityVocab is the fts5vocab table through which readEntityTextIndex reads entity_text: a
-// temporary table of the loading connection, dropped when done (creating it writes nothing to
-// the store, so a read-only store may).
-const entityVocab = "temp.strata_entity_vocab"
-
-func readEntityTextIndex(ctx context.Context, tx *sql.Tx) (ti *textIndex, err error) {
+// readTextIndex reads fi through an fts5vocab table of the loading connection, temporary and
+// dropped when done (creating it writes nothing to the store, so a read-only store may). fi's
+// names are those of ftsIndexes, never a caller's.
+func readTextIndex(ctx context.Context, tx *sql.Tx, fi ftsIndex) (ti *textIndex, err error) {
 	ti = &textIndex{terms: map[string]int32{}}
 	number := map[int64]int32{}
-	rows, err := tx.QueryContext(ctx, `SELECT rid, id FROM entities ORDER BY rid`)
+	rows, err := tx.QueryContext(ctx, `SELECT rid, id FROM `+fi.content+` ORDER BY rid`)
 	if err != nil {
 		return nil, err
 	}
@@ -151,21 +173,22 @@ func readEntityTextIndex(ctx context.Context, tx *sql.Tx) (ti *textIndex, err er
 	}
 	rows.Close()
 	ti.size = make([]int32, len(ti.ids))
-	// Every entity row is a row of entity_text (the triggers of schema.go), so FTS5's row count
+	// Every content row is a row of the index (the triggers of schema.go), so FTS5's row count
 	// is theirs.
 	ti.rows = int64(len(ti.ids))
 
-	if _, err := tx.ExecContext(ctx, `CREATE VIRTUAL TABLE `+entityVocab+` USING fts5vocab(main, entity_text, instance)`); err != nil {
+	vocab := "temp.strata_vocab_" + fi.fts
+	if _, err := tx.ExecContext(ctx, `CREATE VIRTUAL TABLE `+vocab+` USING fts5vocab(main, `+fi.fts+`, instance)`); err != nil {
 		return nil, err
 	}
 	defer func() {
-		if _, derr := tx.ExecContext(context.WithoutCancel(ctx), `DROP TABLE `+entityVocab); derr != nil && err == nil {
+		if _, derr := tx.ExecContext(context.WithoutCancel(ctx), `DROP TABLE `+vocab); derr != nil && err == nil {
 			err = derr
 		}
 	}()
 	// One row per token of every row, ordered by term, then row: a term's postings are built
 	// in row order from consecutive rows.
-	rows, err = tx.QueryContext(ctx, `SELECT term, doc FROM `+entityVocab)
+	rows, err = tx.QueryContext(ctx, `SELECT term, doc FROM `+vocab)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +206,7 @@ func readEntityTextIndex(ctx context.Context, tx *sql.Tx) (ti *textIndex, err er
 		}
 		row, ok := number[rid]
 		if !ok {
-			continue // no entity row: the SQL joins hits with entities
+			continue // no content row: the SQL joins hits with the content table
 		}
 		ti.size[row]++
 		tokens++

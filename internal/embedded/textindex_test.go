@@ -20,25 +20,37 @@ var textWords = strings.Fields(`the the the the the the the harbour harbour harb
 	album virgin county kentucky boxer titles empire ruled witch atlas dedicated pun puns language`)
 
 // textBatch is entities entities with descriptions of up to 30 words of textWords, a few of them
-// with no description.
-func textBatch(rng *rand.Rand, prefix string, entities int) graph.Batch {
+// with no description, and docs documents of 8 chunks of up to 60 words, titled with up to 3.
+func textBatch(rng *rand.Rand, prefix string, entities, docs int) graph.Batch {
+	words := func(n int) string {
+		var w []string
+		for range n {
+			w = append(w, textWords[rng.IntN(len(textWords))])
+		}
+		return strings.Join(w, " ")
+	}
 	var b graph.Batch
 	for i := range entities {
-		var words []string
+		desc := ""
 		if i%17 != 0 {
-			for range rng.IntN(30) {
-				words = append(words, textWords[rng.IntN(len(textWords))])
-			}
+			desc = words(rng.IntN(30))
 		}
 		id := fmt.Sprintf("%s%03d", prefix, i)
-		b.Entities = append(b.Entities, graph.Entity{ID: id, Name: id, Type: "thing", Description: strings.Join(words, " ")})
+		b.Entities = append(b.Entities, graph.Entity{ID: id, Name: id, Type: "thing", Description: desc})
+	}
+	for d := range docs {
+		doc := fmt.Sprintf("%sdoc%d", prefix, d)
+		b.Documents = append(b.Documents, graph.Document{ID: doc, Title: words(rng.IntN(4)), Metadata: "{}"})
+		for i := range 8 {
+			b.Chunks = append(b.Chunks, graph.Chunk{ID: fmt.Sprintf("%s-%d", doc, i), DocumentID: doc, Seq: i, Text: words(rng.IntN(60))})
+		}
 	}
 	return b
 }
 
-// TestTextIndexMatchesFTS5 compares the entity text search of a resident reader (the in-memory
-// index) with FTS5's (a writer, which is not resident), hit for hit and score for score (bit for
-// bit), before and after writes that change the entities.
+// TestTextIndexMatchesFTS5 compares the text searches of a resident reader (the in-memory
+// indexes) with FTS5's (a writer, which is not resident), hit for hit and score for score (bit for
+// bit), before and after writes that change the entities, the chunks and a document's title.
 func TestTextIndexMatchesFTS5(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	dir := t.TempDir()
@@ -61,63 +73,77 @@ func TestTextIndexMatchesFTS5(t *testing.T) {
 		}
 		queries = append(queries, strings.Join(q, " "))
 	}
+	indexes := []graph.TextIndex{graph.EntityText, graph.ChunkText}
 	compare := func(step string) {
 		t.Helper()
-		// The first search answers from FTS5 and starts the load: once it is done, the index
-		// of the writer's last generation answers.
-		if _, err := r.TextSearch(t.Context(), graph.EntityText, "lantern", 1); err != nil {
-			t.Fatal(err)
-		}
-		r.texts.wg.Wait()
-		gen, err := generation(t.Context(), w.db, string(graph.EntityEmbedding))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.texts.ti == nil || r.texts.ti.gen != gen {
-			t.Fatalf("%s: the resident reader did not load the text index of generation %d", step, gen)
-		}
-		for _, q := range queries {
-			for _, k := range []int{1, 5, 20, 400} {
-				want, err := w.TextSearch(t.Context(), graph.EntityText, q, k)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := r.TextSearch(t.Context(), graph.EntityText, q, k)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !reflect.DeepEqual(got, want) {
-					t.Fatalf("%s: TextSearch(%q, %d):\nresident %v\nFTS5     %v", step, q, k, got, want)
+		for _, index := range indexes {
+			// The first search answers from FTS5 and starts the load (no spacing between loads
+			// here: the test waits for each); once it is done, the copy of the writer's last
+			// generation answers.
+			c := r.textCache(index)
+			c.next = time.Time{}
+			if _, err := r.TextSearch(t.Context(), index, "lantern", 1); err != nil {
+				t.Fatal(err)
+			}
+			c.wg.Wait()
+			gen, err := generation(t.Context(), w.db, ftsIndexes[index].gen)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.ti == nil || c.ti.gen != gen {
+				t.Fatalf("%s: the resident reader did not load %s of generation %d", step, index, gen)
+			}
+			for _, q := range queries {
+				for _, k := range []int{1, 5, 20, 400} {
+					want, err := w.TextSearch(t.Context(), index, q, k)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, err := r.TextSearch(t.Context(), index, q, k)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !reflect.DeepEqual(got, want) {
+						t.Fatalf("%s: TextSearch(%s, %q, %d):\nresident %v\nFTS5     %v", step, index, q, k, got, want)
+					}
 				}
 			}
-		}
-		if r.texts.ti.gen != gen {
-			t.Fatalf("%s: the resident reader loaded generation %d while comparing, not %d", step, r.texts.ti.gen, gen)
+			if c.ti.gen != gen {
+				t.Fatalf("%s: the resident reader loaded generation %d of %s while comparing, not %d", step, c.ti.gen, index, gen)
+			}
 		}
 	}
-	r.texts.next = time.Time{}
-	b := textBatch(rng, "E", 300)
+	b := textBatch(rng, "E", 300, 6)
 	if err := w.Apply(t.Context(), b); err != nil {
 		t.Fatal(err)
 	}
 	compare("first load")
-	if ti := r.texts.ti; len(ti.postings[ti.terms["the"]])*2 <= int(ti.rows) {
-		t.Fatalf("\"the\" is in %d of %d rows: its idf is not clamped, the test misses that case", len(ti.postings[ti.terms["the"]]), ti.rows)
+	for _, index := range indexes {
+		ti := r.textCache(index).ti
+		if n := len(ti.postings[ti.terms["the"]]); n*2 <= int(ti.rows) {
+			t.Fatalf("%s: \"the\" is in %d of %d rows: its idf is not clamped, the test misses that case", index, n, ti.rows)
+		}
 	}
 
-	// New descriptions, new entities and deleted ones must reach the resident reader.
-	changed := textBatch(rng, "E", 120)
-	changed.Entities = append(changed.Entities, textBatch(rng, "F", 50).Entities...)
+	// New descriptions and chunks, new entities and deleted ones, a renamed document: each must
+	// reach the resident reader.
+	changed := textBatch(rng, "E", 120, 2)
+	more := textBatch(rng, "F", 50, 1)
+	changed.Entities = append(changed.Entities, more.Entities...)
+	changed.Documents = append(changed.Documents, more.Documents...)
+	changed.Chunks = append(changed.Chunks, more.Chunks...)
 	if err := w.Apply(t.Context(), changed); err != nil {
 		t.Fatal(err)
 	}
-	r.texts.next = time.Time{} // no spacing between loads: the test waits for each
-	compare("after new descriptions")
-	if err := w.Apply(t.Context(), graph.Batch{DeleteEntities: []string{"E001", "E002", "F010"}}); err != nil {
+	compare("after new descriptions and chunks")
+	if err := w.Apply(t.Context(), graph.Batch{DeleteEntities: []string{"E001", "E002", "F010"}, DeleteDocuments: []string{"Edoc3"}}); err != nil {
 		t.Fatal(err)
 	}
-	r.texts.next = time.Time{}
-	compare("after deleted entities")
+	compare("after deleted entities and a deleted document")
+	if err := w.Apply(t.Context(), graph.Batch{Documents: []graph.Document{{ID: "Edoc4", Title: "lantern lantern Straße harbour", Metadata: "{}"}}}); err != nil {
+		t.Fatal(err)
+	}
+	compare("after a renamed document")
 }
 
 // TestFTSTokens checks the tokenizer the in-memory index reads non-ASCII query words with, and
