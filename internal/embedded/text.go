@@ -57,21 +57,22 @@ func (s *Store) TextSearch(ctx context.Context, index graph.TextIndex, query str
 	var hits []graph.Hit
 	err := s.read(ctx, what, func(tx *sql.Tx) error {
 		if s.resident {
-			terms, err := queryTerms(ctx, query, ftsTokens)
-			if err == nil {
-				ti, err := s.textIndex(ctx, tx, index)
-				if err != nil {
-					return err
-				}
-				if ti != nil {
+			// The in-memory copy when it is current (else FTS5, below, while it loads), unless
+			// a word of the query is a phrase of several tokens to FTS5 (then FTS5 too).
+			ti, err := s.textIndex(ctx, tx, index)
+			if err != nil {
+				return err
+			}
+			if ti != nil {
+				terms, err := queryTerms(ctx, query, ftsTokens)
+				if err == nil {
 					hits, err = ti.search(ctx, tx, terms, k)
 					return err
 				}
-				// Not loaded yet, or of an older generation: FTS5, below.
-			} else if !errors.Is(err, errNotOneToken) {
-				return err
+				if !errors.Is(err, errNotOneToken) {
+					return err
+				}
 			}
-			// A word FTS5 reads as a phrase of several tokens: the SQL below.
 		}
 		var err error
 		hits, err = queryAll(ctx, s.cached(tx), func(sc scanner, _ ...any) (graph.Hit, error) {
