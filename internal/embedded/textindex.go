@@ -32,18 +32,16 @@ type ftsIndex struct {
 	fts, content, gen string
 }
 
-// ftsIndexes are the full-text indexes, by graph name.
-var ftsIndexes = map[graph.TextIndex]ftsIndex{
-	graph.EntityText: {fts: "entity_text", content: "entities", gen: string(graph.EntityEmbedding)},
-	graph.ChunkText:  {fts: "chunk_text", content: "chunks", gen: string(graph.ChunkEmbedding)},
+// ftsIndexOf returns the full-text index of a graph name.
+func ftsIndexOf(index graph.TextIndex) (ftsIndex, bool) {
+	switch index {
+	case graph.EntityText:
+		return ftsIndex{fts: "entity_text", content: "entities", gen: string(graph.EntityEmbedding)}, true
+	case graph.ChunkText:
+		return ftsIndex{fts: "chunk_text", content: "chunks", gen: string(graph.ChunkEmbedding)}, true
+	}
+	return ftsIndex{}, false
 }
-
-// Okapi BM25 parameters of FTS5's bm25() (fts5_aux.c). Variables, not constants: k1+1 must be
-// rounded as float64 arithmetic rounds it, as FTS5 computes it, not exactly.
-var (
-	bm25K1 = 1.2
-	bm25B  = 0.75
-)
 
 // ftsTokenize is the tokenizer of both full-text indexes (schema.go).
 const ftsTokenize = "unicode61 remove_diacritics 2"
@@ -98,7 +96,7 @@ func (s *Store) textCache(index graph.TextIndex) *textIndexCache {
 // otherwise nil (the caller searches FTS5), having started a load when none runs and the last
 // one is long enough ago.
 func (s *Store) textIndex(ctx context.Context, tx *sql.Tx, index graph.TextIndex) (*textIndex, error) {
-	fi, ok := ftsIndexes[index]
+	fi, ok := ftsIndexOf(index)
 	if !ok {
 		return nil, nil
 	}
@@ -286,7 +284,9 @@ func (ti *textIndex) search(ctx context.Context, q rowQuerier, phrases []string,
 		}
 		ti.scratch.Put(accp)
 	}()
-	k1, b := bm25K1, bm25B
+	// Okapi BM25 parameters of FTS5's bm25() (fts5_aux.c), in variables: k1+1 must be rounded
+	// as float64 arithmetic rounds it, as FTS5 computes it, not computed exactly as a constant.
+	k1, b := 1.2, 0.75
 	for _, term := range phrases {
 		t, ok := ti.terms[term]
 		if !ok {

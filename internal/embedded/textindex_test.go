@@ -86,7 +86,8 @@ func TestTextIndexMatchesFTS5(t *testing.T) {
 				t.Fatal(err)
 			}
 			c.wg.Wait()
-			gen, err := generation(t.Context(), w.db, ftsIndexes[index].gen)
+			fi, _ := ftsIndexOf(index)
+			gen, err := generation(t.Context(), w.db, fi.gen)
 			if err != nil {
 				t.Fatal(err)
 			}
