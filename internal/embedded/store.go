@@ -156,8 +156,8 @@ func (s *Store) Dir() string { return s.dir }
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.stop()
-		s.entityTexts.wg.Wait()
-		s.chunkTexts.wg.Wait()
+		s.entityTexts.close()
+		s.chunkTexts.close()
 		var errs []error
 		if s.opened && !s.readOnly {
 			// The end of every ingest: leave fresh query processes vectors they can read in

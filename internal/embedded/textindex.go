@@ -57,7 +57,17 @@ type textIndexCache struct {
 	ti      *textIndex
 	loading bool
 	next    time.Time // earliest start of the next load
+	closed  bool      // the store is closing: no more loads
 	wg      sync.WaitGroup
+}
+
+// close keeps new loads from starting and waits for the one running (its context, the store's
+// background, is cancelled first by Close).
+func (c *textIndexCache) close() {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.wg.Wait()
 }
 
 // textLoadSpacing is how many times its own duration passes between the starts of two loads.
@@ -110,7 +120,7 @@ func (s *Store) textIndex(ctx context.Context, tx *sql.Tx, index graph.TextIndex
 	if c.ti != nil && c.ti.gen == gen {
 		return c.ti, nil
 	}
-	if c.loading || time.Now().Before(c.next) {
+	if c.loading || c.closed || time.Now().Before(c.next) {
 		return nil, nil
 	}
 	c.loading = true
