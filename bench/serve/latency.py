@@ -5,7 +5,9 @@
 For each mode (default "hi naive") and the first N questions (default 20): the wall time of
 `strata query --json` as a new process per question (process start, store open and vector load
 included), then the wall time of POST /query to one `strata serve` over the same store, measured
-at the client, after one warm-up request per mode (the first request's time is shown apart).
+at the client, after one warm-up request per mode (the first request's time is shown apart) and
+a wait until the server is idle (a resident store builds its in-memory text indexes in the
+background after its first searches; the wait is shown too).
 Prints p50 / p95 in ms, and the server's peak RSS. Standard library only.
 QUESTIONS is JSON Lines ({"question": ...}) or, for any other name than *.jsonl, one question
 per line. Environment: FRESH=0 skips the fresh processes; ROUNDS=R asks the server every
@@ -25,6 +27,26 @@ import urllib.request
 def pct(xs, p):
     xs = sorted(xs)
     return xs[min(len(xs) - 1, max(0, round(p / 100 * len(xs) + 0.5) - 1))]
+
+
+def cpu_ticks(pid):
+    """User + system CPU of process pid so far, in clock ticks (Linux)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def wait_idle(pid, limit=30.0):
+    """Waits until process pid uses under 2 clock ticks of CPU in 0.3 s (a resident store loads
+    some structures in the background after the first request), at most limit seconds; returns
+    the seconds waited."""
+    start = time.perf_counter()
+    while time.perf_counter() - start < limit:
+        before = cpu_ticks(pid)
+        time.sleep(0.3)
+        if cpu_ticks(pid) - before < 2:
+            break
+    return time.perf_counter() - start
 
 
 def post(url, body):
@@ -77,13 +99,14 @@ def main(argv):
             t = time.perf_counter()
             post(url, {"question": questions[0], "mode": mode})
             first = (time.perf_counter() - t) * 1000
+            idle = wait_idle(proc.pid)
             lat, server = [], []
             for q in questions * rounds:
                 t = time.perf_counter()
                 res = post(url, {"question": q, "mode": mode})
                 lat.append((time.perf_counter() - t) * 1000)
                 server.append(res["timings_ms"]["total"])
-            serve_rows.append((mode, "strata serve", lat, (first, server)))
+            serve_rows.append((mode, "strata serve", lat, (first, idle, server)))
         with open(f"/proc/{proc.pid}/status") as f:
             hwm = next(line.split()[1] for line in f if line.startswith("VmHWM"))
     finally:
@@ -94,8 +117,9 @@ def main(argv):
     for mode, how, lat, extra in rows + serve_rows:
         note = ""
         if extra:
-            first, server = extra
-            note = f"first request {first:.1f} ms; server-side total p50 {statistics.median(server):.1f} ms"
+            first, idle, server = extra
+            note = (f"first request {first:.1f} ms, then idle after {idle:.1f} s; "
+                    f"server-side total p50 {statistics.median(server):.1f} ms")
         print(f"{mode:6} {how:14} {pct(lat, 50):8.1f} {pct(lat, 95):8.1f}   {note}")
     print(f"strata serve peak RSS: {int(hwm) / 1024:.0f} MiB (exit {proc.returncode} after SIGTERM)")
     return 0

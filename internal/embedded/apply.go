@@ -322,7 +322,9 @@ func applyMeta(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 // bumpGenerations marks the cached structures the batch may have changed.
 func bumpGenerations(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 	var names []string
-	if len(b.Chunks) > 0 || len(b.DeleteChunks) > 0 || len(b.DeleteDocuments) > 0 {
+	// Documents: a document's title is indexed with its chunks (chunk_text), which the
+	// in-memory copy of a Resident reader follows by this generation (textindex.go).
+	if len(b.Chunks) > 0 || len(b.DeleteChunks) > 0 || len(b.DeleteDocuments) > 0 || len(b.Documents) > 0 {
 		names = append(names, string(graph.ChunkEmbedding))
 	}
 	if len(b.Entities) > 0 || len(b.DeleteEntities) > 0 || b.ClearSummaries {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"math"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/stratarag/strata/internal/graphalgo"
@@ -15,9 +16,8 @@ import (
 // are undirected edges weighted by their weight. Apply refuses relationships to missing entities;
 // loading still skips any, so that the graph can never refer to a node it lacks.
 type entityGraph struct {
-	gen     int64 // genEntityGraph the graph was loaded at
-	ids     []string
-	index   map[string]int
+	gen     int64    // genEntityGraph the graph was loaded at
+	ids     []string // in id order: node finds a node by binary search
 	g       *graphalgo.Graph
 	related []int // number of RELATED relationships per node: Entity.Degree
 	// edges are the edges g was built from, RELATED first (nRelated of them), kept so that the
@@ -111,19 +111,13 @@ func loadEntityGraph(ctx context.Context, tx *sql.Tx) (*entityGraph, error) {
 			nRelated = len(edges)
 		}
 	}
-	return newEntityGraph(ids, index, edges, nRelated)
+	return newEntityGraph(ids, edges, nRelated)
 }
 
-// newEntityGraph builds the entity graph of ids (index maps each id to its position; nil to have
-// it built) from edges, of which the first nRelated are RELATED and the rest SUMMARIZED_BY.
-func newEntityGraph(ids []string, index map[string]int, edges []graphalgo.Edge, nRelated int) (*entityGraph, error) {
-	if index == nil {
-		index = make(map[string]int, len(ids))
-		for i, id := range ids {
-			index[id] = i
-		}
-	}
-	eg := &entityGraph{ids: ids, index: index, related: make([]int, len(ids)), edges: edges, nRelated: nRelated}
+// newEntityGraph builds the entity graph of ids, sorted, from edges, of which the first nRelated
+// are RELATED and the rest SUMMARIZED_BY.
+func newEntityGraph(ids []string, edges []graphalgo.Edge, nRelated int) (*entityGraph, error) {
+	eg := &entityGraph{ids: ids, related: make([]int, len(ids)), edges: edges, nRelated: nRelated}
 	for _, e := range edges[:nRelated] {
 		eg.related[e.U]++
 		if e.V != e.U {
@@ -135,6 +129,13 @@ func newEntityGraph(ids []string, index map[string]int, edges []graphalgo.Edge, 
 		return nil, err
 	}
 	return eg, nil
+}
+
+// node returns the node of entity id. The graph keeps no map from ids to nodes: building one
+// for every entity was a tenth of loading the graph file, which a fresh query process does to
+// look up a few dozen ids.
+func (eg *entityGraph) node(id string) (int, bool) {
+	return slices.BinarySearch(eg.ids, id)
 }
 
 // edgeWeight is the weight an edge gets in the algorithms: a missing or non-positive weight

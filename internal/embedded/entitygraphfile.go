@@ -101,14 +101,33 @@ func readGraphFile(path string, want vectorFileState) (*entityGraph, error) {
 		body = body[k:]
 		return int(n), true
 	}
-	ids := make([]string, 0, h.count)
+	// The ids are substrings of one string of their part of the body: one allocation, not one
+	// per node. A first pass finds where that part ends.
+	ends := make([]int, 0, h.count)
+	rest := body
 	for range h.count {
 		n, ok := uvarint()
 		if !ok || n > len(body) {
 			return nil, malformed
 		}
-		ids = append(ids, string(body[:n]))
 		body = body[n:]
+		ends = append(ends, len(rest)-len(body))
+	}
+	var text string
+	if len(ends) > 0 {
+		text = string(rest[:ends[len(ends)-1]])
+	}
+	ids := make([]string, len(ends))
+	for i := range ends {
+		start := 0
+		if i > 0 {
+			start = ends[i-1]
+		}
+		n, k := binary.Uvarint(rest[start:]) // checked in the first pass
+		ids[i] = text[start+k : start+k+int(n)]
+		if i > 0 && ids[i-1] >= ids[i] {
+			return nil, errors.New("entity graph file ids are not in order")
+		}
 	}
 	nRelated, ok1 := uvarint()
 	nEdges, ok2 := uvarint()
@@ -124,7 +143,7 @@ func readGraphFile(path string, want vectorFileState) (*entityGraph, error) {
 			W: math.Float64frombits(binary.LittleEndian.Uint64(e[8:])),
 		}
 	}
-	eg, err := newEntityGraph(ids, nil, edges, nRelated)
+	eg, err := newEntityGraph(ids, edges, nRelated)
 	if err != nil {
 		return nil, fmt.Errorf("entity graph file: %w", err)
 	}
@@ -142,7 +161,9 @@ func (s *Store) writeGraphFile(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	if checkFile(path, graphFileMagic, "entity graph file", st) == nil {
+	// Read whole, as a reader reads it: a file of the current generation that a reader would
+	// refuse (its ids out of order) is rewritten.
+	if _, err := readGraphFile(path, st); err == nil {
 		return nil // current and whole
 	}
 	var eg *entityGraph

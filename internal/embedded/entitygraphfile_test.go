@@ -68,6 +68,29 @@ func TestEntityGraphFile(t *testing.T) {
 		spoil func(t *testing.T)
 	}{
 		{"flipped edge byte", func(t *testing.T) { flipByte(t, path, -5) }},
+		{"ids out of order", func(t *testing.T) {
+			// A whole file of the current generation and tag, whose first two ids are swapped:
+			// nodes are found by binary search, so the reader must refuse it.
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := decodeVectorHeader(graphFileMagic, data, int64(len(data)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := readerGraph(t, dir)
+			spoilt := *got
+			spoilt.ids = slices.Clone(got.ids)
+			spoilt.ids[0], spoilt.ids[1] = spoilt.ids[1], spoilt.ids[0]
+			tmp, err := writeGraphTempFile(dir, &spoilt, h.tag)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(tmp, path); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		{"truncated", func(t *testing.T) { os.Truncate(path, 100) }},
 		{"generation moved on", func(t *testing.T) {
 			s, err := Open(t.Context(), dir, Options{})

@@ -30,8 +30,8 @@ func (s *Store) ShortestPaths(ctx context.Context, reqs []graph.PathRequest, max
 		}
 		var pairs []graphalgo.Pair
 		for _, r := range reqs {
-			u, okU := eg.index[r.Source]
-			v, okV := eg.index[r.Target]
+			u, okU := eg.node(r.Source)
+			v, okV := eg.node(r.Target)
 			// graphalgo reads a limit of 0 as none; with maxHops 0 only trivial paths exist.
 			if okU && okV && (maxHops > 0 || u == v) {
 				pairs = append(pairs, graphalgo.Pair{Src: u, Dst: v})

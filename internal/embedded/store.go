@@ -36,8 +36,9 @@ type Options struct {
 	ReadOnly bool
 	// Resident is for a store that answers many queries (strata serve): read paths keep what
 	// they would otherwise read from SQLite on every call in memory, loaded once per generation
-	// of the data it comes from (DocumentLinks: every mention, mentionindex.go). A fresh
-	// process answering one query leaves it off, since the loading costs more than the query.
+	// of the data it comes from (DocumentLinks: every mention, mentionindex.go; TextSearch:
+	// the full-text indexes, textindex.go). A fresh process answering one query
+	// leaves it off, since the loading costs more than the query.
 	Resident bool
 }
 
@@ -59,6 +60,13 @@ type Store struct {
 	graphs   graphCache
 	mentions mentionCache
 	stmts    stmtCache
+	// the in-memory full-text indexes of a Resident store (textindex.go)
+	entityTexts, chunkTexts textIndexCache
+
+	// background is the context of work a Resident store does in the background (textindex.go);
+	// Close cancels it and waits for that work.
+	background context.Context
+	stop       context.CancelFunc
 
 	closeOnce sync.Once
 	closeErr  error
@@ -81,6 +89,7 @@ func Open(ctx context.Context, dir string, opt Options) (*Store, error) {
 	path := filepath.Join(abs, dbFile)
 
 	s := &Store{dir: dir, absDir: abs, readOnly: opt.ReadOnly, resident: opt.Resident}
+	s.background, s.stop = context.WithCancel(context.WithoutCancel(ctx))
 	if opt.ReadOnly {
 		if _, err := os.Stat(path); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -146,6 +155,9 @@ func (s *Store) Dir() string { return s.dir }
 // the first; methods called after Close fail.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		s.stop()
+		s.entityTexts.close()
+		s.chunkTexts.close()
 		var errs []error
 		if s.opened && !s.readOnly {
 			// The end of every ingest: leave fresh query processes vectors they can read in

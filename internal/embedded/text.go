@@ -3,6 +3,7 @@ package embedded
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -55,6 +56,24 @@ func (s *Store) TextSearch(ctx context.Context, index graph.TextIndex, query str
 	}
 	var hits []graph.Hit
 	err := s.read(ctx, what, func(tx *sql.Tx) error {
+		if s.resident {
+			// The in-memory copy when it is current (else FTS5, below, while it loads), unless
+			// a word of the query is a phrase of several tokens to FTS5 (then FTS5 too).
+			ti, err := s.textIndex(ctx, tx, index)
+			if err != nil {
+				return err
+			}
+			if ti != nil {
+				terms, err := queryTerms(ctx, query, ftsTokens)
+				if err == nil {
+					hits, err = ti.search(ctx, tx, terms, k)
+					return err
+				}
+				if !errors.Is(err, errNotOneToken) {
+					return err
+				}
+			}
+		}
 		var err error
 		hits, err = queryAll(ctx, s.cached(tx), func(sc scanner, _ ...any) (graph.Hit, error) {
 			var h graph.Hit
@@ -72,21 +91,32 @@ func (s *Store) TextSearch(ctx context.Context, index graph.TextIndex, query str
 // which is what the unicode61 tokenizer indexes, so nothing the user types is ever parsed as FTS5
 // syntax. It returns "" when the query holds no word.
 func ftsMatch(query string) string {
+	words := matchWords(query)
+	terms := make([]string, len(words))
+	for i, w := range words {
+		terms[i] = `"` + w + `"`
+	}
+	return strings.Join(terms, " OR ")
+}
+
+// matchWords returns the words of ftsMatch's expression, in order: lower-cased, each once, at
+// most maxQueryTerms.
+func matchWords(query string) []string {
 	words := strings.FieldsFunc(query, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsNumber(r) && !unicode.IsMark(r)
 	})
 	seen := make(map[string]bool, len(words))
-	var terms []string
+	var out []string
 	for _, w := range words {
 		w = strings.ToLower(w)
 		if seen[w] {
 			continue
 		}
 		seen[w] = true
-		terms = append(terms, `"`+w+`"`)
-		if len(terms) == maxQueryTerms {
+		out = append(out, w)
+		if len(out) == maxQueryTerms {
 			break
 		}
 	}
-	return strings.Join(terms, " OR ")
+	return out
 }
