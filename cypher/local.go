@@ -20,11 +20,12 @@ func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.L
 	}
 	cap0 := func(n int) int64 { return int64(max(n, 0)) }
 	rows, err := s.readRows(ctx, qExpandLocal, map[string]any{
-		"ids":            graph.UniqueIDs(entityIDs),
-		"topChunks":      cap0(opt.TopChunks),
-		"topCommunities": cap0(opt.TopCommunities),
-		"topInsideRels":  cap0(opt.TopInsideRels),
-		"topOutsideRels": cap0(opt.TopOutsideRels),
+		"ids":                 graph.UniqueIDs(entityIDs),
+		"topChunks":           cap0(opt.TopChunks),
+		"topCommunities":      cap0(opt.TopCommunities),
+		"distinctCommunities": opt.DistinctCommunities,
+		"topInsideRels":       cap0(opt.TopInsideRels),
+		"topOutsideRels":      cap0(opt.TopOutsideRels),
 	})
 	if err != nil {
 		return graph.LocalContext{}, fmt.Errorf("cypher: expand local: %w", err)

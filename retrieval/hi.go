@@ -3,7 +3,6 @@ package retrieval
 import (
 	"context"
 	"slices"
-	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -62,8 +61,9 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 			return err
 		}
 		lc, err = e.Store.ExpandLocal(gctx, hiSeeds(candidates, opt.Entities), graph.LocalOptions{
-			TopChunks:      opt.TopK * 3,
-			TopCommunities: hiCommunities * 5, // nested levels repeat seed sets; distinct ones are picked below
+			TopChunks:           opt.TopK * 3,
+			TopCommunities:      hiCommunities,
+			DistinctCommunities: true, // nested levels repeat seed sets
 		})
 		return err
 	})
@@ -90,7 +90,7 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 		rank[h.ID], score[h.ID] = i, h.Score
 	}
 	seeds := hiSeeds(candidates, opt.Entities)
-	communities := distinctCommunities(lc.Communities, hiCommunities)
+	communities := lc.Communities
 	names, entities := entityItems(lc.Entities, score)
 
 	var (
@@ -206,26 +206,6 @@ func hiSeeds(candidates []graph.Hit, n int) []string {
 		seeds = append(seeds, h.ID)
 	}
 	return seeds
-}
-
-// distinctCommunities keeps communities in rank order, skipping one whose seeds are exactly those
-// of a community already kept: a community and its nested copies one level up or down would
-// otherwise fill the global level with the same knowledge.
-func distinctCommunities(ranked []graph.ScoredCommunity, limit int) []graph.ScoredCommunity {
-	var out []graph.ScoredCommunity
-	seen := map[string]bool{}
-	for _, c := range ranked {
-		key := strings.Join(c.Seeds, "\x00")
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		out = append(out, c)
-		if len(out) == limit {
-			break
-		}
-	}
-	return out
 }
 
 // bridge picks the top-m key entities of each community (by candidate rank), chains them in

@@ -2,12 +2,14 @@
 // - entities: the seeds that exist (the caller restores the order of $ids);
 // - chunks mentioning seeds, ranked by the number of seeds they mention, then id;
 // - communities (every level) containing seeds, ranked by seed hits, then rating, then id, with
-//   the ids of the seeds they contain;
+//   the ids of the seeds they contain; with $distinctCommunities only the best ranked of those
+//   holding the same seeds;
 // - inside relations (both ends seeds) and outside relations (one end a seed), ranked by
 //   weight descending, then key.
 // @param ids LIST<STRING>
 // @param topChunks INTEGER
 // @param topCommunities INTEGER
+// @param distinctCommunities BOOLEAN
 // @param topInsideRels INTEGER
 // @param topOutsideRels INTEGER
 OPTIONAL MATCH (seed:Entity)
@@ -27,6 +29,11 @@ RETURN
     UNWIND seeds AS s
     MATCH (s)-[:IN_COMMUNITY]->(c:Community)
     WITH c, count(DISTINCT s) AS hits, collect(DISTINCT s.id) AS seedIds
+    ORDER BY hits DESC, coalesce(c.rating, 0.0) DESC, c.id
+    WITH CASE WHEN $distinctCommunities THEN COLLECT { UNWIND seedIds AS x RETURN x ORDER BY x } ELSE [c.id] END AS key,
+      collect({c: c, hits: hits, seedIds: seedIds}) AS same
+    WITH head(same) AS best
+    WITH best.c AS c, best.hits AS hits, best.seedIds AS seedIds
     ORDER BY hits DESC, coalesce(c.rating, 0.0) DESC, c.id
     LIMIT $topCommunities
     RETURN c {

@@ -3,6 +3,8 @@ package embedded
 import (
 	"context"
 	"database/sql"
+	"slices"
+	"strings"
 
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -45,7 +47,11 @@ func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.L
 			}
 		}
 
-		if opt.TopCommunities > 0 {
+		if opt.TopCommunities > 0 && opt.DistinctCommunities {
+			if lc.Communities, err = s.distinctCommunities(ctx, tx, set, opt.TopCommunities); err != nil {
+				return err
+			}
+		} else if opt.TopCommunities > 0 {
 			lc.Communities, err = queryAll(ctx, s.cached(tx), scanScoredCommunity, expandCommunitiesSQL(s.version), set, opt.TopCommunities)
 			if err != nil {
 				return err
@@ -67,6 +73,63 @@ func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.L
 		return err
 	})
 	return lc, err
+}
+
+// distinctCommunities is ExpandLocal's communities with DistinctCommunities: it ranks every
+// community holding seeds from ids, counts and ratings alone, and reads whole rows only for the
+// top k with distinct seeds.
+func (s *Store) distinctCommunities(ctx context.Context, tx *sql.Tx, seeds string, k int) ([]graph.ScoredCommunity, error) {
+	type ranked struct {
+		id    string
+		n     float64
+		seeds []string
+	}
+	rows, err := queryAll(ctx, s.cached(tx), func(sc scanner, _ ...any) (ranked, error) {
+		var r ranked
+		var list string
+		if err := sc.Scan(&r.id, &r.n, &list); err != nil {
+			return r, err
+		}
+		var err error
+		if r.seeds, err = decodeStrings(list); err != nil {
+			return r, err
+		}
+		slices.Sort(r.seeds)
+		return r, nil
+	}, rankCommunitiesSQL(s.version), seeds)
+	if err != nil {
+		return nil, err
+	}
+	var picked []ranked
+	var ids []string
+	seen := map[string]bool{}
+	for _, r := range rows {
+		key := strings.Join(r.seeds, "\x00")
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		picked, ids = append(picked, r), append(ids, r.id)
+		if len(picked) == k {
+			break
+		}
+	}
+	comms, err := queryAll(ctx, s.cached(tx), scanCommunity,
+		`SELECT `+communityCols("c")+` FROM communities c WHERE c.id IN (SELECT value FROM json_each(?))`, encodeStrings(ids))
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]graph.Community, len(comms))
+	for _, c := range comms {
+		byID[c.ID] = c
+	}
+	out := make([]graph.ScoredCommunity, 0, len(picked))
+	for _, r := range picked {
+		if c, ok := byID[r.id]; ok {
+			out = append(out, graph.ScoredCommunity{Community: c, Score: r.n, Seeds: r.seeds})
+		}
+	}
+	return out, nil
 }
 
 // DocumentLinks implements graph.Store: mentions of the chunks' entities, grouped by entity and

@@ -42,6 +42,25 @@ func expandCommunitiesSQL(version int64) string {
 		GROUP BY c.id ORDER BY n DESC, c.rating DESC, c.id LIMIT ?2`
 }
 
+// rankCommunitiesSQL ranks every community holding seeds ?1 as expandCommunitiesSQL does, with
+// ids, seed counts and seeds only: from schema version 6 it reads no community row.
+func rankCommunitiesSQL(version int64) string {
+	index := ""
+	if version >= ratingIndexVersion {
+		index = "INDEXED BY communities_rating"
+	}
+	return `
+		WITH hits AS (
+		SELECT cm.community_id AS id, count(*) AS n, json_group_array(cm.entity_id) AS seeds
+		FROM community_members cm
+		WHERE cm.entity_id IN (SELECT value FROM json_each(?1))
+		GROUP BY cm.community_id
+		)
+		SELECT h.id, h.n, h.seeds
+		FROM hits h JOIN communities r ` + index + ` ON r.id = h.id
+		ORDER BY h.n DESC, r.rating DESC, h.id`
+}
+
 // expandRelationsSQL selects the relations inside (?2 true) or leaving (?2 false) the seeds ?1, ?3 at most.
 func expandRelationsSQL() string {
 	return `

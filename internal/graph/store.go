@@ -94,6 +94,10 @@ type LocalOptions struct {
 	TopCommunities int
 	TopInsideRels  int
 	TopOutsideRels int
+	// DistinctCommunities keeps, of communities that contain the same seeds, only the best
+	// ranked: nested levels often do, and a caller that wants different ones would otherwise
+	// read several times TopCommunities whole communities to find them.
+	DistinctCommunities bool
 }
 
 // LocalContext is the neighbourhood of a set of seed entities (GraphRAG local search).

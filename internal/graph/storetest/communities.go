@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stratarag/strata/internal/graph"
@@ -16,6 +17,7 @@ func communityTests() []test {
 		{"ComputeCommunities/Rerun", testCommunityRerun},
 		{"ComputeCommunities/Reports", testCommunityReports},
 		{"ExpandLocal/Communities", testLocalCommunities},
+		{"ExpandLocal/DistinctCommunities", testLocalDistinctCommunities},
 	}
 }
 
@@ -350,6 +352,22 @@ func testLocalCommunities(t *testing.T, s graph.Store) {
 	apply(t, s, graph.Batch{Communities: reports})
 
 	seeds := []string{"P2", "P3", "Q2", "NOBODY"}
+	want := localCommunities(t, s, seeds)
+	if want[0].Score != 2 {
+		t.Fatalf("no community holds both P seeds: %v", want)
+	}
+	for _, top := range []int{1, 2, len(want), len(want) + 5} {
+		lc, err := s.ExpandLocal(ctx(t), seeds, graph.LocalOptions{TopCommunities: top})
+		if err != nil {
+			t.Fatalf("ExpandLocal: %v", err)
+		}
+		check(t, "Communities with TopCommunities "+itoa(top), lc.Communities, want[:min(top, len(want))])
+	}
+}
+
+// localCommunities is what ExpandLocal should rank for seeds, from every community's members.
+func localCommunities(t *testing.T, s graph.Store, seeds []string) []graph.ScoredCommunity {
+	t.Helper()
 	var want []graph.ScoredCommunity
 	for _, c := range must[[]graph.Community](t, "CommunitiesByLevel")(s.CommunitiesByLevel(ctx(t), -1)) {
 		m := must[graph.Members](t, "CommunityMembers")(s.CommunityMembers(ctx(t), c.ID))
@@ -367,14 +385,38 @@ func testLocalCommunities(t *testing.T, s graph.Store) {
 	slices.SortFunc(want, func(a, b graph.ScoredCommunity) int {
 		return cmp.Or(-cmp.Compare(a.Score, b.Score), -cmp.Compare(a.Rating, b.Rating), cmp.Compare(a.ID, b.ID))
 	})
-	if want[0].Score != 2 {
-		t.Fatalf("no community holds both P seeds: %v", want)
+	return want
+}
+
+// testLocalDistinctCommunities: with DistinctCommunities, ExpandLocal keeps of the communities
+// holding the same seeds (a clique's community at every level of a ring of cliques) the best
+// ranked, and TopCommunities counts those.
+func testLocalDistinctCommunities(t *testing.T, s graph.Store) {
+	apply(t, s, RingOfCliques(16, 4))
+	comms := computeCommunities(t, s)
+	var reports []graph.Community
+	for i, c := range comms {
+		reports = append(reports, graph.Community{ID: c.ID, Title: "report " + c.ID, Rating: float64(i % 3)})
 	}
-	for _, top := range []int{1, 2, len(want), len(want) + 5} {
-		lc, err := s.ExpandLocal(ctx(t), seeds, graph.LocalOptions{TopCommunities: top})
+	apply(t, s, graph.Batch{Communities: reports})
+	seeds := []string{"R00-2", "R00-3", "R08-2", "R09-1"}
+	want := localCommunities(t, s, seeds)
+	var distinct []graph.ScoredCommunity
+	seen := map[string]bool{}
+	for _, c := range want {
+		if key := strings.Join(c.Seeds, "\x00"); !seen[key] {
+			seen[key] = true
+			distinct = append(distinct, c)
+		}
+	}
+	if len(distinct) == len(want) || len(distinct) < 2 {
+		t.Fatalf("the ring needs communities with the same seeds and ones with others: %v", want)
+	}
+	for _, top := range []int{1, 2, len(distinct), len(distinct) + 5} {
+		lc, err := s.ExpandLocal(ctx(t), seeds, graph.LocalOptions{TopCommunities: top, DistinctCommunities: true})
 		if err != nil {
 			t.Fatalf("ExpandLocal: %v", err)
 		}
-		check(t, "Communities with TopCommunities "+itoa(top), lc.Communities, want[:min(top, len(want))])
+		check(t, "distinct communities with TopCommunities "+itoa(top), lc.Communities, distinct[:min(top, len(distinct))])
 	}
 }
