@@ -90,14 +90,14 @@ func TestCPUPerQuery(t *testing.T) {
 
 // waitIdle waits until the process uses less than 5 % of a core over 200 ms, for at most 30 s.
 func waitIdle(t *testing.T) {
-	for range 150 {
+	for range 900 {
 		start := cpuMS(t)
 		time.Sleep(200 * time.Millisecond)
 		if cpuMS(t)-start < 10 {
 			return
 		}
 	}
-	t.Log("the process did not become idle within 30 s")
+	t.Log("the process did not become idle within 3 minutes")
 }
 
 // cpuMS is the CPU time (user + sys) this process has used, in milliseconds.
