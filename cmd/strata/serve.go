@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -31,6 +32,8 @@ const (
 	defaultServeAddr    = "127.0.0.1:8765"
 	// maxQueryBody bounds a POST /query body: a question and a few options fit in far less.
 	maxQueryBody = 1 << 20
+	// serveGCPercent is the server's GOGC unless the environment sets one (runServe).
+	serveGCPercent = 50
 )
 
 func serveCommand() *cli.Command {
@@ -47,7 +50,9 @@ func serveCommand() *cli.Command {
 			"opened yet (not ingested, Neo4j down) gets 503 and is opened again on the next request.\n" +
 			"Requests are logged on stderr without their question (--log-level debug adds it). SIGINT or\n" +
 			"SIGTERM stops accepting connections, lets requests in flight finish (--shutdown-timeout) and\n" +
-			"exits 0. There is no authentication: bind to a public address only behind a proxy that has it.",
+			"exits 0. The Go garbage collector runs at GOGC=50 unless GOGC is set (less memory held for\n" +
+			"garbage on top of the store's in-memory indexes). There is no authentication: bind to a public\n" +
+			"address only behind a proxy that has it.",
 		Flags: commonFlags(
 			&cli.StringFlag{Name: flagAddr, Value: defaultServeAddr, EnvVars: []string{"STRATA_SERVE_ADDR"},
 				Usage: "host:port to listen on (port 0: any free port; the log line \"serving\" names it)"},
@@ -69,6 +74,7 @@ func runServe(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	setServeGC(os.Getenv)
 	ln, err := net.Listen("tcp", c.String(flagAddr))
 	if err != nil {
 		return fmt.Errorf("serve: listen on %s: %w", c.String(flagAddr), err)
@@ -81,6 +87,17 @@ func runServe(c *cli.Context) error {
 		release()
 	}
 	return srv.serve(c.Context, ln, c.Duration(flagShutdownTimeout))
+}
+
+// setServeGC sets the garbage collector's GOGC to serveGCPercent unless the environment sets
+// one. Most of a server's heap is what a resident store keeps between requests (vectors and their
+// half-precision copy, text indexes, mentions), and the default GOGC of 100 lets the heap grow to
+// twice that before a collection: on a 10x mix store (742 MB live) a peak RSS of 1.5-1.7 GB,
+// against 1.1 GB at 50, with served hi p50 no slower.
+func setServeGC(getenv func(string) string) {
+	if getenv("GOGC") == "" {
+		debug.SetGCPercent(serveGCPercent)
+	}
 }
 
 // serverFromCLI sets up the logger and models from the flags, and a server that opens the store
