@@ -29,7 +29,7 @@ const maxMiddleNames = 2
 // by what separates them in the subject, spaces and quotes aside ("Neafie, Levy" is not "Neafie
 // Levy"; Tyrone Curtis "Muggsy" Bogues is Muggsy Bogues).
 // The entity takes the type of the extracted name that holds it, or its own by the offline
-// rules.
+// rules, and is related to the names of the sentence that names it.
 func NameSubject(res Result, text, subject string) Result {
 	id := graph.NormalizeID(subject)
 	want := nameWords(subject)
@@ -64,7 +64,17 @@ func NameSubject(res Result, text, subject string) Result {
 		if graph.NormalizeID(name) != id {
 			name = subject // "Feel Good Inc" for "Feel Good Inc.": the entity is the subject's
 		}
-		res.Entities = append(res.Entities, Entity{Name: name, Type: typ, Description: textutil.Clip(s.text, maxSentenceRunes)})
+		desc := textutil.Clip(s.text, maxSentenceRunes)
+		res.Entities = append(res.Entities, Entity{Name: name, Type: typ, Description: desc})
+		// Related, as the offline extractor relates names, to the names of the same sentence
+		// (the longer name holding it among them), so that it is not a component of its own.
+		related := 0
+		for _, e := range res.Entities[:len(res.Entities)-1] {
+			if related < denseSentence && strings.Contains(s.text, e.Name) {
+				res.Relations = append(res.Relations, Relation{Source: name, Target: e.Name, Description: desc, Strength: 1})
+				related++
+			}
+		}
 		return res
 	}
 	if len(want) < 2 {
@@ -73,6 +83,7 @@ func NameSubject(res Result, text, subject string) Result {
 	for _, e := range res.Entities {
 		if withMiddleNames(nameWords(e.Name), want) {
 			res.Entities = append(res.Entities, Entity{Name: subject, Type: e.Type, Description: e.Description})
+			res.Relations = append(res.Relations, Relation{Source: subject, Target: e.Name, Description: e.Description, Strength: 1})
 			return res
 		}
 	}
