@@ -24,13 +24,11 @@ import (
 const (
 	docRRFK       = 1.0
 	lexicalWeight = 1.0
-	walkWeight    = 0.3 // documents sharing rare entities with the top lexical documents (local level)
-	// Documents about entities the top lexical documents name (local level): the largest
-	// weight that costs neither testdata nor HotpotQA anything (docs/RETRIEVAL.md).
-	aboutWeight  = 0.3
-	localWeight  = 0.2  // chunks mentioning the seed entities (local level)
-	globalWeight = 0.05 // chunks mentioning members of the seeds' communities (global level)
-	bridgeWeight = 0.1  // chunks the relations on bridge paths were extracted from (bridge level)
+	walkWeight    = 0.3  // documents sharing rare entities with the top lexical documents (local level)
+	aboutWeight   = 0.3  // documents about entities the top lexical documents name (local level; docs/RETRIEVAL.md)
+	localWeight   = 0.2  // chunks mentioning the seed entities (local level)
+	globalWeight  = 0.05 // chunks mentioning members of the seeds' communities (global level)
+	bridgeWeight  = 0.1  // chunks the relations on bridge paths were extracted from (bridge level)
 	// lca ranks the chunks of its seeds' relations as hi once ranked its bridge paths' chunks;
 	// hi's weight went down to 0.1 for the Wikipedia-style sets, lca's was measured better at
 	// 0.35 (testdata R@2 .812 against .760).
