@@ -169,6 +169,12 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 	var named map[string]float64
 	if want.local {
 		named = namedDocuments(question, docs, lexical)
+		for id, s := range metadataDocuments(question, docs) {
+			if named == nil {
+				named = map[string]float64{}
+			}
+			named[id] += s
+		}
 	}
 	titles := make(map[string]string, len(docs))
 	for _, d := range docs {
