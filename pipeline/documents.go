@@ -10,6 +10,7 @@ import (
 
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/pipeline/chunk"
+	"github.com/stratarag/strata/pipeline/extract"
 	"github.com/stratarag/strata/pipeline/load"
 	"github.com/stratarag/strata/pipeline/resolve"
 )
@@ -152,7 +153,10 @@ func (in *Ingester) prepare(ctx context.Context, d load.Document, checkChunks bo
 			return p
 		}
 	}
-	if p.stored != nil && p.stored.SHA256 == p.sha && !checkChunks {
+	// A title that names another subject changes what extraction looks for in the text
+	// (extract.NameSubject): every chunk is extracted again, as if the text had changed.
+	resubject := p.stored != nil && p.stored.Subject() != (graph.Document{Title: d.Title}).Subject()
+	if p.stored != nil && p.stored.SHA256 == p.sha && !checkChunks && !resubject {
 		p.unchanged = true
 		p.relabel = p.stored.Title != d.Title || p.stored.Source != d.Source || p.stored.Metadata != p.metadata
 		return p
@@ -173,7 +177,7 @@ func (in *Ingester) prepare(ctx context.Context, d load.Document, checkChunks bo
 			return p
 		}
 	}
-	if p.stored != nil && p.stored.SHA256 == p.sha {
+	if p.stored != nil && p.stored.SHA256 == p.sha && !resubject {
 		if sameChunks(old, pieces) {
 			p.unchanged = true
 			p.relabel = p.stored.Title != d.Title || p.stored.Source != d.Source || p.stored.Metadata != p.metadata
@@ -183,13 +187,15 @@ func (in *Ingester) prepare(ctx context.Context, d load.Document, checkChunks bo
 	}
 	// The text changed, or its chunks were cut otherwise: chunks the new ones do not share go.
 	for _, c := range old {
-		if !ids[c.ID] {
+		if !ids[c.ID] || resubject {
 			p.stale = append(p.stale, c.ID)
 		}
 	}
 	p.have = make(map[string]graph.Chunk, len(old))
 	for _, c := range old {
-		p.have[c.ID] = c
+		if !resubject {
+			p.have[c.ID] = c
+		}
 	}
 	p.pieces = pieces
 	p.batches = make(chan docBatch)
@@ -238,6 +244,7 @@ func (in *Ingester) extractBatches(ctx context.Context, p prepared) error {
 func (in *Ingester) extractBatch(ctx context.Context, p prepared, pieces []chunk.Piece, b *docBatch) error {
 	var texts []string
 	var moved []graph.Chunk
+	subject := graph.Document{Title: p.doc.Title}.Subject()
 	for _, pc := range pieces {
 		if c, ok := p.have[pc.ID]; ok {
 			if c.Seq != pc.Seq {
@@ -252,6 +259,7 @@ func (in *Ingester) extractBatch(ctx context.Context, p prepared, pieces []chunk
 		if err != nil {
 			return fmt.Errorf("extract chunk %d of %s: %w", pc.Seq, p.doc.ID, err)
 		}
+		res = extract.NameSubject(res, pc.Text, subject)
 		b.results = append(b.results, resolve.ChunkResult{ChunkID: pc.ID, DocumentID: p.doc.ID, Seq: pc.Seq, Result: res})
 		b.chunks = append(b.chunks, graph.Chunk{ID: pc.ID, DocumentID: p.doc.ID, Seq: pc.Seq, Text: pc.Text, Tokens: pc.Tokens})
 		texts = append(texts, pc.Text)

@@ -387,22 +387,60 @@ func TestIngestOtherLayersOrSeedRebuildsStructure(t *testing.T) {
 	}
 }
 
-// TestIngestUpdatesTitleOfUnchangedText: a JSON Lines record whose title or metadata changed but
-// not its text is updated without being extracted again.
+// TestIngestUpdatesTitleOfUnchangedText: a JSON Lines record whose title (naming the same
+// subject) or metadata changed but not its text is updated without being extracted again.
 func TestIngestUpdatesTitleOfUnchangedText(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "records.jsonl")
-	writeFiles(t, dir, map[string]string{"records.jsonl": `{"id": "r1", "title": "Old", "text": "Edda Fenwick led the guild."}` + "\n"})
+	writeFiles(t, dir, map[string]string{"records.jsonl": `{"id": "r1", "title": "Edda Fenwick", "text": "Edda Fenwick led the guild."}` + "\n"})
 	store := openStore(t, t.TempDir())
 	ingest(t, store, file)
-	writeFiles(t, dir, map[string]string{"records.jsonl": "\n" + `{"id": "r1", "title": "New", "text": "Edda Fenwick led the guild.", "metadata": {"year": 1124}}` + "\n"})
+	writeFiles(t, dir, map[string]string{"records.jsonl": "\n" + `{"id": "r1", "title": "Edda Fenwick (guild master)", "text": "Edda Fenwick led the guild.", "metadata": {"year": 1124}}` + "\n"})
 	rep := ingest(t, store, file)
 	if rep.Unchanged != 1 || rep.Relabeled != 1 || rep.Entities != 0 {
 		t.Errorf("report %+v", rep)
 	}
 	docs, err := store.Documents(context.Background(), []string{"r1"})
-	if err != nil || len(docs) != 1 || docs[0].Title != "New" || docs[0].Metadata != `{"year":1124}` || !strings.HasSuffix(docs[0].Source, "records.jsonl:2") {
+	if err != nil || len(docs) != 1 || docs[0].Title != "Edda Fenwick (guild master)" || docs[0].Metadata != `{"year":1124}` || !strings.HasSuffix(docs[0].Source, "records.jsonl:2") {
 		t.Errorf("stored %+v, %v", docs, err)
+	}
+}
+
+// TestIngestTitleNamingAnotherSubject: extraction looks for the subject the title names in the
+// text (extract.NameSubject), so a record whose new title names another subject is extracted
+// again, and the store holds what a clean ingest of the new record builds, whichever title came
+// first.
+func TestIngestTitleNamingAnotherSubject(t *testing.T) {
+	const text = "The Harbor Guild of Port Avel was led by Edda Fenwick. Fenwick Shipyards built its boats.\n\nThe guild met in winter."
+	record := func(title string) string {
+		return `{"id": "r1", "title": "` + title + `", "text": "` + strings.ReplaceAll(text, "\n", `\n`) + `"}` + "\n"
+	}
+	for _, tc := range []struct{ from, to string }{
+		{"Fenwick", "Harbor Guild"},
+		{"Harbor Guild", "Notes"},
+		{"Notes", "Edda Fenwick"},
+	} {
+		t.Run(tc.from+" to "+tc.to, func(t *testing.T) {
+			// With the test corpus around it, so that every table of the store has rows.
+			corpus := t.TempDir()
+			entries, err := os.ReadDir(corpusDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range entries {
+				copyFile(t, filepath.Join(corpusDir, e.Name()), filepath.Join(corpus, e.Name()))
+			}
+			writeFiles(t, corpus, map[string]string{"records.jsonl": record(tc.from)})
+			incDir := t.TempDir()
+			inc := openStore(t, incDir)
+			structureIngest(t, inc, corpus)
+			writeFiles(t, corpus, map[string]string{"records.jsonl": record(tc.to)})
+			if rep := structureIngest(t, inc, corpus); rep.Relabeled != 0 || rep.Changed != 1 {
+				t.Errorf("report %+v; want the record extracted again", rep)
+			}
+			inc.Close()
+			compareWithClean(t, incDir, corpus)
+		})
 	}
 }
 

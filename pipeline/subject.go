@@ -18,9 +18,9 @@ type subjectChange struct {
 // subject throughout, even where its text says "he" or "the treaty". A subject no chunk names is
 // left out rather than added as an entity with nothing said about it; the links are Subject
 // mentions, which say nothing and support nothing, so they follow the document's evidence and
-// the entity's name comes from the text. (Matching the subject's words in the raw text as well
-// was measured: it made recall@2 of hi on testdata/ worse, 0.80 to 0.75, and left multihop
-// unchanged.)
+// the entity's name comes from the text. Extraction looks for the subject in the text
+// (extract.NameSubject: within longer names, sentence-initial, with middle names), which links
+// 88 % of the HotpotQA documents with a subject instead of 51 % (docs/RETRIEVAL.md).
 //
 // chunkIDs are the document's chunks once the change is written; added holds the evidence the
 // change writes, replaced the chunks whose stored evidence it drops. oldSubject is the subject

@@ -177,27 +177,16 @@ func sourceMeta(p prepared) map[string]string {
 	return meta
 }
 
-// relabel rewrites the node of a document whose text and chunks are unchanged but whose title,
-// source or metadata are not what the store holds (a JSON Lines record's new title, a file stored
-// by an older strata under a relative path): the graph built from its text stays as it is.
+// relabel rewrites the node of a document whose text and chunks are unchanged but whose title
+// (naming the same subject), source or metadata are not what the store holds (a JSON Lines
+// record's new title, a file stored by an older strata under a relative path): the graph built
+// from its text stays as it is.
 func (in *Ingester) relabel(ctx context.Context, p prepared) error {
 	d := *p.stored
 	d.Title, d.Source, d.Metadata = p.doc.Title, p.doc.Source, p.metadata
+	// The title names the subject the stored one names: a title naming another subject makes
+	// the document be extracted again (prepare), since extraction looks for it in the text.
 	b := graph.Batch{Documents: []graph.Document{d}, Meta: sourceMeta(p)}
-	if old, now := p.stored.Subject(), d.Subject(); old != now {
-		ids, err := in.documentChunkIDs(ctx, d.ID)
-		if err != nil {
-			return err
-		}
-		subject, err := subjectLinks(ctx, in.Store, d.ID, now, old, ids, nil, nil)
-		if err != nil {
-			return err
-		}
-		b.Mentions, b.DeleteMentions = subject.add, subject.del
-		if len(b.Mentions)+len(b.DeleteMentions) > 0 {
-			b.Meta[graph.MetaStructureStale] = "true"
-		}
-	}
 	if err := in.Store.Apply(ctx, b); err != nil {
 		return fmt.Errorf("update document %s: %w", p.doc.ID, err)
 	}

@@ -25,6 +25,7 @@ const (
 	docRRFK       = 1.0
 	lexicalWeight = 1.0
 	walkWeight    = 0.3  // documents sharing rare entities with the top lexical documents (local level)
+	aboutWeight   = 0.3  // documents about entities the top lexical documents name (local level; docs/RETRIEVAL.md)
 	localWeight   = 0.2  // chunks mentioning the seed entities (local level)
 	globalWeight  = 0.05 // chunks mentioning members of the seeds' communities (global level)
 	bridgeWeight  = 0.1  // chunks the relations on bridge paths were extracted from (bridge level)
@@ -173,18 +174,16 @@ func (e *Engine) walkLinks(ctx context.Context, lexical []graph.Chunk) ([][]grap
 
 // walkChunks walks from the chunks of the top lexical documents over the entities they mention
 // to the other documents mentioning them (links, from walkLinks), and ranks those documents by
-// the links they share.
+// the links they share (walked), and apart from them, the documents about one of those entities
+// (about: the links that lead to the document whose title names the entity, graph.Document.
+// Subject, by the same weights).
 // A link weighs 1/(documents-1) (rare entities say more), divided by the starting document's
 // lexical rank (1, 2, …), times 1 + 1/(1+r) when the entity is the question's r-th entity
-// candidate (relevant; the "guild" of "the guild that Edda Fenwick led" is among them), and
-// subjectBoost times more when it leads to the document whose title names the entity. Each
-// document is represented by its first chunk naming its strongest link.
-func (e *Engine) walkChunks(ctx context.Context, found [][]graph.DocumentLink, relevant map[string]int) ([]graph.Chunk, error) {
-	type weighted struct {
-		graph.DocumentLink
-		weight float64
-	}
-	var links []weighted
+// candidate (relevant; the "guild" of "the guild that Edda Fenwick led" is among them), and, in
+// walked, subjectBoost times more when it leads to the document whose title names the entity.
+// Each document is represented by its first chunk naming its strongest link.
+func (e *Engine) walkChunks(ctx context.Context, found [][]graph.DocumentLink, relevant map[string]int) (walked, about []graph.Chunk, err error) {
+	var links []weightedLink
 	var linked []string
 	for rank, from := range found {
 		for _, l := range from {
@@ -195,7 +194,7 @@ func (e *Engine) walkChunks(ctx context.Context, found [][]graph.DocumentLink, r
 			if r, ok := relevant[l.EntityID]; ok {
 				w *= 1 + 1/float64(r+1)
 			}
-			links = append(links, weighted{l, w})
+			links = append(links, weightedLink{l, w})
 			if !slices.Contains(linked, l.DocumentID) {
 				linked = append(linked, l.DocumentID)
 			}
@@ -203,7 +202,7 @@ func (e *Engine) walkChunks(ctx context.Context, found [][]graph.DocumentLink, r
 	}
 	docs, err := e.Store.Documents(ctx, linked)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	subject := make(map[string]string, len(docs))
 	for _, d := range docs {
@@ -211,27 +210,71 @@ func (e *Engine) walkChunks(ctx context.Context, found [][]graph.DocumentLink, r
 			subject[d.ID] = graph.NormalizeID(s)
 		}
 	}
-	score := map[string]float64{}
-	best := map[string]weighted{}
+	var all, subjects linkRanking
 	for _, l := range links {
 		if subject[l.DocumentID] == l.EntityID {
+			subjects.add(l)
 			l.weight *= subjectBoost
 		}
-		score[l.DocumentID] += l.weight
-		if l.weight > best[l.DocumentID].weight {
-			best[l.DocumentID] = l
-		}
+		all.add(l)
 	}
-	ranked := make([]string, 0, len(score))
-	for d := range score {
+	walkedIDs, aboutIDs := all.chunkIDs(), subjects.chunkIDs()
+	// One read for both lists: the chunks of the about list are mostly those of walked.
+	chunks, err := e.Store.Chunks(ctx, graph.UniqueIDs(append(slices.Clip(walkedIDs), aboutIDs...)))
+	if err != nil {
+		return nil, nil, err
+	}
+	byID := make(map[string]graph.Chunk, len(chunks))
+	for _, c := range chunks {
+		byID[c.ID] = c
+	}
+	pick := func(ids []string) []graph.Chunk {
+		var out []graph.Chunk
+		for _, id := range ids {
+			if c, ok := byID[id]; ok {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	return pick(walkedIDs), pick(aboutIDs), nil
+}
+
+// weightedLink is a document link of the walk with its weight.
+type weightedLink struct {
+	graph.DocumentLink
+	weight float64
+}
+
+// linkRanking sums the weights of links by document, keeping each document's strongest link.
+type linkRanking struct {
+	score map[string]float64
+	best  map[string]weightedLink
+}
+
+func (r *linkRanking) add(l weightedLink) {
+	if r.score == nil {
+		r.score, r.best = map[string]float64{}, map[string]weightedLink{}
+	}
+	r.score[l.DocumentID] += l.weight
+	if l.weight > r.best[l.DocumentID].weight {
+		r.best[l.DocumentID] = l
+	}
+}
+
+// chunkIDs returns the chunk of each document's strongest link, best document first (by id on
+// a tie).
+func (r *linkRanking) chunkIDs() []string {
+	ranked := make([]string, 0, len(r.score))
+	for d := range r.score {
 		ranked = append(ranked, d)
 	}
-	slices.SortFunc(ranked, func(a, b string) int { return cmp.Or(cmp.Compare(score[b], score[a]), cmp.Compare(a, b)) })
+	slices.SortFunc(ranked, func(a, b string) int { return cmp.Or(cmp.Compare(r.score[b], r.score[a]), cmp.Compare(a, b)) })
 	ids := make([]string, len(ranked))
 	for i, d := range ranked {
-		ids[i] = best[d].ChunkID
+		ids[i] = r.best[d].ChunkID
 	}
-	return e.Store.Chunks(ctx, ids)
+	return ids
 }
 
 // bridgeChunks returns the chunks the relations on the bridge paths were extracted from, in path

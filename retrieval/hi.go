@@ -94,8 +94,8 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 	names, entities := entityItems(lc.Entities, score)
 
 	var (
-		walked, members, bridged []graph.Chunk
-		paths                    []PathItem
+		walked, about, members, bridged []graph.Chunk
+		paths                           []PathItem
 	)
 	g, gctx = errgroup.WithContext(ctx)
 	if want.local {
@@ -103,7 +103,7 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 			t := time.Now()
 			defer func() { timings[2] += time.Since(t) }()
 			var err error
-			walked, err = e.walkChunks(gctx, links, rank)
+			walked, about, err = e.walkChunks(gctx, links, rank)
 			return err
 		})
 	}
@@ -149,7 +149,7 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 	// The channels in a fixed order: fuseDocuments lists a document's chunks by channel order.
 	channels := []channel{{lexicalWeight, lexical}}
 	if want.local {
-		channels = append(channels, channel{walkWeight, walked}, channel{localWeight, rankedChunks(qvec, lc.Chunks)})
+		channels = append(channels, channel{walkWeight, walked}, channel{localWeight, rankedChunks(qvec, lc.Chunks)}, channel{aboutWeight, about})
 		res.TimingsMS["walk"] = ms(timings[2])
 	}
 	if want.global {
@@ -169,6 +169,12 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 	var named map[string]float64
 	if want.local {
 		named = namedDocuments(question, docs, lexical)
+		for id, s := range metadataDocuments(question, docs) {
+			if named == nil {
+				named = map[string]float64{}
+			}
+			named[id] += s
+		}
 	}
 	titles := make(map[string]string, len(docs))
 	for _, d := range docs {

@@ -123,3 +123,43 @@ func TestFuseDocumentsNamed(t *testing.T) {
 		})
 	}
 }
+
+func TestMetadataDocuments(t *testing.T) {
+	docs := []graph.Document{
+		{ID: "fortune-1", Metadata: `{"source": "Fortune", "published_at": "2023-10-04"}`},
+		{ID: "tc-1", Metadata: `{"source": "TechCrunch", "author": "Kyle Wiggers"}`},
+		{ID: "tc-2", Metadata: `{"source": "TechCrunch"}`},
+		{ID: "verge-1", Metadata: `{"source": "The Verge"}`},
+		{ID: "plain", Metadata: `{}`},
+		{ID: "year", Metadata: `{"year": 1130, "place": "Vell"}`},
+		{ID: "long", Metadata: `{"note": "one two three four five six seven eight nine"}`},
+		{ID: "it", Metadata: `{"source": "It"}`},
+	}
+	for _, tc := range []struct {
+		name, question string
+		want           map[string]float64
+	}{
+		{"a value many candidates carry counts less", "Who, as reported by both Fortune and TechCrunch, was tried?",
+			map[string]float64{"fortune-1": metadataWeight, "tc-1": metadataWeight / 2, "tc-2": metadataWeight / 2}},
+		{"values add up", "What did Kyle Wiggers write in TechCrunch?",
+			map[string]float64{"tc-1": metadataWeight/2 + metadataWeight, "tc-2": metadataWeight / 2}},
+		{"whole phrases, case and punctuation aside", "What did THE VERGE say? And the verge-side shop?",
+			map[string]float64{"verge-1": metadataWeight}},
+		{"a part of a value names nothing", "What did Verge report?", nil},
+		{"numbers, long values and function words are left out", "What happened in 1130 on one two three four five six seven eight nine, and was it Vell?",
+			map[string]float64{"year": metadataWeight}},
+		{"nothing named", "Who founded the guild?", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := metadataDocuments(tc.question, docs)
+			if len(got) != len(tc.want) {
+				t.Fatalf("metadataDocuments = %v, want %v", got, tc.want)
+			}
+			for id, w := range tc.want {
+				if d := got[id] - w; d > 1e-12 || d < -1e-12 {
+					t.Errorf("metadataDocuments = %v, want %v", got, tc.want)
+				}
+			}
+		})
+	}
+}
