@@ -150,8 +150,9 @@ func (r *Resolver) mergeEntity(ctx context.Context, st *entityState, stored grap
 // evidence: the stored weight continued over the added strengths, the chunks merged, the
 // description extended. The relation is written with AddEvidence: only what was added.
 func (r *Resolver) mergeRelation(ctx context.Context, st *relationState, stored graph.Relation, added []graph.RelationEvidence) (graph.Relation, error) {
-	rel := graph.Relation{Source: stored.Source, Target: stored.Target, Weight: stored.Weight, Evidence: added, AddEvidence: true}
-	rel.ChunkIDs = slices.Clone(stored.ChunkIDs)
+	// stored was read for this call alone: its chunk list is extended in place.
+	rel := graph.Relation{Source: stored.Source, Target: stored.Target, Weight: stored.Weight, ChunkIDs: stored.ChunkIDs,
+		Evidence: added, AddEvidence: true}
 	for _, ev := range added {
 		rel.Weight += ev.Weight
 		rel.ChunkIDs = append(rel.ChunkIDs, ev.ChunkID)
