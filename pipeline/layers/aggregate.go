@@ -121,35 +121,80 @@ func Threshold(counts []int, k float64) float64 {
 // pairCount is what the aggregation learns about one pair of summaries.
 type pairCount struct {
 	count    int
-	weight   float64      // sum of the base relations' weights
-	evidence []graph.Edge // the strongest base relations, at most evidenceRelations
+	weight   float64    // sum of the base relations' weights
+	evidence []baseEdge // the strongest base relations, at most evidenceRelations
+}
+
+// baseEdge is a base relation between the base entities of indexes s < t (the indexes of their
+// ids in ascending order, so that indexes compare as the ids do).
+type baseEdge struct {
+	s, t   int32
+	weight float64
 }
 
 // aggregator tracks, for every base entity, its ancestors in the layer being built, and counts
-// the base relations between pairs of them.
+// the base relations between pairs of them. Entities are numbered (base entities by id, those
+// of the current layer in its order) so that a layer of millions of entities and relations is
+// held as a few integers each rather than as their ids.
 type aggregator struct {
-	edges []graph.Edge
-	// ancestors maps a base entity to its entities in the current layer (itself at layer 0).
-	ancestors map[string][]string
+	base  []string // the base entities' ids, ascending: base[i] is entity i
+	edges []baseEdge
+	// ancestors holds, for every base entity, its entities in the current layer (indexes into
+	// current; at layer 0 itself).
+	ancestors [][]int32
+	current   []string // the current layer's ids
 }
 
-func newAggregator(edges []graph.Edge, base []Member) *aggregator {
-	a := &aggregator{edges: edges, ancestors: make(map[string][]string, len(base))}
-	for _, m := range base {
-		a.ancestors[m.ID] = []string{m.ID}
+// newAggregator numbers the base entities (base must be in ascending id order, as
+// baseMembers reads them) and keeps the edges between two of them.
+func newAggregator(edges []graph.Edge, base []Member) (*aggregator, error) {
+	a := &aggregator{base: make([]string, len(base)), ancestors: make([][]int32, len(base))}
+	for i, m := range base {
+		if i > 0 && m.ID <= base[i-1].ID {
+			return nil, fmt.Errorf("aggregate: base entities out of order at %s", m.ID)
+		}
+		a.base[i] = m.ID
+		a.ancestors[i] = []int32{int32(i)}
 	}
-	return a
+	a.current = a.base
+	a.edges = make([]baseEdge, 0, len(edges))
+	for _, e := range edges {
+		s, okS := slices.BinarySearch(a.base, e.Source)
+		t, okT := slices.BinarySearch(a.base, e.Target)
+		if !okS || !okT {
+			continue // an end without an embedding: in no cluster, so between no summaries
+		}
+		if s > t {
+			s, t = t, s
+		}
+		a.edges = append(a.edges, baseEdge{s: int32(s), t: int32(t), weight: e.Weight})
+	}
+	return a, nil
 }
 
-// climb moves the ancestors one layer up along the layer's summary links.
-func (a *aggregator) climb(links []graph.SummaryLink) {
-	parents := map[string][]string{}
+// climb moves the ancestors one layer up along the layer's summary links to summaries.
+func (a *aggregator) climb(links []graph.SummaryLink, summaries []Member) {
+	below := make(map[string]int32, len(a.current))
+	for i, id := range a.current {
+		below[id] = int32(i)
+	}
+	above := make(map[string]int32, len(summaries))
+	next := make([]string, len(summaries))
+	for i, s := range summaries {
+		above[s.ID] = int32(i)
+		next[i] = s.ID
+	}
+	parents := make([][]int32, len(a.current))
 	for _, l := range links {
-		parents[l.Member] = append(parents[l.Member], l.Summary)
+		m, okM := below[l.Member]
+		p, okP := above[l.Summary]
+		if okM && okP {
+			parents[m] = append(parents[m], p)
+		}
 	}
-	for id, below := range a.ancestors {
-		var up []string
-		for _, b := range below {
+	for i, prev := range a.ancestors {
+		var up []int32
+		for _, b := range prev {
 			for _, p := range parents[b] {
 				if !slices.Contains(up, p) {
 					up = append(up, p)
@@ -157,23 +202,25 @@ func (a *aggregator) climb(links []graph.SummaryLink) {
 			}
 		}
 		slices.Sort(up)
-		a.ancestors[id] = up
+		a.ancestors[i] = up
 	}
+	a.current = next
 }
 
 // count returns, for every pair of distinct current-layer entities, the base relations between
 // their descendants: a relation counts once for each pair of distinct ancestors of its ends.
 func (a *aggregator) count() map[graph.RelationKey]*pairCount {
-	pairs := map[graph.RelationKey]*pairCount{}
-	var seen []graph.RelationKey
+	type pair struct{ x, y int32 } // x < y
+	pairs := map[pair]*pairCount{}
+	var seen []pair
 	for _, e := range a.edges {
 		seen = seen[:0]
-		for _, x := range a.ancestors[e.Source] {
-			for _, y := range a.ancestors[e.Target] {
+		for _, x := range a.ancestors[e.s] {
+			for _, y := range a.ancestors[e.t] {
 				if x == y {
 					continue
 				}
-				k := graph.NewRelationKey(x, y)
+				k := pair{min(x, y), max(x, y)}
 				if slices.Contains(seen, k) {
 					continue
 				}
@@ -184,17 +231,21 @@ func (a *aggregator) count() map[graph.RelationKey]*pairCount {
 					pairs[k] = p
 				}
 				p.count++
-				p.weight += e.Weight
+				p.weight += e.weight
 				p.evidence = strongest(p.evidence, e)
 			}
 		}
 	}
-	return pairs
+	out := make(map[graph.RelationKey]*pairCount, len(pairs))
+	for k, p := range pairs {
+		out[graph.NewRelationKey(a.current[k.x], a.current[k.y])] = p
+	}
+	return out
 }
 
 // strongest inserts e into the list of the strongest edges (weight descending, then key), kept
 // at evidenceRelations.
-func strongest(list []graph.Edge, e graph.Edge) []graph.Edge {
+func strongest(list []baseEdge, e baseEdge) []baseEdge {
 	i, _ := slices.BinarySearchFunc(list, e, byStrength)
 	if i >= evidenceRelations {
 		return list
@@ -203,8 +254,9 @@ func strongest(list []graph.Edge, e graph.Edge) []graph.Edge {
 	return list[:min(len(list), evidenceRelations)]
 }
 
-func byStrength(a, b graph.Edge) int {
-	return cmp.Or(cmp.Compare(b.Weight, a.Weight), cmp.Compare(a.Source, b.Source), cmp.Compare(a.Target, b.Target))
+// byStrength orders edges by weight, descending, then by their ends' ids (as their indexes).
+func byStrength(a, b baseEdge) int {
+	return cmp.Or(cmp.Compare(b.weight, a.weight), cmp.Compare(a.s, b.s), cmp.Compare(a.t, b.t))
 }
 
 // AggregateStats describes the aggregation of one layer.
@@ -241,7 +293,7 @@ func (b *Builder) aggregate(ctx context.Context, layer int, ag *aggregator, summ
 	var evKeys []graph.RelationKey
 	for _, k := range keys {
 		for _, e := range pairs[k].evidence {
-			evKeys = append(evKeys, graph.RelationKey{Source: e.Source, Target: e.Target})
+			evKeys = append(evKeys, graph.RelationKey{Source: ag.base[e.s], Target: ag.base[e.t]})
 		}
 	}
 	found, err := b.Store.Relations(ctx, evKeys)
@@ -263,7 +315,7 @@ func (b *Builder) aggregate(ctx context.Context, layer int, ag *aggregator, summ
 		p := pairs[k]
 		sr := SummaryRelation{Source: byID[k.Source], Target: byID[k.Target], Count: p.count}
 		for _, e := range p.evidence {
-			if d := desc[graph.RelationKey{Source: e.Source, Target: e.Target}]; d != "" {
+			if d := desc[graph.RelationKey{Source: ag.base[e.s], Target: ag.base[e.t]}]; d != "" {
 				sr.Evidence = append(sr.Evidence, d)
 			}
 		}
