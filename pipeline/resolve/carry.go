@@ -48,10 +48,15 @@ func (p place) compare(q place) int {
 }
 
 type entityState struct {
-	last  place          // of the last evidence merged
-	name  string         // the first name given ("" when none was)
-	types map[string]int // the types given, and by how many chunks
-	full  bool           // the description parts exceeded the budget
+	last  place       // of the last evidence merged
+	name  string      // the first name given ("" when none was)
+	types []typeCount // the types given, and by how many chunks: a few, so a slice, not a map
+	full  bool        // the description parts exceeded the budget
+}
+
+type typeCount struct {
+	typ string
+	n   int
 }
 
 type relationState struct {
@@ -90,7 +95,7 @@ func (r *Resolver) carryEntity(id string, evidence []graph.Mention, full bool) {
 	if r.carried.entities == nil || len(r.carried.entities) >= maxCarried {
 		r.carried.entities = map[string]*entityState{}
 	}
-	st := &entityState{types: map[string]int{}, full: full}
+	st := &entityState{full: full}
 	for _, m := range evidence {
 		st.note(m)
 	}
@@ -102,7 +107,12 @@ func (st *entityState) note(m graph.Mention) {
 		st.name = m.Name
 	}
 	if m.Type != "" {
-		st.types[m.Type]++
+		i := slices.IndexFunc(st.types, func(tc typeCount) bool { return tc.typ == m.Type })
+		if i < 0 {
+			st.types = append(st.types, typeCount{typ: m.Type})
+			i = len(st.types) - 1
+		}
+		st.types[i].n++
 	}
 	st.last = place{m.DocumentID, m.Seq, m.ChunkID}
 }
@@ -129,7 +139,11 @@ func (r *Resolver) mergeEntity(ctx context.Context, st *entityState, stored grap
 	if e.Name = st.name; e.Name == "" {
 		e.Name = e.ID
 	}
-	if e.Type = majorityType(st.types); e.Type == "" {
+	types := make(map[string]int, len(st.types))
+	for _, tc := range st.types {
+		types[tc.typ] = tc.n
+	}
+	if e.Type = majorityType(types); e.Type == "" {
 		e.Type = DefaultEntityType
 	}
 	desc, full, err := r.extend(ctx, e.Name, stored.Description, st.full, func(yield func(string) bool) {

@@ -491,7 +491,9 @@ func (r *Resolver) countTokens(part string) int {
 		r.counted = make(map[string]int)
 	}
 	n := r.Tokenizer.Count(part)
-	r.counted[part] = n
+	// A part is a piece of a description read from the store or extracted: cloned, the key
+	// does not keep the whole description alive.
+	r.counted[strings.Clone(part)] = n
 	return n
 }
 
