@@ -207,40 +207,70 @@ func (a *aggregator) climb(links []graph.SummaryLink, summaries []Member) {
 	a.current = next
 }
 
-// count returns, for every pair of distinct current-layer entities, the base relations between
-// their descendants: a relation counts once for each pair of distinct ancestors of its ends.
-func (a *aggregator) count() map[graph.RelationKey]*pairCount {
-	type pair struct{ x, y int32 } // x < y
-	pairs := map[pair]*pairCount{}
-	var seen []pair
-	for _, e := range a.edges {
-		seen = seen[:0]
+// occurrence is one base relation (an index into aggregator.edges) counted for the pair of
+// current-layer entities x < y.
+type occurrence struct{ x, y, edge int32 }
+
+// count lists, for every base relation, the pairs of distinct current-layer entities above its
+// two ends (once each: a relation counts once for each pair of distinct ancestors of its ends),
+// sorted by pair, then relation; and the number of relations of each pair, ascending. A flat,
+// sorted list of a dozen bytes per occurrence rather than a map of every pair: on a large layer
+// most pairs are joined by one relation and stay below τ, and only the pairs kept need more.
+func (a *aggregator) count() ([]occurrence, []int) {
+	var occs []occurrence
+	for i, e := range a.edges {
+		start := len(occs)
 		for _, x := range a.ancestors[e.s] {
 			for _, y := range a.ancestors[e.t] {
 				if x == y {
 					continue
 				}
-				k := pair{min(x, y), max(x, y)}
-				if slices.Contains(seen, k) {
-					continue
+				o := occurrence{min(x, y), max(x, y), int32(i)}
+				if !slices.Contains(occs[start:], o) {
+					occs = append(occs, o)
 				}
-				seen = append(seen, k)
-				p := pairs[k]
-				if p == nil {
-					p = &pairCount{}
-					pairs[k] = p
-				}
-				p.count++
-				p.weight += e.weight
-				p.evidence = strongest(p.evidence, e)
 			}
 		}
 	}
-	out := make(map[graph.RelationKey]*pairCount, len(pairs))
-	for k, p := range pairs {
-		out[graph.NewRelationKey(a.current[k.x], a.current[k.y])] = p
+	slices.SortFunc(occs, func(a, b occurrence) int {
+		return cmp.Or(cmp.Compare(a.x, b.x), cmp.Compare(a.y, b.y), cmp.Compare(a.edge, b.edge))
+	})
+	var counts []int
+	eachPair(occs, func(run []occurrence) { counts = append(counts, len(run)) })
+	slices.Sort(counts) // a fixed order of the sums, so τ is the same number on every run
+	return occs, counts
+}
+
+// eachPair calls fn with every run of occurrences of one pair.
+func eachPair(occs []occurrence, fn func([]occurrence)) {
+	for i := 0; i < len(occs); {
+		j := i + 1
+		for j < len(occs) && occs[j].x == occs[i].x && occs[j].y == occs[i].y {
+			j++
+		}
+		fn(occs[i:j])
+		i = j
 	}
-	return out
+}
+
+// kept returns the pairs of occs (as count sorted them) joined by at least tau relations: their
+// count, the sum of the relations' weights in relation order, and the strongest relations.
+func (a *aggregator) kept(occs []occurrence, tau float64) map[graph.RelationKey]*pairCount {
+	pairs := map[graph.RelationKey]*pairCount{}
+	eachPair(occs, func(run []occurrence) {
+		if float64(len(run)) < tau {
+			return
+		}
+		p := &pairCount{}
+		for _, o := range run {
+			e := a.edges[o.edge]
+			p.count++
+			p.weight += e.weight
+			p.evidence = strongest(p.evidence, e)
+		}
+		pairs[graph.NewRelationKey(a.current[run[0].x], a.current[run[0].y])] = p
+	})
+	return pairs
 }
 
 // strongest inserts e into the list of the strongest edges (weight descending, then key), kept
@@ -269,18 +299,14 @@ type AggregateStats struct {
 // aggregate counts the base relations between the layer's summaries and returns the relations
 // of the pairs at or above τ, described by d, ordered by key.
 func (b *Builder) aggregate(ctx context.Context, layer int, ag *aggregator, summaries []Member, opt Options) ([]graph.Relation, AggregateStats, error) {
-	pairs := ag.count()
-	counts := make([]int, 0, len(pairs))
-	for _, p := range pairs {
-		counts = append(counts, p.count)
-	}
-	slices.Sort(counts) // a fixed order of the sums, so τ is the same number on every run
-	st := AggregateStats{Pairs: len(pairs), Tau: Threshold(counts, opt.AggregateK)}
-	var keys []graph.RelationKey
-	for k, p := range pairs {
-		if float64(p.count) >= st.Tau {
-			keys = append(keys, k)
-		}
+	occs, counts := ag.count()
+	st := AggregateStats{Pairs: len(counts), Tau: Threshold(counts, opt.AggregateK)}
+	counts = nil
+	pairs := ag.kept(occs, st.Tau)
+	occs = nil
+	keys := make([]graph.RelationKey, 0, len(pairs))
+	for k := range pairs {
+		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b graph.RelationKey) int {
 		return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Target, b.Target))
