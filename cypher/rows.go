@@ -83,6 +83,7 @@ func relationRow(r graph.Relation) map[string]any {
 		"evidenceChunkIds":     evidenceChunkIDs(r.Evidence),
 		"evidenceDescriptions": evidenceDescriptions(r.Evidence),
 		"evidenceWeights":      evidenceWeights(r.Evidence),
+		"addEvidence":          r.AddEvidence,
 	}
 }
 

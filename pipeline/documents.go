@@ -81,7 +81,9 @@ func (in *Ingester) documents(ctx context.Context, docs []load.Document, meta ma
 		})
 	}
 	g.Go(func() error {
-		resolver := &resolve.Resolver{Store: in.Store, Tokenizer: in.Tokenizer, Summarizer: in.Summarizer}
+		// Carry: a document's batches add evidence after what the batches before them wrote.
+		// A failed write ends the run, so the resolver never outlives an unwritten Output.
+		resolver := &resolve.Resolver{Store: in.Store, Tokenizer: in.Tokenizer, Summarizer: in.Summarizer, Carry: true}
 		for i := range docs {
 			var p prepared
 			select {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -63,6 +65,20 @@ func closeIngestStore(s graph.Store, log zerolog.Logger) {
 	m := memstat.Now()
 	log.Info().Str("stage", "close").Dur("took", time.Since(t)).Float64("heap_mib", math.Round(m.HeapInUseMiB()*10)/10).
 		Float64("max_rss_mib", math.Round(m.MaxRSSMiB()*10)/10).Msg("stage finished")
+}
+
+// ingestGCPercent is the garbage collector's target for an ingest unless GOGC says otherwise:
+// the heap may grow half over what is live between collections instead of doubling. An ingest
+// holds large things live for long (a huge document's text through all its batches, a layer's
+// entities through its clustering), so the default doubling is much of its peak RSS; the extra
+// collections cost a few percent of CPU (bench/README.md, bigdoc).
+const ingestGCPercent = 50
+
+// ingestGC applies ingestGCPercent unless the user set GOGC.
+func ingestGC() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(ingestGCPercent)
+	}
 }
 
 // heapProfileEnv names a file to write a heap profile of an ingest to, taken near the peak of

@@ -124,28 +124,25 @@ func (b *bounded) split(g Group, force bool) error {
 		b.out = append(b.out, g)
 		return nil
 	}
-	x := make([][]float64, n)
+	rows := make([][]float64, n)
 	for i, r := range g.Rows {
-		x[i] = b.x[r]
+		rows[i] = b.x[r]
 	}
-	gmm, err := FitGMM(x, k, b.opt.GMM)
+	x, _, d, err := flatten(rows)
+	if err != nil {
+		return fmt.Errorf("%d rows: %w", n, err)
+	}
+	rows = nil
+	gmm, err := fit(x, n, d, k, b.opt.GMM)
 	if err != nil {
 		return fmt.Errorf("%d rows, %d components: %w", n, k, err)
 	}
-	probs, err := gmm.Probabilities(x)
-	if err != nil {
-		return fmt.Errorf("%d rows, %d components: %w", n, k, err)
-	}
+	post := gmm.posteriors(x, n, b.opt.Threshold)
+	x = nil
 	// hard[c] holds the local indexes of the rows whose most probable component is c.
 	hard := make([][]int, gmm.K())
-	for i, row := range probs {
-		best := 0
-		for c, p := range row {
-			if p > row[best] {
-				best = c
-			}
-		}
-		hard[best] = append(hard[best], i)
+	for i, c := range post.best {
+		hard[c] = append(hard[c], i)
 	}
 	largest := 0
 	for _, h := range hard {
@@ -154,17 +151,16 @@ func (b *bounded) split(g Group, force bool) error {
 	// A fit that leaves most rows together (identical or near-identical embeddings) would make
 	// the recursion crawl; cutting along the first principal component bounds its depth.
 	if largest > 3*n/4 {
-		for _, p := range cut(g, x, k) {
+		for _, p := range cut(g, b.x, k) {
 			if err := b.split(p, false); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	// Every component's group is settled from probs first: a group still too large to be
-	// final, and the final ones with their soft members. Only then does the recursion run, in
-	// component order, so that probs (n×k values, the largest thing a fit over a big layer
-	// leaves) is not held through it.
+	// Every component's group is settled from the posteriors first: a group still too large to
+	// be final, and the final ones with their soft members. Only then does the recursion run, in
+	// component order, so that they are not held through it.
 	type step struct {
 		group Group
 		final bool
@@ -177,14 +173,14 @@ func (b *bounded) split(g Group, force bool) error {
 		if len(h) > b.opt.MaxSize {
 			p := Group{Rows: make([]int, len(h)), Probs: make([]float64, len(h))}
 			for j, i := range h {
-				p.Rows[j], p.Probs[j] = g.Rows[i], g.Probs[i]*probs[i][c]
+				p.Rows[j], p.Probs[j] = g.Rows[i], g.Probs[i]*post.bestP[i]
 			}
 			steps = append(steps, step{group: p})
 			continue
 		}
-		steps = append(steps, step{group: b.soft(g, h, c, probs), final: true})
+		steps = append(steps, step{group: b.soft(g, h, c, post), final: true})
 	}
-	probs, hard, x = nil, nil, nil
+	post, hard = posteriors{}, nil
 	for _, st := range steps {
 		if st.final {
 			b.out = append(b.out, st.group)
@@ -200,26 +196,32 @@ func (b *bounded) split(g Group, force bool) error {
 // soft returns the final group of component c: its hard members and, while it has room for
 // them under MaxSize, the other rows of g whose probability of c exceeds Threshold, most
 // probable first.
-func (b *bounded) soft(g Group, hard []int, c int, probs [][]float64) Group {
-	members := slices.Clone(hard)
-	var extra []int
-	for i, row := range probs {
-		if row[c] > b.opt.Threshold && !slices.Contains(hard, i) {
-			extra = append(extra, i)
-		}
+func (b *bounded) soft(g Group, hard []int, c int, post posteriors) Group {
+	extra := slices.Clone(post.soft[c]) // in row order, none of them in hard
+	slices.SortStableFunc(extra, func(a, b softRow) int { return cmp.Compare(b.p, a.p) })
+	extra = extra[:min(len(extra), max(0, b.opt.MaxSize-len(hard)))]
+	out := Group{Rows: make([]int, 0, len(hard)+len(extra)), Probs: make([]float64, 0, len(hard)+len(extra))}
+	type member struct {
+		i int
+		p float64
 	}
-	slices.SortStableFunc(extra, func(i, j int) int { return cmp.Compare(probs[j][c], probs[i][c]) })
-	members = append(members, extra[:min(len(extra), max(0, b.opt.MaxSize-len(hard)))]...)
-	slices.Sort(members)
-	out := Group{Rows: make([]int, len(members)), Probs: make([]float64, len(members))}
-	for j, i := range members {
-		out.Rows[j], out.Probs[j] = g.Rows[i], g.Probs[i]*probs[i][c]
+	members := make([]member, 0, len(hard)+len(extra))
+	for _, i := range hard {
+		members = append(members, member{i, post.bestP[i]})
+	}
+	for _, e := range extra {
+		members = append(members, member{int(e.i), e.p})
+	}
+	slices.SortFunc(members, func(a, b member) int { return cmp.Compare(a.i, b.i) })
+	for _, m := range members {
+		out.Rows = append(out.Rows, g.Rows[m.i])
+		out.Probs = append(out.Probs, g.Probs[m.i]*m.p)
 	}
 	return out
 }
 
-// cut splits g into k runs of near-equal length along the first principal coordinate x[i][0]
-// (ties by row), keeping each row's probability; every run is smaller than g when k >= 2.
+// cut splits g into k runs of near-equal length along the first principal coordinate of its rows
+// (x is indexed by row; ties by row), keeping each row's probability; every run is smaller than g when k >= 2.
 func cut(g Group, x [][]float64, k int) []Group {
 	n := len(g.Rows)
 	order := make([]int, n)
@@ -227,7 +229,7 @@ func cut(g Group, x [][]float64, k int) []Group {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int {
-		return cmp.Or(cmp.Compare(x[a][0], x[b][0]), cmp.Compare(g.Rows[a], g.Rows[b]))
+		return cmp.Or(cmp.Compare(x[g.Rows[a]][0], x[g.Rows[b]][0]), cmp.Compare(g.Rows[a], g.Rows[b]))
 	})
 	parts := make([]Group, k)
 	for j := range parts {

@@ -392,37 +392,49 @@ func newScratch(n, d, k int) *scratch {
 func (g *GMM) estep(x []float64, n int, resp, rowLL []float64, s *scratch, workers int) float64 {
 	d, k := g.d, g.k
 	parallel(numBlocks(n), workers, func(b int) {
-		diff := s.diff[b*4*d : (b+1)*4*d]
-		total := 0.0
-		end := min(n, (b+1)*blockRows)
-		for i := b * blockRows; i < end; i += 4 {
-			rows := min(4, end-i)
-			var lp []float64
-			if resp != nil {
-				lp = resp[i*k : (i+rows)*k]
-			} else {
-				lp = s.lp[b*4*k : (b*4+rows)*k]
-			}
-			if rows == 4 {
-				g.logProbs4(x[i*d:(i+4)*d], lp, diff)
-			} else {
-				for r := 0; r < rows; r++ {
-					g.logProbs(x[(i+r)*d:(i+r+1)*d], lp[r*k:(r+1)*k], diff)
-				}
-			}
-			for r := 0; r < rows; r++ {
-				norm := normalizeRow(lp[r*k : (r+1)*k])
-				if rowLL != nil {
-					rowLL[i+r] = norm
-				}
-				total += norm
-			}
+		var out []float64
+		if resp != nil {
+			out = resp[b*blockRows*k : min(n, (b+1)*blockRows)*k]
 		}
-		s.ll[b] = total
+		s.ll[b] = g.estepBlock(x, n, b, out, rowLL, s.diff[b*4*d:(b+1)*4*d], s.lp[b*4*k:(b+1)*4*k])
 	})
 	total := 0.0
 	for _, v := range s.ll[:numBlocks(n)] {
 		total += v
+	}
+	return total
+}
+
+// estepBlock is estep for the rows of block b: it writes their responsibilities into out (the
+// block's rows × k, or nil to keep none, using lp, 4×k values, instead) and their
+// log-likelihoods into rowLL (indexed by row, or nil), and returns their total log-likelihood.
+// diff (4×d values) is scratch.
+func (g *GMM) estepBlock(x []float64, n, b int, out, rowLL, diff, lp []float64) float64 {
+	d, k := g.d, g.k
+	total := 0.0
+	start, end := b*blockRows, min(n, (b+1)*blockRows)
+	for i := start; i < end; i += 4 {
+		rows := min(4, end-i)
+		var p []float64
+		if out != nil {
+			p = out[(i-start)*k : (i-start+rows)*k]
+		} else {
+			p = lp[:rows*k]
+		}
+		if rows == 4 {
+			g.logProbs4(x[i*d:(i+4)*d], p, diff)
+		} else {
+			for r := 0; r < rows; r++ {
+				g.logProbs(x[(i+r)*d:(i+r+1)*d], p[r*k:(r+1)*k], diff)
+			}
+		}
+		for r := 0; r < rows; r++ {
+			norm := normalizeRow(p[r*k : (r+1)*k])
+			if rowLL != nil {
+				rowLL[i+r] = norm
+			}
+			total += norm
+		}
 	}
 	return total
 }
@@ -462,6 +474,10 @@ type mscratch struct {
 	// (t = d(d+1)/2), or Σ r·(x−μ)² per dimension (t = d).
 	sq   []float64
 	diff []float64 // blocks×d
+	mu   []float64 // k×d: the new means, kept apart until the responsibilities are no longer needed
+	// resp holds the responsibilities of one block of rows (blockRows×k) per goroutine, for a
+	// blockResp that computes them.
+	resp chan []float64
 }
 
 func newMScratch(n, d, k int, full bool) *mscratch {
@@ -470,7 +486,23 @@ func newMScratch(n, d, k int, full bool) *mscratch {
 	if full {
 		t = d * (d + 1) / 2
 	}
-	return &mscratch{sums: make([]float64, b*k*(1+d)), sq: make([]float64, b*k*t), diff: make([]float64, b*d)}
+	return &mscratch{sums: make([]float64, b*k*(1+d)), sq: make([]float64, b*k*t), diff: make([]float64, b*d), mu: make([]float64, k*d)}
+}
+
+// blockResp returns the responsibilities of the rows of block b (rows × k), computed into buf
+// (blockRows×k values) or taken from where they are kept. It is called once per block in each
+// of the M-step's two passes and must return the same values both times.
+type blockResp func(b int, buf []float64) []float64
+
+// respBuffers hands out the buffers blockResp computes into, one per goroutine of parallel.
+func (ms *mscratch) respBuffers(workers, k int) chan []float64 {
+	if ms.resp == nil || cap(ms.resp) < workers {
+		ms.resp = make(chan []float64, workers)
+		for range workers {
+			ms.resp <- make([]float64, blockRows*k)
+		}
+	}
+	return ms.resp
 }
 
 // mstep sets weights, means and covariances from the responsibilities resp (n×k) as
@@ -480,6 +512,16 @@ func newMScratch(n, d, k int, full bool) *mscratch {
 // added in order, so the result does not depend on scheduling. Responsibilities that are exactly
 // zero (far rows, whose densities underflow) are skipped.
 func (g *GMM) mstep(x []float64, n int, resp []float64, reg float64, mass []float64, ms *mscratch, workers int) {
+	k := g.k
+	g.mstepFrom(x, n, func(b int, _ []float64) []float64 {
+		return resp[b*blockRows*k : min(n, (b+1)*blockRows)*k]
+	}, reg, mass, ms, workers)
+}
+
+// mstepFrom is mstep with the responsibilities of each block of rows from resp, so that they
+// need not be held for all rows at once: they may be computed block by block, under the model
+// as it was when mstepFrom was called (its means, precisions and norms change only at the end).
+func (g *GMM) mstepFrom(x []float64, n int, resp blockResp, reg float64, mass []float64, ms *mscratch, workers int) {
 	d, k := g.d, g.k
 	t := d
 	if g.full {
@@ -487,12 +529,16 @@ func (g *GMM) mstep(x []float64, n int, resp []float64, reg float64, mass []floa
 	}
 	blocks := numBlocks(n)
 	w := 1 + d
+	bufs := ms.respBuffers(min(workers, blocks), k)
 	parallel(blocks, workers, func(b int) {
+		buf := <-bufs
+		defer func() { bufs <- buf }()
+		rb := resp(b, buf)
 		part := ms.sums[b*k*w : (b+1)*k*w]
 		clear(part)
 		for i := b * blockRows; i < min(n, (b+1)*blockRows); i++ {
 			row := x[i*d : (i+1)*d]
-			for j, r := range resp[i*k : (i+1)*k] {
+			for j, r := range rb[(i-b*blockRows)*k : (i-b*blockRows+1)*k] {
 				if r == 0 {
 					continue
 				}
@@ -508,7 +554,7 @@ func (g *GMM) mstep(x []float64, n int, resp []float64, reg float64, mass []floa
 	const eps10 = 10 * 2.220446049250313e-16 // 10 × machine epsilon, as scikit-learn
 	for j := 0; j < k; j++ {
 		m := 0.0
-		mu := g.mean[j*d : (j+1)*d]
+		mu := ms.mu[j*d : (j+1)*d]
 		clear(mu)
 		for b := 0; b < blocks; b++ {
 			p := ms.sums[(b*k+j)*w : (b*k+j+1)*w]
@@ -525,16 +571,19 @@ func (g *GMM) mstep(x []float64, n int, resp []float64, reg float64, mass []floa
 		g.Weights[j] = nk
 	}
 	parallel(blocks, workers, func(b int) {
+		buf := <-bufs
+		defer func() { bufs <- buf }()
+		rb := resp(b, buf)
 		part := ms.sq[b*k*t : (b+1)*k*t]
 		clear(part)
 		diff := ms.diff[b*d : (b+1)*d]
 		for i := b * blockRows; i < min(n, (b+1)*blockRows); i++ {
 			row := x[i*d : (i+1)*d]
-			for j, r := range resp[i*k : (i+1)*k] {
+			for j, r := range rb[(i-b*blockRows)*k : (i-b*blockRows+1)*k] {
 				if r == 0 {
 					continue
 				}
-				mu := g.mean[j*d : (j+1)*d]
+				mu := ms.mu[j*d : (j+1)*d]
 				for a, v := range row {
 					diff[a] = v - mu[a]
 				}
@@ -557,6 +606,7 @@ func (g *GMM) mstep(x []float64, n int, resp []float64, reg float64, mass []floa
 			}
 		}
 	})
+	copy(g.mean[:k*d], ms.mu[:k*d])
 	cs := g.covSize()
 	for j := 0; j < k; j++ {
 		c := g.cov[j*cs : (j+1)*cs]
@@ -664,22 +714,38 @@ func fit(x []float64, n, d, k int, opt GMMOptions) (*GMM, error) {
 	labels := kmeans(x, n, d, k, rng, opt.Workers)
 
 	g := newGMM(k, d, opt.Covariance == Full)
-	resp := make([]float64, n*k)
-	for i, c := range labels {
-		resp[i*k+c] = 1
-	}
 	mass := make([]float64, k)
 	ms := newMScratch(n, d, k, opt.Covariance == Full)
 	s := newScratch(n, d, k)
-	g.mstep(x, n, resp, opt.RegCovar, mass, ms, opt.Workers)
+	// The responsibilities are never held for all rows (n×k values, the largest thing a fit
+	// over a big layer would hold): each M-step computes those of a block of rows when it reads
+	// them, in each of its two passes, from the labels first, then by the E-step.
+	g.mstepFrom(x, n, func(b int, buf []float64) []float64 {
+		start, end := b*blockRows, min(n, (b+1)*blockRows)
+		out := buf[:(end-start)*k]
+		clear(out)
+		for i, c := range labels[start:end] {
+			out[i*k+c] = 1
+		}
+		return out
+	}, opt.RegCovar, mass, ms, opt.Workers)
 	g.dropEmpty(mass)
 	if err := g.factor(opt.RegCovar, true); err != nil {
 		return nil, err
 	}
+	estep := func(b int, buf []float64) []float64 {
+		out := buf[:(min(n, (b+1)*blockRows)-b*blockRows)*g.k]
+		s.ll[b] = g.estepBlock(x, n, b, out, nil, s.diff[b*4*d:(b+1)*4*d], nil)
+		return out
+	}
 	prev := math.Inf(-1)
 	for it := 1; it <= opt.MaxIter; it++ {
-		ll := g.estep(x, n, resp[:n*g.k], nil, s, opt.Workers) / float64(n)
-		g.mstep(x, n, resp[:n*g.k], opt.RegCovar, mass, ms, opt.Workers)
+		g.mstepFrom(x, n, estep, opt.RegCovar, mass, ms, opt.Workers)
+		ll := 0.0 // the E-step's, summed in block order as estep does
+		for _, v := range s.ll[:numBlocks(n)] {
+			ll += v
+		}
+		ll /= float64(n)
 		g.dropEmpty(mass)
 		if err := g.factor(opt.RegCovar, true); err != nil {
 			return nil, fmt.Errorf("EM iteration %d: %w", it, err)
@@ -770,6 +836,68 @@ func (g *GMM) Probabilities(x [][]float64) ([][]float64, error) {
 		out[i] = resp[i*g.k : (i+1)*g.k : (i+1)*g.k]
 	}
 	return out, nil
+}
+
+// posteriors is what Bounded keeps of the posterior probabilities of a fit's rows: each row's
+// most probable component (the first of equals) with its probability, and for each component
+// the rows whose probability of it exceeds a threshold, in row order, other than those it is
+// the most probable component of. That is a few values per row where Probabilities holds k.
+type posteriors struct {
+	best  []int32
+	bestP []float64
+	soft  [][]softRow // by component
+}
+
+type softRow struct {
+	i int32
+	p float64
+}
+
+// posteriors computes the posteriors of the n rows of x (flat) block by block, with the values
+// Probabilities gives.
+func (g *GMM) posteriors(x []float64, n int, threshold float64) posteriors {
+	d, k := g.d, g.k
+	post := posteriors{best: make([]int32, n), bestP: make([]float64, n), soft: make([][]softRow, k)}
+	blocks := numBlocks(n)
+	workers := workerCount(0)
+	bufs := make(chan []float64, workers)
+	for range workers {
+		bufs <- make([]float64, blockRows*k+4*d)
+	}
+	// The soft rows of each block, merged in block order afterwards.
+	type entry struct {
+		c int
+		softRow
+	}
+	perBlock := make([][]entry, blocks)
+	parallel(blocks, workers, func(b int) {
+		buf := <-bufs
+		defer func() { bufs <- buf }()
+		start, end := b*blockRows, min(n, (b+1)*blockRows)
+		out := buf[:(end-start)*k]
+		g.estepBlock(x, n, b, out, nil, buf[blockRows*k:], nil)
+		for i := start; i < end; i++ {
+			row := out[(i-start)*k : (i-start+1)*k]
+			best := 0
+			for c, p := range row {
+				if p > row[best] {
+					best = c
+				}
+			}
+			post.best[i], post.bestP[i] = int32(best), row[best]
+			for c, p := range row {
+				if c != best && p > threshold {
+					perBlock[b] = append(perBlock[b], entry{c, softRow{int32(i), p}})
+				}
+			}
+		}
+	})
+	for _, es := range perBlock {
+		for _, e := range es {
+			post.soft[e.c] = append(post.soft[e.c], e.softRow)
+		}
+	}
+	return post
 }
 
 // Membership returns, for every row of x, the components whose posterior probability exceeds

@@ -2,7 +2,10 @@ package cluster
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -591,5 +594,99 @@ func TestDropEmpty(t *testing.T) {
 	ll, err := g.LogLikelihood([][]float64{{1e200}})
 	if err != nil || !math.IsInf(ll, -1) {
 		t.Errorf("log-likelihood of an unreachable row = %v, %v; want -Inf", ll, err)
+	}
+}
+
+// TestBlockwiseEMMatchesHeldResponsibilities: fit, which computes the responsibilities of a
+// block of rows when the M-step reads them, gives bit for bit the mixture of EM over
+// responsibilities held for all rows (estep, then mstep), and posteriors the values of
+// Probabilities.
+func TestBlockwiseEMMatchesHeldResponsibilities(t *testing.T) {
+	for _, tc := range []struct {
+		n, k int
+		cov  string
+	}{{1500, 12, Full}, {1100, 30, Full}, {900, 8, Diag}} {
+		t.Run(fmt.Sprintf("%d-%d-%s", tc.n, tc.k, tc.cov), func(t *testing.T) {
+			rows := benchEmbeddings(tc.n, 32)
+			px, err := PCA(rows, 6)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x, n, d, err := flatten(px)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt, err := GMMOptions{Covariance: tc.cov, Seed: 9, MaxIter: 40}.withDefaults()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := fit(x, n, d, tc.k, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			// The reference: every responsibility held, as fit did before.
+			rng := rand.New(rand.NewPCG(uint64(opt.Seed), 0x9e3779b97f4a7c15))
+			labels := kmeans(x, n, d, tc.k, rng, opt.Workers)
+			want := newGMM(tc.k, d, tc.cov == Full)
+			resp := make([]float64, n*tc.k)
+			for i, c := range labels {
+				resp[i*tc.k+c] = 1
+			}
+			mass := make([]float64, tc.k)
+			ms := newMScratch(n, d, tc.k, tc.cov == Full)
+			s := newScratch(n, d, tc.k)
+			want.mstep(x, n, resp, opt.RegCovar, mass, ms, opt.Workers)
+			want.dropEmpty(mass)
+			if err := want.factor(opt.RegCovar, true); err != nil {
+				t.Fatal(err)
+			}
+			prev := math.Inf(-1)
+			for it := 1; it <= opt.MaxIter; it++ {
+				ll := want.estep(x, n, resp[:n*want.k], nil, s, opt.Workers) / float64(n)
+				want.mstep(x, n, resp[:n*want.k], opt.RegCovar, mass, ms, opt.Workers)
+				want.dropEmpty(mass)
+				if err := want.factor(opt.RegCovar, true); err != nil {
+					t.Fatal(err)
+				}
+				want.Iterations = it
+				if math.Abs(ll-prev) < opt.Tol {
+					want.Converged = true
+					break
+				}
+				prev = ll
+			}
+			want.export()
+			if got.Iterations != want.Iterations || got.Converged != want.Converged ||
+				!slices.Equal(got.Weights, want.Weights) || !slices.Equal(got.mean, want.mean) || !slices.Equal(got.cov, want.cov) {
+				t.Fatalf("blockwise fit differs: %d iterations (want %d), weights %v (want %v)", got.Iterations, want.Iterations, got.Weights, want.Weights)
+			}
+
+			probs, err := got.Probabilities(px)
+			if err != nil {
+				t.Fatal(err)
+			}
+			post := got.posteriors(x, n, 0.1)
+			soft := make([][]softRow, got.K())
+			for i, row := range probs {
+				best := 0
+				for c, p := range row {
+					if p > row[best] {
+						best = c
+					}
+				}
+				if int(post.best[i]) != best || post.bestP[i] != row[best] {
+					t.Fatalf("row %d: posteriors say %d (%v), Probabilities %d (%v)", i, post.best[i], post.bestP[i], best, row[best])
+				}
+				for c, p := range row {
+					if c != best && p > 0.1 {
+						soft[c] = append(soft[c], softRow{int32(i), p})
+					}
+				}
+			}
+			if !reflect.DeepEqual(post.soft, soft) {
+				t.Errorf("soft rows differ from Probabilities")
+			}
+		})
 	}
 }

@@ -205,8 +205,15 @@ func applyEntities(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 
 func applyRelations(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 	label := func(r graph.Relation) string { return fmt.Sprintf("relation %s-%s", r.Source, r.Target) }
-	// A relation's evidence is replaced as a whole, like its properties.
-	err := eachRow(ctx, tx, `DELETE FROM relation_evidence WHERE source = ? AND target = ?`, b.Relations, label,
+	// A relation's evidence is replaced as a whole, like its properties, unless it only adds to
+	// it (AddEvidence: the upsert below replaces the items of its chunks).
+	var replace []graph.Relation
+	for _, r := range b.Relations {
+		if !r.AddEvidence {
+			replace = append(replace, r)
+		}
+	}
+	err := eachRow(ctx, tx, `DELETE FROM relation_evidence WHERE source = ? AND target = ?`, replace, label,
 		func(r graph.Relation) []any {
 			k := graph.NewRelationKey(r.Source, r.Target)
 			return []any{k.Source, k.Target}

@@ -57,6 +57,11 @@ type Relation struct {
 	// replaces the stored evidence with it (none for a relation not extracted from text); reads
 	// other than RelationEvidence leave it empty.
 	Evidence []RelationEvidence
+	// AddEvidence makes Apply add Evidence to the stored evidence instead of replacing it: an
+	// item replaces the stored one of its chunk, the evidence of other chunks stays. A relation
+	// that gains the evidence of a few new chunks is then written without the evidence of all
+	// the chunks before them (pipeline/resolve); ChunkIDs still names them all.
+	AddEvidence bool
 }
 
 // RelationEvidence is what one chunk's extraction said about a relation: its description parts

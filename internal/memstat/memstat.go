@@ -40,10 +40,13 @@ func Now() Sample {
 	return s
 }
 
-// HeapProfiler writes a heap profile to Path whenever the heap in use has grown by a tenth over
-// the largest seen so far, checking every Interval: at the end of the run the file holds the
-// profile taken nearest the peak. Profiles are of memory in use at the last garbage collection
-// (pprof's inuse_space), so Run forces one before each write.
+// HeapProfiler writes a heap profile to Path whenever the live heap has grown past the largest
+// seen so far, checking every Interval: at the end of the run the file holds the profile taken
+// nearest the peak. Profiles are of memory in use at the last garbage collection (pprof's
+// inuse_space), so Run forces one before it looks, but only once the heap in use is twice that
+// peak (where the collector's own goal would put a heap whose live part had not grown): forcing
+// one whenever garbage had piled up would keep the heap, and the RSS being measured, below
+// what a run without the profiler reaches.
 type HeapProfiler struct {
 	Path     string
 	Interval time.Duration // zero: 500 ms
@@ -64,11 +67,13 @@ func (p HeapProfiler) Run(ctx context.Context) error {
 			return nil
 		case <-t.C:
 		}
-		if h := Now().HeapInUse; h > peak+peak/10 {
+		if h := Now().HeapInUse; h > 2*peak {
 			runtime.GC()
-			peak = max(peak, Now().HeapInUse)
-			if err := p.write(); err != nil {
-				return err
+			if live := Now().HeapInUse; live > peak {
+				peak = live
+				if err := p.write(); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -121,35 +121,80 @@ func Threshold(counts []int, k float64) float64 {
 // pairCount is what the aggregation learns about one pair of summaries.
 type pairCount struct {
 	count    int
-	weight   float64      // sum of the base relations' weights
-	evidence []graph.Edge // the strongest base relations, at most evidenceRelations
+	weight   float64    // sum of the base relations' weights
+	evidence []baseEdge // the strongest base relations, at most evidenceRelations
+}
+
+// baseEdge is a base relation between the base entities of indexes s < t (the indexes of their
+// ids in ascending order, so that indexes compare as the ids do).
+type baseEdge struct {
+	s, t   int32
+	weight float64
 }
 
 // aggregator tracks, for every base entity, its ancestors in the layer being built, and counts
-// the base relations between pairs of them.
+// the base relations between pairs of them. Entities are numbered (base entities by id, those
+// of the current layer in its order) so that a layer of millions of entities and relations is
+// held as a few integers each rather than as their ids.
 type aggregator struct {
-	edges []graph.Edge
-	// ancestors maps a base entity to its entities in the current layer (itself at layer 0).
-	ancestors map[string][]string
+	base  []string // the base entities' ids, ascending: base[i] is entity i
+	edges []baseEdge
+	// ancestors holds, for every base entity, its entities in the current layer (indexes into
+	// current; at layer 0 itself).
+	ancestors [][]int32
+	current   []string // the current layer's ids
 }
 
-func newAggregator(edges []graph.Edge, base []Member) *aggregator {
-	a := &aggregator{edges: edges, ancestors: make(map[string][]string, len(base))}
-	for _, m := range base {
-		a.ancestors[m.ID] = []string{m.ID}
+// newAggregator numbers the base entities (base must be in ascending id order, as
+// baseMembers reads them) and keeps the edges between two of them.
+func newAggregator(edges []graph.Edge, base []Member) (*aggregator, error) {
+	a := &aggregator{base: make([]string, len(base)), ancestors: make([][]int32, len(base))}
+	for i, m := range base {
+		if i > 0 && m.ID <= base[i-1].ID {
+			return nil, fmt.Errorf("aggregate: base entities out of order at %s", m.ID)
+		}
+		a.base[i] = m.ID
+		a.ancestors[i] = []int32{int32(i)}
 	}
-	return a
+	a.current = a.base
+	a.edges = make([]baseEdge, 0, len(edges))
+	for _, e := range edges {
+		s, okS := slices.BinarySearch(a.base, e.Source)
+		t, okT := slices.BinarySearch(a.base, e.Target)
+		if !okS || !okT {
+			continue // an end without an embedding: in no cluster, so between no summaries
+		}
+		if s > t {
+			s, t = t, s
+		}
+		a.edges = append(a.edges, baseEdge{s: int32(s), t: int32(t), weight: e.Weight})
+	}
+	return a, nil
 }
 
-// climb moves the ancestors one layer up along the layer's summary links.
-func (a *aggregator) climb(links []graph.SummaryLink) {
-	parents := map[string][]string{}
+// climb moves the ancestors one layer up along the layer's summary links to summaries.
+func (a *aggregator) climb(links []graph.SummaryLink, summaries []Member) {
+	below := make(map[string]int32, len(a.current))
+	for i, id := range a.current {
+		below[id] = int32(i)
+	}
+	above := make(map[string]int32, len(summaries))
+	next := make([]string, len(summaries))
+	for i, s := range summaries {
+		above[s.ID] = int32(i)
+		next[i] = s.ID
+	}
+	parents := make([][]int32, len(a.current))
 	for _, l := range links {
-		parents[l.Member] = append(parents[l.Member], l.Summary)
+		m, okM := below[l.Member]
+		p, okP := above[l.Summary]
+		if okM && okP {
+			parents[m] = append(parents[m], p)
+		}
 	}
-	for id, below := range a.ancestors {
-		var up []string
-		for _, b := range below {
+	for i, prev := range a.ancestors {
+		var up []int32
+		for _, b := range prev {
 			for _, p := range parents[b] {
 				if !slices.Contains(up, p) {
 					up = append(up, p)
@@ -157,44 +202,80 @@ func (a *aggregator) climb(links []graph.SummaryLink) {
 			}
 		}
 		slices.Sort(up)
-		a.ancestors[id] = up
+		a.ancestors[i] = up
 	}
+	a.current = next
 }
 
-// count returns, for every pair of distinct current-layer entities, the base relations between
-// their descendants: a relation counts once for each pair of distinct ancestors of its ends.
-func (a *aggregator) count() map[graph.RelationKey]*pairCount {
-	pairs := map[graph.RelationKey]*pairCount{}
-	var seen []graph.RelationKey
-	for _, e := range a.edges {
-		seen = seen[:0]
-		for _, x := range a.ancestors[e.Source] {
-			for _, y := range a.ancestors[e.Target] {
+// occurrence is one base relation (an index into aggregator.edges) counted for the pair of
+// current-layer entities x < y.
+type occurrence struct{ x, y, edge int32 }
+
+// count lists, for every base relation, the pairs of distinct current-layer entities above its
+// two ends (once each: a relation counts once for each pair of distinct ancestors of its ends),
+// sorted by pair, then relation; and the number of relations of each pair, ascending. A flat,
+// sorted list of a dozen bytes per occurrence rather than a map of every pair: on a large layer
+// most pairs are joined by one relation and stay below τ, and only the pairs kept need more.
+func (a *aggregator) count() ([]occurrence, []int) {
+	var occs []occurrence
+	for i, e := range a.edges {
+		start := len(occs)
+		for _, x := range a.ancestors[e.s] {
+			for _, y := range a.ancestors[e.t] {
 				if x == y {
 					continue
 				}
-				k := graph.NewRelationKey(x, y)
-				if slices.Contains(seen, k) {
-					continue
+				o := occurrence{min(x, y), max(x, y), int32(i)}
+				if !slices.Contains(occs[start:], o) {
+					occs = append(occs, o)
 				}
-				seen = append(seen, k)
-				p := pairs[k]
-				if p == nil {
-					p = &pairCount{}
-					pairs[k] = p
-				}
-				p.count++
-				p.weight += e.Weight
-				p.evidence = strongest(p.evidence, e)
 			}
 		}
 	}
+	slices.SortFunc(occs, func(a, b occurrence) int {
+		return cmp.Or(cmp.Compare(a.x, b.x), cmp.Compare(a.y, b.y), cmp.Compare(a.edge, b.edge))
+	})
+	var counts []int
+	eachPair(occs, func(run []occurrence) { counts = append(counts, len(run)) })
+	slices.Sort(counts) // a fixed order of the sums, so τ is the same number on every run
+	return occs, counts
+}
+
+// eachPair calls fn with every run of occurrences of one pair.
+func eachPair(occs []occurrence, fn func([]occurrence)) {
+	for i := 0; i < len(occs); {
+		j := i + 1
+		for j < len(occs) && occs[j].x == occs[i].x && occs[j].y == occs[i].y {
+			j++
+		}
+		fn(occs[i:j])
+		i = j
+	}
+}
+
+// kept returns the pairs of occs (as count sorted them) joined by at least tau relations: their
+// count, the sum of the relations' weights in relation order, and the strongest relations.
+func (a *aggregator) kept(occs []occurrence, tau float64) map[graph.RelationKey]*pairCount {
+	pairs := map[graph.RelationKey]*pairCount{}
+	eachPair(occs, func(run []occurrence) {
+		if float64(len(run)) < tau {
+			return
+		}
+		p := &pairCount{}
+		for _, o := range run {
+			e := a.edges[o.edge]
+			p.count++
+			p.weight += e.weight
+			p.evidence = strongest(p.evidence, e)
+		}
+		pairs[graph.NewRelationKey(a.current[run[0].x], a.current[run[0].y])] = p
+	})
 	return pairs
 }
 
 // strongest inserts e into the list of the strongest edges (weight descending, then key), kept
 // at evidenceRelations.
-func strongest(list []graph.Edge, e graph.Edge) []graph.Edge {
+func strongest(list []baseEdge, e baseEdge) []baseEdge {
 	i, _ := slices.BinarySearchFunc(list, e, byStrength)
 	if i >= evidenceRelations {
 		return list
@@ -203,8 +284,9 @@ func strongest(list []graph.Edge, e graph.Edge) []graph.Edge {
 	return list[:min(len(list), evidenceRelations)]
 }
 
-func byStrength(a, b graph.Edge) int {
-	return cmp.Or(cmp.Compare(b.Weight, a.Weight), cmp.Compare(a.Source, b.Source), cmp.Compare(a.Target, b.Target))
+// byStrength orders edges by weight, descending, then by their ends' ids (as their indexes).
+func byStrength(a, b baseEdge) int {
+	return cmp.Or(cmp.Compare(b.weight, a.weight), cmp.Compare(a.s, b.s), cmp.Compare(a.t, b.t))
 }
 
 // AggregateStats describes the aggregation of one layer.
@@ -217,18 +299,14 @@ type AggregateStats struct {
 // aggregate counts the base relations between the layer's summaries and returns the relations
 // of the pairs at or above τ, described by d, ordered by key.
 func (b *Builder) aggregate(ctx context.Context, layer int, ag *aggregator, summaries []Member, opt Options) ([]graph.Relation, AggregateStats, error) {
-	pairs := ag.count()
-	counts := make([]int, 0, len(pairs))
-	for _, p := range pairs {
-		counts = append(counts, p.count)
-	}
-	slices.Sort(counts) // a fixed order of the sums, so τ is the same number on every run
-	st := AggregateStats{Pairs: len(pairs), Tau: Threshold(counts, opt.AggregateK)}
-	var keys []graph.RelationKey
-	for k, p := range pairs {
-		if float64(p.count) >= st.Tau {
-			keys = append(keys, k)
-		}
+	occs, counts := ag.count()
+	st := AggregateStats{Pairs: len(counts), Tau: Threshold(counts, opt.AggregateK)}
+	counts = nil
+	pairs := ag.kept(occs, st.Tau)
+	occs = nil
+	keys := make([]graph.RelationKey, 0, len(pairs))
+	for k := range pairs {
+		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b graph.RelationKey) int {
 		return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Target, b.Target))
@@ -241,7 +319,7 @@ func (b *Builder) aggregate(ctx context.Context, layer int, ag *aggregator, summ
 	var evKeys []graph.RelationKey
 	for _, k := range keys {
 		for _, e := range pairs[k].evidence {
-			evKeys = append(evKeys, graph.RelationKey{Source: e.Source, Target: e.Target})
+			evKeys = append(evKeys, graph.RelationKey{Source: ag.base[e.s], Target: ag.base[e.t]})
 		}
 	}
 	found, err := b.Store.Relations(ctx, evKeys)
@@ -263,7 +341,7 @@ func (b *Builder) aggregate(ctx context.Context, layer int, ag *aggregator, summ
 		p := pairs[k]
 		sr := SummaryRelation{Source: byID[k.Source], Target: byID[k.Target], Count: p.count}
 		for _, e := range p.evidence {
-			if d := desc[graph.RelationKey{Source: e.Source, Target: e.Target}]; d != "" {
+			if d := desc[graph.RelationKey{Source: ag.base[e.s], Target: ag.base[e.t]}]; d != "" {
 				sr.Evidence = append(sr.Evidence, d)
 			}
 		}

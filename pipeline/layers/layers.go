@@ -141,7 +141,10 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read layer 0: %w", err)
 		}
-		ag = newAggregator(edges, current)
+		if ag, err = newAggregator(edges, current); err != nil {
+			return nil, err
+		}
+		edges = nil // numbered by the aggregator
 	}
 	var built []Layer
 	for layer := 1; layer <= opt.MaxLayers && len(current) > max(opt.ClusterSize, 2); layer++ {
@@ -181,7 +184,7 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 		l := Layer{Layer: layer, Members: len(current), Clusters: countClusters(clusters),
 			Summaries: len(summaries), MaxCluster: largest, Sparsity: sparsity}
 		if ag != nil {
-			ag.climb(links)
+			ag.climb(links, summaries)
 			rels, st, err := b.aggregate(ctx, layer, ag, summaries, opt)
 			if err != nil {
 				return nil, err

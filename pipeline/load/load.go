@@ -228,9 +228,27 @@ func readFile(path string) ([]byte, error) {
 		return nil, unwrapPathError(err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, unwrapPathError(err)
+	// Read into a buffer of the file's size and one byte more (to see the end), as os.ReadFile
+	// does: io.ReadAll grows its buffer by doubling, which for a huge file held about twice its
+	// size at the last copy.
+	capacity := 512
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && info.Size() <= MaxFileSize {
+		capacity = int(info.Size()) + 1
+	}
+	data := make([]byte, 0, capacity)
+	r := io.LimitReader(f, MaxFileSize+1)
+	for {
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, unwrapPathError(err)
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)] // the file grew since Stat: let append grow it
+		}
 	}
 	if len(data) > MaxFileSize {
 		return nil, fmt.Errorf("file larger than %d MiB", MaxFileSize>>20)
@@ -257,7 +275,7 @@ func cleanText(data []byte) (string, error) {
 // titleOf picks a caption for a text file: the first Markdown heading, else the first line when it
 // is short, else the file name.
 func titleOf(path, text string) string {
-	for _, line := range strings.Split(text, "\n") {
+	for line := range strings.Lines(text) {
 		line = strings.TrimSpace(line)
 		if line == "" {
 			continue

@@ -231,3 +231,20 @@ func TestWalkIDs(t *testing.T) {
 		t.Errorf("problems = %v, want the symbolic link reported", problems)
 	}
 }
+
+// TestReadFileSizes: readFile returns a file's bytes exactly whatever its size relative to the
+// buffer it sizes from Stat (one byte more than the file): empty, small, around 512, large.
+func TestReadFileSizes(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []int{0, 1, 511, 512, 513, 1 << 20} {
+		path := filepath.Join(dir, "f.txt")
+		want := strings.Repeat("abcdefg\n", n/8+1)[:n]
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := readFile(path)
+		if err != nil || string(got) != want {
+			t.Errorf("size %d: read %d bytes, %v", n, len(got), err)
+		}
+	}
+}

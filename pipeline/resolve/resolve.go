@@ -36,6 +36,7 @@ type Summarizer interface {
 type Reader interface {
 	graph.EvidenceReader
 	Entities(ctx context.Context, ids []string) ([]graph.Entity, error)
+	Relations(ctx context.Context, keys []graph.RelationKey) ([]graph.Relation, error)
 }
 
 // Resolver derives entities and relations. Summarizer may be nil: descriptions are then
@@ -46,8 +47,17 @@ type Resolver struct {
 	Tokenizer            *tokenizer.Tokenizer
 	Summarizer           Summarizer
 	MaxDescriptionTokens int // 500 when zero
+	// Carry keeps, from one Resolve to the next, what deriving an entity or relation that many
+	// chunks support needs beyond its stored properties (see carry.go), so that new evidence
+	// placed after all of it is merged without reading all of it again: one huge document
+	// written batch by batch then reads what each batch adds, not everything before it. The
+	// result is the same. It assumes every Output is written before the next Resolve: a caller
+	// that fails to write one must not use the Resolver again. Without a Tokenizer, or with a
+	// Summarizer (whose summary depends on every description part), nothing is carried.
+	Carry bool
 
 	counted map[string]int // tokens of description parts (countTokens)
+	carried carried
 }
 
 // Output is what a change writes: the evidence of the new chunks (Mentions, and the Evidence
@@ -182,11 +192,16 @@ func (r *Resolver) Resolve(ctx context.Context, results []ChunkResult, deleted [
 		if err != nil {
 			return Output{}, fmt.Errorf("read the evidence of replaced chunks: %w", err)
 		}
+		// What the replaced chunks held is no longer evidence: what was carried for it is
+		// forgotten, and it is derived from the store again.
 		for _, m := range oldMentions {
 			entityIDs[m.EntityID] = true
+			delete(r.carried.entities, m.EntityID)
 		}
 		for _, ev := range oldRelations {
-			relationKeys[graph.NewRelationKey(ev.Source, ev.Target)] = true
+			k := graph.NewRelationKey(ev.Source, ev.Target)
+			relationKeys[k] = true
+			delete(r.carried.relations, k)
 		}
 	}
 
@@ -210,19 +225,6 @@ func (r *Resolver) deriveEntities(ctx context.Context, ids []string, added []gra
 	if len(ids) == 0 {
 		return nil
 	}
-	stored, err := r.Store.EntityEvidence(ctx, ids)
-	if err != nil {
-		return fmt.Errorf("read entity evidence: %w", err)
-	}
-	all := slices.DeleteFunc(stored, func(m graph.Mention) bool { return replaced[m.ChunkID] })
-	all = append(all, added...)
-	graph.SortMentions(all)
-	byEntity := map[string][]graph.Mention{}
-	for _, m := range all {
-		if !m.Subject {
-			byEntity[m.EntityID] = append(byEntity[m.EntityID], m)
-		}
-	}
 	entities, err := r.Store.Entities(ctx, ids)
 	if err != nil {
 		return fmt.Errorf("read entities to derive: %w", err)
@@ -231,18 +233,65 @@ func (r *Resolver) deriveEntities(ctx context.Context, ids []string, added []gra
 	for _, e := range entities {
 		storedByID[e.ID] = e
 	}
+	addedByEntity := map[string][]graph.Mention{}
+	for _, m := range added {
+		if !m.Subject {
+			addedByEntity[m.EntityID] = append(addedByEntity[m.EntityID], m)
+		}
+	}
+	// Entities carried from an earlier batch merge what this one adds; the others are derived
+	// from all their evidence.
+	carried := map[string]*entityState{}
+	var read []string
 	for _, id := range ids {
-		e, exists := storedByID[id]
-		evidence := byEntity[id]
-		if len(evidence) == 0 {
-			if exists {
-				out.DeleteEntities = append(out.DeleteEntities, id)
-			}
+		st := r.carried.entities[id]
+		_, exists := storedByID[id]
+		if st != nil && exists && st.precedes(addedByEntity[id]) {
+			carried[id] = st
 			continue
 		}
-		derived, err := r.deriveEntity(ctx, id, evidence)
+		delete(r.carried.entities, id)
+		read = append(read, id)
+	}
+	byEntity := map[string][]graph.Mention{}
+	if len(read) > 0 {
+		stored, err := r.Store.EntityEvidence(ctx, read)
 		if err != nil {
-			return err
+			return fmt.Errorf("read entity evidence: %w", err)
+		}
+		all := slices.DeleteFunc(stored, func(m graph.Mention) bool { return replaced[m.ChunkID] })
+		for _, m := range added {
+			if carried[m.EntityID] == nil {
+				all = append(all, m)
+			}
+		}
+		graph.SortMentions(all)
+		for _, m := range all {
+			if !m.Subject {
+				byEntity[m.EntityID] = append(byEntity[m.EntityID], m)
+			}
+		}
+	}
+	for _, id := range ids {
+		e, exists := storedByID[id]
+		var derived graph.Entity
+		if st := carried[id]; st != nil {
+			if derived, err = r.mergeEntity(ctx, st, e, addedByEntity[id]); err != nil {
+				return err
+			}
+		} else {
+			evidence := byEntity[id]
+			if len(evidence) == 0 {
+				if exists {
+					out.DeleteEntities = append(out.DeleteEntities, id)
+				}
+				continue
+			}
+			var full bool
+			if derived, full, err = r.deriveEntity(ctx, id, evidence); err != nil {
+				return err
+			}
+			r.carryEntity(id, evidence, full)
 		}
 		if exists && derived.Name == e.Name && derived.Type == e.Type && derived.Description == e.Description {
 			continue
@@ -257,8 +306,9 @@ func (r *Resolver) deriveEntities(ctx context.Context, ids []string, added []gra
 
 // deriveEntity merges an entity's evidence, in merge order: the first name, the type most
 // chunks give, the distinct description parts condensed to the budget.
-func (r *Resolver) deriveEntity(ctx context.Context, id string, evidence []graph.Mention) (graph.Entity, error) {
-	e := graph.Entity{ID: id, ComponentID: -1}
+// full reports that the description parts exceeded the budget (see condense).
+func (r *Resolver) deriveEntity(ctx context.Context, id string, evidence []graph.Mention) (e graph.Entity, full bool, err error) {
+	e = graph.Entity{ID: id, ComponentID: -1}
 	types := map[string]int{}
 	var parts []string
 	for _, m := range evidence {
@@ -276,31 +326,75 @@ func (r *Resolver) deriveEntity(ctx context.Context, id string, evidence []graph
 	if e.Type = majorityType(types); e.Type == "" {
 		e.Type = DefaultEntityType
 	}
-	desc, err := r.condense(ctx, e.Name, parts)
-	if err != nil {
-		return graph.Entity{}, err
+	if e.Description, full, err = r.condense(ctx, e.Name, parts); err != nil {
+		return graph.Entity{}, false, err
 	}
-	e.Description = desc
-	return e, nil
+	return e, full, nil
 }
 
 func (r *Resolver) deriveRelations(ctx context.Context, keys []graph.RelationKey, added []graph.RelationEvidence, replaced map[string]bool, out *Output) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	stored, err := r.Store.RelationEvidence(ctx, keys)
-	if err != nil {
-		return fmt.Errorf("read relation evidence: %w", err)
-	}
-	all := slices.DeleteFunc(stored, func(ev graph.RelationEvidence) bool { return replaced[ev.ChunkID] })
-	all = append(all, added...)
-	graph.SortRelationEvidence(all)
-	byKey := map[graph.RelationKey][]graph.RelationEvidence{}
-	for _, ev := range all {
+	addedByKey := map[graph.RelationKey][]graph.RelationEvidence{}
+	for _, ev := range added {
 		k := graph.NewRelationKey(ev.Source, ev.Target)
-		byKey[k] = append(byKey[k], ev)
+		addedByKey[k] = append(addedByKey[k], ev)
+	}
+	// Relations carried from an earlier batch merge what this one adds into their stored
+	// properties; the others are derived from all their evidence.
+	var candidates []graph.RelationKey
+	for _, k := range keys {
+		if st := r.carried.relations[k]; st != nil && st.precedes(addedByKey[k]) {
+			candidates = append(candidates, k)
+		} else {
+			delete(r.carried.relations, k)
+		}
+	}
+	storedByKey := map[graph.RelationKey]graph.Relation{}
+	if len(candidates) > 0 {
+		stored, err := r.Store.Relations(ctx, candidates)
+		if err != nil {
+			return fmt.Errorf("read relations to derive: %w", err)
+		}
+		for _, rel := range stored {
+			storedByKey[graph.NewRelationKey(rel.Source, rel.Target)] = rel
+		}
+	}
+	var read []graph.RelationKey
+	for _, k := range keys {
+		if _, ok := storedByKey[k]; !ok {
+			delete(r.carried.relations, k)
+			read = append(read, k)
+		}
+	}
+	byKey := map[graph.RelationKey][]graph.RelationEvidence{}
+	if len(read) > 0 {
+		stored, err := r.Store.RelationEvidence(ctx, read)
+		if err != nil {
+			return fmt.Errorf("read relation evidence: %w", err)
+		}
+		all := slices.DeleteFunc(stored, func(ev graph.RelationEvidence) bool { return replaced[ev.ChunkID] })
+		for _, ev := range added {
+			if _, ok := storedByKey[graph.NewRelationKey(ev.Source, ev.Target)]; !ok {
+				all = append(all, ev)
+			}
+		}
+		graph.SortRelationEvidence(all)
+		for _, ev := range all {
+			k := graph.NewRelationKey(ev.Source, ev.Target)
+			byKey[k] = append(byKey[k], ev)
+		}
 	}
 	for _, key := range keys {
+		if stored, ok := storedByKey[key]; ok {
+			rel, err := r.mergeRelation(ctx, r.carried.relations[key], stored, addedByKey[key])
+			if err != nil {
+				return err
+			}
+			out.Relations = append(out.Relations, rel)
+			continue
+		}
 		evidence := byKey[key]
 		if len(evidence) == 0 {
 			// Only a stored relation's own evidence, now dropped, can name a key that has none
@@ -316,15 +410,19 @@ func (r *Resolver) deriveRelations(ctx context.Context, keys []graph.RelationKey
 			parts = appendDistinct(parts, splitDescription(ev.Description)...)
 		}
 		sort.Strings(rel.ChunkIDs)
-		desc, err := r.condense(ctx, key.Source+" – "+key.Target, parts)
+		desc, full, err := r.condense(ctx, relationName(key), parts)
 		if err != nil {
 			return err
 		}
 		rel.Description = desc
+		r.carryRelation(key, evidence, full)
 		out.Relations = append(out.Relations, rel)
 	}
 	return nil
 }
+
+// relationName is what a relation's description is summarized under.
+func relationName(k graph.RelationKey) string { return k.Source + " – " + k.Target }
 
 func sortedSet(set map[string]bool) []string {
 	out := make([]string, 0, len(set))
@@ -337,8 +435,9 @@ func sortedSet(set map[string]bool) []string {
 
 // condense joins description parts, and shortens them when they exceed the token budget. The
 // size of a description is the sum of its parts' tokens and one per separator: a function of
-// the parts alone, counted once per part (see countTokens).
-func (r *Resolver) condense(ctx context.Context, name string, parts []string) (string, error) {
+// the parts alone, counted once per part (see countTokens). full reports that the parts exceed
+// the budget: then, extractively, more parts after them cannot change the description.
+func (r *Resolver) condense(ctx context.Context, name string, parts []string) (desc string, full bool, err error) {
 	limit := r.MaxDescriptionTokens
 	if limit <= 0 {
 		limit = 500
@@ -346,7 +445,7 @@ func (r *Resolver) condense(ctx context.Context, name string, parts []string) (s
 	joined := strings.Join(parts, descriptionSep)
 	// A token is at least one byte: a text of at most limit bytes is within the budget.
 	if r.Tokenizer == nil || len(joined) <= limit {
-		return joined, nil
+		return joined, false, nil
 	}
 	counts := make([]int, len(parts))
 	total := -1
@@ -355,14 +454,14 @@ func (r *Resolver) condense(ctx context.Context, name string, parts []string) (s
 		total += counts[i]
 	}
 	if total <= limit {
-		return joined, nil
+		return joined, false, nil
 	}
 	if r.Summarizer != nil {
 		s, err := r.Summarizer.Summarize(ctx, name, parts)
 		if err != nil {
-			return "", fmt.Errorf("summarize description of %s: %w", name, err)
+			return "", true, fmt.Errorf("summarize description of %s: %w", name, err)
 		}
-		return strings.TrimSpace(s), nil
+		return strings.TrimSpace(s), true, nil
 	}
 	var kept []string
 	used := 0
@@ -376,7 +475,7 @@ func (r *Resolver) condense(ctx context.Context, name string, parts []string) (s
 	if len(kept) == 0 {
 		kept = parts[:1]
 	}
-	return strings.Join(kept, descriptionSep), nil
+	return strings.Join(kept, descriptionSep), true, nil
 }
 
 // maxCountedParts bounds the memory of countTokens: past it, the counts start over.
@@ -392,7 +491,9 @@ func (r *Resolver) countTokens(part string) int {
 		r.counted = make(map[string]int)
 	}
 	n := r.Tokenizer.Count(part)
-	r.counted[part] = n
+	// A part is a piece of a description read from the store or extracted: cloned, the key
+	// does not keep the whole description alive.
+	r.counted[strings.Clone(part)] = n
 	return n
 }
 

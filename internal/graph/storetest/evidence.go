@@ -10,6 +10,7 @@ func evidenceTests() []test {
 	return []test{
 		{"Evidence/RoundTrip", testEvidenceRoundTrip},
 		{"Evidence/ReplacedWhole", testEvidenceReplaced},
+		{"Evidence/Added", testEvidenceAdded},
 		{"Evidence/Deletes", testEvidenceDeletes},
 	}
 }
@@ -116,6 +117,41 @@ func testEvidenceReplaced(t *testing.T, s graph.Store) {
 		[]graph.RelationEvidence{{Source: "ALICE", Target: "BOB", ChunkID: "c-4", Description: "Bob reads Alice's notes.", Weight: 1, DocumentID: "doc-2", Seq: 0}})
 	check(t, "EntityEvidence(BOB) after rewriting", must[[]graph.Mention](t, "EntityEvidence")(s.EntityEvidence(ctx(t), []string{"BOB"})),
 		placed(m))
+}
+
+// testEvidenceAdded: a relation written with AddEvidence keeps the evidence of the chunks it
+// does not name and replaces that of the chunks it names; its other properties are written as
+// usual. A relation written without it afterwards replaces the evidence as a whole again.
+func testEvidenceAdded(t *testing.T, s graph.Store) {
+	apply(t, s, evidenceBatch())
+	rel := baseRelations()[1]
+	rel.Description, rel.Weight, rel.ChunkIDs = "Alice met Bob.\nBob reads Alice's notes.", 3.5, []string{"c-1", "c-4"}
+	rel.AddEvidence = true
+	rel.Evidence = []graph.RelationEvidence{{ChunkID: "c-4", Description: "Bob reads Alice's notes.", Weight: 2}}
+	apply(t, s, graph.Batch{Relations: []graph.Relation{rel}})
+	key := []graph.RelationKey{graph.NewRelationKey("ALICE", "BOB")}
+	check(t, "RelationEvidence after adding c-4", must[[]graph.RelationEvidence](t, "RelationEvidence")(s.RelationEvidence(ctx(t), key)),
+		[]graph.RelationEvidence{
+			{Source: "ALICE", Target: "BOB", ChunkID: "c-1", Description: "Alice met Bob.", Weight: 1.5, DocumentID: "doc-1", Seq: 0},
+			{Source: "ALICE", Target: "BOB", ChunkID: "c-4", Description: "Bob reads Alice's notes.", Weight: 2, DocumentID: "doc-2", Seq: 0},
+		})
+	stored := rel
+	stored.AddEvidence, stored.Evidence = false, nil
+	check(t, "Relations after adding c-4", must[[]graph.Relation](t, "Relations")(s.Relations(ctx(t), key)), []graph.Relation{stored})
+
+	rel.Evidence = []graph.RelationEvidence{{ChunkID: "c-1", Description: "Alice met Bob twice.", Weight: 1}}
+	apply(t, s, graph.Batch{Relations: []graph.Relation{rel}})
+	check(t, "RelationEvidence after adding to c-1 again", must[[]graph.RelationEvidence](t, "RelationEvidence")(s.RelationEvidence(ctx(t), key)),
+		[]graph.RelationEvidence{
+			{Source: "ALICE", Target: "BOB", ChunkID: "c-1", Description: "Alice met Bob twice.", Weight: 1, DocumentID: "doc-1", Seq: 0},
+			{Source: "ALICE", Target: "BOB", ChunkID: "c-4", Description: "Bob reads Alice's notes.", Weight: 2, DocumentID: "doc-2", Seq: 0},
+		})
+
+	rel.AddEvidence = false
+	rel.Evidence = []graph.RelationEvidence{{ChunkID: "c-4", Description: "Bob reads.", Weight: 1}}
+	apply(t, s, graph.Batch{Relations: []graph.Relation{rel}})
+	check(t, "RelationEvidence after replacing", must[[]graph.RelationEvidence](t, "RelationEvidence")(s.RelationEvidence(ctx(t), key)),
+		[]graph.RelationEvidence{{Source: "ALICE", Target: "BOB", ChunkID: "c-4", Description: "Bob reads.", Weight: 1, DocumentID: "doc-2", Seq: 0}})
 }
 
 // testEvidenceDeletes: DeleteDocuments takes a document's chunks with their evidence;
