@@ -133,7 +133,7 @@ func runIngest(c *cli.Context) error {
 		defer stop()
 	}
 	in.Store = store
-	ingestGC()
+	lowerGC()
 	if isTerminal(c.App.ErrWriter) {
 		in.Progress = &progressBar{writer: c.App.ErrWriter}
 	}

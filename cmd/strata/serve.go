@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -32,8 +31,6 @@ const (
 	defaultServeAddr    = "127.0.0.1:8765"
 	// maxQueryBody bounds a POST /query body: a question and a few options fit in far less.
 	maxQueryBody = 1 << 20
-	// serveGCPercent is the server's GOGC unless the environment sets one (runServe).
-	serveGCPercent = 50
 )
 
 func serveCommand() *cli.Command {
@@ -74,7 +71,7 @@ func runServe(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	setServeGC(os.Getenv)
+	lowerGC()
 	ln, err := net.Listen("tcp", c.String(flagAddr))
 	if err != nil {
 		return fmt.Errorf("serve: listen on %s: %w", c.String(flagAddr), err)
@@ -87,17 +84,6 @@ func runServe(c *cli.Context) error {
 		release()
 	}
 	return srv.serve(c.Context, ln, c.Duration(flagShutdownTimeout))
-}
-
-// setServeGC sets the garbage collector's GOGC to serveGCPercent unless the environment sets
-// one. Most of a server's heap is what a resident store keeps between requests (vectors and their
-// half-precision copy, text indexes, mentions), and the default GOGC of 100 lets the heap grow to
-// twice that before a collection: on a 10x mix store (742 MB live) a peak RSS of 1.5-1.7 GB,
-// against 1.1 GB at 50, with served hi p50 no slower.
-func setServeGC(getenv func(string) string) {
-	if getenv("GOGC") == "" {
-		debug.SetGCPercent(serveGCPercent)
-	}
 }
 
 // serverFromCLI sets up the logger and models from the flags, and a server that opens the store

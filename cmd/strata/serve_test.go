@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -577,20 +576,5 @@ func TestServeClientGoesAway(t *testing.T) {
 	}
 	if log := logBuf.String(); !strings.Contains(log, `"status":499`) || strings.Contains(log, `"level":"error"`) {
 		t.Errorf("log: %s\nwant the request logged with status 499 and no error", log)
-	}
-}
-
-// TestServeGC: the server collects at GOGC=50 unless the environment sets GOGC.
-func TestServeGC(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	for _, tc := range []struct {
-		env  string
-		want int
-	}{{"", serveGCPercent}, {"200", 100}} {
-		debug.SetGCPercent(100)
-		setServeGC(func(string) string { return tc.env })
-		if got := debug.SetGCPercent(100); got != tc.want {
-			t.Errorf("GOGC=%q: the server set %d, want %d", tc.env, got, tc.want)
-		}
 	}
 }

@@ -6,13 +6,14 @@ import (
 	"testing"
 )
 
-// TestIngestGC: an ingest lowers the collector's target to ingestGCPercent, unless GOGC is set.
-func TestIngestGC(t *testing.T) {
+// TestLowerGC: ingest and serve lower the collector's target to longLivedGCPercent, unless GOGC
+// is set.
+func TestLowerGC(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	for _, tc := range []struct {
 		gogc string // "" leaves GOGC unset
 		want int
-	}{{"", ingestGCPercent}, {"100", 100}, {"off", 100}} {
+	}{{"", longLivedGCPercent}, {"100", 100}, {"off", 100}} {
 		if tc.gogc == "" {
 			old, had := os.LookupEnv("GOGC")
 			os.Unsetenv("GOGC")
@@ -23,7 +24,7 @@ func TestIngestGC(t *testing.T) {
 			t.Setenv("GOGC", tc.gogc)
 		}
 		debug.SetGCPercent(100)
-		ingestGC()
+		lowerGC()
 		if got := debug.SetGCPercent(100); got != tc.want {
 			t.Errorf("GOGC %q: GC percent %d, want %d", tc.gogc, got, tc.want)
 		}
