@@ -59,17 +59,7 @@ func mentionsBatch(rng *rand.Rand, docs, chunks, entities int) graph.Batch {
 // writer (as strata serve runs beside an ingest).
 func TestDocumentLinksResident(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	dir := t.TempDir()
-	w, err := Open(t.Context(), dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	r, err := Open(t.Context(), dir, Options{ReadOnly: true, Resident: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	w, r := writerAndResident(t)
 	b := mentionsBatch(rng, 8, 10, 60)
 	chunkIDs := func() []string {
 		var ids []string
@@ -213,4 +203,22 @@ func TestResidentReaderOfVersion5(t *testing.T) {
 	if err := w.db.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE name = 'communities_rating'`).Scan(&n); err != nil || n != 1 {
 		t.Errorf("after the upgrade: %d communities_rating indexes, %v", n, err)
 	}
+}
+
+// writerAndResident opens a new store and, beside its writer, a read-only resident reader (as
+// strata serve runs beside an ingest); both are closed when the test ends.
+func writerAndResident(t *testing.T) (w, r *Store) {
+	t.Helper()
+	dir := t.TempDir()
+	w, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	r, err = Open(t.Context(), dir, Options{ReadOnly: true, Resident: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return w, r
 }

@@ -13,6 +13,15 @@ func expandChunksSQL() string {
 		GROUP BY c.id ORDER BY n DESC, c.id LIMIT ?2`
 }
 
+// seedHitsCTE is the table hits (id, n, seeds): every community holding seeds ?1, with how many
+// and which, from community_members alone.
+const seedHitsCTE = `hits AS (
+		SELECT cm.community_id AS id, count(*) AS n, json_group_array(cm.entity_id) AS seeds
+		FROM community_members cm
+		WHERE cm.entity_id IN (SELECT value FROM json_each(?1))
+		GROUP BY cm.community_id
+		)`
+
 // expandCommunitiesSQL selects the communities holding most seeds (?1 seeds, ?2 the limit) in a
 // store of schema version. From version 6 the candidates are ranked from community_members and
 // the index communities_rating alone, and only the communities kept are read whole: a community
@@ -21,12 +30,7 @@ func expandChunksSQL() string {
 func expandCommunitiesSQL(version int64) string {
 	if version >= ratingIndexVersion {
 		return `
-		WITH hits AS (
-		SELECT cm.community_id AS id, count(*) AS n, json_group_array(cm.entity_id) AS seeds
-		FROM community_members cm
-		WHERE cm.entity_id IN (SELECT value FROM json_each(?1))
-		GROUP BY cm.community_id
-		), top AS (
+		WITH ` + seedHitsCTE + `, top AS (
 		SELECT h.id, h.n, h.seeds, r.rating
 		FROM hits h JOIN communities r INDEXED BY communities_rating ON r.id = h.id
 		ORDER BY h.n DESC, r.rating DESC, h.id LIMIT ?2
@@ -50,12 +54,7 @@ func rankCommunitiesSQL(version int64) string {
 		index = "INDEXED BY communities_rating"
 	}
 	return `
-		WITH hits AS (
-		SELECT cm.community_id AS id, count(*) AS n, json_group_array(cm.entity_id) AS seeds
-		FROM community_members cm
-		WHERE cm.entity_id IN (SELECT value FROM json_each(?1))
-		GROUP BY cm.community_id
-		)
+		WITH ` + seedHitsCTE + `
 		SELECT h.id, h.n, h.seeds
 		FROM hits h JOIN communities r ` + index + ` ON r.id = h.id
 		ORDER BY h.n DESC, r.rating DESC, h.id`

@@ -53,17 +53,7 @@ func textBatch(rng *rand.Rand, prefix string, entities, docs int) graph.Batch {
 // bit), before and after writes that change the entities, the chunks and a document's title.
 func TestTextIndexMatchesFTS5(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	dir := t.TempDir()
-	w, err := Open(t.Context(), dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	r, err := Open(t.Context(), dir, Options{ReadOnly: true, Resident: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	w, r := writerAndResident(t)
 	queries := []string{"the", "The lantern", "solís Solis", "Straße", "CAFÉ harbour", "ærø", "αβγ", "हिन्दी lantern",
 		"nothing matches", "1981 act", "Madonna's album"}
 	for range 30 {
