@@ -513,11 +513,6 @@ func idSet(ctx context.Context, tx *sql.Tx, query string, args ...any) (map[stri
 
 // topHits sorts hits by score descending, then id, and keeps k.
 func topHits(hits []graph.Hit, k int) []graph.Hit {
-	slices.SortFunc(hits, func(a, b graph.Hit) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
+	slices.SortFunc(hits, hitOrder)
 	return hits[:min(k, len(hits))]
 }

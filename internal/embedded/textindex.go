@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -340,17 +339,6 @@ func (ti *textIndex) search(ctx context.Context, q rowQuerier, phrases []string,
 		return nil, nil // as queryAll returns no rows
 	}
 	return hits, nil
-}
-
-// hitOrder orders hits by score, best first, then by id.
-func hitOrder(a, b graph.Hit) int {
-	switch {
-	case a.Score > b.Score:
-		return -1
-	case a.Score < b.Score:
-		return 1
-	}
-	return strings.Compare(a.ID, b.ID)
 }
 
 // errNotOneToken marks a query word the tokenizer splits into several tokens or none: FTS5 then

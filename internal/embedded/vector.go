@@ -9,6 +9,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/stratarag/strata/internal/graph"
@@ -241,15 +242,7 @@ func (set *vectorSet) search(q []float32, k int) []graph.Hit {
 	}
 	wg.Wait()
 	all := slices.Concat(found...)
-	slices.SortFunc(all, func(a, b graph.Hit) int {
-		switch {
-		case worse(b, a):
-			return -1
-		case worse(a, b):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(all, hitOrder)
 	return all[:min(k, len(all))]
 }
 
@@ -356,13 +349,20 @@ func dot4Lanes(q, rows []float32, dim int, out *[32]float32) {
 	}
 }
 
-// worse reports whether a ranks below b: lower score, or equal score and larger id.
-func worse(a, b graph.Hit) bool {
-	if a.Score != b.Score {
-		return a.Score < b.Score
+// hitOrder orders hits by score, best first, then by id: the order of every search of the
+// store (vector, attributed-community and in-memory full-text).
+func hitOrder(a, b graph.Hit) int {
+	switch {
+	case a.Score > b.Score:
+		return -1
+	case a.Score < b.Score:
+		return 1
 	}
-	return a.ID > b.ID
+	return strings.Compare(a.ID, b.ID)
 }
+
+// worse reports whether a ranks below b: lower score, or equal score and larger id.
+func worse(a, b graph.Hit) bool { return hitOrder(a, b) > 0 }
 
 // hitHeap is a min-heap of hits with the worst hit on top.
 type hitHeap []graph.Hit
