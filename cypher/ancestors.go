@@ -9,22 +9,25 @@ import (
 	"github.com/stratarag/strata/internal/graph"
 )
 
-// LayerEdges implements graph.Store (read_layer_edges.cypher).
-func (s *Store) LayerEdges(ctx context.Context, layer int) ([]graph.Edge, error) {
+// EachLayerEdge implements graph.Store (read_layer_edges.cypher). The runner returns a
+// statement's rows together, so the edges are held as rows while fn sees them.
+func (s *Store) EachLayerEdge(ctx context.Context, layer int, fn func(graph.Edge) error) error {
 	rows, err := s.readRows(ctx, qReadLayerEdges, map[string]any{"layer": int64(layer)})
 	if err != nil {
-		return nil, fmt.Errorf("cypher: relations of layer %d: %w", layer, err)
+		return fmt.Errorf("cypher: relations of layer %d: %w", layer, err)
 	}
-	out := make([]graph.Edge, 0, len(rows))
-	for _, row := range rows {
+	for i, row := range rows {
 		f := fields{m: row}
 		e := graph.Edge{Source: f.str("source"), Target: f.str("target"), Weight: f.float("weight")}
 		if f.err != nil {
-			return nil, fmt.Errorf("cypher: relations of layer %d: %w", layer, f.err)
+			return fmt.Errorf("cypher: relations of layer %d: %w", layer, f.err)
 		}
-		out = append(out, e)
+		rows[i] = nil
+		if err := fn(e); err != nil {
+			return err
+		}
 	}
-	return out, nil
+	return nil
 }
 
 // Ancestors implements graph.Store with one statement (read_ancestors.cypher) that walks up

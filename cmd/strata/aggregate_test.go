@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm/fakeopenai"
 	"github.com/stratarag/strata/prompts"
 )
@@ -16,7 +17,7 @@ func interSummaryRelations(t *testing.T, dir string) int {
 	s := openReadOnly(t, dir)
 	n := 0
 	for layer := 1; layer <= 5; layer++ {
-		edges, err := s.LayerEdges(ctx, layer)
+		edges, err := graph.LayerEdges(ctx, s, layer)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,25 +8,32 @@ import (
 	"github.com/stratarag/strata/internal/graph"
 )
 
-// LayerEdges returns the RELATED relationships between two entities of one layer, ordered by key.
-func (s *Store) LayerEdges(ctx context.Context, layer int) ([]graph.Edge, error) {
-	var out []graph.Edge
-	err := s.read(ctx, fmt.Sprintf("relations of layer %d", layer), func(tx *sql.Tx) error {
-		var err error
-		out, err = queryAll(ctx, tx, func(sc scanner, _ ...any) (graph.Edge, error) {
-			var e graph.Edge
-			err := sc.Scan(&e.Source, &e.Target, &e.Weight)
-			return e, err
-		}, `SELECT r.source, r.target, r.weight FROM relations r
-			CROSS JOIN entities a CROSS JOIN entities b
-			WHERE a.id = r.source AND b.id = r.target AND a.layer = ? AND b.layer = ?
-			ORDER BY r.source, r.target`, layer, layer)
+// EachLayerEdge streams the RELATED relationships between two entities of one layer, ordered by
+// key, from one read transaction.
+func (s *Store) EachLayerEdge(ctx context.Context, layer int, fn func(graph.Edge) error) error {
+	return s.read(ctx, fmt.Sprintf("relations of layer %d", layer), func(tx *sql.Tx) error {
 		// CROSS JOIN keeps SQLite from pairing every two entities of the layer (layer is
 		// indexed, so the planner liked that order) before looking relations up: one scan of
 		// the relations instead, 9 s → 0.05 s on the multihop store.
-		return err
+		rows, err := tx.QueryContext(ctx, `SELECT r.source, r.target, r.weight FROM relations r
+			CROSS JOIN entities a CROSS JOIN entities b
+			WHERE a.id = r.source AND b.id = r.target AND a.layer = ? AND b.layer = ?
+			ORDER BY r.source, r.target`, layer, layer)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var e graph.Edge
+			if err := rows.Scan(&e.Source, &e.Target, &e.Weight); err != nil {
+				return err
+			}
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
 	})
-	return out, err
 }
 
 // Ancestors returns the entities with the given ids and every entity above them over

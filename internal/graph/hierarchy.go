@@ -25,11 +25,23 @@ type Hierarchy struct {
 // members of clusters with it (LeanRAG's aggregation), and lca retrieval walks up from the seed
 // entities to their lowest common ancestors.
 type HierarchyReader interface {
-	// LayerEdges returns every RELATED relationship between two entities of one layer (a
-	// self-relation included), ordered by key.
-	LayerEdges(ctx context.Context, layer int) ([]Edge, error)
+	// EachLayerEdge calls fn with every RELATED relationship between two entities of one layer
+	// (a self-relation included), in key order, and stops at the first error fn returns. A
+	// backend that can streams them, so that a layer of millions of relations is never held.
+	EachLayerEdge(ctx context.Context, layer int, fn func(Edge) error) error
 	// Ancestors returns the entities with the given ids, all their ancestors over SUMMARIZED_BY,
 	// and the SUMMARIZED_BY and RELATED relationships among them (see Hierarchy). Missing ids are
 	// skipped.
 	Ancestors(ctx context.Context, ids []string) (Hierarchy, error)
+}
+
+// LayerEdges collects what r.EachLayerEdge streams: for a caller that holds a layer's edges
+// anyway (small layers, tests).
+func LayerEdges(ctx context.Context, r HierarchyReader, layer int) ([]Edge, error) {
+	var out []Edge
+	err := r.EachLayerEdge(ctx, layer, func(e Edge) error {
+		out = append(out, e)
+		return nil
+	})
+	return out, err
 }

@@ -139,98 +139,92 @@ type baseEdge struct {
 type aggregator struct {
 	base  []string // the base entities' ids, ascending: base[i] is entity i
 	edges []baseEdge
-	// ancestors holds, for every base entity, its entities in the current layer (indexes into
-	// current; at layer 0 itself).
-	ancestors [][]int32
-	current   []string // the current layer's ids
+	// The ancestors of base entity i in the current layer (indexes into current) are
+	// anc[off[i]:off[i+1]], ascending; at layer 0, i itself.
+	off, anc []int32
+	current  []string // the current layer's ids
 }
 
-// newAggregator numbers the base entities (base must be in ascending id order, as
-// baseMembers reads them) and keeps the edges between two of them.
-func newAggregator(edges []graph.Edge, base []Member) (*aggregator, error) {
-	a := &aggregator{base: make([]string, len(base)), ancestors: make([][]int32, len(base))}
-	for i, m := range base {
-		if i > 0 && m.ID <= base[i-1].ID {
-			return nil, fmt.Errorf("aggregate: base entities out of order at %s", m.ID)
-		}
-		a.base[i] = m.ID
-		a.ancestors[i] = []int32{int32(i)}
+// newAggregator numbers the base entities (ids ascending) and keeps the edges between two of
+// them (numbered the same way).
+func newAggregator(base []string, edges []baseEdge) *aggregator {
+	a := &aggregator{base: base, edges: edges, off: make([]int32, len(base)+1), anc: make([]int32, len(base)), current: base}
+	for i := range base {
+		a.off[i+1] = int32(i + 1)
+		a.anc[i] = int32(i)
 	}
-	a.current = a.base
-	a.edges = make([]baseEdge, 0, len(edges))
-	for _, e := range edges {
-		s, okS := slices.BinarySearch(a.base, e.Source)
-		t, okT := slices.BinarySearch(a.base, e.Target)
-		if !okS || !okT {
-			continue // an end without an embedding: in no cluster, so between no summaries
-		}
-		if s > t {
-			s, t = t, s
-		}
-		a.edges = append(a.edges, baseEdge{s: int32(s), t: int32(t), weight: e.Weight})
-	}
-	return a, nil
+	return a
 }
 
-// climb moves the ancestors one layer up along the layer's summary links to summaries.
-func (a *aggregator) climb(links []graph.SummaryLink, summaries []Member) {
-	below := make(map[string]int32, len(a.current))
-	for i, id := range a.current {
-		below[id] = int32(i)
-	}
-	above := make(map[string]int32, len(summaries))
-	next := make([]string, len(summaries))
-	for i, s := range summaries {
-		above[s.ID] = int32(i)
-		next[i] = s.ID
-	}
-	parents := make([][]int32, len(a.current))
+// climb moves the ancestors one layer up along the layer's summary links (ordered by member)
+// to the summaries, whose ids are given.
+func (a *aggregator) climb(links []link, summaries []string) {
+	// The links of member m are links[first[m]:first[m+1]].
+	first := make([]int32, len(a.current)+1)
 	for _, l := range links {
-		m, okM := below[l.Member]
-		p, okP := above[l.Summary]
-		if okM && okP {
-			parents[m] = append(parents[m], p)
-		}
+		first[l.member+1]++
 	}
-	for i, prev := range a.ancestors {
-		var up []int32
-		for _, b := range prev {
-			for _, p := range parents[b] {
-				if !slices.Contains(up, p) {
-					up = append(up, p)
+	for m := range a.current {
+		first[m+1] += first[m]
+	}
+	off := make([]int32, len(a.off))
+	anc := make([]int32, 0, len(a.anc))
+	var up []int32
+	for i := range len(a.off) - 1 {
+		up = up[:0]
+		for _, m := range a.anc[a.off[i]:a.off[i+1]] {
+			for _, l := range links[first[m]:first[m+1]] {
+				if !slices.Contains(up, l.summary) {
+					up = append(up, l.summary)
 				}
 			}
 		}
 		slices.Sort(up)
-		a.ancestors[i] = up
+		anc = append(anc, up...)
+		off[i+1] = int32(len(anc))
 	}
-	a.current = next
+	a.off, a.anc, a.current = off, slices.Clip(anc), summaries
 }
 
 // occurrence is one base relation (an index into aggregator.edges) counted for the pair of
 // current-layer entities x < y.
 type occurrence struct{ x, y, edge int32 }
 
+// pairs appends the occurrences of base relation i to occs: one for each pair of distinct
+// current-layer entities above its two ends.
+func (a *aggregator) pairs(occs []occurrence, i int) []occurrence {
+	e := a.edges[i]
+	start := len(occs)
+	for _, x := range a.anc[a.off[e.s]:a.off[e.s+1]] {
+		for _, y := range a.anc[a.off[e.t]:a.off[e.t+1]] {
+			if x == y {
+				continue
+			}
+			o := occurrence{min(x, y), max(x, y), int32(i)}
+			if !slices.Contains(occs[start:], o) {
+				occs = append(occs, o)
+			}
+		}
+	}
+	return occs
+}
+
 // count lists, for every base relation, the pairs of distinct current-layer entities above its
 // two ends (once each: a relation counts once for each pair of distinct ancestors of its ends),
 // sorted by pair, then relation; and the number of relations of each pair, ascending. A flat,
-// sorted list of a dozen bytes per occurrence rather than a map of every pair: on a large layer
-// most pairs are joined by one relation and stay below τ, and only the pairs kept need more.
+// sorted list of a dozen bytes per occurrence, sized exactly in a first pass, rather than a map
+// of every pair: on a large layer most pairs are joined by one relation and stay below τ, and
+// only the pairs kept need more.
 func (a *aggregator) count() ([]occurrence, []int) {
-	var occs []occurrence
-	for i, e := range a.edges {
-		start := len(occs)
-		for _, x := range a.ancestors[e.s] {
-			for _, y := range a.ancestors[e.t] {
-				if x == y {
-					continue
-				}
-				o := occurrence{min(x, y), max(x, y), int32(i)}
-				if !slices.Contains(occs[start:], o) {
-					occs = append(occs, o)
-				}
-			}
-		}
+	n := 0
+	var scratch []occurrence
+	for i := range a.edges {
+		scratch = a.pairs(scratch[:0], i)
+		n += len(scratch)
+	}
+	occs := make([]occurrence, 0, n)
+	for i := range a.edges {
+		occs = a.pairs(occs, i)
 	}
 	slices.SortFunc(occs, func(a, b occurrence) int {
 		return cmp.Or(cmp.Compare(a.x, b.x), cmp.Compare(a.y, b.y), cmp.Compare(a.edge, b.edge))
@@ -253,24 +247,39 @@ func eachPair(occs []occurrence, fn func([]occurrence)) {
 	}
 }
 
-// kept returns the pairs of occs (as count sorted them) joined by at least tau relations: their
-// count, the sum of the relations' weights in relation order, and the strongest relations.
-func (a *aggregator) kept(occs []occurrence, tau float64) map[graph.RelationKey]*pairCount {
-	pairs := map[graph.RelationKey]*pairCount{}
+// keptPair is a pair of current-layer entities kept by τ, keyed by their ids.
+type keptPair struct {
+	key  graph.RelationKey
+	x, y int32 // key.Source and key.Target as indexes into current
+	pairCount
+}
+
+// kept returns the pairs of occs (as count sorted them) joined by at least tau relations,
+// ordered by key: their count, the sum of the relations' weights in relation order, and the
+// strongest relations.
+func (a *aggregator) kept(occs []occurrence, tau float64) []keptPair {
+	var out []keptPair
 	eachPair(occs, func(run []occurrence) {
 		if float64(len(run)) < tau {
 			return
 		}
-		p := &pairCount{}
+		p := keptPair{x: run[0].x, y: run[0].y}
+		if a.current[p.y] < a.current[p.x] {
+			p.x, p.y = p.y, p.x
+		}
+		p.key = graph.RelationKey{Source: a.current[p.x], Target: a.current[p.y]}
 		for _, o := range run {
 			e := a.edges[o.edge]
 			p.count++
 			p.weight += e.weight
 			p.evidence = strongest(p.evidence, e)
 		}
-		pairs[graph.NewRelationKey(a.current[run[0].x], a.current[run[0].y])] = p
+		out = append(out, p)
 	})
-	return pairs
+	slices.SortFunc(out, func(a, b keptPair) int {
+		return cmp.Or(cmp.Compare(a.key.Source, b.key.Source), cmp.Compare(a.key.Target, b.key.Target))
+	})
+	return out
 }
 
 // strongest inserts e into the list of the strongest edges (weight descending, then key), kept
@@ -296,50 +305,62 @@ type AggregateStats struct {
 	Relations int     // inter-summary relations written
 }
 
-// aggregate counts the base relations between the layer's summaries and returns the relations
-// of the pairs at or above τ, described by d, ordered by key.
-func (b *Builder) aggregate(ctx context.Context, layer int, ag *aggregator, summaries []Member, opt Options) ([]graph.Relation, AggregateStats, error) {
+// aggregate counts the base relations between the layer's summaries and writes the relations
+// of the pairs at or above τ, described by d, a page of pairs at a time.
+func (b *Builder) aggregate(ctx context.Context, layer int, ag *aggregator, next *summaries, opt Options) (AggregateStats, error) {
 	occs, counts := ag.count()
 	st := AggregateStats{Pairs: len(counts), Tau: Threshold(counts, opt.AggregateK)}
 	counts = nil
 	pairs := ag.kept(occs, st.Tau)
 	occs = nil
-	keys := make([]graph.RelationKey, 0, len(pairs))
-	for k := range pairs {
-		keys = append(keys, k)
+	st.Relations = len(pairs)
+	for start := 0; start < len(pairs); start += page {
+		if err := b.describe(ctx, layer, ag, next, pairs[start:min(start+page, len(pairs))], opt); err != nil {
+			return st, err
+		}
 	}
-	slices.SortFunc(keys, func(a, b graph.RelationKey) int {
-		return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Target, b.Target))
-	})
-	st.Relations = len(keys)
-	if len(keys) == 0 {
-		return nil, st, nil
-	}
+	return st, nil
+}
+
+// describe describes the inter-summary relations of pairs (concurrently) and writes them.
+func (b *Builder) describe(ctx context.Context, layer int, ag *aggregator, next *summaries, pairs []keptPair, opt Options) error {
 	// The descriptions of the evidence relations, read in one lookup.
 	var evKeys []graph.RelationKey
-	for _, k := range keys {
-		for _, e := range pairs[k].evidence {
+	for _, p := range pairs {
+		for _, e := range p.evidence {
 			evKeys = append(evKeys, graph.RelationKey{Source: ag.base[e.s], Target: ag.base[e.t]})
 		}
 	}
 	found, err := b.Store.Relations(ctx, evKeys)
 	if err != nil {
-		return nil, st, fmt.Errorf("read the relations under layer %d: %w", layer, err)
+		return fmt.Errorf("read the relations under layer %d: %w", layer, err)
 	}
 	desc := make(map[graph.RelationKey]string, len(found))
 	for _, r := range found {
 		desc[r.Key()] = r.Description
 	}
-	byID := make(map[string]Member, len(summaries))
-	for _, s := range summaries {
-		byID[s.ID] = s
+	// The summaries at the ends, as stored.
+	var rows []int
+	for _, p := range pairs {
+		rows = append(rows, int(p.x), int(p.y))
 	}
-	rels := make([]graph.Relation, len(keys))
+	slices.Sort(rows)
+	rows = slices.Compact(rows)
+	ends, err := b.members(ctx, next.layerSet, rows)
+	if err != nil {
+		return fmt.Errorf("read the summaries of layer %d: %w", layer, err)
+	}
+	end := func(x int32) Member {
+		i, _ := slices.BinarySearch(rows, int(x))
+		m := ends[i]
+		m.Embedding = nil
+		return m
+	}
+	rels := make([]graph.Relation, len(pairs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opt.Concurrency)
-	for i, k := range keys {
-		p := pairs[k]
-		sr := SummaryRelation{Source: byID[k.Source], Target: byID[k.Target], Count: p.count}
+	for i, p := range pairs {
+		sr := SummaryRelation{Source: end(p.x), Target: end(p.y), Count: p.count}
 		for _, e := range p.evidence {
 			if d := desc[graph.RelationKey{Source: ag.base[e.s], Target: ag.base[e.t]}]; d != "" {
 				sr.Evidence = append(sr.Evidence, d)
@@ -348,14 +369,17 @@ func (b *Builder) aggregate(ctx context.Context, layer int, ag *aggregator, summ
 		g.Go(func() error {
 			d, err := b.Describer.DescribeRelation(gctx, sr)
 			if err != nil {
-				return fmt.Errorf("describe the relation %s -- %s of layer %d: %w", k.Source, k.Target, layer, err)
+				return fmt.Errorf("describe the relation %s -- %s of layer %d: %w", p.key.Source, p.key.Target, layer, err)
 			}
-			rels[i] = graph.Relation{Source: k.Source, Target: k.Target, Description: d, Weight: p.weight / float64(p.count), ChunkIDs: []string{}}
+			rels[i] = graph.Relation{Source: p.key.Source, Target: p.key.Target, Description: d, Weight: p.weight / float64(p.count), ChunkIDs: []string{}}
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, st, err
+		return err
 	}
-	return rels, st, nil
+	if err := b.Store.Apply(ctx, graph.Batch{Relations: rels}); err != nil {
+		return fmt.Errorf("write the relations of layer %d: %w", layer, err)
+	}
+	return nil
 }

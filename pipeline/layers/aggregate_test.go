@@ -41,7 +41,7 @@ func summaryRelations(t *testing.T, s graph.Reader, built []layers.Layer) map[in
 	t.Helper()
 	out := map[int][]graph.Relation{}
 	for _, l := range built {
-		edges, err := s.LayerEdges(context.Background(), l.Layer)
+		edges, err := graph.LayerEdges(context.Background(), s, l.Layer)
 		if err != nil {
 			t.Fatal(err)
 		}

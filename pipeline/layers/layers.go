@@ -118,37 +118,38 @@ type Layer struct {
 }
 
 // Build replaces every summary layer by a new hierarchy over the current layer-0 entities and
-// writes it in one batch. It returns the layers built (none when the graph is too small to
-// summarize).
+// returns the layers built (none when the graph is too small to summarize).
+//
+// It removes the previous layers first and then writes each layer as it is built, a page of
+// summaries, links or relations per batch, so that what it holds is a few words per entity of
+// the layer being clustered whatever the size of the graph: ids, connections and labels, and
+// the links as indexes. Descriptions and embeddings stay in the store and are read again a
+// cluster or a page at a time. A build interrupted part way leaves a partial hierarchy; the
+// ingester marks the structure stale until every structure stage has finished, so the next run
+// builds the whole hierarchy again.
 func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 	opt := b.options()
 	if opt.MaxClusterSize < opt.ClusterSize {
 		return nil, fmt.Errorf("hierarchical index: MaxClusterSize %d is below ClusterSize %d", opt.MaxClusterSize, opt.ClusterSize)
 	}
-	degrees, err := b.Store.Degrees(ctx, 0)
-	if err != nil {
-		return nil, fmt.Errorf("read layer 0: %w", err)
+	if err := b.Store.Apply(ctx, graph.Batch{ClearSummaries: true}); err != nil {
+		return nil, fmt.Errorf("remove the previous summary layers: %w", err)
 	}
-	current, dims, err := b.baseMembers(ctx, degrees)
+	current, dims, err := b.baseMembers(ctx)
 	if err != nil {
 		return nil, err
 	}
-	degrees = nil // read once, not needed again
-	batch := graph.Batch{ClearSummaries: true}
 	var ag *aggregator
+	edges, err := b.baseEdges(ctx, current, b.Describer != nil)
+	if err != nil {
+		return nil, err
+	}
 	if b.Describer != nil {
-		edges, err := b.Store.LayerEdges(ctx, 0)
-		if err != nil {
-			return nil, fmt.Errorf("read layer 0: %w", err)
-		}
-		if ag, err = newAggregator(edges, current); err != nil {
-			return nil, err
-		}
-		edges = nil // numbered by the aggregator
+		ag = newAggregator(current.ids, edges)
 	}
 	var built []Layer
-	for layer := 1; layer <= opt.MaxLayers && len(current) > max(opt.ClusterSize, 2); layer++ {
-		groups, err := b.cluster(ctx, layer, current, dims, opt)
+	for layer := 1; layer <= opt.MaxLayers && len(current.ids) > max(opt.ClusterSize, 2); layer++ {
+		groups, err := b.cluster(ctx, current, dims, opt)
 		if err != nil {
 			return nil, fmt.Errorf("cluster layer %d: %w", layer-1, err)
 		}
@@ -158,45 +159,33 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 			clusters[i] = g.Rows
 			largest = max(largest, len(g.Rows))
 		}
-		sparsity := cluster.Sparsity(clusters, len(current))
-		b.Log.Debug().Int("layer", layer).Int("members", len(current)).Int("clusters", len(clusters)).
+		sparsity := cluster.Sparsity(clusters, len(current.ids))
+		b.Log.Debug().Int("layer", layer).Int("members", len(current.ids)).Int("clusters", len(clusters)).
 			Int("largest", largest).Float64("sparsity", sparsity).Msg("clustered")
-		summaries, links, err := b.summarize(ctx, layer, current, groups, opt)
+		next, links, err := b.summarize(ctx, layer, current, groups, opt)
 		if err != nil {
 			return nil, err
 		}
-		if len(summaries) == 0 || len(summaries) >= len(current) {
+		if len(next.ids) == 0 || len(next.ids) >= len(current.ids) {
 			break // nothing to summarize, or a layer that would not be any smaller
 		}
-		texts := make([]string, len(summaries))
-		for i, s := range summaries {
-			texts[i] = s.EmbeddingText()
+		l := Layer{Layer: layer, Members: len(current.ids), Clusters: countClusters(clusters),
+			Summaries: len(next.ids), MaxCluster: largest, Sparsity: sparsity}
+		groups, clusters = nil, nil
+		if dims, err = b.writeSummaries(ctx, next); err != nil {
+			return nil, err
 		}
-		vecs, err := b.Embedder.Embed(ctx, texts)
-		if err != nil {
-			return nil, fmt.Errorf("embed layer %d: %w", layer, err)
+		if err := b.writeLinks(ctx, current, next, links); err != nil {
+			return nil, err
 		}
-		for i := range summaries {
-			summaries[i].Embedding = vecs[i]
-			batch.Entities = append(batch.Entities, summaries[i].Entity)
-		}
-		batch.SummaryLinks = append(batch.SummaryLinks, links...)
-		l := Layer{Layer: layer, Members: len(current), Clusters: countClusters(clusters),
-			Summaries: len(summaries), MaxCluster: largest, Sparsity: sparsity}
 		if ag != nil {
-			ag.climb(links, summaries)
-			rels, st, err := b.aggregate(ctx, layer, ag, summaries, opt)
-			if err != nil {
+			ag.climb(links, next.ids)
+			if l.Aggregate, err = b.aggregate(ctx, layer, ag, next, opt); err != nil {
 				return nil, err
 			}
-			batch.Relations = append(batch.Relations, rels...)
-			l.Aggregate = st
 		}
 		built = append(built, l)
-		current = summaries
-	}
-	if err := b.Store.Apply(ctx, batch); err != nil {
-		return nil, fmt.Errorf("write summary layers: %w", err)
+		current = next.layerSet
 	}
 	return built, nil
 }
@@ -215,124 +204,202 @@ func (b *Builder) options() Options {
 	return o
 }
 
+// layerSet is a layer's entities as the index holds them between steps: ids, and what ranks
+// and names each in a summary. Descriptions and embeddings stay in the store.
+type layerSet struct {
+	layer int
+	ids   []string // layer 0: ascending, as the store pages it
+	conns []int32  // Member.Connections
+	// labels are Member.Label of summaries; nil at layer 0, where the label is the name, read
+	// with the entity.
+	labels []string
+}
+
+// summaries is a layer of summaries on its way to the store: the layerSet the next layer
+// clusters, and what is written of each summary once.
+type summaries struct {
+	layerSet
+	names, types, descs []string
+}
+
+// link is a SUMMARIZED_BY link as indexes: a member of the layer below and a summary.
+type link struct {
+	member, summary int32
+	weight          float64
+}
+
 // cluster splits the members into clusters of bounded size (soft: a member may be in several).
 // The mixtures have diagonal covariances: a component of about ClusterSize members cannot
 // determine the 55 values of a full 10×10 covariance (it collapses onto the few directions its
 // members span), but can determine 10 variances; and a diagonal EM step costs Dims times less,
 // which matters with hundreds of fits per layer.
 //
-// The extracted entities (layer 0) are held without their embeddings (see baseMembers): their
-// PCA reads the embeddings from the store in passes (cluster.PCAStream), which reduces them
-// exactly as cluster.Bounded would from memory.
-func (b *Builder) cluster(ctx context.Context, layer int, members []Member, dims int, opt Options) ([]cluster.Group, error) {
+// The embeddings are read from the store in passes (cluster.PCAStream, the same reduction
+// cluster.Bounded makes from memory, bit for bit), so a layer of millions of entities is never
+// held with its embeddings.
+func (b *Builder) cluster(ctx context.Context, set layerSet, dims int, opt Options) ([]cluster.Group, error) {
 	bopt := cluster.BoundedOptions{
 		Size: opt.ClusterSize, MaxSize: opt.MaxClusterSize, Dims: opt.Dims,
 		MaxComponents: opt.MaxComponents, Threshold: opt.Threshold,
 		GMM: cluster.GMMOptions{Covariance: cluster.Diag, Seed: b.Seed},
 	}
-	if layer > 1 {
-		rows := make([][]float32, len(members))
-		for i, m := range members {
-			rows[i] = m.Embedding
-		}
-		return cluster.Bounded(rows, bopt)
-	}
-	x, err := cluster.PCAStream(len(members), dims, b.baseEmbeddings(ctx, members), cluster.BoundedDims(len(members), bopt))
+	x, err := cluster.PCAStream(len(set.ids), dims, b.embeddings(ctx, set), cluster.BoundedDims(len(set.ids), bopt))
 	if err != nil {
 		return nil, err
 	}
 	return cluster.BoundedProjected(x, bopt)
 }
 
-// basePage is how many layer-0 entities the index reads at a time.
-const basePage = 2048
+// page is how many entities the index reads or writes at a time.
+const page = 2048
 
-// baseMembers reads the layer-0 entities that have an embedding, a page at a time, and returns
-// them as members without their embeddings and descriptions, and the embeddings' dimensions:
-// those two are most of an entity's memory, and the index needs them only for the PCA of the
-// layer (cluster reads the embeddings again) and for the summaries (summarize reads the
-// descriptions of one cluster at a time). So a layer of millions of entities is clustered in a
-// fraction of the memory it takes whole.
-func (b *Builder) baseMembers(ctx context.Context, degrees map[string]int) ([]Member, int, error) {
-	var out []Member
+// baseMembers reads the ids of the layer-0 entities that have an embedding, a page at a time,
+// and the embeddings' dimensions. The ids of a page share one allocation.
+func (b *Builder) baseMembers(ctx context.Context) (layerSet, int, error) {
+	var set layerSet
 	dims := 0
-	err := b.eachBase(ctx, func(e graph.Entity) error {
-		if dims == 0 {
-			dims = len(e.Embedding)
+	err := b.eachBase(ctx, func(es []graph.Entity) error {
+		var all strings.Builder
+		for _, e := range es {
+			all.WriteString(e.ID)
 		}
-		e.Degree = degrees[e.ID]
-		e.Embedding, e.Description = nil, ""
-		out = append(out, Member{Entity: e, Connections: e.Degree, Label: e.Name})
+		s := all.String()
+		for _, e := range es {
+			dims = cmp.Or(dims, len(e.Embedding))
+			set.ids = append(set.ids, s[:len(e.ID)])
+			s = s[len(e.ID):]
+		}
 		return nil
 	})
-	return out, dims, err
+	set.ids = slices.Clip(set.ids)
+	set.conns = make([]int32, len(set.ids))
+	return set, dims, err
 }
 
-// eachBase calls fn with every layer-0 entity that has an embedding, in id order.
-func (b *Builder) eachBase(ctx context.Context, fn func(graph.Entity) error) error {
+// baseEdges counts the connections of the base entities from their relations (graph.Edge
+// streams, never Entity.Degree), and returns the relations between two of them when keep is set.
+func (b *Builder) baseEdges(ctx context.Context, base layerSet, keep bool) ([]baseEdge, error) {
+	var out []baseEdge
+	err := b.Store.EachLayerEdge(ctx, 0, func(e graph.Edge) error {
+		s, okS := slices.BinarySearch(base.ids, e.Source)
+		t, okT := slices.BinarySearch(base.ids, e.Target)
+		if okS {
+			base.conns[s]++
+		}
+		if okT && e.Target != e.Source {
+			base.conns[t]++
+		}
+		if keep && okS && okT { // an end without an embedding is in no cluster
+			out = append(out, baseEdge{s: int32(min(s, t)), t: int32(max(s, t)), weight: e.Weight})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the relations of layer 0: %w", err)
+	}
+	return slices.Clip(out), nil
+}
+
+// eachBase calls fn with every page of layer-0 entities that have an embedding, in id order.
+func (b *Builder) eachBase(ctx context.Context, fn func([]graph.Entity) error) error {
 	after := ""
 	for {
-		page, err := b.Store.EntitiesAfter(ctx, 0, after, basePage)
+		es, err := b.Store.EntitiesAfter(ctx, 0, after, page)
 		if err != nil {
 			return fmt.Errorf("read layer 0: %w", err)
 		}
-		for _, e := range page {
-			if len(e.Embedding) == 0 {
-				continue
-			}
-			if err := fn(e); err != nil {
-				return err
-			}
-		}
-		if len(page) < basePage {
+		if len(es) == 0 {
 			return nil
 		}
-		after = page[len(page)-1].ID
+		after = es[len(es)-1].ID
+		full := len(es) == page
+		es = slices.DeleteFunc(es, func(e graph.Entity) bool { return len(e.Embedding) == 0 })
+		if err := fn(es); err != nil {
+			return err
+		}
+		if !full {
+			return nil
+		}
 	}
 }
 
-// baseEmbeddings is the cluster.RowSource of the embeddings of members, the layer-0 entities
-// baseMembers returned, read again from the store. The index is the store's one writer while it
-// runs, so every pass reads the same rows; a pass that finds others is an error all the same.
-func (b *Builder) baseEmbeddings(ctx context.Context, members []Member) cluster.RowSource {
+// entities calls fn with the stored entities of ids, in that order, a page at a time.
+func (b *Builder) entities(ctx context.Context, layer int, ids []string, fn func([]graph.Entity) error) error {
+	for start := 0; start < len(ids); start += page {
+		want := ids[start:min(start+page, len(ids))]
+		es, err := b.Store.Entities(ctx, want)
+		if err != nil {
+			return fmt.Errorf("read entities of layer %d: %w", layer, err)
+		}
+		if len(es) != len(want) {
+			return fmt.Errorf("read entities of layer %d: %d of %d found", layer, len(es), len(want))
+		}
+		for i, e := range es {
+			if e.ID != want[i] {
+				return fmt.Errorf("read entities of layer %d: entity %s where %s was asked for", layer, e.ID, want[i])
+			}
+		}
+		if err := fn(es); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// embeddings is the cluster.RowSource of the embeddings of a layer's entities, read from the
+// store: layer 0 in id order, a summary layer by id. The index is the store's one writer while
+// it runs, so every pass reads the same rows; a pass that finds others is an error all the same.
+func (b *Builder) embeddings(ctx context.Context, set layerSet) cluster.RowSource {
 	return func(fn func(int, []float32) error) error {
 		i := 0
-		err := b.eachBase(ctx, func(e graph.Entity) error {
-			if i >= len(members) || e.ID != members[i].ID {
-				return fmt.Errorf("read layer 0: entity %s appeared while the layer was clustered", e.ID)
+		visit := func(es []graph.Entity) error {
+			for _, e := range es {
+				if i >= len(set.ids) || e.ID != set.ids[i] {
+					return fmt.Errorf("read layer %d: entity %s appeared while the layer was clustered", set.layer, e.ID)
+				}
+				if err := fn(i, e.Embedding); err != nil {
+					return err
+				}
+				i++
 			}
-			i++
-			return fn(i-1, e.Embedding)
-		})
-		if err == nil && i != len(members) {
-			err = fmt.Errorf("read layer 0: %d entities with embeddings, %d when the layer was first read", i, len(members))
+			return nil
+		}
+		var err error
+		if set.layer == 0 {
+			err = b.eachBase(ctx, visit)
+		} else {
+			err = b.entities(ctx, set.layer, set.ids, visit)
+		}
+		if err == nil && i != len(set.ids) {
+			err = fmt.Errorf("read layer %d: %d entities with embeddings, %d when the layer was first read", set.layer, i, len(set.ids))
 		}
 		return err
 	}
 }
 
-// withEntities gives layer-0 members, held without descriptions and embeddings (baseMembers),
-// their stored entities again, with the degrees counted for the index.
-func (b *Builder) withEntities(ctx context.Context, group []Member) error {
-	ids := make([]string, len(group))
-	for i, m := range group {
-		ids[i] = m.ID
+// members returns the rows of set as the summarizer sees them: stored entities, with their
+// connections and labels. An extracted entity's Degree is its counted connections (the stored
+// one is what the previous components stage left).
+func (b *Builder) members(ctx context.Context, set layerSet, rows []int) ([]Member, error) {
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = set.ids[r]
 	}
-	es, err := b.Store.Entities(ctx, ids)
-	if err != nil {
-		return fmt.Errorf("read the members of a cluster of layer 0: %w", err)
-	}
-	if len(es) != len(group) {
-		return fmt.Errorf("read the members of a cluster of layer 0: %d of %d entities found", len(es), len(group))
-	}
-	for i := range group {
-		if es[i].ID != group[i].ID {
-			return fmt.Errorf("read the members of a cluster of layer 0: entity %s where %s was asked for", es[i].ID, group[i].ID)
+	out := make([]Member, 0, len(rows))
+	err := b.entities(ctx, set.layer, ids, func(es []graph.Entity) error {
+		for _, e := range es {
+			r := rows[len(out)]
+			m := Member{Entity: e, Connections: int(set.conns[r]), Label: e.Name}
+			if set.layer == 0 {
+				m.Degree = m.Connections
+			} else {
+				m.Label = set.labels[r]
+			}
+			out = append(out, m)
 		}
-		es[i].Degree = group[i].Degree
-		group[i].Entity = es[i]
-	}
-	return nil
+		return nil
+	})
+	return out, err
 }
 
 func countClusters(clusters [][]int) int {
@@ -345,100 +412,160 @@ func countClusters(clusters [][]int) int {
 	return n
 }
 
+// clusterSummaries is what summarizing one cluster gave: its summaries and its most connected
+// member (the label a summary goes by comes from it).
+type clusterSummaries struct {
+	sums []Summary
+	best Member
+}
+
 // summarize writes the summaries of every cluster of two or more members (concurrently) and
 // links members to them; summaries with the same id from different clusters are merged. It
-// returns the summaries as the members of the next layer.
-func (b *Builder) summarize(ctx context.Context, layer int, members []Member, groups []cluster.Group, opt Options) ([]Member, []graph.SummaryLink, error) {
-	results := make([][]Summary, len(groups))
+// returns the summaries, the next layer, and the links, ordered by member then summary.
+func (b *Builder) summarize(ctx context.Context, layer int, set layerSet, groups []cluster.Group, opt Options) (*summaries, []link, error) {
+	results := make([]clusterSummaries, len(groups))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opt.Concurrency)
 	for ci, grp := range groups {
-		rows := grp.Rows
-		if len(rows) < 2 {
+		if len(grp.Rows) < 2 {
 			continue // a lone entity needs no summary: it would only repeat itself
 		}
 		g.Go(func() error {
-			group := make([]Member, len(rows))
-			for i, r := range rows {
-				group[i] = members[r]
-			}
-			if layer == 1 {
-				if err := b.withEntities(gctx, group); err != nil {
-					return err
-				}
+			group, err := b.members(gctx, set, grp.Rows)
+			if err != nil {
+				return fmt.Errorf("read the members of a cluster of layer %d: %w", layer-1, err)
 			}
 			slices.SortFunc(group, byConnections)
 			s, err := b.Summarizer.Summarize(gctx, group)
 			if err != nil {
 				return fmt.Errorf("summarize a cluster of layer %d: %w", layer-1, err)
 			}
-			results[ci] = s
+			best := group[0]
+			results[ci] = clusterSummaries{sums: s, best: Member{Entity: graph.Entity{ID: best.ID}, Connections: best.Connections, Label: best.Label}}
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return nil, nil, err
 	}
-	var out []Member
-	index := map[string]int{}
-	links := map[graph.RelationKey]graph.SummaryLink{}
-	var linkOrder []graph.RelationKey
-	for ci, sums := range results {
-		for _, s := range sums {
+	next := &summaries{layerSet: layerSet{layer: layer}}
+	index := map[string]int32{}
+	var best []Member // of each summary, the most connected member of its clusters
+	var links []link
+	for ci, res := range results {
+		for _, s := range res.sums {
 			id := SummaryID(s.Name, layer)
 			if id == SummaryID("", layer) {
 				continue
 			}
 			i, ok := index[id]
 			if ok {
-				if s.Description != "" && !strings.Contains(out[i].Description, s.Description) {
-					out[i].Description += "\n" + s.Description
+				if s.Description != "" && !strings.Contains(next.descs[i], s.Description) {
+					next.descs[i] += "\n" + s.Description
+				}
+				if byConnections(res.best, best[i]) < 0 {
+					best[i] = res.best
 				}
 			} else {
-				i = len(out)
+				i = int32(len(next.ids))
 				index[id] = i
-				out = append(out, Member{Entity: graph.Entity{ID: id, Name: s.Name, Type: cmp.Or(s.Type, "other"),
-					Description: s.Description, Layer: layer, ComponentID: -1}})
+				next.ids = append(next.ids, id)
+				next.names = append(next.names, s.Name)
+				next.types = append(next.types, cmp.Or(s.Type, "other"))
+				next.descs = append(next.descs, s.Description)
+				best = append(best, res.best)
 			}
 			for j, r := range groups[ci].Rows {
-				k := graph.RelationKey{Source: members[r].ID, Target: id}
-				w := groups[ci].Probs[j]
-				if l, ok := links[k]; ok {
-					l.Weight = max(l.Weight, w)
-					links[k] = l
-					continue
-				}
-				linkOrder = append(linkOrder, k)
-				links[k] = graph.SummaryLink{Member: k.Source, Summary: id, Description: members[r].Name + " belongs to " + s.Name, Weight: w}
+				links = append(links, link{member: int32(r), summary: i, weight: groups[ci].Probs[j]})
 			}
 		}
+		results[ci] = clusterSummaries{}
 	}
+	// A member in two clusters that gave summaries of one name is linked once, at its
+	// strongest.
+	slices.SortFunc(links, func(a, b link) int {
+		return cmp.Or(cmp.Compare(a.member, b.member), cmp.Compare(a.summary, b.summary), cmp.Compare(b.weight, a.weight))
+	})
+	links = slices.CompactFunc(links, func(a, b link) bool { return a.member == b.member && a.summary == b.summary })
 	// A summary is as connected as its members together, and goes by its best member's label.
-	byID := make(map[string]int, len(members))
-	for i, m := range members {
-		byID[m.ID] = i
+	next.conns = make([]int32, len(next.ids))
+	for _, l := range links {
+		next.conns[l.summary] += set.conns[l.member]
 	}
-	best := make([]int, len(out))
-	for i := range best {
-		best[i] = -1
+	next.labels = make([]string, len(next.ids))
+	for i, m := range best {
+		next.labels[i] = m.Label
 	}
-	for _, k := range linkOrder {
-		s, m := index[k.Target], byID[k.Source]
-		out[s].Connections += members[m].Connections
-		if best[s] < 0 || byConnections(members[m], members[best[s]]) < 0 {
-			best[s] = m
+	return next, slices.Clip(links), nil
+}
+
+// writeSummaries embeds the summaries and writes them, a page at a time, dropping each
+// description once written. It returns the embeddings' dimensions.
+func (b *Builder) writeSummaries(ctx context.Context, next *summaries) (int, error) {
+	dims := 0
+	for start := 0; start < len(next.ids); start += page {
+		end := min(start+page, len(next.ids))
+		es := make([]graph.Entity, end-start)
+		texts := make([]string, len(es))
+		for i := range es {
+			j := start + i
+			es[i] = graph.Entity{ID: next.ids[j], Name: next.names[j], Type: next.types[j], Description: next.descs[j], Layer: next.layer, ComponentID: -1}
+			texts[i] = es[i].EmbeddingText()
+		}
+		vecs, err := b.Embedder.Embed(ctx, texts)
+		if err != nil {
+			return 0, fmt.Errorf("embed layer %d: %w", next.layer, err)
+		}
+		if len(vecs) != len(es) {
+			return 0, fmt.Errorf("embed layer %d: %d embeddings for %d summaries", next.layer, len(vecs), len(es))
+		}
+		for i := range es {
+			es[i].Embedding = vecs[i]
+			dims = len(vecs[i])
+		}
+		if err := b.Store.Apply(ctx, graph.Batch{Entities: es}); err != nil {
+			return 0, fmt.Errorf("write summaries of layer %d: %w", next.layer, err)
+		}
+		clear(next.descs[start:end])
+	}
+	next.descs, next.types = nil, nil
+	return dims, nil
+}
+
+// writeLinks writes the SUMMARIZED_BY links of a layer (ordered by member), a page of members
+// at a time, naming each member as stored.
+func (b *Builder) writeLinks(ctx context.Context, below layerSet, next *summaries, links []link) error {
+	for start := 0; start < len(links); {
+		// A page ends at a member's last link, so that each member is read once.
+		end := min(start+page, len(links))
+		for end < len(links) && links[end].member == links[end-1].member {
+			end++
+		}
+		var ids []string
+		for i, l := range links[start:end] {
+			if i == 0 || l.member != links[start+i-1].member {
+				ids = append(ids, below.ids[l.member])
+			}
+		}
+		out := make([]graph.SummaryLink, 0, end-start)
+		err := b.entities(ctx, below.layer, ids, func(es []graph.Entity) error {
+			for _, e := range es {
+				for ; start < end && below.ids[links[start].member] == e.ID; start++ {
+					l := links[start]
+					out = append(out, graph.SummaryLink{Member: e.ID, Summary: next.ids[l.summary],
+						Description: e.Name + " belongs to " + next.names[l.summary], Weight: l.weight})
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if err := b.Store.Apply(ctx, graph.Batch{SummaryLinks: out}); err != nil {
+			return fmt.Errorf("write the links of layer %d to layer %d: %w", below.layer, next.layer, err)
 		}
 	}
-	for i := range out {
-		if best[i] >= 0 {
-			out[i].Label = members[best[i]].Label
-		}
-	}
-	ls := make([]graph.SummaryLink, len(linkOrder))
-	for i, k := range linkOrder {
-		ls[i] = links[k]
-	}
-	return out, ls, nil
+	return nil
 }
 
 // byConnections orders members most connected first, then by id.

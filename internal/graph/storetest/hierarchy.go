@@ -53,7 +53,7 @@ func testLayerEdges(t *testing.T, s graph.Store) {
 		{1, []graph.Edge{{Source: "S1", Target: "S2", Weight: 4}}},
 		{2, nil},
 	} {
-		got := must[[]graph.Edge](t, "LayerEdges")(s.LayerEdges(t.Context(), tc.layer))
+		got := must[[]graph.Edge](t, "LayerEdges")(graph.LayerEdges(t.Context(), s, tc.layer))
 		if len(got) == 0 {
 			got = nil
 		}
