@@ -62,29 +62,45 @@ func Bounded(rows [][]float32, opt BoundedOptions) ([]Group, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster: Bounded: %w", err)
 	}
-	return BoundedProjected(x, opt)
+	p, err := NewProjection(x)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: Bounded: %w", err)
+	}
+	return BoundedProjected(p, opt)
 }
 
 // BoundedDims is the number of principal components Bounded reduces n rows to.
 func BoundedDims(n int, opt BoundedOptions) int { return min(opt.Dims, n-1) }
 
-// BoundedProjected is Bounded over rows already reduced: x must be PCA (or PCAStream) of the
-// rows with BoundedDims components. Bounded(rows, opt) equals BoundedProjected(PCA(rows,
-// BoundedDims(len(rows), opt)), opt); a caller that cannot hold the rows reduces them with
-// PCAStream.
-func BoundedProjected(x [][]float64, opt BoundedOptions) ([]Group, error) {
-	if len(x) == 0 {
+// BoundedProjected is Bounded over rows already reduced: x must be PCAStream (or PCA) of the
+// rows with BoundedDims components. Bounded(rows, opt) equals BoundedProjected of
+// NewProjection(PCA(rows, BoundedDims(len(rows), opt))); a caller that cannot hold the rows
+// reduces them with PCAStream.
+//
+// A fit over more than 2^18 rows (the first fit over a layer of millions of entities) is made
+// on an even sample of 2^18 of them, and every row then takes the component it is most
+// probable in under that fit: thousands of rows per component determine a mixture of at most
+// MaxComponents components as well as millions do, at a fraction of the time and memory.
+func BoundedProjected(x *Projection, opt BoundedOptions) ([]Group, error) {
+	return boundedProjected(x, opt, fitRows)
+}
+
+// fitRows is the most rows one fit of Bounded is made on.
+const fitRows = 1 << 18
+
+func boundedProjected(x *Projection, opt BoundedOptions, fitRows int) ([]Group, error) {
+	if x == nil || x.Len() == 0 {
 		return nil, fmt.Errorf("cluster: Bounded: %w", ErrNoRows)
 	}
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
-	all := Group{Rows: make([]int, len(x)), Probs: make([]float64, len(x))}
+	all := Group{Rows: make([]int, x.Len()), Probs: make([]float64, x.Len())}
 	for i := range all.Rows {
 		all.Rows[i] = i
 		all.Probs[i] = 1
 	}
-	b := bounded{x: x, opt: opt}
+	b := bounded{x: x, opt: opt, fitRows: max(fitRows, opt.MaxComponents)}
 	if err := b.split(all, true); err != nil {
 		return nil, fmt.Errorf("cluster: Bounded: %w", err)
 	}
@@ -106,9 +122,10 @@ func (opt BoundedOptions) check() error {
 }
 
 type bounded struct {
-	x   [][]float64 // the rows reduced by PCA
-	opt BoundedOptions
-	out []Group
+	x       *Projection // the rows reduced by PCA
+	opt     BoundedOptions
+	fitRows int // the most rows a fit is made on
+	out     []Group
 }
 
 // split clusters g and appends its final groups to b.out. The whole set is always split when it
@@ -124,21 +141,28 @@ func (b *bounded) split(g Group, force bool) error {
 		b.out = append(b.out, g)
 		return nil
 	}
-	rows := make([][]float64, n)
-	for i, r := range g.Rows {
-		rows[i] = b.x[r]
+	sample := g.Rows
+	if n > b.fitRows {
+		sample = make([]int, b.fitRows)
+		for j := range sample {
+			sample[j] = g.Rows[j*n/b.fitRows]
+		}
 	}
-	x, _, d, err := flatten(rows)
+	x, err := b.x.gather(sample)
 	if err != nil {
 		return fmt.Errorf("%d rows: %w", n, err)
 	}
-	rows = nil
-	gmm, err := fit(x, n, d, k, b.opt.GMM)
+	gmm, err := fit(x, len(sample), b.x.Dims(), k, b.opt.GMM)
 	if err != nil {
 		return fmt.Errorf("%d rows, %d components: %w", n, k, err)
 	}
-	post := gmm.posteriors(x, n, b.opt.Threshold)
-	x = nil
+	x, sample = nil, nil
+	d := b.x.Dims()
+	post := gmm.posteriorsFrom(n, b.opt.Threshold, func(start, end int, dst []float64) {
+		for i := start; i < end; i++ {
+			b.x.row(g.Rows[i], dst[(i-start)*d:])
+		}
+	})
 	// hard[c] holds the local indexes of the rows whose most probable component is c.
 	hard := make([][]int, gmm.K())
 	for i, c := range post.best {
@@ -222,14 +246,14 @@ func (b *bounded) soft(g Group, hard []int, c int, post posteriors) Group {
 
 // cut splits g into k runs of near-equal length along the first principal coordinate of its rows
 // (x is indexed by row; ties by row), keeping each row's probability; every run is smaller than g when k >= 2.
-func cut(g Group, x [][]float64, k int) []Group {
+func cut(g Group, x *Projection, k int) []Group {
 	n := len(g.Rows)
 	order := make([]int, n)
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int {
-		return cmp.Or(cmp.Compare(x[g.Rows[a]][0], x[g.Rows[b]][0]), cmp.Compare(g.Rows[a], g.Rows[b]))
+		return cmp.Or(cmp.Compare(x.at(g.Rows[a], 0), x.at(g.Rows[b], 0)), cmp.Compare(g.Rows[a], g.Rows[b]))
 	})
 	parts := make([]Group, k)
 	for j := range parts {

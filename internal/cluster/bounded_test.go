@@ -184,3 +184,58 @@ func TestBoundedProjectedMatchesBounded(t *testing.T) {
 		t.Errorf("BoundedProjected: %d groups, Bounded: %d; they differ", len(got), len(want))
 	}
 }
+
+// TestBoundedSampledFit: a fit made on an even sample of the rows, over rows held in float32
+// (as for a layer of millions of entities), finds the partition a fit on every row finds, and
+// every row lands in a group of bounded size.
+func TestBoundedSampledFit(t *testing.T) {
+	blobs, labels := makeBlobs(blobSpec{n: 6000, d: 12, k: 12, sep: 30, seed: 21})
+	// Rows ordered by blob, as a store's order may follow content: a sample that is not spread
+	// over all rows misses blobs.
+	order := make([]int, len(blobs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return labels[a] - labels[b] })
+	sortedBlobs, sortedLabels := make([][]float64, len(blobs)), make([]int, len(blobs))
+	for i, o := range order {
+		sortedBlobs[i], sortedLabels[i] = blobs[o], labels[o]
+	}
+	rows, labels := float32Rows(sortedBlobs), sortedLabels
+	opt := BoundedOptions{Size: 500, MaxSize: 1000, Dims: 10, MaxComponents: 12, Threshold: 0.1, GMM: GMMOptions{Covariance: Diag, Seed: 4}}
+	exact, err := PCAStream(len(rows), 12, Rows(rows), BoundedDims(len(rows), opt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := boundedProjected(exact, opt, len(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rounded, err := pcaStream(len(rows), 12, Rows(rows), BoundedDims(len(rows), opt), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sampled, err := boundedProjected(rounded, opt, 600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGroups(t, sampled, len(rows), opt.MaxSize)
+	// Each row's group: the one it is most probable in.
+	hard := func(groups []Group) []int {
+		label, best := make([]int, len(rows)), make([]float64, len(rows))
+		for gi, g := range groups {
+			for i, r := range g.Rows {
+				if g.Probs[i] > best[r] {
+					label[r], best[r] = gi, g.Probs[i]
+				}
+			}
+		}
+		return label
+	}
+	if a := ari(hard(sampled), hard(whole)); a < 0.99 {
+		t.Errorf("a fit on a sample of 600 rows agrees with the fit on all 6000 at ARI %.3f, want >= 0.99", a)
+	}
+	if a := ari(hard(sampled), labels); a < 0.95 {
+		t.Errorf("the sampled fit recovers the blobs at ARI %.3f, want >= 0.95", a)
+	}
+}

@@ -856,13 +856,21 @@ type softRow struct {
 // posteriors computes the posteriors of the n rows of x (flat) block by block, with the values
 // Probabilities gives.
 func (g *GMM) posteriors(x []float64, n int, threshold float64) posteriors {
+	return g.posteriorsFrom(n, threshold, func(start, end int, dst []float64) {
+		copy(dst, x[start*g.d:end*g.d])
+	})
+}
+
+// posteriorsFrom is posteriors over n rows that fill copies into dst, a block of rows
+// [start, end) at a time (concurrently), rather than over rows held flat.
+func (g *GMM) posteriorsFrom(n int, threshold float64, fill func(start, end int, dst []float64)) posteriors {
 	d, k := g.d, g.k
 	post := posteriors{best: make([]int32, n), bestP: make([]float64, n), soft: make([][]softRow, k)}
 	blocks := numBlocks(n)
 	workers := workerCount(0)
 	bufs := make(chan []float64, workers)
 	for range workers {
-		bufs <- make([]float64, blockRows*k+4*d)
+		bufs <- make([]float64, blockRows*k+4*d+blockRows*d)
 	}
 	// The soft rows of each block, merged in block order afterwards.
 	type entry struct {
@@ -875,7 +883,9 @@ func (g *GMM) posteriors(x []float64, n int, threshold float64) posteriors {
 		defer func() { bufs <- buf }()
 		start, end := b*blockRows, min(n, (b+1)*blockRows)
 		out := buf[:(end-start)*k]
-		g.estepBlock(x, n, b, out, nil, buf[blockRows*k:], nil)
+		x := buf[blockRows*k+4*d : blockRows*k+4*d+(end-start)*d]
+		fill(start, end, x)
+		g.estepBlock(x, end-start, 0, out, nil, buf[blockRows*k:blockRows*k+4*d], nil)
 		for i := start; i < end; i++ {
 			row := out[(i-start)*k : (i-start+1)*k]
 			best := 0

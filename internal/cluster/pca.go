@@ -71,9 +71,15 @@ func Rows(rows [][]float32) RowSource {
 
 // PCAStream is PCA over the n rows of d values that src yields, reading them in passes (three
 // when d <= n: means, scatter, projection) instead of holding them, so that its memory is the
-// output and a d×d matrix whatever n. Its result is PCA's, bit for bit. With fewer rows than
+// output and a d×d matrix whatever n. Its result holds PCA's, bit for bit, and for more than
+// 2^18 rows the same rounded to float32 (see Projection). With fewer rows than
 // dimensions (the n×n Gram matrix is decomposed then) it keeps the centred rows, n×d values.
-func PCAStream(n, d int, src RowSource, k int) ([][]float64, error) {
+func PCAStream(n, d int, src RowSource, k int) (*Projection, error) {
+	return pcaStream(n, d, src, k, exactRows)
+}
+
+// pcaStream is PCAStream holding more than exact rows in float32 (see Projection).
+func pcaStream(n, d int, src RowSource, k, exact int) (*Projection, error) {
 	if n == 0 {
 		return nil, fmt.Errorf("cluster: PCA: %w", ErrNoRows)
 	}
@@ -95,19 +101,18 @@ func PCAStream(n, d int, src RowSource, k int) ([][]float64, error) {
 	if srcErr != nil {
 		return nil, srcErr
 	}
-	flat := make([]float64, n*k)
-	out := make([][]float64, n)
+	out := newProjection(n, k, exact)
 	c := make([]float64, d)
+	o := make([]float64, k)
 	err = src(func(i int, row []float32) error {
 		if i >= n || len(row) != d {
 			return fmt.Errorf("cluster: PCA: the rows changed between passes (row %d of %d values)", i, len(row))
 		}
 		centre(c, row, mean)
-		o := flat[i*k : (i+1)*k : (i+1)*k]
 		for j := range o {
 			o[j] = dot(c, axes[j*d:(j+1)*d])
 		}
-		out[i] = o
+		out.set(i, o)
 		return nil
 	})
 	if err != nil {

@@ -379,11 +379,24 @@ func TestPCAStreamMatchesPCA(t *testing.T) {
 		if err != nil {
 			t.Fatalf("n=%d d=%d: %v", tc.n, tc.d, err)
 		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("n=%d d=%d k=%d: PCAStream differs from PCA", tc.n, tc.d, tc.k)
+		if exact, err := NewProjection(want); err != nil || !reflect.DeepEqual(got, exact) {
+			t.Errorf("n=%d d=%d k=%d: PCAStream differs from PCA (%v)", tc.n, tc.d, tc.k, err)
 		}
 		if passes != 3 {
 			t.Errorf("n=%d d=%d: %d passes over the rows, want 3", tc.n, tc.d, passes)
+		}
+		// Held in float32 (a layer of more rows than exactRows), every coordinate is PCA's
+		// rounded once.
+		small, err := pcaStream(tc.n, tc.d, src, tc.k, tc.n-1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, row := range want {
+			for j, v := range row {
+				if small.f64 != nil || small.at(i, j) != float64(float32(v)) {
+					t.Fatalf("n=%d d=%d k=%d: row %d column %d held as %v, want %v rounded to float32", tc.n, tc.d, tc.k, i, j, small.at(i, j), v)
+				}
+			}
 		}
 	}
 	rows := randomRows(100, 8, 0.8, 7)
