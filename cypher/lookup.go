@@ -156,24 +156,6 @@ func (s *Store) EntitiesAfter(ctx context.Context, layer int, after string, limi
 	return decodeAs("entities after", rows, "entity", decodeEntity)
 }
 
-// Degrees implements graph.Store.
-func (s *Store) Degrees(ctx context.Context, layer int) (map[string]int, error) {
-	rows, err := s.readRows(ctx, qReadDegrees, map[string]any{"layer": int64(layer)})
-	if err != nil {
-		return nil, fmt.Errorf("cypher: degrees of layer %d: %w", layer, err)
-	}
-	out := make(map[string]int, len(rows))
-	for _, row := range rows {
-		f := fields{m: row}
-		id, n := f.str("id"), f.int("degree")
-		if f.err != nil {
-			return nil, fmt.Errorf("cypher: degrees of layer %d: %w", layer, f.err)
-		}
-		out[id] = int(n)
-	}
-	return out, nil
-}
-
 // CommunitiesByLevel implements graph.Store.
 func (s *Store) CommunitiesByLevel(ctx context.Context, level int) ([]graph.Community, error) {
 	rows, err := s.readRows(ctx, qReadCommunitiesLevel, map[string]any{"level": int64(level)})

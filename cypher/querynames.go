@@ -56,7 +56,6 @@ const (
 	qReadDocumentChunks     = "read_document_chunks"
 	qReadEntitiesByLayer    = "read_entities_by_layer"
 	qReadEntitiesAfter      = "read_entities_after"
-	qReadDegrees            = "read_degrees"
 	qReadLayerEdges         = "read_layer_edges"
 	qReadAncestors          = "read_ancestors"
 	qReadCommunitiesLevel   = "read_communities_by_level"

@@ -148,35 +148,6 @@ func (s *Store) EntitiesAfter(ctx context.Context, layer int, after string, limi
 	return out, err
 }
 
-// Degrees returns the number of RELATED relationships of every entity of one layer, counted
-// now; a self-relation counts once, as in ComputeComponents.
-func (s *Store) Degrees(ctx context.Context, layer int) (map[string]int, error) {
-	out := map[string]int{}
-	err := s.read(ctx, fmt.Sprintf("degrees of layer %d", layer), func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT e.id,
-			(SELECT count(*) FROM relations r WHERE r.source = e.id) +
-			(SELECT count(*) FROM relations r WHERE r.target = e.id AND r.source <> e.id)
-			FROM entities e WHERE e.layer = ?`, layer)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id string
-			var n int
-			if err := rows.Scan(&id, &n); err != nil {
-				return err
-			}
-			out[id] = n
-		}
-		return rows.Err()
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 // CommunitiesByLevel returns the communities of one level (all levels when level < 0), ordered by
 // level then community id.
 func (s *Store) CommunitiesByLevel(ctx context.Context, level int) ([]graph.Community, error) {

@@ -220,11 +220,6 @@ type Reader interface {
 	DocumentChunks(ctx context.Context, documentID string) ([]Chunk, error)
 	// EntitiesByLayer returns all entities of one layer, ordered by id.
 	EntitiesByLayer(ctx context.Context, layer int) ([]Entity, error)
-	// Degrees returns the number of RELATED relationships of every entity of one layer (0 for
-	// an entity without any), counted from the relations stored now. Entity.Degree is only what
-	// ComputeComponents wrote last; a stage that must depend on nothing but the stored graph,
-	// like the hierarchical index, counts with Degrees.
-	Degrees(ctx context.Context, layer int) (map[string]int, error)
 	// CommunitiesByLevel returns all communities of a level (all levels when level < 0), ordered by
 	// level then community id.
 	CommunitiesByLevel(ctx context.Context, level int) ([]Community, error)

@@ -9,7 +9,6 @@ import (
 func componentTests() []test {
 	return []test{
 		{"ComputeComponents", testComponents},
-		{"Degrees", testDegrees},
 	}
 }
 
@@ -64,35 +63,5 @@ func testComponents(t *testing.T, s graph.Store) {
 			}
 			seen[es[0].ComponentID] = es[0].ID
 		}
-	}
-}
-
-// testDegrees: Degrees counts the RELATED relationships of one layer's entities as they are
-// stored now, before ComputeComponents wrote Entity.Degree and after a later write changed them.
-func testDegrees(t *testing.T, s graph.Store) {
-	var b graph.Batch
-	for _, id := range []string{"A", "B", "C", "D"} {
-		b.Entities = append(b.Entities, graph.Entity{ID: id, Name: id, Type: "thing", Description: "entity " + id})
-	}
-	b.Entities = append(b.Entities, graph.Entity{ID: "S", Name: "S", Type: "thing", Description: "summary S", Layer: 1})
-	b.Relations = []graph.Relation{{Source: "A", Target: "B", Weight: 1}, {Source: "B", Target: "C", Weight: 0}}
-	b.SummaryLinks = []graph.SummaryLink{{Member: "A", Summary: "S", Weight: 1}, {Member: "D", Summary: "S", Weight: 1}}
-	apply(t, s, b)
-	check(t, "Degrees(0)", must[map[string]int](t, "Degrees")(s.Degrees(ctx(t), 0)),
-		map[string]int{"A": 1, "B": 2, "C": 1, "D": 0})
-	check(t, "Degrees(1)", must[map[string]int](t, "Degrees")(s.Degrees(ctx(t), 1)), map[string]int{"S": 0})
-	if got := must[map[string]int](t, "Degrees")(s.Degrees(ctx(t), 2)); len(got) != 0 {
-		t.Errorf("Degrees(2) = %v, want none", got)
-	}
-	if _, err := s.ComputeComponents(ctx(t)); err != nil {
-		t.Fatalf("ComputeComponents: %v", err)
-	}
-	// A relation written after ComputeComponents counts at once, although Entity.Degree keeps
-	// the value ComputeComponents wrote.
-	apply(t, s, graph.Batch{Relations: []graph.Relation{{Source: "A", Target: "D", Weight: 1}}})
-	check(t, "Degrees(0) after a new relation", must[map[string]int](t, "Degrees")(s.Degrees(ctx(t), 0)),
-		map[string]int{"A": 2, "B": 2, "C": 1, "D": 1})
-	if es := must[[]graph.Entity](t, "Entities")(s.Entities(ctx(t), []string{"D"})); len(es) != 1 || es[0].Degree != 0 {
-		t.Errorf("Entities(D) = %+v, want the degree ComputeComponents wrote (0)", es)
 	}
 }
