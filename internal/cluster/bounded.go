@@ -205,7 +205,8 @@ func (b *bounded) split(g Group, force bool) error {
 		steps = append(steps, step{group: b.soft(g, h, c, post), final: true})
 	}
 	post, hard = posteriors{}, nil
-	for _, st := range steps {
+	for i, st := range steps {
+		steps[i] = step{} // held by b.out or done with: the recursion need not keep it
 		if st.final {
 			b.out = append(b.out, st.group)
 			continue

@@ -18,6 +18,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -143,14 +144,11 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ag *aggregator
-	edges, err := b.baseEdges(ctx, current, b.Describer != nil)
-	if err != nil {
+	if _, err := b.baseEdges(ctx, current, true, false); err != nil {
 		return nil, err
 	}
-	if b.Describer != nil {
-		ag = newAggregator(current.ids, edges)
-	}
+	base := current
+	var ag *aggregator
 	var built []Layer
 	for layer := 1; layer <= opt.MaxLayers && len(current.ids) > max(opt.ClusterSize, 2); layer++ {
 		groups, err := b.cluster(ctx, current, dims, opt)
@@ -166,23 +164,35 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 		sparsity := cluster.Sparsity(clusters, len(current.ids))
 		b.Log.Debug().Int("layer", layer).Int("members", len(current.ids)).Int("clusters", len(clusters)).
 			Int("largest", largest).Float64("sparsity", sparsity).Msg("clustered")
-		next, links, err := b.summarize(ctx, layer, current, groups, opt)
+		next, links, d, err := b.summarize(ctx, layer, current, groups, opt)
 		if err != nil {
 			return nil, err
 		}
-		if len(next.ids) == 0 || len(next.ids) >= len(current.ids) {
-			break // nothing to summarize, or a layer that would not be any smaller
+		if len(next.ids) >= len(current.ids) { // a layer that would not be any smaller
+			if err := b.Store.Apply(ctx, graph.Batch{DeleteEntities: next.ids}); err != nil {
+				return nil, fmt.Errorf("remove layer %d, no smaller than the one below: %w", layer, err)
+			}
+			break
 		}
+		if len(next.ids) == 0 {
+			break // nothing to summarize
+		}
+		dims = d
 		l := Layer{Layer: layer, Members: len(current.ids), Clusters: countClusters(clusters),
 			Summaries: len(next.ids), MaxCluster: largest, Sparsity: sparsity}
 		groups, clusters = nil, nil
-		if dims, err = b.writeSummaries(ctx, next); err != nil {
-			return nil, err
-		}
 		if err := b.writeLinks(ctx, current, next, links); err != nil {
 			return nil, err
 		}
-		if ag != nil {
+		if b.Describer != nil {
+			if ag == nil {
+				// Read now rather than with the counts: not held through layer 0's clustering.
+				edges, err := b.baseEdges(ctx, base, false, true)
+				if err != nil {
+					return nil, err
+				}
+				ag = newAggregator(base.ids, edges)
+			}
 			ag.climb(links, next.ids)
 			if l.Aggregate, err = b.aggregate(ctx, layer, ag, next, opt); err != nil {
 				return nil, err
@@ -280,17 +290,18 @@ func (b *Builder) baseMembers(ctx context.Context) (layerSet, int, error) {
 	return set, dims, err
 }
 
-// baseEdges counts the connections of the base entities from their relations (graph.Edge
-// streams, never Entity.Degree), and returns the relations between two of them when keep is set.
-func (b *Builder) baseEdges(ctx context.Context, base layerSet, keep bool) ([]baseEdge, error) {
+// baseEdges reads the relations of layer 0: with count, it counts the connections of the base
+// entities from them (never from Entity.Degree); with keep, it returns those between two base
+// entities.
+func (b *Builder) baseEdges(ctx context.Context, base layerSet, count, keep bool) ([]baseEdge, error) {
 	var out []baseEdge
 	err := b.Store.EachLayerEdge(ctx, 0, func(e graph.Edge) error {
 		s, okS := slices.BinarySearch(base.ids, e.Source)
 		t, okT := slices.BinarySearch(base.ids, e.Target)
-		if okS {
+		if count && okS {
 			base.conns[s]++
 		}
-		if okT && e.Target != e.Source {
+		if count && okT && e.Target != e.Source {
 			base.conns[t]++
 		}
 		if keep && okS && okT { // an end without an embedding is in no cluster
@@ -423,14 +434,115 @@ type clusterSummaries struct {
 	best Member
 }
 
-// summarize writes the summaries of every cluster of two or more members (concurrently) and
-// links members to them; summaries with the same id from different clusters are merged. It
-// returns the summaries, the next layer, and the links, ordered by member then summary.
-func (b *Builder) summarize(ctx context.Context, layer int, set layerSet, groups []cluster.Group, opt Options) (*summaries, []link, error) {
-	results := make([]clusterSummaries, len(groups))
+// summarize summarizes every cluster of two or more members and writes the summaries, a
+// window of clusters at a time (the clusters of a window concurrently), and links members to
+// them; summaries with the same id from different clusters are merged. It returns the
+// summaries, the next layer, with the embeddings' dimensions, and the links, ordered by member
+// then summary.
+func (b *Builder) summarize(ctx context.Context, layer int, set layerSet, groups []cluster.Group, opt Options) (*summaries, []link, int, error) {
+	next := &summaries{layerSet: layerSet{layer: layer}}
+	index := map[string]int32{}
+	var best []Member // of each summary, the most connected member of its clusters
+	var links []link
+	// A summary is written with the window that first gives it. One that a later window gives
+	// again has its description completed and is written again at the end (rare: soft clusters
+	// whose best members coincide).
+	written := 0
+	grown := map[int32]string{}
+	dims := 0
+	for start := 0; start < len(groups); start += page {
+		window := groups[start:min(start+page, len(groups))]
+		results, err := b.summarizeWindow(ctx, layer, set, window, opt)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		for wi, res := range results {
+			for _, s := range res.sums {
+				id := SummaryID(s.Name, layer)
+				if id == SummaryID("", layer) {
+					continue
+				}
+				i, ok := index[id]
+				switch {
+				case !ok:
+					i = int32(len(next.ids))
+					index[id] = i
+					next.ids = append(next.ids, id)
+					next.names = append(next.names, s.Name)
+					next.types = append(next.types, cmp.Or(s.Type, "other"))
+					next.descs = append(next.descs, s.Description)
+					best = append(best, res.best)
+				case int(i) >= written:
+					next.descs[i] = joinDescription(next.descs[i], s.Description)
+				default:
+					desc, ok := grown[i]
+					if !ok {
+						es, err := b.Store.Entities(ctx, []string{id})
+						if err != nil || len(es) != 1 {
+							return nil, nil, 0, fmt.Errorf("read summary %s of layer %d again: %d found, %v", id, layer, len(es), err)
+						}
+						desc = es[0].Description
+					}
+					grown[i] = joinDescription(desc, s.Description)
+				}
+				if ok && byConnections(res.best, best[i]) < 0 {
+					best[i] = res.best
+				}
+				for j, r := range window[wi].Rows {
+					links = append(links, link{member: int32(r), summary: i, weight: window[wi].Probs[j]})
+				}
+			}
+		}
+		d, err := b.writeSummaries(ctx, next, written, len(next.ids))
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		dims = cmp.Or(d, dims)
+		written = len(next.ids)
+	}
+	if len(grown) > 0 {
+		again := slices.Sorted(maps.Keys(grown))
+		for _, i := range again {
+			next.descs[i] = grown[i]
+		}
+		if _, err := b.writeEntities(ctx, next, again); err != nil {
+			return nil, nil, 0, err
+		}
+	}
+	next.descs, next.types = nil, nil
+	// A member in two clusters that gave summaries of one name is linked once, at its
+	// strongest.
+	slices.SortFunc(links, func(a, b link) int {
+		return cmp.Or(cmp.Compare(a.member, b.member), cmp.Compare(a.summary, b.summary), cmp.Compare(b.weight, a.weight))
+	})
+	links = slices.CompactFunc(links, func(a, b link) bool { return a.member == b.member && a.summary == b.summary })
+	// A summary is as connected as its members together, and goes by its best member's label.
+	next.conns = make([]int32, len(next.ids))
+	for _, l := range links {
+		next.conns[l.summary] += set.conns[l.member]
+	}
+	next.labels = make([]string, len(next.ids))
+	for i, m := range best {
+		next.labels[i] = m.Label
+	}
+	return next, slices.Clip(links), dims, nil
+}
+
+// joinDescription adds the description of a summary given again to the one it has, unless it
+// holds it already.
+func joinDescription(desc, more string) string {
+	if more == "" || strings.Contains(desc, more) {
+		return desc
+	}
+	return desc + "\n" + more
+}
+
+// summarizeWindow summarizes the clusters of a window concurrently.
+func (b *Builder) summarizeWindow(ctx context.Context, layer int, set layerSet, window []cluster.Group, opt Options) ([]clusterSummaries, error) {
+	results := make([]clusterSummaries, len(window))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opt.Concurrency)
-	for ci, grp := range groups {
+	for ci, grp := range window {
 		if len(grp.Rows) < 2 {
 			continue // a lone entity needs no summary: it would only repeat itself
 		}
@@ -449,70 +561,28 @@ func (b *Builder) summarize(ctx context.Context, layer int, set layerSet, groups
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, nil, err
-	}
-	next := &summaries{layerSet: layerSet{layer: layer}}
-	index := map[string]int32{}
-	var best []Member // of each summary, the most connected member of its clusters
-	var links []link
-	for ci, res := range results {
-		for _, s := range res.sums {
-			id := SummaryID(s.Name, layer)
-			if id == SummaryID("", layer) {
-				continue
-			}
-			i, ok := index[id]
-			if ok {
-				if s.Description != "" && !strings.Contains(next.descs[i], s.Description) {
-					next.descs[i] += "\n" + s.Description
-				}
-				if byConnections(res.best, best[i]) < 0 {
-					best[i] = res.best
-				}
-			} else {
-				i = int32(len(next.ids))
-				index[id] = i
-				next.ids = append(next.ids, id)
-				next.names = append(next.names, s.Name)
-				next.types = append(next.types, cmp.Or(s.Type, "other"))
-				next.descs = append(next.descs, s.Description)
-				best = append(best, res.best)
-			}
-			for j, r := range groups[ci].Rows {
-				links = append(links, link{member: int32(r), summary: i, weight: groups[ci].Probs[j]})
-			}
-		}
-		results[ci] = clusterSummaries{}
-	}
-	// A member in two clusters that gave summaries of one name is linked once, at its
-	// strongest.
-	slices.SortFunc(links, func(a, b link) int {
-		return cmp.Or(cmp.Compare(a.member, b.member), cmp.Compare(a.summary, b.summary), cmp.Compare(b.weight, a.weight))
-	})
-	links = slices.CompactFunc(links, func(a, b link) bool { return a.member == b.member && a.summary == b.summary })
-	// A summary is as connected as its members together, and goes by its best member's label.
-	next.conns = make([]int32, len(next.ids))
-	for _, l := range links {
-		next.conns[l.summary] += set.conns[l.member]
-	}
-	next.labels = make([]string, len(next.ids))
-	for i, m := range best {
-		next.labels[i] = m.Label
-	}
-	return next, slices.Clip(links), nil
+	return results, g.Wait()
 }
 
-// writeSummaries embeds the summaries and writes them, a page at a time, dropping each
-// description once written. It returns the embeddings' dimensions.
-func (b *Builder) writeSummaries(ctx context.Context, next *summaries) (int, error) {
+// writeSummaries embeds and writes the summaries [from, to) of next, dropping their
+// descriptions once written. It returns the embeddings' dimensions (0 when there were none).
+func (b *Builder) writeSummaries(ctx context.Context, next *summaries, from, to int) (int, error) {
+	rows := make([]int32, to-from)
+	for i := range rows {
+		rows[i] = int32(from + i)
+	}
+	return b.writeEntities(ctx, next, rows)
+}
+
+// writeEntities embeds and writes the summaries of next given, a page at a time, and returns
+// the embeddings' dimensions (0 when there were none).
+func (b *Builder) writeEntities(ctx context.Context, next *summaries, rows []int32) (int, error) {
 	dims := 0
-	for start := 0; start < len(next.ids); start += page {
-		end := min(start+page, len(next.ids))
-		es := make([]graph.Entity, end-start)
+	for start := 0; start < len(rows); start += page {
+		part := rows[start:min(start+page, len(rows))]
+		es := make([]graph.Entity, len(part))
 		texts := make([]string, len(es))
-		for i := range es {
-			j := start + i
+		for i, j := range part {
 			es[i] = graph.Entity{ID: next.ids[j], Name: next.names[j], Type: next.types[j], Description: next.descs[j], Layer: next.layer, ComponentID: -1}
 			texts[i] = es[i].EmbeddingText()
 		}
@@ -530,9 +600,10 @@ func (b *Builder) writeSummaries(ctx context.Context, next *summaries) (int, err
 		if err := b.Store.Apply(ctx, graph.Batch{Entities: es}); err != nil {
 			return 0, fmt.Errorf("write summaries of layer %d: %w", next.layer, err)
 		}
-		clear(next.descs[start:end])
+		for _, j := range part {
+			next.descs[j] = ""
+		}
 	}
-	next.descs, next.types = nil, nil
 	return dims, nil
 }
 

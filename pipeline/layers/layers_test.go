@@ -361,3 +361,80 @@ func TestBuildReadsLayerZeroInPages(t *testing.T) {
 		t.Errorf("%d layer-0 members reached the summarizer without description or embedding", rec.bare)
 	}
 }
+
+// sameName names every cluster alike, so that all of a layer's clusters give one summary, and
+// describes each by its most connected member.
+type sameName struct {
+	mu    sync.Mutex
+	descs []string
+}
+
+func (s *sameName) Summarize(_ context.Context, members []layers.Member) ([]layers.Summary, error) {
+	d := "Led by " + members[0].ID + "."
+	s.mu.Lock()
+	s.descs = append(s.descs, d)
+	s.mu.Unlock()
+	return []layers.Summary{{Name: "Harbor Guild", Type: "organization", Description: d}}, nil
+}
+
+// TestBuildMergesAcrossWindows: a summary that clusters summarized in different windows (the
+// index writes a window of clusters at a time) all give is stored once, with every cluster's
+// description and the embedding of the whole.
+func TestBuildMergesAcrossWindows(t *testing.T) {
+	ctx := context.Background()
+	store, err := embedded.Open(ctx, t.TempDir(), embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	emb := embedding.NewOffline(16)
+	var es []graph.Entity
+	for i := range 9000 {
+		name := fmt.Sprintf("Place %05d", i)
+		e := graph.Entity{ID: graph.NormalizeID(name), Name: name, Type: "place", Description: "About " + name + ".", ComponentID: -1}
+		v, err := emb.Embed(ctx, []string{e.EmbeddingText()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Embedding = v[0]
+		es = append(es, e)
+	}
+	if err := store.Apply(ctx, graph.Batch{Entities: es}); err != nil {
+		t.Fatal(err)
+	}
+	sum := &sameName{}
+	b := &layers.Builder{Store: store, Embedder: emb, Summarizer: sum, Log: zerolog.Nop(),
+		Options: layers.Options{ClusterSize: 2, MaxClusterSize: 4, MaxLayers: 1}}
+	built, err := b.Build(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(built) != 1 || built[0].Clusters <= 2048 {
+		t.Fatalf("built %+v, want one layer of more than 2048 clusters (two windows)", built)
+	}
+	got, err := store.EntitiesByLayer(ctx, 1)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("layer 1: %d summaries, %v; want the one all clusters name", len(got), err)
+	}
+	distinct := map[string]bool{}
+	for _, d := range sum.descs {
+		distinct[d] = true
+		if !strings.Contains(got[0].Description, d) {
+			t.Fatalf("the summary's description lacks %q, given by one of its clusters", d)
+		}
+	}
+	if lines := strings.Count(got[0].Description, "\n") + 1; lines != len(distinct) {
+		t.Errorf("the description has %d lines, want one per distinct description (%d)", lines, len(distinct))
+	}
+	want, err := emb.Embed(ctx, []string{got[0].EmbeddingText()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got[0].Embedding, want[0]) {
+		t.Error("the summary's embedding is not that of its whole description")
+	}
+	led := strings.TrimSuffix(strings.TrimPrefix(sum.descs[0], "Led by "), ".")
+	if h, err := store.Ancestors(ctx, []string{led}); err != nil || len(h.Links) != 1 {
+		t.Errorf("%s, the best member of a cluster, has %d summary links (%v), want 1", led, len(h.Links), err)
+	}
+}
