@@ -18,6 +18,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"hash"
+	"hash/fnv"
 	"maps"
 	"slices"
 	"strings"
@@ -147,13 +149,29 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 	if _, err := b.baseEdges(ctx, current, true, false); err != nil {
 		return nil, err
 	}
-	base := current
+	var base layerSet // layer 0, for the aggregation
 	var ag *aggregator
 	var built []Layer
 	for layer := 1; layer <= opt.MaxLayers && len(current.ids) > max(opt.ClusterSize, 2); layer++ {
+		if current.layer == 0 {
+			// Layer 0 is clustered without its ids, read again after: the passes over its
+			// embeddings follow the store's id order, and the clustering is the stage's peak.
+			current.ids = nil
+		}
 		groups, err := b.cluster(ctx, current, dims, opt)
 		if err != nil {
 			return nil, fmt.Errorf("cluster layer %d: %w", layer-1, err)
+		}
+		if current.layer == 0 {
+			again, _, err := b.baseMembers(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if again.digest != current.digest {
+				return nil, fmt.Errorf("read layer 0: its entities changed while it was clustered")
+			}
+			current.ids = again.ids
+			base = current
 		}
 		clusters := make([][]int, len(groups))
 		largest := 0
@@ -227,6 +245,8 @@ type layerSet struct {
 	// labels are Member.Label of summaries; nil at layer 0, where the label is the name, read
 	// with the entity.
 	labels []string
+	// digest is a hash of layer 0's ids in order, which every pass over it must find again.
+	digest uint64
 }
 
 // summaries is a layer of summaries on its way to the store: the layerSet the next layer
@@ -257,7 +277,8 @@ func (b *Builder) cluster(ctx context.Context, set layerSet, dims int, opt Optio
 		MaxComponents: opt.MaxComponents, Threshold: opt.Threshold,
 		GMM: cluster.GMMOptions{Covariance: cluster.Diag, Seed: b.Seed},
 	}
-	x, err := cluster.PCAStream(len(set.ids), dims, b.embeddings(ctx, set), cluster.BoundedDims(len(set.ids), bopt))
+	n := len(set.conns)
+	x, err := cluster.PCAStream(n, dims, b.embeddings(ctx, set), cluster.BoundedDims(n, bopt))
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +293,11 @@ const page = 2048
 func (b *Builder) baseMembers(ctx context.Context) (layerSet, int, error) {
 	var set layerSet
 	dims := 0
+	h := fnv.New64a()
 	err := b.eachBase(ctx, func(es []graph.Entity) error {
+		for _, e := range es {
+			digestID(h, e.ID)
+		}
 		var all strings.Builder
 		for _, e := range es {
 			all.WriteString(e.ID)
@@ -287,7 +312,14 @@ func (b *Builder) baseMembers(ctx context.Context) (layerSet, int, error) {
 	})
 	set.ids = slices.Clip(set.ids)
 	set.conns = make([]int32, len(set.ids))
+	set.digest = h.Sum64()
 	return set, dims, err
+}
+
+// digestID adds an id to a digest of ids in order.
+func digestID(h hash.Hash64, id string) {
+	h.Write([]byte(id))
+	h.Write([]byte{0})
 }
 
 // baseEdges reads the relations of layer 0: with count, it counts the connections of the base
@@ -362,16 +394,19 @@ func (b *Builder) entities(ctx context.Context, layer int, ids []string, fn func
 }
 
 // embeddings is the cluster.RowSource of the embeddings of a layer's entities, read from the
-// store: layer 0 in id order, a summary layer by id. The index is the store's one writer while
-// it runs, so every pass reads the same rows; a pass that finds others is an error all the same.
+// store: layer 0 in id order (its ids need not be held: the pass's digest must be the layer's),
+// a summary layer by id. The index is the store's one writer while it runs, so every pass reads
+// the same rows; a pass that finds others is an error all the same.
 func (b *Builder) embeddings(ctx context.Context, set layerSet) cluster.RowSource {
 	return func(fn func(int, []float32) error) error {
-		i := 0
+		n, i := len(set.conns), 0
+		h := fnv.New64a()
 		visit := func(es []graph.Entity) error {
 			for _, e := range es {
-				if i >= len(set.ids) || e.ID != set.ids[i] {
-					return fmt.Errorf("read layer %d: entity %s appeared while the layer was clustered", set.layer, e.ID)
+				if i >= n {
+					return fmt.Errorf("read layer %d: more than the %d entities with embeddings it had when first read", set.layer, n)
 				}
+				digestID(h, e.ID)
 				if err := fn(i, e.Embedding); err != nil {
 					return err
 				}
@@ -382,11 +417,14 @@ func (b *Builder) embeddings(ctx context.Context, set layerSet) cluster.RowSourc
 		var err error
 		if set.layer == 0 {
 			err = b.eachBase(ctx, visit)
+			if err == nil && i == n && h.Sum64() != set.digest {
+				err = fmt.Errorf("read layer 0: its entities changed while it was clustered")
+			}
 		} else {
 			err = b.entities(ctx, set.layer, set.ids, visit)
 		}
-		if err == nil && i != len(set.ids) {
-			err = fmt.Errorf("read layer %d: %d entities with embeddings, %d when the layer was first read", set.layer, i, len(set.ids))
+		if err == nil && i != n {
+			err = fmt.Errorf("read layer %d: %d entities with embeddings, %d when the layer was first read", set.layer, i, n)
 		}
 		return err
 	}
