@@ -94,7 +94,7 @@ func (in *Ingester) Delete(ctx context.Context, ids []string, dryRun bool) (Dele
 		if err != nil {
 			return rep, fmt.Errorf("read store metadata: %w", err)
 		}
-		if stale == "true" {
+		if graph.StructurePending(stale) {
 			if err := in.markStarted(ctx); err != nil {
 				return rep, err
 			}

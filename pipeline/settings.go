@@ -93,7 +93,7 @@ func readMeta(ctx context.Context, store graph.MetaReader, keys ...string) (map[
 // A store from before the settings were recorded has its documents' chunks checked and its
 // structure recomputed once.
 func (in *Ingester) planSettings(ctx context.Context) (settingsPlan, error) {
-	stored, err := readMeta(ctx, in.Store, graph.MetaExtractor, graph.MetaChunking, graph.MetaChunkingPending, graph.MetaLayers, graph.MetaSeed, graph.MetaEvidence, graph.MetaArch)
+	stored, err := readMeta(ctx, in.Store, graph.MetaExtractor, graph.MetaChunking, graph.MetaChunkingPending, graph.MetaLayers, graph.MetaSeed, graph.MetaEvidence, graph.MetaArch, graph.MetaStructureStale)
 	if err != nil {
 		return settingsPlan{}, err
 	}
@@ -153,13 +153,20 @@ func (in *Ingester) planSettings(ctx context.Context) (settingsPlan, error) {
 	if stored[graph.MetaArch] == "" {
 		stored[graph.MetaArch] = "off" // a store from before the option has no hierarchy
 	}
-	if hasDocs && (stored[graph.MetaLayers] != structure[graph.MetaLayers] || stored[graph.MetaSeed] != structure[graph.MetaSeed] ||
-		stored[graph.MetaArch] != structure[graph.MetaArch]) {
+	layersChanged := stored[graph.MetaLayers] != structure[graph.MetaLayers] || stored[graph.MetaSeed] != structure[graph.MetaSeed]
+	if hasDocs && (layersChanged || stored[graph.MetaArch] != structure[graph.MetaArch]) {
 		in.Log.Info().Str("stored_layers", stored[graph.MetaLayers]).Str("layers", structure[graph.MetaLayers]).
 			Str("stored_seed", stored[graph.MetaSeed]).Str("seed", structure[graph.MetaSeed]).
 			Str("stored_arch", stored[graph.MetaArch]).Str("arch", structure[graph.MetaArch]).
 			Msg("structure settings changed: recomputing the hierarchical index, communities and reports")
-		plan.now[graph.MetaStructureStale] = "true"
+		switch {
+		case layersChanged:
+			plan.now[graph.MetaStructureStale] = "true"
+		case !graph.StructurePending(stored[graph.MetaStructureStale]):
+			// The summary layers were built with these settings (they and the seed are
+			// recorded with them); the stages after them are redone.
+			plan.now[graph.MetaStructureStale] = graph.StructureLayersBuilt
+		}
 		plan.clearSummaries = structure[graph.MetaLayers] == "max=0" && stored[graph.MetaLayers] != "max=0"
 	}
 	return plan, nil

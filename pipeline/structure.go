@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/stratarag/strata/internal/graph"
@@ -21,12 +22,14 @@ func (in *Ingester) structure(ctx context.Context, rep *Report) error {
 	if err != nil {
 		return fmt.Errorf("read store metadata: %w", err)
 	}
-	if stale != "true" {
+	if !graph.StructurePending(stale) {
 		in.Log.Info().Msg("graph unchanged; communities are up to date")
 		return nil
 	}
 	t := time.Now()
-	if in.LayerSummarizer != nil && in.Options.Layers.MaxLayers > 0 {
+	if stale == graph.StructureLayersBuilt {
+		in.Log.Info().Msg("summary layers already rebuilt by an interrupted run; resuming after them")
+	} else if in.LayerSummarizer != nil && in.Options.Layers.MaxLayers > 0 {
 		b := &layers.Builder{
 			Store: in.Store, Embedder: in.Embedder, Summarizer: in.LayerSummarizer, Log: in.Log,
 			Options: in.Options.Layers, Seed: in.Options.Seed,
@@ -39,6 +42,14 @@ func (in *Ingester) structure(ctx context.Context, rep *Report) error {
 		}
 		if rep.Layers, err = b.Build(ctx); err != nil {
 			return fmt.Errorf("hierarchical index: %w", err)
+		}
+		// A run killed from here on resumes after the layers: the graph has not changed since
+		// (any change sets the flag to "true" again), and the settings they were built with
+		// are recorded with the flag.
+		meta := map[string]string{graph.MetaStructureStale: graph.StructureLayersBuilt,
+			graph.MetaLayers: in.layersSetting(), graph.MetaSeed: strconv.FormatInt(in.Options.Seed, 10)}
+		if err := in.Store.Apply(ctx, graph.Batch{Meta: meta}); err != nil {
+			return fmt.Errorf("record the rebuilt summary layers: %w", err)
 		}
 		in.stageDone(rep, "layers", t)
 		for _, l := range rep.Layers {

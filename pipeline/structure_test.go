@@ -55,9 +55,16 @@ const (
 )
 
 // killPoints are the places between and inside the structure stages where the child stops to be
-// killed: after the summary layers are written, after components, after communities, and after
-// the first batch of reports, and after the first layer of attributed communities.
-var killPoints = []string{"layers", "components", "communities", "reports", "arch"}
+// killed: when the previous summary layers are removed, after the first summaries are written,
+// after the summary layers are built, after components, after communities, after the first batch
+// of reports, and after the first layer of attributed communities.
+var killPoints = []string{"layers", "summaries", "layers built", "components", "communities", "reports", "arch"}
+
+// layersBuilt is whether the summary layers are complete at a kill point: a run resumed there
+// goes on after them.
+func layersBuilt(point string) bool {
+	return !slices.Contains([]string{"layers", "summaries"}, point)
+}
 
 // pausingStore stops the process at one kill point: it creates the marker file and sleeps until
 // the parent kills it with SIGKILL.
@@ -84,6 +91,12 @@ func (p *pausingStore) Apply(ctx context.Context, b graph.Batch) error {
 	}
 	if err == nil && b.ClearSummaries {
 		p.pause("layers")
+	}
+	if err == nil && len(b.Entities) > 0 && b.Entities[0].Layer > 0 {
+		p.pause("summaries")
+	}
+	if err == nil && b.Meta[graph.MetaStructureStale] == graph.StructureLayersBuilt {
+		p.pause("layers built")
 	}
 	if err == nil && len(b.Communities) > 0 {
 		p.pause("reports")
@@ -151,12 +164,16 @@ func TestStructureResumesAfterKill(t *testing.T) {
 			killAtMarker(t, cmd, marker, at)
 
 			store := openStore(t, dir)
-			if stale, _, err := store.Meta(context.Background(), graph.MetaStructureStale); err != nil || stale != "true" {
-				t.Fatalf("after the kill at %s, structure.stale = %q, %v; want true", at, stale, err)
+			wantStale := "true"
+			if layersBuilt(at) {
+				wantStale = graph.StructureLayersBuilt
+			}
+			if stale, _, err := store.Meta(context.Background(), graph.MetaStructureStale); err != nil || stale != wantStale {
+				t.Fatalf("after the kill at %s, structure.stale = %q, %v; want %q", at, stale, err, wantStale)
 			}
 			rep := structureIngest(t, store, corpusDir)
-			if rep.Unchanged != 17 || rep.Documents != 0 || len(rep.Layers) == 0 || rep.Communities == 0 {
-				t.Errorf("resume run = %+v; want the structure rebuilt over 17 unchanged documents", rep)
+			if rep.Unchanged != 17 || rep.Documents != 0 || rep.Communities == 0 || (len(rep.Layers) == 0) != layersBuilt(at) {
+				t.Errorf("resume run = %+v; want the structure rebuilt over 17 unchanged documents, the summary layers only if they were not finished", rep)
 			}
 			store.Close()
 			compareDumps(t, dumpStore(t, dir), want)

@@ -37,7 +37,7 @@ func ReadIngestState(ctx context.Context, store MetaReader) (IngestState, error)
 		Started:        vals[MetaIngestStarted],
 		Finished:       vals[MetaIngestFinished],
 		Unfinished:     vals[MetaIngestState] == IngestStarted,
-		StructureStale: vals[MetaStructureStale] == "true",
+		StructureStale: StructurePending(vals[MetaStructureStale]),
 	}
 	if v := vals[MetaIngestFailed]; v != "" {
 		n, err := strconv.Atoi(v)

@@ -14,9 +14,10 @@ const (
 	MetaEmbeddingDims = "embedding.dims"
 	// MetaExtractor names the extractor that built the graph.
 	MetaExtractor = "extractor"
-	// MetaStructureStale is "true" from the moment a document changes the graph until
-	// components, communities and reports have been recomputed, so a run killed in between
-	// finishes the job next time.
+	// MetaStructureStale is "true" from the moment a document changes the graph until the
+	// summary layers, components, communities and reports have been recomputed, so a run killed
+	// in between finishes the job next time; StructureLayersBuilt once only the summary layers
+	// are, so that it does not build them again; "false" (or unset) when all are.
 	MetaStructureStale = "structure.stale"
 	// MetaChunking records how the chunks were cut, as "TOKENIZER size=N overlap=M".
 	MetaChunking = "chunking"
@@ -91,3 +92,10 @@ func wrapMeta(err error) error {
 	}
 	return nil
 }
+
+// StructureLayersBuilt is MetaStructureStale while the summary layers are rebuilt and the stages
+// after them are not.
+const StructureLayersBuilt = "layers"
+
+// StructurePending reports whether a value of MetaStructureStale leaves structure stages to run.
+func StructurePending(stale string) bool { return stale == "true" || stale == StructureLayersBuilt }
