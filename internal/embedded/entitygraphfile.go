@@ -47,7 +47,8 @@ func writeEntityGraph(w io.Writer, eg *entityGraph) (n int64, crc uint32, err er
 		buf = buf[:0]
 		return err
 	}
-	for _, id := range eg.ids {
+	for i := range eg.ids.len() {
+		id := eg.ids.at(i)
 		buf = binary.AppendUvarint(buf, uint64(len(id)))
 		buf = append(buf, id...)
 		if len(buf) >= 1<<15 {
@@ -57,11 +58,11 @@ func writeEntityGraph(w io.Writer, eg *entityGraph) (n int64, crc uint32, err er
 		}
 	}
 	buf = binary.AppendUvarint(buf, uint64(eg.nRelated))
-	buf = binary.AppendUvarint(buf, uint64(len(eg.edges)))
-	for _, e := range eg.edges {
-		buf = binary.LittleEndian.AppendUint32(buf, uint32(e.U))
-		buf = binary.LittleEndian.AppendUint32(buf, uint32(e.V))
-		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(e.W))
+	buf = binary.AppendUvarint(buf, uint64(eg.edges.Len()))
+	for i, u := range eg.edges.U {
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(u))
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(eg.edges.V[i]))
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(eg.edges.W[i]))
 		if len(buf) >= 1<<15 {
 			if err := flush(); err != nil {
 				return n, crc, err
@@ -77,18 +78,32 @@ func readGraphFile(path string, want vectorFileState) (*entityGraph, error) {
 	if want.tag == "" {
 		return nil, errors.New("the store has no entity graph file labelled")
 	}
-	data, err := os.ReadFile(path)
+	// The header first: a file of another generation, which is what the writer finds at every
+	// close after a write, is refused without reading a body as large as the graph.
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	h, err := decodeVectorHeader(graphFileMagic, data, int64(len(data)))
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, vectorHeaderSize)
+	if _, err := io.ReadFull(f, head); err != nil {
+		return nil, fmt.Errorf("entity graph file header: %w", err)
+	}
+	h, err := decodeVectorHeader(graphFileMagic, head, fi.Size())
 	if err != nil {
 		return nil, err
 	}
 	if err := want.check("entity graph file", h); err != nil {
 		return nil, err
 	}
-	body := data[vectorHeaderSize:]
+	body := make([]byte, fi.Size()-vectorHeaderSize)
+	if _, err := io.ReadFull(f, body); err != nil {
+		return nil, fmt.Errorf("entity graph file body: %w", err)
+	}
 	if crc32.Checksum(body, castagnoli) != h.bodyCRC {
 		return nil, errors.New("entity graph file checksum mismatch")
 	}
@@ -101,47 +116,36 @@ func readGraphFile(path string, want vectorFileState) (*entityGraph, error) {
 		body = body[k:]
 		return int(n), true
 	}
-	// The ids are substrings of one string of their part of the body: one allocation, not one
-	// per node. A first pass finds where that part ends.
-	ends := make([]int, 0, h.count)
-	rest := body
-	for range h.count {
+	// The ids are packed into one string (idList): one allocation, not one per node.
+	var b idListBuilder
+	b.ends = make([]uint32, 0, h.count)
+	prev := []byte(nil)
+	for i := range h.count {
 		n, ok := uvarint()
 		if !ok || n > len(body) {
 			return nil, malformed
 		}
-		body = body[n:]
-		ends = append(ends, len(rest)-len(body))
-	}
-	var text string
-	if len(ends) > 0 {
-		text = string(rest[:ends[len(ends)-1]])
-	}
-	ids := make([]string, len(ends))
-	for i := range ends {
-		start := 0
-		if i > 0 {
-			start = ends[i-1]
-		}
-		n, k := binary.Uvarint(rest[start:]) // checked in the first pass
-		ids[i] = text[start+k : start+k+int(n)]
-		if i > 0 && ids[i-1] >= ids[i] {
+		id := body[:n]
+		if i > 0 && string(prev) >= string(id) {
 			return nil, errors.New("entity graph file ids are not in order")
 		}
+		if err := b.add(id); err != nil {
+			return nil, err
+		}
+		prev, body = id, body[n:]
 	}
+	ids := b.list()
 	nRelated, ok1 := uvarint()
 	nEdges, ok2 := uvarint()
 	if !ok1 || !ok2 || nRelated > nEdges || len(body) != nEdges*graphEdgeSize {
 		return nil, malformed
 	}
-	edges := make([]graphalgo.Edge, nEdges)
-	for i := range edges {
+	edges := graphalgo.EdgeList{U: make([]int32, nEdges), V: make([]int32, nEdges), W: make([]float64, nEdges)}
+	for i := range nEdges {
 		e := body[i*graphEdgeSize:]
-		edges[i] = graphalgo.Edge{
-			U: int(binary.LittleEndian.Uint32(e)),
-			V: int(binary.LittleEndian.Uint32(e[4:])),
-			W: math.Float64frombits(binary.LittleEndian.Uint64(e[8:])),
-		}
+		edges.U[i] = int32(binary.LittleEndian.Uint32(e))
+		edges.V[i] = int32(binary.LittleEndian.Uint32(e[4:]))
+		edges.W[i] = math.Float64frombits(binary.LittleEndian.Uint64(e[8:]))
 	}
 	eg, err := newEntityGraph(ids, edges, nRelated)
 	if err != nil {
@@ -210,7 +214,7 @@ func writeGraphTempFile(dir string, eg *entityGraph, tag [vectorTagSize]byte) (t
 	if err := w.Flush(); err != nil {
 		return "", err
 	}
-	h := vectorFileHeader{count: len(eg.ids), gen: eg.gen, tag: tag, idsLen: n, bodyCRC: crc}
+	h := vectorFileHeader{count: eg.ids.len(), gen: eg.gen, tag: tag, idsLen: n, bodyCRC: crc}
 	if _, err := f.WriteAt(h.encode(graphFileMagic), 0); err != nil {
 		return "", err
 	}

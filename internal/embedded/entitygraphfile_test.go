@@ -36,8 +36,9 @@ func readerGraph(t *testing.T, dir string) (got, want *entityGraph) {
 }
 
 func sameGraph(a, b *entityGraph) bool {
-	return a.gen == b.gen && slices.Equal(a.ids, b.ids) && slices.Equal(a.related, b.related) &&
-		slices.Equal(a.edges, b.edges) && a.nRelated == b.nRelated
+	return a.gen == b.gen && a.ids.text == b.ids.text && slices.Equal(a.ids.ends, b.ids.ends) &&
+		slices.Equal(a.related, b.related) && slices.Equal(a.edges.U, b.edges.U) &&
+		slices.Equal(a.edges.V, b.edges.V) && slices.Equal(a.edges.W, b.edges.W) && a.nRelated == b.nRelated
 }
 
 func TestEntityGraphFile(t *testing.T) {
@@ -58,8 +59,8 @@ func TestEntityGraphFile(t *testing.T) {
 	if !got.fromFile {
 		t.Fatal("a fresh reader read SQLite although the entity graph file is current")
 	}
-	if !sameGraph(got, want) || len(got.ids) != 200 || got.nRelated != 199 || len(got.edges) != 200 {
-		t.Fatalf("file graph: %d nodes, %d edges (%d RELATED); SQLite's differs or the sizes are wrong", len(got.ids), len(got.edges), got.nRelated)
+	if !sameGraph(got, want) || got.ids.len() != 200 || got.nRelated != 199 || got.edges.Len() != 200 {
+		t.Fatalf("file graph: %d nodes, %d edges (%d RELATED); SQLite's differs or the sizes are wrong", got.ids.len(), got.edges.Len(), got.nRelated)
 	}
 
 	path := filepath.Join(dir, graphFileName)
@@ -81,8 +82,14 @@ func TestEntityGraphFile(t *testing.T) {
 			}
 			got, _ := readerGraph(t, dir)
 			spoilt := *got
-			spoilt.ids = slices.Clone(got.ids)
-			spoilt.ids[0], spoilt.ids[1] = spoilt.ids[1], spoilt.ids[0]
+			ids := make([]string, got.ids.len())
+			for i := range ids {
+				ids[i] = got.ids.at(i)
+			}
+			ids[0], ids[1] = ids[1], ids[0]
+			if spoilt.ids, err = newIDList(ids); err != nil {
+				t.Fatal(err)
+			}
 			tmp, err := writeGraphTempFile(dir, &spoilt, h.tag)
 			if err != nil {
 				t.Fatal(err)
