@@ -20,13 +20,13 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 		if err != nil {
 			return err
 		}
-		res := graphalgo.Leiden(eg.g, graphalgo.LeidenOptions{
+		levels, _ := graphalgo.LeidenLevels(eg.g, graphalgo.LeidenOptions{
 			Gamma: p.Gamma, Theta: p.Theta, Tolerance: p.Tolerance, MaxLevels: p.MaxLevels, Seed: p.Seed,
 		})
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		comms, err := replaceCommunities(ctx, tx, eg.ids, res.Levels)
+		comms, err := replaceCommunities(ctx, tx, eg.ids, levels)
 		if err != nil {
 			return err
 		}
@@ -47,7 +47,7 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 // communities are handed on as they are made, so that the hierarchy of millions of entities
 // never holds more than one level's grouping and the communities themselves (ParentID sharing
 // the string of the parent's ID).
-func hierarchy(levels [][]int, emit func(c graph.Community, members []int32) error) ([]graph.Community, error) {
+func hierarchy(levels [][]int32, emit func(c graph.Community, members []int32) error) ([]graph.Community, error) {
 	var comms []graph.Community
 	var start, order []int32
 	var ids, parentIDs []string // ID of each community id of this level, and of the one coarser
@@ -55,10 +55,10 @@ func hierarchy(levels [][]int, emit func(c graph.Community, members []int32) err
 		part := levels[len(levels)-1-level]
 		k := 0
 		for node, c := range part {
-			if c < 0 || c >= len(part) {
+			if c < 0 || int(c) >= len(part) {
 				return nil, fmt.Errorf("level %d: node %d in community %d, outside [0, %d)", level, node, c, len(part))
 			}
-			k = max(k, c+1)
+			k = max(k, int(c)+1)
 		}
 		start = slices.Grow(start[:0], k+1)[:k+1]
 		clear(start)
@@ -102,7 +102,7 @@ func hierarchy(levels [][]int, emit func(c graph.Community, members []int32) err
 
 // replaceCommunities deletes every community and membership and writes the hierarchy of levels
 // (see hierarchy), whose nodes are indexes into ids. It returns the communities written.
-func replaceCommunities(ctx context.Context, tx *sql.Tx, ids idList, levels [][]int) ([]graph.Community, error) {
+func replaceCommunities(ctx context.Context, tx *sql.Tx, ids idList, levels [][]int32) ([]graph.Community, error) {
 	for _, q := range []string{`DELETE FROM community_members`, `DELETE FROM communities`} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return nil, fmt.Errorf("delete previous communities: %w", err)

@@ -62,7 +62,7 @@ func TestEdgeWeight(t *testing.T) {
 func TestHierarchy(t *testing.T) {
 	tests := []struct {
 		name        string
-		levels      [][]int
+		levels      [][]int32
 		want        []graph.Community
 		wantMembers [][]int32
 		err         bool
@@ -70,7 +70,7 @@ func TestHierarchy(t *testing.T) {
 		{
 			// Five nodes; finest level {0,1} {2,3} {4}, coarsest {0,1,2,3} {4}.
 			name:   "two levels",
-			levels: [][]int{{0, 0, 1, 1, 2}, {0, 0, 0, 0, 1}},
+			levels: [][]int32{{0, 0, 1, 1, 2}, {0, 0, 0, 0, 1}},
 			want: []graph.Community{
 				{ID: "0-0", Level: 0, CommunityID: 0, Size: 4},
 				{ID: "0-1", Level: 0, CommunityID: 1, Size: 1},
@@ -84,7 +84,7 @@ func TestHierarchy(t *testing.T) {
 			// Ids need not be dense or in order of first node: members stay in node order and
 			// communities in id order, the parent that of the smallest member.
 			name:   "sparse ids",
-			levels: [][]int{{3, 0, 3, 5, 0, 5}, {1, 0, 1, 0, 0, 0}},
+			levels: [][]int32{{3, 0, 3, 5, 0, 5}, {1, 0, 1, 0, 0, 0}},
 			want: []graph.Community{
 				{ID: "0-0", Level: 0, CommunityID: 0, Size: 4},
 				{ID: "0-1", Level: 0, CommunityID: 1, Size: 2},
@@ -95,8 +95,8 @@ func TestHierarchy(t *testing.T) {
 			wantMembers: [][]int32{{1, 3, 4, 5}, {0, 2}, {1, 4}, {0, 2}, {3, 5}},
 		},
 		{name: "none"},
-		{name: "negative id", levels: [][]int{{0, -1}}, err: true},
-		{name: "id out of range", levels: [][]int{{0, 2}}, err: true},
+		{name: "negative id", levels: [][]int32{{0, -1}}, err: true},
+		{name: "id out of range", levels: [][]int32{{0, 2}}, err: true},
 	}
 	for _, tt := range tests {
 		var members [][]int32

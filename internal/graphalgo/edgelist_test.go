@@ -145,3 +145,28 @@ func TestWCCListMatchesWCC(t *testing.T) {
 		}
 	}
 }
+
+// TestLeidenLevelsMatchesModularity checks that LeidenLevels' levels are what Leiden returns and
+// that each modularity is that of Modularity on the level, which renumbers it: the levels must be
+// dense in order of first node for the shortcut LeidenLevels takes.
+func TestLeidenLevelsMatchesModularity(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, tt := range []struct{ n, m int }{{1, 0}, {4, 0}, {30, 60}, {500, 2000}, {3000, 9000}} {
+		g := NewGraph(tt.n, randomEdges(rng, tt.n, tt.m))
+		levels, mods := LeidenLevels(g, LeidenOptions{Seed: 7})
+		res := Leiden(g, LeidenOptions{Seed: 7})
+		if len(levels) != len(res.Levels) || !slices.Equal(mods, res.Modularity) {
+			t.Fatalf("n=%d m=%d: %d levels, modularity %v; Leiden: %d, %v", tt.n, tt.m, len(levels), mods, len(res.Levels), res.Modularity)
+		}
+		for k, lv := range levels {
+			for i, c := range lv {
+				if int(c) != res.Levels[k][i] {
+					t.Fatalf("n=%d m=%d: level %d node %d: %d, Leiden %d", tt.n, tt.m, k, i, c, res.Levels[k][i])
+				}
+			}
+			if q := Modularity(g, res.Levels[k], 1); q != mods[k] {
+				t.Errorf("n=%d m=%d: level %d modularity %v, Modularity says %v", tt.n, tt.m, k, mods[k], q)
+			}
+		}
+	}
+}
