@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/stratarag/strata/internal/graphalgo"
 )
@@ -165,9 +166,10 @@ func (s *Store) writeGraphFile(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	// Read whole, as a reader reads it: a file of the current generation that a reader would
-	// refuse (its ids out of order) is rewritten.
-	if _, err := readGraphFile(path, st); err == nil {
+	// Checked as a reader would check it, so that a file of the current generation that a
+	// reader would refuse (its ids out of order) is rewritten; but streamed, without building
+	// a graph that a large store holds in hundreds of megabytes.
+	if checkGraphFile(path, st) == nil {
 		return nil // current and whole
 	}
 	var eg *entityGraph
@@ -187,6 +189,76 @@ func (s *Store) writeGraphFile(ctx context.Context) error {
 	}
 	defer os.Remove(tmp) // a no-op once renamed
 	return s.installFile(ctx, genEntityGraph, graphFileMetaKey, eg.gen, tag, tmp, path)
+}
+
+// checkGraphFile returns nil when readGraphFile would accept the file at path, reading it in
+// pieces: the header and checksum (checkFile), then the ids in order and the edge counts.
+func checkGraphFile(path string, want vectorFileState) error {
+	if err := checkFile(path, graphFileMagic, "entity graph file", want); err != nil {
+		return err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	head := make([]byte, vectorHeaderSize)
+	if _, err := io.ReadFull(f, head); err != nil {
+		return fmt.Errorf("entity graph file header: %w", err)
+	}
+	h, err := decodeVectorHeader(graphFileMagic, head, fi.Size())
+	if err != nil {
+		return err
+	}
+	malformed := errors.New("entity graph file body is malformed")
+	body := fi.Size() - vectorHeaderSize
+	r := &countingReader{r: bufio.NewReaderSize(f, 1<<16)}
+	var prev, id []byte
+	for i := range h.count {
+		n, err := binary.ReadUvarint(r)
+		if err != nil || n > uint64(body-r.n) {
+			return malformed
+		}
+		id = slices.Grow(id[:0], int(n))[:n]
+		if _, err := io.ReadFull(r, id); err != nil {
+			return malformed
+		}
+		if i > 0 && string(prev) >= string(id) {
+			return errors.New("entity graph file ids are not in order")
+		}
+		prev, id = id, prev
+	}
+	nRelated, err1 := binary.ReadUvarint(r)
+	nEdges, err2 := binary.ReadUvarint(r)
+	if err1 != nil || err2 != nil || nRelated > nEdges || nEdges > uint64(body) ||
+		uint64(body-r.n) != nEdges*graphEdgeSize {
+		return malformed
+	}
+	return nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r *bufio.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	c.n += int64(k)
+	return k, err
+}
+
+func (c *countingReader) ReadByte() (byte, error) {
+	b, err := c.r.ReadByte()
+	if err == nil {
+		c.n++
+	}
+	return b, err
 }
 
 // writeGraphTempFile writes eg's file, labelled tag, to a new temporary file in dir (newTempFile)

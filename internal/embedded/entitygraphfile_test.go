@@ -35,6 +35,24 @@ func readerGraph(t *testing.T, dir string) (got, want *entityGraph) {
 	return got, want
 }
 
+// graphFileAccepted reports whether the writer's streamed check accepts dir's entity graph file.
+func graphFileAccepted(t *testing.T, dir string) bool {
+	t.Helper()
+	r, err := Open(t.Context(), dir, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var st vectorFileState
+	if err := r.read(t.Context(), "graph file state", func(tx *sql.Tx) (err error) {
+		st, err = readFileState(t.Context(), tx, genEntityGraph, graphFileMetaKey)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return checkGraphFile(filepath.Join(dir, graphFileName), st) == nil
+}
+
 func sameGraph(a, b *entityGraph) bool {
 	return a.gen == b.gen && a.ids.text == b.ids.text && slices.Equal(a.ids.ends, b.ids.ends) &&
 		slices.Equal(a.related, b.related) && slices.Equal(a.edges.U, b.edges.U) &&
@@ -61,6 +79,10 @@ func TestEntityGraphFile(t *testing.T) {
 	}
 	if !sameGraph(got, want) || got.ids.len() != 200 || got.nRelated != 199 || got.edges.Len() != 200 {
 		t.Fatalf("file graph: %d nodes, %d edges (%d RELATED); SQLite's differs or the sizes are wrong", got.ids.len(), got.edges.Len(), got.nRelated)
+	}
+
+	if !graphFileAccepted(t, dir) {
+		t.Fatal("the writer's check refuses a current, whole entity graph file")
 	}
 
 	path := filepath.Join(dir, graphFileName)
@@ -113,6 +135,9 @@ func TestEntityGraphFile(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.spoil(t)
+			if graphFileAccepted(t, dir) {
+				t.Error("the writer's check accepts the spoilt file")
+			}
 			got, want := readerGraph(t, dir)
 			if got.fromFile || !sameGraph(got, want) {
 				t.Errorf("spoilt file: fromFile %v, same as SQLite %v", got.fromFile, sameGraph(got, want))
@@ -123,6 +148,9 @@ func TestEntityGraphFile(t *testing.T) {
 			}
 			if err := s.Close(); err != nil {
 				t.Fatal(err)
+			}
+			if !graphFileAccepted(t, dir) {
+				t.Error("the writer's check refuses the file the next writer wrote")
 			}
 			if got, want := readerGraph(t, dir); !got.fromFile || !sameGraph(got, want) {
 				t.Errorf("after the next writer: fromFile %v, same as SQLite %v", got.fromFile, sameGraph(got, want))
