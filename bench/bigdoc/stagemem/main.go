@@ -5,7 +5,8 @@
 // peak RSS of the stage alone (Linux: VmHWM, reset before each stage through
 // /proc/self/clear_refs).
 //
-// Usage: go run ./bench/bigdoc/stagemem DIR   (STAGEMEM_PROFILE=prefix also writes a heap profile
+// Usage: go run ./bench/bigdoc/stagemem DIR [STAGE...]   (only the stages named, in their order,
+// when any are; STAGEMEM_PROFILE=prefix also writes a heap profile
 // taken near each stage's peak to prefix-STAGE.pprof; the profiler forces collections, so
 // measure without it)
 package main
@@ -16,6 +17,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -29,17 +31,17 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: stagemem DIR")
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: stagemem DIR [components|communities|reports|close ...]")
 		os.Exit(2)
 	}
-	if err := run(os.Args[1]); err != nil {
+	if err := run(os.Args[1], os.Args[2:]); err != nil {
 		fmt.Fprintln(os.Stderr, "stagemem:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir string) error {
+func run(dir string, only []string) error {
 	ctx := context.Background()
 	s, err := embedded.Open(ctx, dir, embedded.Options{})
 	if err != nil {
@@ -62,6 +64,9 @@ func run(dir string) error {
 		{"close", func() error { comms = nil; return s.Close() }},
 	}
 	for _, st := range stages {
+		if len(only) > 0 && !slices.Contains(only, st.name) {
+			continue
+		}
 		runtime.GC()
 		resetPeakRSS()
 		var peak atomic.Uint64
@@ -106,8 +111,7 @@ func run(dir string) error {
 		fmt.Printf("%-12s %7.1f s  peak heap %7.1f MiB  after %7.1f MiB  peak RSS %7.1f MiB\n",
 			st.name, took.Seconds(), mib(peak.Load()), mib(heapInUse()), mib(peakRSS()))
 	}
-	fmt.Printf("communities: %d\n", len(comms))
-	return nil
+	return s.Close() // a no-op after the close stage
 }
 
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
