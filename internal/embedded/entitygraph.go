@@ -60,7 +60,15 @@ func (s *Store) entityGraph(ctx context.Context, tx *sql.Tx) (*entityGraph, erro
 // bytes and ids packed (idList), so that no row costs an allocation of its own: the graph of one
 // huge document has millions of them.
 func loadEntityGraph(ctx context.Context, tx *sql.Tx) (*entityGraph, error) {
-	var b idListBuilder
+	// Sized up front from the row counts (an upper bound on the edges, as edges to missing
+	// entities are skipped): grown by append, the arrays would hold up to a quarter of slack and
+	// copy themselves as they grow.
+	var nIDs, nEdges int
+	if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM entities),
+		(SELECT count(*) FROM relations) + (SELECT count(*) FROM summary_links)`).Scan(&nIDs, &nEdges); err != nil {
+		return nil, err
+	}
+	b := idListBuilder{ends: make([]uint32, 0, nIDs)}
 	rows, err := tx.QueryContext(ctx, `SELECT id FROM entities ORDER BY id`)
 	if err != nil {
 		return nil, err
@@ -81,7 +89,7 @@ func loadEntityGraph(ctx context.Context, tx *sql.Tx) (*entityGraph, error) {
 	ids := b.list()
 	index := newIDIndex(ids)
 
-	var edges graphalgo.EdgeList
+	edges := graphalgo.EdgeList{U: make([]int32, 0, nEdges), V: make([]int32, 0, nEdges), W: make([]float64, 0, nEdges)}
 	nRelated := 0
 	for _, q := range []struct {
 		query   string
