@@ -1,6 +1,7 @@
 package graphalgo
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -169,4 +170,60 @@ func TestLeidenLevelsMatchesModularity(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestAggregateExactSize checks the aggregate graph against its definition (the weight between
+// two groups is the sum of the edges between their members, the weight inside a group its
+// self-loop) and that its adjacency is allocated at its size.
+func TestAggregateExactSize(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, tt := range []struct{ n, m, groups int }{{5, 8, 2}, {100, 400, 10}, {1000, 5000, 300}} {
+		g := NewGraph(tt.n, randomEdges(rng, tt.n, tt.m))
+		ref := make([]int32, tt.n)
+		for i := range ref {
+			ref[i] = int32(rng.IntN(tt.groups))
+		}
+		nr := (&leiden{}).relabel0(ref, tt.groups)
+		l := newLeiden(tt.n, LeidenOptions{})
+		agg := l.aggregate(g, ref, nr)
+		if cap(agg.targets) != len(agg.targets) || cap(agg.weights) != len(agg.weights) {
+			t.Errorf("n=%d: adjacency of %d entries allocated at %d", tt.n, len(agg.targets), cap(agg.targets))
+		}
+		want := map[[2]int32]float64{}
+		self := make([]float64, nr)
+		for u := range tt.n {
+			self[ref[u]] += g.self[u]
+			ts, ws := g.Neighbors(u)
+			for i, v := range ts {
+				if ref[v] == ref[u] {
+					self[ref[u]] += ws[i] / 2
+				} else {
+					want[[2]int32{ref[u], ref[v]}] += ws[i]
+				}
+			}
+		}
+		got := 0
+		for c := range nr {
+			ts, ws := agg.Neighbors(c)
+			for i, d := range ts {
+				if w := want[[2]int32{int32(c), d}]; math.Abs(w-ws[i]) > 1e-9*max(1, w) {
+					t.Errorf("n=%d: weight %d-%d = %v, want %v", tt.n, c, d, ws[i], w)
+				}
+				got++
+			}
+			if math.Abs(agg.self[c]-self[c]) > 1e-9*max(1, self[c]) {
+				t.Errorf("n=%d: self-loop of %d = %v, want %v", tt.n, c, agg.self[c], self[c])
+			}
+		}
+		if got != len(want) {
+			t.Errorf("n=%d: %d adjacency entries, want %d", tt.n, got, len(want))
+		}
+	}
+}
+
+// relabel0 renumbers part densely in order of first appearance (a test helper with its own
+// buffer) and returns how many ids there are.
+func (l *leiden) relabel0(part []int32, bound int) int {
+	l.relab = make([]int32, bound)
+	return l.relabel(part, bound)
 }

@@ -604,9 +604,30 @@ func (l *leiden) aggregate(g *Graph, ref []int32, nr int) *Graph {
 		strength: make([]float64, nr),
 		total:    g.total,
 	}
-	targets := make([]int32, 0, len(g.targets)/2)
-	weights := make([]float64, 0, len(g.targets)/2)
 	pos := l.pos
+	// A first pass counts the distinct neighbouring groups of every group, so that the
+	// adjacency is allocated at its size: the first aggregate of a large graph is often far
+	// smaller than the half of its input that an estimate would reserve.
+	h := 0
+	for c := 0; c < nr; c++ {
+		for _, u := range members[start[c]:start[c+1]] {
+			a, b := g.offsets[u], g.offsets[u+1]
+			for _, v := range g.targets[a:b] {
+				if d := ref[v]; d != int32(c) && pos[d] < 0 {
+					pos[d] = int32(h)
+					h++
+				}
+			}
+		}
+		for _, u := range members[start[c]:start[c+1]] {
+			a, b := g.offsets[u], g.offsets[u+1]
+			for _, v := range g.targets[a:b] {
+				pos[ref[v]] = -1
+			}
+		}
+	}
+	targets := make([]int32, 0, h)
+	weights := make([]float64, 0, h)
 	for c := 0; c < nr; c++ {
 		agg.offsets[c] = len(targets)
 		rowStart := len(targets)
