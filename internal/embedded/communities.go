@@ -20,14 +20,14 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 		if err != nil {
 			return err
 		}
-		res := graphalgo.Leiden(eg.g, graphalgo.LeidenOptions{
+		levels, _ := graphalgo.LeidenLevels(eg.g, graphalgo.LeidenOptions{
 			Gamma: p.Gamma, Theta: p.Theta, Tolerance: p.Tolerance, MaxLevels: p.MaxLevels, Seed: p.Seed,
 		})
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		comms, members := hierarchy(res.Levels)
-		if err := replaceCommunities(ctx, tx, eg.ids, comms, members); err != nil {
+		comms, err := replaceCommunities(ctx, tx, eg.ids, levels)
+		if err != nil {
 			return err
 		}
 		out = comms
@@ -40,70 +40,94 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 }
 
 // hierarchy turns Leiden's levels (finest first, nested) into communities ordered by level then
-// community id, with level 0 the coarsest, and the member nodes of each. The parent of a
-// community is the community one level coarser that holds its members; as the levels are nested
-// any member will do, and the smallest is used.
-func hierarchy(levels [][]int) ([]graph.Community, [][]int) {
+// community id, with level 0 the coarsest, and hands each with its member nodes (ascending) to
+// emit, which must not keep members. The parent of a community is the community one level
+// coarser that holds its members; as the levels are nested any member will do, and the smallest
+// is used. A level is grouped by a counting sort into arrays reused from level to level, and the
+// communities are handed on as they are made, so that the hierarchy of millions of entities
+// never holds more than one level's grouping and the communities themselves (ParentID sharing
+// the string of the parent's ID).
+func hierarchy(levels [][]int32, emit func(c graph.Community, members []int32) error) ([]graph.Community, error) {
 	var comms []graph.Community
-	var members [][]int
+	var start, order []int32
+	var ids, parentIDs []string // ID of each community id of this level, and of the one coarser
 	for level := range levels {
 		part := levels[len(levels)-1-level]
-		byID := map[int][]int{}
+		k := 0
 		for node, c := range part {
-			byID[c] = append(byID[c], node)
+			if c < 0 || int(c) >= len(part) {
+				return nil, fmt.Errorf("level %d: node %d in community %d, outside [0, %d)", level, node, c, len(part))
+			}
+			k = max(k, int(c)+1)
 		}
-		ids := make([]int, 0, len(byID))
-		for c := range byID {
-			ids = append(ids, c)
+		start = slices.Grow(start[:0], k+1)[:k+1]
+		clear(start)
+		for _, c := range part {
+			start[c+1]++
 		}
-		slices.Sort(ids)
-		for _, c := range ids {
-			nodes := byID[c]
+		for c := range k {
+			start[c+1] += start[c]
+		}
+		order = slices.Grow(order[:0], len(part))[:len(part)]
+		next := slices.Clone(start[:k])
+		for node, c := range part {
+			order[next[c]] = int32(node)
+			next[c]++
+		}
+		parentIDs, ids = ids, make([]string, k)
+		for c := range k {
+			nodes := order[start[c]:start[c+1]]
+			if len(nodes) == 0 {
+				continue
+			}
 			comm := graph.Community{
 				ID:          graph.CommunityID(level, int64(c)),
 				Level:       level,
 				CommunityID: int64(c),
 				Size:        len(nodes),
 			}
+			ids[c] = comm.ID
 			if level > 0 {
 				coarser := levels[len(levels)-level]
-				comm.ParentID = graph.CommunityID(level-1, int64(coarser[nodes[0]]))
+				comm.ParentID = parentIDs[coarser[nodes[0]]]
+			}
+			if err := emit(comm, nodes); err != nil {
+				return nil, err
 			}
 			comms = append(comms, comm)
-			members = append(members, nodes)
 		}
 	}
-	return comms, members
+	return comms, nil
 }
 
-// replaceCommunities deletes every community and membership and writes comms, whose members are
-// indexes into ids.
-func replaceCommunities(ctx context.Context, tx *sql.Tx, ids []string, comms []graph.Community, members [][]int) error {
+// replaceCommunities deletes every community and membership and writes the hierarchy of levels
+// (see hierarchy), whose nodes are indexes into ids. It returns the communities written.
+func replaceCommunities(ctx context.Context, tx *sql.Tx, ids idList, levels [][]int32) ([]graph.Community, error) {
 	for _, q := range []string{`DELETE FROM community_members`, `DELETE FROM communities`} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("delete previous communities: %w", err)
+			return nil, fmt.Errorf("delete previous communities: %w", err)
 		}
 	}
 	insComm, err := tx.PrepareContext(ctx, `
 		INSERT INTO communities (id, level, community_id, parent_id, size) VALUES (?, ?, ?, ?, ?)`)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer insComm.Close()
 	insMember, err := tx.PrepareContext(ctx, `INSERT INTO community_members (community_id, entity_id) VALUES (?, ?)`)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer insMember.Close()
-	for i, c := range comms {
+	return hierarchy(levels, func(c graph.Community, members []int32) error {
 		if _, err := insComm.ExecContext(ctx, c.ID, c.Level, c.CommunityID, c.ParentID, c.Size); err != nil {
 			return fmt.Errorf("write community %s: %w", c.ID, err)
 		}
-		for _, node := range members[i] {
-			if _, err := insMember.ExecContext(ctx, c.ID, ids[node]); err != nil {
-				return fmt.Errorf("write member %s of community %s: %w", ids[node], c.ID, err)
+		for _, node := range members {
+			if _, err := insMember.ExecContext(ctx, c.ID, ids.at(int(node))); err != nil {
+				return fmt.Errorf("write member %s of community %s: %w", ids.at(int(node)), c.ID, err)
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }

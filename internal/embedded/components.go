@@ -21,7 +21,8 @@ func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
 		}
 		// RELATED only: the summary hierarchy (SUMMARIZED_BY), whose top joins everything,
 		// would make the whole graph one component.
-		component, sizes := graphalgo.WCC(graphalgo.NewGraph(len(eg.ids), eg.edges[:eg.nRelated]))
+		// WCCList needs no adjacency of its own, only union-find over the edges.
+		component, sizes := graphalgo.WCCList(eg.ids.len(), eg.edges.Slice(0, eg.nRelated))
 		// Rows that already hold the right values are left alone, so a re-run writes little.
 		stmt, err := tx.PrepareContext(ctx, `
 			UPDATE entities SET component_id = ?1, degree = ?2
@@ -30,8 +31,9 @@ func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
 			return err
 		}
 		defer stmt.Close()
-		for i, id := range eg.ids {
-			if _, err := stmt.ExecContext(ctx, component[i], eg.related[i], id); err != nil {
+		for i := range eg.ids.len() {
+			id := eg.ids.at(i)
+			if _, err := stmt.ExecContext(ctx, int64(component[i]), int64(eg.related[i]), id); err != nil {
 				return fmt.Errorf("write component of entity %s: %w", id, err)
 			}
 		}

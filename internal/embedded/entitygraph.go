@@ -3,9 +3,9 @@ package embedded
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"math"
 	"path/filepath"
-	"slices"
 	"sync"
 
 	"github.com/stratarag/strata/internal/graphalgo"
@@ -16,13 +16,13 @@ import (
 // are undirected edges weighted by their weight. Apply refuses relationships to missing entities;
 // loading still skips any, so that the graph can never refer to a node it lacks.
 type entityGraph struct {
-	gen     int64    // genEntityGraph the graph was loaded at
-	ids     []string // in id order: node finds a node by binary search
+	gen     int64  // genEntityGraph the graph was loaded at
+	ids     idList // in id order: node finds a node by binary search
 	g       *graphalgo.Graph
-	related []int // number of RELATED relationships per node: Entity.Degree
+	related []int32 // number of RELATED relationships per node: Entity.Degree
 	// edges are the edges g was built from, RELATED first (nRelated of them), kept so that the
 	// writer can store the graph in its file (entitygraphfile.go).
-	edges    []graphalgo.Edge
+	edges    graphalgo.EdgeList
 	nRelated int
 	fromFile bool // read from the entity graph file rather than SQLite
 }
@@ -56,27 +56,40 @@ func (s *Store) entityGraph(ctx context.Context, tx *sql.Tx) (*entityGraph, erro
 	return eg, nil
 }
 
+// loadEntityGraph reads the entity graph from SQLite. Ids and endpoints are scanned as raw
+// bytes and ids packed (idList), so that no row costs an allocation of its own: the graph of one
+// huge document has millions of them.
 func loadEntityGraph(ctx context.Context, tx *sql.Tx) (*entityGraph, error) {
-	var ids []string
-	index := map[string]int{}
+	// Sized up front from the row counts (an upper bound on the edges, as edges to missing
+	// entities are skipped): grown by append, the arrays would hold up to a quarter of slack and
+	// copy themselves as they grow.
+	var nIDs, nEdges int
+	if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM entities),
+		(SELECT count(*) FROM relations) + (SELECT count(*) FROM summary_links)`).Scan(&nIDs, &nEdges); err != nil {
+		return nil, err
+	}
+	b := idListBuilder{ends: make([]uint32, 0, nIDs)}
 	rows, err := tx.QueryContext(ctx, `SELECT id FROM entities ORDER BY id`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id string
+		var id sql.RawBytes
 		if err := rows.Scan(&id); err != nil {
 			return nil, err
 		}
-		index[id] = len(ids)
-		ids = append(ids, id)
+		if err := b.add(id); err != nil {
+			return nil, err
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	ids := b.list()
+	index := newIDIndex(ids)
 
-	var edges []graphalgo.Edge
+	edges := graphalgo.EdgeList{U: make([]int32, 0, nEdges), V: make([]int32, 0, nEdges), W: make([]float64, 0, nEdges)}
 	nRelated := 0
 	for _, q := range []struct {
 		query   string
@@ -90,25 +103,25 @@ func loadEntityGraph(ctx context.Context, tx *sql.Tx) (*entityGraph, error) {
 			return nil, err
 		}
 		for rows.Next() {
-			var a, b string
+			var a, b sql.RawBytes
 			var w float64
 			if err := rows.Scan(&a, &b, &w); err != nil {
 				rows.Close()
 				return nil, err
 			}
-			u, okU := index[a]
-			v, okV := index[b]
+			u, okU := index.find(a)
+			v, okV := index.find(b)
 			if !okU || !okV {
 				continue
 			}
-			edges = append(edges, graphalgo.Edge{U: u, V: v, W: edgeWeight(w)})
+			edges.Append(u, v, edgeWeight(w))
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return nil, err
 		}
 		if q.related {
-			nRelated = len(edges)
+			nRelated = edges.Len()
 		}
 	}
 	return newEntityGraph(ids, edges, nRelated)
@@ -116,16 +129,19 @@ func loadEntityGraph(ctx context.Context, tx *sql.Tx) (*entityGraph, error) {
 
 // newEntityGraph builds the entity graph of ids, sorted, from edges, of which the first nRelated
 // are RELATED and the rest SUMMARIZED_BY.
-func newEntityGraph(ids []string, edges []graphalgo.Edge, nRelated int) (*entityGraph, error) {
-	eg := &entityGraph{ids: ids, related: make([]int, len(ids)), edges: edges, nRelated: nRelated}
-	for _, e := range edges[:nRelated] {
-		eg.related[e.U]++
-		if e.V != e.U {
-			eg.related[e.V]++
+func newEntityGraph(ids idList, edges graphalgo.EdgeList, nRelated int) (*entityGraph, error) {
+	eg := &entityGraph{ids: ids, related: make([]int32, ids.len()), edges: edges, nRelated: nRelated}
+	for i, u := range edges.U[:nRelated] {
+		if u < 0 || int(u) >= ids.len() || edges.V[i] < 0 || int(edges.V[i]) >= ids.len() {
+			return nil, fmt.Errorf("edge %d (%d-%d): node out of range [0, %d)", i, u, edges.V[i], ids.len())
+		}
+		eg.related[u]++
+		if v := edges.V[i]; v != u {
+			eg.related[v]++
 		}
 	}
 	var err error
-	if eg.g, err = graphalgo.NewGraphChecked(len(ids), edges); err != nil {
+	if eg.g, err = graphalgo.NewGraphFromList(ids.len(), edges); err != nil {
 		return nil, err
 	}
 	return eg, nil
@@ -135,7 +151,7 @@ func newEntityGraph(ids []string, edges []graphalgo.Edge, nRelated int) (*entity
 // for every entity was a tenth of loading the graph file, which a fresh query process does to
 // look up a few dozen ids.
 func (eg *entityGraph) node(id string) (int, bool) {
-	return slices.BinarySearch(eg.ids, id)
+	return eg.ids.search(id)
 }
 
 // edgeWeight is the weight an edge gets in the algorithms: a missing or non-positive weight

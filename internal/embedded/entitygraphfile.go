@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/stratarag/strata/internal/graphalgo"
 )
@@ -47,7 +48,8 @@ func writeEntityGraph(w io.Writer, eg *entityGraph) (n int64, crc uint32, err er
 		buf = buf[:0]
 		return err
 	}
-	for _, id := range eg.ids {
+	for i := range eg.ids.len() {
+		id := eg.ids.at(i)
 		buf = binary.AppendUvarint(buf, uint64(len(id)))
 		buf = append(buf, id...)
 		if len(buf) >= 1<<15 {
@@ -57,11 +59,11 @@ func writeEntityGraph(w io.Writer, eg *entityGraph) (n int64, crc uint32, err er
 		}
 	}
 	buf = binary.AppendUvarint(buf, uint64(eg.nRelated))
-	buf = binary.AppendUvarint(buf, uint64(len(eg.edges)))
-	for _, e := range eg.edges {
-		buf = binary.LittleEndian.AppendUint32(buf, uint32(e.U))
-		buf = binary.LittleEndian.AppendUint32(buf, uint32(e.V))
-		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(e.W))
+	buf = binary.AppendUvarint(buf, uint64(eg.edges.Len()))
+	for i, u := range eg.edges.U {
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(u))
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(eg.edges.V[i]))
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(eg.edges.W[i]))
 		if len(buf) >= 1<<15 {
 			if err := flush(); err != nil {
 				return n, crc, err
@@ -77,18 +79,32 @@ func readGraphFile(path string, want vectorFileState) (*entityGraph, error) {
 	if want.tag == "" {
 		return nil, errors.New("the store has no entity graph file labelled")
 	}
-	data, err := os.ReadFile(path)
+	// The header first: a file of another generation, which is what the writer finds at every
+	// close after a write, is refused without reading a body as large as the graph.
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	h, err := decodeVectorHeader(graphFileMagic, data, int64(len(data)))
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, vectorHeaderSize)
+	if _, err := io.ReadFull(f, head); err != nil {
+		return nil, fmt.Errorf("entity graph file header: %w", err)
+	}
+	h, err := decodeVectorHeader(graphFileMagic, head, fi.Size())
 	if err != nil {
 		return nil, err
 	}
 	if err := want.check("entity graph file", h); err != nil {
 		return nil, err
 	}
-	body := data[vectorHeaderSize:]
+	body := make([]byte, fi.Size()-vectorHeaderSize)
+	if _, err := io.ReadFull(f, body); err != nil {
+		return nil, fmt.Errorf("entity graph file body: %w", err)
+	}
 	if crc32.Checksum(body, castagnoli) != h.bodyCRC {
 		return nil, errors.New("entity graph file checksum mismatch")
 	}
@@ -101,47 +117,36 @@ func readGraphFile(path string, want vectorFileState) (*entityGraph, error) {
 		body = body[k:]
 		return int(n), true
 	}
-	// The ids are substrings of one string of their part of the body: one allocation, not one
-	// per node. A first pass finds where that part ends.
-	ends := make([]int, 0, h.count)
-	rest := body
-	for range h.count {
+	// The ids are packed into one string (idList): one allocation, not one per node.
+	var b idListBuilder
+	b.ends = make([]uint32, 0, h.count)
+	prev := []byte(nil)
+	for i := range h.count {
 		n, ok := uvarint()
 		if !ok || n > len(body) {
 			return nil, malformed
 		}
-		body = body[n:]
-		ends = append(ends, len(rest)-len(body))
-	}
-	var text string
-	if len(ends) > 0 {
-		text = string(rest[:ends[len(ends)-1]])
-	}
-	ids := make([]string, len(ends))
-	for i := range ends {
-		start := 0
-		if i > 0 {
-			start = ends[i-1]
-		}
-		n, k := binary.Uvarint(rest[start:]) // checked in the first pass
-		ids[i] = text[start+k : start+k+int(n)]
-		if i > 0 && ids[i-1] >= ids[i] {
+		id := body[:n]
+		if i > 0 && string(prev) >= string(id) {
 			return nil, errors.New("entity graph file ids are not in order")
 		}
+		if err := b.add(id); err != nil {
+			return nil, err
+		}
+		prev, body = id, body[n:]
 	}
+	ids := b.list()
 	nRelated, ok1 := uvarint()
 	nEdges, ok2 := uvarint()
 	if !ok1 || !ok2 || nRelated > nEdges || len(body) != nEdges*graphEdgeSize {
 		return nil, malformed
 	}
-	edges := make([]graphalgo.Edge, nEdges)
-	for i := range edges {
+	edges := graphalgo.EdgeList{U: make([]int32, nEdges), V: make([]int32, nEdges), W: make([]float64, nEdges)}
+	for i := range nEdges {
 		e := body[i*graphEdgeSize:]
-		edges[i] = graphalgo.Edge{
-			U: int(binary.LittleEndian.Uint32(e)),
-			V: int(binary.LittleEndian.Uint32(e[4:])),
-			W: math.Float64frombits(binary.LittleEndian.Uint64(e[8:])),
-		}
+		edges.U[i] = int32(binary.LittleEndian.Uint32(e))
+		edges.V[i] = int32(binary.LittleEndian.Uint32(e[4:]))
+		edges.W[i] = math.Float64frombits(binary.LittleEndian.Uint64(e[8:]))
 	}
 	eg, err := newEntityGraph(ids, edges, nRelated)
 	if err != nil {
@@ -161,9 +166,10 @@ func (s *Store) writeGraphFile(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	// Read whole, as a reader reads it: a file of the current generation that a reader would
-	// refuse (its ids out of order) is rewritten.
-	if _, err := readGraphFile(path, st); err == nil {
+	// Checked as a reader would check it, so that a file of the current generation that a
+	// reader would refuse (its ids out of order) is rewritten; but streamed, without building
+	// a graph that a large store holds in hundreds of megabytes.
+	if checkGraphFile(path, st) == nil {
 		return nil // current and whole
 	}
 	var eg *entityGraph
@@ -183,6 +189,76 @@ func (s *Store) writeGraphFile(ctx context.Context) error {
 	}
 	defer os.Remove(tmp) // a no-op once renamed
 	return s.installFile(ctx, genEntityGraph, graphFileMetaKey, eg.gen, tag, tmp, path)
+}
+
+// checkGraphFile returns nil when readGraphFile would accept the file at path, reading it in
+// pieces: the header and checksum (checkFile), then the ids in order and the edge counts.
+func checkGraphFile(path string, want vectorFileState) error {
+	if err := checkFile(path, graphFileMagic, "entity graph file", want); err != nil {
+		return err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	head := make([]byte, vectorHeaderSize)
+	if _, err := io.ReadFull(f, head); err != nil {
+		return fmt.Errorf("entity graph file header: %w", err)
+	}
+	h, err := decodeVectorHeader(graphFileMagic, head, fi.Size())
+	if err != nil {
+		return err
+	}
+	malformed := errors.New("entity graph file body is malformed")
+	body := fi.Size() - vectorHeaderSize
+	r := &countingReader{r: bufio.NewReaderSize(f, 1<<16)}
+	var prev, id []byte
+	for i := range h.count {
+		n, err := binary.ReadUvarint(r)
+		if err != nil || n > uint64(body-r.n) {
+			return malformed
+		}
+		id = slices.Grow(id[:0], int(n))[:n]
+		if _, err := io.ReadFull(r, id); err != nil {
+			return malformed
+		}
+		if i > 0 && string(prev) >= string(id) {
+			return errors.New("entity graph file ids are not in order")
+		}
+		prev, id = id, prev
+	}
+	nRelated, err1 := binary.ReadUvarint(r)
+	nEdges, err2 := binary.ReadUvarint(r)
+	if err1 != nil || err2 != nil || nRelated > nEdges || nEdges > uint64(body) ||
+		uint64(body-r.n) != nEdges*graphEdgeSize {
+		return malformed
+	}
+	return nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r *bufio.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	c.n += int64(k)
+	return k, err
+}
+
+func (c *countingReader) ReadByte() (byte, error) {
+	b, err := c.r.ReadByte()
+	if err == nil {
+		c.n++
+	}
+	return b, err
 }
 
 // writeGraphTempFile writes eg's file, labelled tag, to a new temporary file in dir (newTempFile)
@@ -210,7 +286,7 @@ func writeGraphTempFile(dir string, eg *entityGraph, tag [vectorTagSize]byte) (t
 	if err := w.Flush(); err != nil {
 		return "", err
 	}
-	h := vectorFileHeader{count: len(eg.ids), gen: eg.gen, tag: tag, idsLen: n, bodyCRC: crc}
+	h := vectorFileHeader{count: eg.ids.len(), gen: eg.gen, tag: tag, idsLen: n, bodyCRC: crc}
 	if _, err := f.WriteAt(h.encode(graphFileMagic), 0); err != nil {
 		return "", err
 	}

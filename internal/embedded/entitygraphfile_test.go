@@ -35,9 +35,28 @@ func readerGraph(t *testing.T, dir string) (got, want *entityGraph) {
 	return got, want
 }
 
+// graphFileAccepted reports whether the writer's streamed check accepts dir's entity graph file.
+func graphFileAccepted(t *testing.T, dir string) bool {
+	t.Helper()
+	r, err := Open(t.Context(), dir, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var st vectorFileState
+	if err := r.read(t.Context(), "graph file state", func(tx *sql.Tx) (err error) {
+		st, err = readFileState(t.Context(), tx, genEntityGraph, graphFileMetaKey)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return checkGraphFile(filepath.Join(dir, graphFileName), st) == nil
+}
+
 func sameGraph(a, b *entityGraph) bool {
-	return a.gen == b.gen && slices.Equal(a.ids, b.ids) && slices.Equal(a.related, b.related) &&
-		slices.Equal(a.edges, b.edges) && a.nRelated == b.nRelated
+	return a.gen == b.gen && a.ids.text == b.ids.text && slices.Equal(a.ids.ends, b.ids.ends) &&
+		slices.Equal(a.related, b.related) && slices.Equal(a.edges.U, b.edges.U) &&
+		slices.Equal(a.edges.V, b.edges.V) && slices.Equal(a.edges.W, b.edges.W) && a.nRelated == b.nRelated
 }
 
 func TestEntityGraphFile(t *testing.T) {
@@ -58,8 +77,12 @@ func TestEntityGraphFile(t *testing.T) {
 	if !got.fromFile {
 		t.Fatal("a fresh reader read SQLite although the entity graph file is current")
 	}
-	if !sameGraph(got, want) || len(got.ids) != 200 || got.nRelated != 199 || len(got.edges) != 200 {
-		t.Fatalf("file graph: %d nodes, %d edges (%d RELATED); SQLite's differs or the sizes are wrong", len(got.ids), len(got.edges), got.nRelated)
+	if !sameGraph(got, want) || got.ids.len() != 200 || got.nRelated != 199 || got.edges.Len() != 200 {
+		t.Fatalf("file graph: %d nodes, %d edges (%d RELATED); SQLite's differs or the sizes are wrong", got.ids.len(), got.edges.Len(), got.nRelated)
+	}
+
+	if !graphFileAccepted(t, dir) {
+		t.Fatal("the writer's check refuses a current, whole entity graph file")
 	}
 
 	path := filepath.Join(dir, graphFileName)
@@ -81,8 +104,14 @@ func TestEntityGraphFile(t *testing.T) {
 			}
 			got, _ := readerGraph(t, dir)
 			spoilt := *got
-			spoilt.ids = slices.Clone(got.ids)
-			spoilt.ids[0], spoilt.ids[1] = spoilt.ids[1], spoilt.ids[0]
+			ids := make([]string, got.ids.len())
+			for i := range ids {
+				ids[i] = got.ids.at(i)
+			}
+			ids[0], ids[1] = ids[1], ids[0]
+			if spoilt.ids, err = newIDList(ids); err != nil {
+				t.Fatal(err)
+			}
 			tmp, err := writeGraphTempFile(dir, &spoilt, h.tag)
 			if err != nil {
 				t.Fatal(err)
@@ -106,6 +135,9 @@ func TestEntityGraphFile(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.spoil(t)
+			if graphFileAccepted(t, dir) {
+				t.Error("the writer's check accepts the spoilt file")
+			}
 			got, want := readerGraph(t, dir)
 			if got.fromFile || !sameGraph(got, want) {
 				t.Errorf("spoilt file: fromFile %v, same as SQLite %v", got.fromFile, sameGraph(got, want))
@@ -116,6 +148,9 @@ func TestEntityGraphFile(t *testing.T) {
 			}
 			if err := s.Close(); err != nil {
 				t.Fatal(err)
+			}
+			if !graphFileAccepted(t, dir) {
+				t.Error("the writer's check refuses the file the next writer wrote")
 			}
 			if got, want := readerGraph(t, dir); !got.fromFile || !sameGraph(got, want) {
 				t.Errorf("after the next writer: fromFile %v, same as SQLite %v", got.fromFile, sameGraph(got, want))

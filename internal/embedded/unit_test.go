@@ -3,6 +3,7 @@ package embedded
 import (
 	"math"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/stratarag/strata/internal/graph"
@@ -59,24 +60,59 @@ func TestEdgeWeight(t *testing.T) {
 }
 
 func TestHierarchy(t *testing.T) {
-	// Five nodes; finest level {0,1} {2,3} {4}, coarsest {0,1,2,3} {4}.
-	levels := [][]int{{0, 0, 1, 1, 2}, {0, 0, 0, 0, 1}}
-	comms, members := hierarchy(levels)
-	want := []graph.Community{
-		{ID: "0-0", Level: 0, CommunityID: 0, Size: 4},
-		{ID: "0-1", Level: 0, CommunityID: 1, Size: 1},
-		{ID: "1-0", Level: 1, CommunityID: 0, ParentID: "0-0", Size: 2},
-		{ID: "1-1", Level: 1, CommunityID: 1, ParentID: "0-0", Size: 2},
-		{ID: "1-2", Level: 1, CommunityID: 2, ParentID: "0-1", Size: 1},
+	tests := []struct {
+		name        string
+		levels      [][]int32
+		want        []graph.Community
+		wantMembers [][]int32
+		err         bool
+	}{
+		{
+			// Five nodes; finest level {0,1} {2,3} {4}, coarsest {0,1,2,3} {4}.
+			name:   "two levels",
+			levels: [][]int32{{0, 0, 1, 1, 2}, {0, 0, 0, 0, 1}},
+			want: []graph.Community{
+				{ID: "0-0", Level: 0, CommunityID: 0, Size: 4},
+				{ID: "0-1", Level: 0, CommunityID: 1, Size: 1},
+				{ID: "1-0", Level: 1, CommunityID: 0, ParentID: "0-0", Size: 2},
+				{ID: "1-1", Level: 1, CommunityID: 1, ParentID: "0-0", Size: 2},
+				{ID: "1-2", Level: 1, CommunityID: 2, ParentID: "0-1", Size: 1},
+			},
+			wantMembers: [][]int32{{0, 1, 2, 3}, {4}, {0, 1}, {2, 3}, {4}},
+		},
+		{
+			// Ids need not be dense or in order of first node: members stay in node order and
+			// communities in id order, the parent that of the smallest member.
+			name:   "sparse ids",
+			levels: [][]int32{{3, 0, 3, 5, 0, 5}, {1, 0, 1, 0, 0, 0}},
+			want: []graph.Community{
+				{ID: "0-0", Level: 0, CommunityID: 0, Size: 4},
+				{ID: "0-1", Level: 0, CommunityID: 1, Size: 2},
+				{ID: "1-0", Level: 1, CommunityID: 0, ParentID: "0-0", Size: 2},
+				{ID: "1-3", Level: 1, CommunityID: 3, ParentID: "0-1", Size: 2},
+				{ID: "1-5", Level: 1, CommunityID: 5, ParentID: "0-0", Size: 2},
+			},
+			wantMembers: [][]int32{{1, 3, 4, 5}, {0, 2}, {1, 4}, {0, 2}, {3, 5}},
+		},
+		{name: "none"},
+		{name: "negative id", levels: [][]int32{{0, -1}}, err: true},
+		{name: "id out of range", levels: [][]int32{{0, 2}}, err: true},
 	}
-	if !reflect.DeepEqual(comms, want) {
-		t.Errorf("hierarchy communities =\n%+v\nwant\n%+v", comms, want)
-	}
-	wantMembers := [][]int{{0, 1, 2, 3}, {4}, {0, 1}, {2, 3}, {4}}
-	if !reflect.DeepEqual(members, wantMembers) {
-		t.Errorf("hierarchy members = %v, want %v", members, wantMembers)
-	}
-	if comms, members := hierarchy(nil); comms != nil || members != nil {
-		t.Errorf("hierarchy(nil) = %v, %v", comms, members)
+	for _, tt := range tests {
+		var members [][]int32
+		comms, err := hierarchy(tt.levels, func(_ graph.Community, m []int32) error {
+			members = append(members, slices.Clone(m))
+			return nil
+		})
+		if (err != nil) != tt.err {
+			t.Errorf("%s: error %v, want error %v", tt.name, err, tt.err)
+			continue
+		}
+		if !reflect.DeepEqual(comms, tt.want) {
+			t.Errorf("%s: communities =\n%+v\nwant\n%+v", tt.name, comms, tt.want)
+		}
+		if !reflect.DeepEqual(members, tt.wantMembers) {
+			t.Errorf("%s: members = %v, want %v", tt.name, members, tt.wantMembers)
+		}
 	}
 }

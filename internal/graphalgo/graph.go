@@ -64,80 +64,11 @@ func NewGraphChecked(n int, edges []Edge) (*Graph, error) {
 			return nil, fmt.Errorf("edge %d (%d-%d): invalid weight %v", i, e.U, e.V, e.W)
 		}
 	}
-	return buildCSR(n, edges), nil
-}
-
-// buildCSR builds the adjacency with two counting sorts instead of a comparison sort: the
-// directed half-edges are first bucketed by target and then, in that order, by source, which
-// leaves every row sorted by target in O(n+m). Adjacent duplicates are then merged in place.
-func buildCSR(n int, edges []Edge) *Graph {
-	g := &Graph{
-		offsets:  make([]int, n+1),
-		self:     make([]float64, n),
-		strength: make([]float64, n),
+	l := EdgeList{U: make([]int32, len(edges)), V: make([]int32, len(edges)), W: make([]float64, len(edges))}
+	for i, e := range edges {
+		l.U[i], l.V[i], l.W[i] = int32(e.U), int32(e.V), e.W
 	}
-	// Count half-edges per target (which equals the count per source for a symmetric list).
-	cnt := make([]int, n+1)
-	for _, e := range edges {
-		if e.U == e.V {
-			g.self[e.U] += e.W
-			continue
-		}
-		cnt[e.U+1]++
-		cnt[e.V+1]++
-	}
-	for i := 1; i <= n; i++ {
-		cnt[i] += cnt[i-1]
-	}
-	h := cnt[n]
-	// Pass 1: half-edges (src, w) bucketed by target.
-	bySrc := make([]int32, h)
-	byW := make([]float64, h)
-	next := make([]int, n)
-	copy(next, cnt[:n])
-	for _, e := range edges {
-		if e.U == e.V {
-			continue
-		}
-		p := next[e.V]
-		bySrc[p], byW[p] = int32(e.U), e.W
-		next[e.V]++
-		p = next[e.U]
-		bySrc[p], byW[p] = int32(e.V), e.W
-		next[e.U]++
-	}
-	// Pass 2: walk the buckets in target order and place each half-edge in its source row. The
-	// degree of a node is the same whether counted as source or as target.
-	targets := make([]int32, h)
-	weights := make([]float64, h)
-	copy(next, cnt[:n])
-	for t := 0; t < n; t++ {
-		for p := cnt[t]; p < cnt[t+1]; p++ {
-			s := bySrc[p]
-			q := next[s]
-			targets[q], weights[q] = int32(t), byW[p]
-			next[s]++
-		}
-	}
-	// Merge duplicates within each (sorted) row, compacting in place.
-	out := 0
-	for u := 0; u < n; u++ {
-		g.offsets[u] = out
-		start := out
-		for p := cnt[u]; p < cnt[u+1]; p++ {
-			if out > start && targets[out-1] == targets[p] {
-				weights[out-1] += weights[p]
-				continue
-			}
-			targets[out], weights[out] = targets[p], weights[p]
-			out++
-		}
-	}
-	g.offsets[n] = out
-	g.targets = targets[:out:out]
-	g.weights = weights[:out:out]
-	g.finish()
-	return g
+	return buildCSR(n, l), nil
 }
 
 // finish computes strengths and the total weight from the adjacency and self-loops.

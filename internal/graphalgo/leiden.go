@@ -112,19 +112,38 @@ func (r LeidenResult) Final() []int {
 // Leiden already keeps communities connected, so this is a safety net). Apart from that split,
 // the final partition is left as Leiden produced it.
 func Leiden(g *Graph, opt LeidenOptions) LeidenResult {
+	levels, q := LeidenLevels(g, opt)
+	if levels == nil {
+		return LeidenResult{}
+	}
+	res := LeidenResult{Levels: make([][]int, len(levels)), Modularity: q}
+	for k, lv := range levels {
+		out := make([]int, len(lv))
+		for i, c := range lv {
+			out[i] = int(c)
+		}
+		res.Levels[k] = out
+	}
+	return res
+}
+
+// LeidenLevels is Leiden with the levels as int32, 4 bytes a node and level where
+// LeidenResult.Levels takes 8: the form for graphs of millions of nodes. It returns the levels
+// (nil for an empty graph) and the modularity of each, exactly as Leiden does.
+func LeidenLevels(g *Graph, opt LeidenOptions) ([][]int32, []float64) {
 	opt = opt.withDefaults()
 	n := g.NumNodes()
 	if n == 0 {
-		return LeidenResult{}
+		return nil, nil
 	}
 	if g.total <= 0 {
 		// No edges with weight: every node is its own community, modularity is undefined and
 		// reported as 0 like Modularity does.
-		lv := make([]int, n)
+		lv := make([]int32, n)
 		for i := range lv {
-			lv[i] = i
+			lv[i] = int32(i)
 		}
-		return LeidenResult{Levels: [][]int{lv}, Modularity: []float64{Modularity(g, lv, opt.Gamma)}}
+		return [][]int32{lv}, []float64{modularityDense(g, lv, n, opt.Gamma)}
 	}
 
 	l := newLeiden(n, opt)
@@ -175,16 +194,13 @@ func Leiden(g *Graph, opt LeidenOptions) LeidenResult {
 	}
 
 	levels := nestLevels(g, raw)
-	res := LeidenResult{Levels: make([][]int, len(levels)), Modularity: make([]float64, len(levels))}
+	mods := make([]float64, len(levels))
 	for k, lv := range levels {
-		out := make([]int, n)
-		for i, c := range lv {
-			out[i] = int(c)
-		}
-		res.Levels[k] = out
-		res.Modularity[k] = Modularity(g, out, opt.Gamma)
+		// nestLevels numbers every level densely in order of first node, which is what
+		// Modularity would renumber it to: the same value without a copy of the level.
+		mods[k] = modularityDense(g, lv, int(slices.Max(lv))+1, opt.Gamma)
 	}
-	return res
+	return levels, mods
 }
 
 // run performs one Leiden iteration on g starting from the partition part (dense ids, updated
@@ -588,9 +604,30 @@ func (l *leiden) aggregate(g *Graph, ref []int32, nr int) *Graph {
 		strength: make([]float64, nr),
 		total:    g.total,
 	}
-	targets := make([]int32, 0, len(g.targets)/2)
-	weights := make([]float64, 0, len(g.targets)/2)
 	pos := l.pos
+	// A first pass counts the distinct neighbouring groups of every group, so that the
+	// adjacency is allocated at its size: the first aggregate of a large graph is often far
+	// smaller than the half of its input that an estimate would reserve.
+	h := 0
+	for c := 0; c < nr; c++ {
+		for _, u := range members[start[c]:start[c+1]] {
+			a, b := g.offsets[u], g.offsets[u+1]
+			for _, v := range g.targets[a:b] {
+				if d := ref[v]; d != int32(c) && pos[d] < 0 {
+					pos[d] = int32(h)
+					h++
+				}
+			}
+		}
+		for _, u := range members[start[c]:start[c+1]] {
+			a, b := g.offsets[u], g.offsets[u+1]
+			for _, v := range g.targets[a:b] {
+				pos[ref[v]] = -1
+			}
+		}
+	}
+	targets := make([]int32, 0, h)
+	weights := make([]float64, 0, h)
 	for c := 0; c < nr; c++ {
 		agg.offsets[c] = len(targets)
 		rowStart := len(targets)

@@ -74,3 +74,30 @@ func WCC(g *Graph) (component []int, sizes []int) {
 	}
 	return component, sizes
 }
+
+// WCCList is WCC over the graph of n nodes and edges, without building its adjacency: the same
+// components, numbered the same way, in 4 bytes a node (union-find) besides the result.
+func WCCList(n int, edges EdgeList) (component []int32, sizes []int) {
+	var uf unionFind
+	uf.reset(n)
+	for i, u := range edges.U {
+		uf.union(u, edges.V[i])
+	}
+	// Number the components in order of smallest node, reusing the union-find's size array as
+	// the map from root to component.
+	ids := uf.size
+	for i := range ids {
+		ids[i] = -1
+	}
+	component = make([]int32, n)
+	for u := 0; u < n; u++ {
+		r := uf.find(int32(u))
+		if ids[r] < 0 {
+			ids[r] = int32(len(sizes))
+			sizes = append(sizes, 0)
+		}
+		component[u] = ids[r]
+		sizes[ids[r]]++
+	}
+	return component, sizes
+}

@@ -1,0 +1,140 @@
+// Command stagemem measures the memory of the structure stages that follow the layers stage on an
+// embedded store: components, communities, reports (extractive, offline embedder) and close. It
+// runs them on the store in DIR (use a copy: the stages rewrite it) and prints, per stage, the
+// wall time, the peak Go heap in use (sampled every 5 ms), the heap still in use after it and the
+// peak RSS of the stage alone (Linux: VmHWM, reset before each stage through
+// /proc/self/clear_refs).
+//
+// Usage: go run ./bench/bigdoc/stagemem DIR [STAGE...]   (only the stages named, in their order,
+// when any are; STAGEMEM_PROFILE=prefix also writes a heap profile
+// taken near each stage's peak to prefix-STAGE.pprof; the profiler forces collections, so
+// measure without it)
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/stratarag/strata/internal/embedded"
+	"github.com/stratarag/strata/internal/embedding"
+	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/memstat"
+	"github.com/stratarag/strata/pipeline/reports"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: stagemem DIR [components|communities|reports|close ...]")
+		os.Exit(2)
+	}
+	if err := run(os.Args[1], os.Args[2:]); err != nil {
+		fmt.Fprintln(os.Stderr, "stagemem:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dir string, only []string) error {
+	ctx := context.Background()
+	s, err := embedded.Open(ctx, dir, embedded.Options{})
+	if err != nil {
+		return err
+	}
+	var comms []graph.Community
+	stages := []struct {
+		name string
+		fn   func() error
+	}{
+		{"components", func() error { _, err := s.ComputeComponents(ctx); return err }},
+		{"communities", func() error {
+			comms, err = s.ComputeCommunities(ctx, graph.DefaultLeidenParams())
+			return err
+		}},
+		{"reports", func() error {
+			r := &reports.Extractive{Embedder: embedding.NewOffline(384)}
+			return r.Reports(ctx, s, comms)
+		}},
+		{"close", func() error { comms = nil; return s.Close() }},
+	}
+	for _, st := range stages {
+		if len(only) > 0 && !slices.Contains(only, st.name) {
+			continue
+		}
+		runtime.GC()
+		resetPeakRSS()
+		var peak atomic.Uint64
+		done := make(chan struct{})
+		go func() {
+			t := time.NewTicker(5 * time.Millisecond)
+			defer t.Stop()
+			for {
+				if h := heapInUse(); h > peak.Load() {
+					peak.Store(h)
+				}
+				select {
+				case <-done:
+					return
+				case <-t.C:
+				}
+			}
+		}()
+		stopProfile := func() {}
+		if prefix := os.Getenv("STAGEMEM_PROFILE"); prefix != "" {
+			pctx, cancel := context.WithCancel(ctx)
+			perr := make(chan error, 1)
+			go func() {
+				perr <- memstat.HeapProfiler{Path: prefix + "-" + st.name + ".pprof", Interval: 50 * time.Millisecond}.Run(pctx)
+			}()
+			stopProfile = func() {
+				cancel()
+				if err := <-perr; err != nil {
+					fmt.Fprintln(os.Stderr, "stagemem: heap profile:", err)
+				}
+			}
+		}
+		start := time.Now()
+		err := st.fn()
+		took := time.Since(start)
+		close(done)
+		stopProfile()
+		if err != nil {
+			return fmt.Errorf("%s: %w", st.name, err)
+		}
+		runtime.GC()
+		fmt.Printf("%-12s %7.1f s  peak heap %7.1f MiB  after %7.1f MiB  peak RSS %7.1f MiB\n",
+			st.name, took.Seconds(), mib(peak.Load()), mib(heapInUse()), mib(peakRSS()))
+	}
+	return s.Close() // a no-op after the close stage
+}
+
+func mib(b uint64) float64 { return float64(b) / (1 << 20) }
+
+func heapInUse() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// resetPeakRSS resets VmHWM (Linux only; elsewhere peakRSS reports 0).
+func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+func peakRSS() uint64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseUint(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}

@@ -1,0 +1,229 @@
+package graphalgo
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// refCSR is the adjacency NewGraph built before buildCSR worked in place (two counting sorts):
+// the reference that buildCSR must match bit for bit, duplicate weights summed in the same order.
+func refCSR(n int, edges []Edge) (offsets []int, targets []int32, weights, self []float64) {
+	offsets, self = make([]int, n+1), make([]float64, n)
+	cnt := make([]int, n+1)
+	for _, e := range edges {
+		if e.U == e.V {
+			self[e.U] += e.W
+			continue
+		}
+		cnt[e.U+1]++
+		cnt[e.V+1]++
+	}
+	for i := 1; i <= n; i++ {
+		cnt[i] += cnt[i-1]
+	}
+	h := cnt[n]
+	bySrc, byW := make([]int32, h), make([]float64, h)
+	next := make([]int, n)
+	copy(next, cnt[:n])
+	for _, e := range edges {
+		if e.U == e.V {
+			continue
+		}
+		p := next[e.V]
+		bySrc[p], byW[p] = int32(e.U), e.W
+		next[e.V]++
+		p = next[e.U]
+		bySrc[p], byW[p] = int32(e.V), e.W
+		next[e.U]++
+	}
+	targets, weights = make([]int32, h), make([]float64, h)
+	copy(next, cnt[:n])
+	for t := 0; t < n; t++ {
+		for p := cnt[t]; p < cnt[t+1]; p++ {
+			s := bySrc[p]
+			targets[next[s]], weights[next[s]] = int32(t), byW[p]
+			next[s]++
+		}
+	}
+	out := 0
+	for u := 0; u < n; u++ {
+		offsets[u] = out
+		start := out
+		for p := cnt[u]; p < cnt[u+1]; p++ {
+			if out > start && targets[out-1] == targets[p] {
+				weights[out-1] += weights[p]
+				continue
+			}
+			targets[out], weights[out] = targets[p], weights[p]
+			out++
+		}
+	}
+	offsets[n] = out
+	return offsets, targets[:out], weights[:out], self
+}
+
+// randomEdges draws m edges over n nodes with many duplicates (in both orientations) and
+// self-loops, and weights whose sums depend on the order they are added in.
+func randomEdges(rng *rand.Rand, n, m int) []Edge {
+	edges := make([]Edge, m)
+	for i := range edges {
+		edges[i] = Edge{U: rng.IntN(n), V: rng.IntN(n), W: rng.Float64() * 1e3}
+		if i > 0 && rng.IntN(4) == 0 { // repeat an earlier edge, maybe reversed
+			e := edges[rng.IntN(i)]
+			if rng.IntN(2) == 0 {
+				e.U, e.V = e.V, e.U
+			}
+			edges[i] = Edge{U: e.U, V: e.V, W: rng.Float64()}
+		}
+	}
+	return edges
+}
+
+func TestBuildCSRMatchesReference(t *testing.T) {
+	tests := []struct{ n, m int }{{1, 0}, {1, 3}, {2, 5}, {10, 40}, {50, 1000}, {1000, 3000}, {300, 20000}}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tt := range tests {
+		edges := randomEdges(rng, tt.n, tt.m)
+		offsets, targets, weights, self := refCSR(tt.n, edges)
+		g := NewGraph(tt.n, edges)
+		if !slices.Equal(g.offsets, offsets) || !slices.Equal(g.targets, targets) ||
+			!slices.Equal(g.weights, weights) || !slices.Equal(g.self, self) {
+			t.Errorf("n=%d m=%d: adjacency differs from the reference", tt.n, tt.m)
+		}
+		var l EdgeList
+		for _, e := range edges {
+			l.Append(int32(e.U), int32(e.V), e.W)
+		}
+		h, err := NewGraphFromList(tt.n, l)
+		if err != nil {
+			t.Fatalf("NewGraphFromList: %v", err)
+		}
+		if !slices.Equal(h.offsets, offsets) || !slices.Equal(h.targets, targets) ||
+			!slices.Equal(h.weights, weights) || !slices.Equal(h.strength, g.strength) || h.total != g.total {
+			t.Errorf("n=%d m=%d: NewGraphFromList differs from NewGraph", tt.n, tt.m)
+		}
+	}
+}
+
+func TestNewGraphFromListChecks(t *testing.T) {
+	tests := []struct {
+		name  string
+		n     int
+		edges EdgeList
+	}{
+		{"negative n", -1, EdgeList{}},
+		{"out of range", 2, EdgeList{U: []int32{0}, V: []int32{2}, W: []float64{1}}},
+		{"negative node", 2, EdgeList{U: []int32{-1}, V: []int32{0}, W: []float64{1}}},
+		{"negative weight", 2, EdgeList{U: []int32{0}, V: []int32{1}, W: []float64{-1}}},
+		{"ragged", 2, EdgeList{U: []int32{0}, V: []int32{1}}},
+	}
+	for _, tt := range tests {
+		if _, err := NewGraphFromList(tt.n, tt.edges); err == nil {
+			t.Errorf("%s: no error", tt.name)
+		}
+	}
+}
+
+func TestWCCListMatchesWCC(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, tt := range []struct{ n, m int }{{1, 0}, {5, 0}, {10, 6}, {200, 150}, {2000, 1500}, {500, 3000}} {
+		edges := randomEdges(rng, tt.n, tt.m)
+		var l EdgeList
+		for _, e := range edges {
+			l.Append(int32(e.U), int32(e.V), e.W)
+		}
+		comp, sizes := WCC(NewGraph(tt.n, edges))
+		got, gotSizes := WCCList(tt.n, l)
+		if !slices.Equal(gotSizes, sizes) || len(got) != len(comp) {
+			t.Fatalf("n=%d m=%d: sizes %v, want %v", tt.n, tt.m, gotSizes, sizes)
+		}
+		for i := range comp {
+			if int(got[i]) != comp[i] {
+				t.Fatalf("n=%d m=%d: node %d in component %d, want %d", tt.n, tt.m, i, got[i], comp[i])
+			}
+		}
+	}
+}
+
+// TestLeidenLevelsMatchesModularity checks that LeidenLevels' levels are what Leiden returns and
+// that each modularity is that of Modularity on the level, which renumbers it: the levels must be
+// dense in order of first node for the shortcut LeidenLevels takes.
+func TestLeidenLevelsMatchesModularity(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, tt := range []struct{ n, m int }{{1, 0}, {4, 0}, {30, 60}, {500, 2000}, {3000, 9000}} {
+		g := NewGraph(tt.n, randomEdges(rng, tt.n, tt.m))
+		levels, mods := LeidenLevels(g, LeidenOptions{Seed: 7})
+		res := Leiden(g, LeidenOptions{Seed: 7})
+		if len(levels) != len(res.Levels) || !slices.Equal(mods, res.Modularity) {
+			t.Fatalf("n=%d m=%d: %d levels, modularity %v; Leiden: %d, %v", tt.n, tt.m, len(levels), mods, len(res.Levels), res.Modularity)
+		}
+		for k, lv := range levels {
+			for i, c := range lv {
+				if int(c) != res.Levels[k][i] {
+					t.Fatalf("n=%d m=%d: level %d node %d: %d, Leiden %d", tt.n, tt.m, k, i, c, res.Levels[k][i])
+				}
+			}
+			if q := Modularity(g, res.Levels[k], 1); q != mods[k] {
+				t.Errorf("n=%d m=%d: level %d modularity %v, Modularity says %v", tt.n, tt.m, k, mods[k], q)
+			}
+		}
+	}
+}
+
+// TestAggregateExactSize checks the aggregate graph against its definition (the weight between
+// two groups is the sum of the edges between their members, the weight inside a group its
+// self-loop) and that its adjacency is allocated at its size.
+func TestAggregateExactSize(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, tt := range []struct{ n, m, groups int }{{5, 8, 2}, {100, 400, 10}, {1000, 5000, 300}} {
+		g := NewGraph(tt.n, randomEdges(rng, tt.n, tt.m))
+		ref := make([]int32, tt.n)
+		for i := range ref {
+			ref[i] = int32(rng.IntN(tt.groups))
+		}
+		nr := (&leiden{}).relabel0(ref, tt.groups)
+		l := newLeiden(tt.n, LeidenOptions{})
+		agg := l.aggregate(g, ref, nr)
+		if cap(agg.targets) != len(agg.targets) || cap(agg.weights) != len(agg.weights) {
+			t.Errorf("n=%d: adjacency of %d entries allocated at %d", tt.n, len(agg.targets), cap(agg.targets))
+		}
+		want := map[[2]int32]float64{}
+		self := make([]float64, nr)
+		for u := range tt.n {
+			self[ref[u]] += g.self[u]
+			ts, ws := g.Neighbors(u)
+			for i, v := range ts {
+				if ref[v] == ref[u] {
+					self[ref[u]] += ws[i] / 2
+				} else {
+					want[[2]int32{ref[u], ref[v]}] += ws[i]
+				}
+			}
+		}
+		got := 0
+		for c := range nr {
+			ts, ws := agg.Neighbors(c)
+			for i, d := range ts {
+				if w := want[[2]int32{int32(c), d}]; math.Abs(w-ws[i]) > 1e-9*max(1, w) {
+					t.Errorf("n=%d: weight %d-%d = %v, want %v", tt.n, c, d, ws[i], w)
+				}
+				got++
+			}
+			if math.Abs(agg.self[c]-self[c]) > 1e-9*max(1, self[c]) {
+				t.Errorf("n=%d: self-loop of %d = %v, want %v", tt.n, c, agg.self[c], self[c])
+			}
+		}
+		if got != len(want) {
+			t.Errorf("n=%d: %d adjacency entries, want %d", tt.n, got, len(want))
+		}
+	}
+}
+
+// relabel0 renumbers part densely in order of first appearance (a test helper with its own
+// buffer) and returns how many ids there are.
+func (l *leiden) relabel0(part []int32, bound int) int {
+	l.relab = make([]int32, bound)
+	return l.relabel(part, bound)
+}
