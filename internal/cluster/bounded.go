@@ -158,20 +158,25 @@ func (b *bounded) split(g Group, force bool) error {
 	}
 	x, sample = nil, nil
 	d := b.x.Dims()
-	post := gmm.posteriorsFrom(n, b.opt.Threshold, func(start, end int, dst []float64) {
+	fill := func(start, end int, dst []float64) {
 		for i := start; i < end; i++ {
 			b.x.row(g.Rows[i], dst[(i-start)*d:])
 		}
-	})
+	}
+	post := gmm.posteriorsFrom(n, b.opt.Threshold, fill, nil)
 	// hard[c] holds the local indexes of the rows whose most probable component is c.
+	size := make([]int, gmm.K())
+	for _, c := range post.best {
+		size[c]++
+	}
 	hard := make([][]int, gmm.K())
+	for c := range hard {
+		hard[c] = make([]int, 0, size[c])
+	}
 	for i, c := range post.best {
 		hard[c] = append(hard[c], i)
 	}
-	largest := 0
-	for _, h := range hard {
-		largest = max(largest, len(h))
-	}
+	largest := slices.Max(size)
 	// A fit that leaves most rows together (identical or near-identical embeddings) would make
 	// the recursion crawl; cutting along the first principal component bounds its depth.
 	if largest > 3*n/4 {
@@ -181,6 +186,15 @@ func (b *bounded) split(g Group, force bool) error {
 			}
 		}
 		return nil
+	}
+	// Soft members are kept only for the components whose group is final: on a fit over
+	// millions of rows, whose groups all split again, they would outweigh everything else.
+	final := func(c int) bool { return size[c] > 0 && size[c] <= b.opt.MaxSize }
+	for c := range size {
+		if final(c) {
+			post.soft = gmm.posteriorsFrom(n, b.opt.Threshold, fill, final).soft
+			break
+		}
 	}
 	// Every component's group is settled from the posteriors first: a group still too large to
 	// be final, and the final ones with their soft members. Only then does the recursion run, in

@@ -858,12 +858,13 @@ type softRow struct {
 func (g *GMM) posteriors(x []float64, n int, threshold float64) posteriors {
 	return g.posteriorsFrom(n, threshold, func(start, end int, dst []float64) {
 		copy(dst, x[start*g.d:end*g.d])
-	})
+	}, func(int) bool { return true })
 }
 
 // posteriorsFrom is posteriors over n rows that fill copies into dst, a block of rows
-// [start, end) at a time (concurrently), rather than over rows held flat.
-func (g *GMM) posteriorsFrom(n int, threshold float64, fill func(start, end int, dst []float64)) posteriors {
+// [start, end) at a time (concurrently), rather than over rows held flat; it keeps the soft
+// rows of the components c for which soft(c) holds (none when soft is nil).
+func (g *GMM) posteriorsFrom(n int, threshold float64, fill func(start, end int, dst []float64), soft func(c int) bool) posteriors {
 	d, k := g.d, g.k
 	post := posteriors{best: make([]int32, n), bestP: make([]float64, n), soft: make([][]softRow, k)}
 	blocks := numBlocks(n)
@@ -896,7 +897,7 @@ func (g *GMM) posteriorsFrom(n int, threshold float64, fill func(start, end int,
 			}
 			post.best[i], post.bestP[i] = int32(best), row[best]
 			for c, p := range row {
-				if c != best && p > threshold {
+				if c != best && p > threshold && soft != nil && soft(c) {
 					perBlock[b] = append(perBlock[b], entry{c, softRow{int32(i), p}})
 				}
 			}
