@@ -179,9 +179,11 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 			clusters[i] = g.Rows
 			largest = max(largest, len(g.Rows))
 		}
-		sparsity := cluster.Sparsity(clusters, len(current.ids))
-		b.Log.Debug().Int("layer", layer).Int("members", len(current.ids)).Int("clusters", len(clusters)).
-			Int("largest", largest).Float64("sparsity", sparsity).Msg("clustered")
+		l := Layer{Layer: layer, Members: len(current.ids), Clusters: countClusters(clusters),
+			MaxCluster: largest, Sparsity: cluster.Sparsity(clusters, len(current.ids))}
+		clusters = nil // summarize lets each group go once it is linked
+		b.Log.Debug().Int("layer", layer).Int("members", l.Members).Int("clusters", len(groups)).
+			Int("largest", largest).Float64("sparsity", l.Sparsity).Msg("clustered")
 		next, links, d, err := b.summarize(ctx, layer, current, groups, opt)
 		if err != nil {
 			return nil, err
@@ -195,10 +197,7 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 		if len(next.ids) == 0 {
 			break // nothing to summarize
 		}
-		dims = d
-		l := Layer{Layer: layer, Members: len(current.ids), Clusters: countClusters(clusters),
-			Summaries: len(next.ids), MaxCluster: largest, Sparsity: sparsity}
-		groups, clusters = nil, nil
+		dims, l.Summaries = d, len(next.ids)
 		if err := b.writeLinks(ctx, current, next, links); err != nil {
 			return nil, err
 		}
@@ -481,7 +480,15 @@ func (b *Builder) summarize(ctx context.Context, layer int, set layerSet, groups
 	next := &summaries{layerSet: layerSet{layer: layer}}
 	index := map[string]int32{}
 	var best []Member // of each summary, the most connected member of its clusters
-	var links []link
+	// Usually one summary a cluster: the links are sized for that, once, rather than grown by
+	// doubling (millions of them at layer 0). Each group is let go once linked.
+	n := 0
+	for _, g := range groups {
+		if len(g.Rows) >= 2 {
+			n += len(g.Rows)
+		}
+	}
+	links := make([]link, 0, n)
 	// A summary is written with the window that first gives it. One that a later window gives
 	// again has its description completed and is written again at the end (rare: soft clusters
 	// whose best members coincide).
@@ -530,6 +537,7 @@ func (b *Builder) summarize(ctx context.Context, layer int, set layerSet, groups
 					links = append(links, link{member: int32(r), summary: i, weight: window[wi].Probs[j]})
 				}
 			}
+			window[wi] = cluster.Group{}
 		}
 		d, err := b.writeSummaries(ctx, next, written, len(next.ids))
 		if err != nil {
