@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -103,19 +104,38 @@ const minAggregateCount = 2
 // between the pairs of summaries joined by at least one, and at least minAggregateCount. Pair
 // counts are heavy-tailed (most pairs share one or two relations, a few share dozens), so the
 // rule keeps the pairs that stand out of their own layer whatever its size or density.
+// The counts are summed in ascending order, so τ is the same number whatever their order.
 func Threshold(counts []int, k float64) float64 {
-	if len(counts) == 0 {
+	hist := map[int]int{}
+	for _, c := range counts {
+		hist[c]++
+	}
+	return threshold(hist, k)
+}
+
+// threshold is Threshold over a histogram of the counts (count → pairs joined by that many).
+func threshold(hist map[int]int, k float64) float64 {
+	n := 0
+	for _, m := range hist {
+		n += m
+	}
+	if n == 0 {
 		return minAggregateCount
 	}
+	counts := slices.Sorted(maps.Keys(hist))
 	var sum, sq float64
 	for _, c := range counts {
-		sum += float64(c)
+		for range hist[c] {
+			sum += float64(c)
+		}
 	}
-	mean := sum / float64(len(counts))
+	mean := sum / float64(n)
 	for _, c := range counts {
-		sq += (float64(c) - mean) * (float64(c) - mean)
+		for range hist[c] {
+			sq += (float64(c) - mean) * (float64(c) - mean)
+		}
 	}
-	return max(minAggregateCount, mean+k*math.Sqrt(sq/float64(len(counts))))
+	return max(minAggregateCount, mean+k*math.Sqrt(sq/float64(n)))
 }
 
 // pairCount is what the aggregation learns about one pair of summaries.
@@ -143,12 +163,13 @@ type aggregator struct {
 	// anc[off[i]:off[i+1]], ascending; at layer 0, i itself.
 	off, anc []int32
 	current  []string // the current layer's ids
+	chunk    int      // occurrences held at once, about (chunkOccurrences)
 }
 
 // newAggregator numbers the base entities (ids ascending) and keeps the edges between two of
 // them (numbered the same way).
 func newAggregator(base []string, edges []baseEdge) *aggregator {
-	a := &aggregator{base: base, edges: edges, off: make([]int32, len(base)+1), anc: make([]int32, len(base)), current: base}
+	a := &aggregator{base: base, edges: edges, off: make([]int32, len(base)+1), anc: make([]int32, len(base)), current: base, chunk: chunkOccurrences}
 	for i := range base {
 		a.off[i+1] = int32(i + 1)
 		a.anc[i] = int32(i)
@@ -209,30 +230,55 @@ func (a *aggregator) pairs(occs []occurrence, i int) []occurrence {
 	return occs
 }
 
-// count lists, for every base relation, the pairs of distinct current-layer entities above its
-// two ends (once each: a relation counts once for each pair of distinct ancestors of its ends),
-// sorted by pair, then relation; and the number of relations of each pair, ascending. A flat,
-// sorted list of a dozen bytes per occurrence, sized exactly in a first pass, rather than a map
-// of every pair: on a large layer most pairs are joined by one relation and stay below τ, and
-// only the pairs kept need more.
-func (a *aggregator) count() ([]occurrence, []int) {
-	n := 0
+// chunkOccurrences bounds the occurrences held at once (12 bytes each).
+const chunkOccurrences = 1 << 20
+
+// eachChunk calls fn with the occurrences of every base relation (each pair of distinct
+// current-layer entities above its two ends, once: a relation counts once for each pair of
+// distinct ancestors of its ends), sorted by pair, then relation, a range of pairs at a time:
+// the pairs whose smaller entity lies in the range, the ranges sized so that a chunk holds about
+// chunkOccurrences. A flat, sorted list of a dozen bytes per occurrence rather than a map of
+// every pair, and a bounded one: a layer of millions of entities has tens of millions.
+func (a *aggregator) eachChunk(fn func([]occurrence)) {
+	perX := make([]int, len(a.current)+1)
 	var scratch []occurrence
 	for i := range a.edges {
 		scratch = a.pairs(scratch[:0], i)
-		n += len(scratch)
+		for _, o := range scratch {
+			perX[o.x]++
+		}
 	}
-	occs := make([]occurrence, 0, n)
-	for i := range a.edges {
-		occs = a.pairs(occs, i)
+	var occs []occurrence
+	for lo := 0; lo < len(a.current); {
+		hi, n := lo, 0
+		for hi < len(a.current) && (hi == lo || n+perX[hi] <= a.chunk) {
+			n += perX[hi]
+			hi++
+		}
+		occs = slices.Grow(occs[:0], n)
+		for i := range a.edges {
+			scratch = a.pairs(scratch[:0], i)
+			for _, o := range scratch {
+				if int(o.x) >= lo && int(o.x) < hi {
+					occs = append(occs, o)
+				}
+			}
+		}
+		slices.SortFunc(occs, func(a, b occurrence) int {
+			return cmp.Or(cmp.Compare(a.x, b.x), cmp.Compare(a.y, b.y), cmp.Compare(a.edge, b.edge))
+		})
+		fn(occs)
+		lo = hi
 	}
-	slices.SortFunc(occs, func(a, b occurrence) int {
-		return cmp.Or(cmp.Compare(a.x, b.x), cmp.Compare(a.y, b.y), cmp.Compare(a.edge, b.edge))
+}
+
+// histogram counts the pairs joined by each number of base relations.
+func (a *aggregator) histogram() map[int]int {
+	hist := map[int]int{}
+	a.eachChunk(func(occs []occurrence) {
+		eachPair(occs, func(run []occurrence) { hist[len(run)]++ })
 	})
-	var counts []int
-	eachPair(occs, func(run []occurrence) { counts = append(counts, len(run)) })
-	slices.Sort(counts) // a fixed order of the sums, so τ is the same number on every run
-	return occs, counts
+	return hist
 }
 
 // eachPair calls fn with every run of occurrences of one pair.
@@ -254,27 +300,28 @@ type keptPair struct {
 	pairCount
 }
 
-// kept returns the pairs of occs (as count sorted them) joined by at least tau relations,
-// ordered by key: their count, the sum of the relations' weights in relation order, and the
-// strongest relations.
-func (a *aggregator) kept(occs []occurrence, tau float64) []keptPair {
+// kept returns the pairs joined by at least tau base relations, ordered by key: their count,
+// the sum of the relations' weights in relation order, and the strongest relations.
+func (a *aggregator) kept(tau float64) []keptPair {
 	var out []keptPair
-	eachPair(occs, func(run []occurrence) {
-		if float64(len(run)) < tau {
-			return
-		}
-		p := keptPair{x: run[0].x, y: run[0].y}
-		if a.current[p.y] < a.current[p.x] {
-			p.x, p.y = p.y, p.x
-		}
-		p.key = graph.RelationKey{Source: a.current[p.x], Target: a.current[p.y]}
-		for _, o := range run {
-			e := a.edges[o.edge]
-			p.count++
-			p.weight += e.weight
-			p.evidence = strongest(p.evidence, e)
-		}
-		out = append(out, p)
+	a.eachChunk(func(occs []occurrence) {
+		eachPair(occs, func(run []occurrence) {
+			if float64(len(run)) < tau {
+				return
+			}
+			p := keptPair{x: run[0].x, y: run[0].y}
+			if a.current[p.y] < a.current[p.x] {
+				p.x, p.y = p.y, p.x
+			}
+			p.key = graph.RelationKey{Source: a.current[p.x], Target: a.current[p.y]}
+			for _, o := range run {
+				e := a.edges[o.edge]
+				p.count++
+				p.weight += e.weight
+				p.evidence = strongest(p.evidence, e)
+			}
+			out = append(out, p)
+		})
 	})
 	slices.SortFunc(out, func(a, b keptPair) int {
 		return cmp.Or(cmp.Compare(a.key.Source, b.key.Source), cmp.Compare(a.key.Target, b.key.Target))
@@ -308,11 +355,12 @@ type AggregateStats struct {
 // aggregate counts the base relations between the layer's summaries and writes the relations
 // of the pairs at or above τ, described by d, a page of pairs at a time.
 func (b *Builder) aggregate(ctx context.Context, layer int, ag *aggregator, next *summaries, opt Options) (AggregateStats, error) {
-	occs, counts := ag.count()
-	st := AggregateStats{Pairs: len(counts), Tau: Threshold(counts, opt.AggregateK)}
-	counts = nil
-	pairs := ag.kept(occs, st.Tau)
-	occs = nil
+	hist := ag.histogram()
+	st := AggregateStats{Tau: threshold(hist, opt.AggregateK)}
+	for _, m := range hist {
+		st.Pairs += m
+	}
+	pairs := ag.kept(st.Tau)
 	st.Relations = len(pairs)
 	for start := 0; start < len(pairs); start += page {
 		if err := b.describe(ctx, layer, ag, next, pairs[start:min(start+page, len(pairs))], opt); err != nil {
