@@ -291,19 +291,20 @@ func (r *memberRecorder) Summarize(ctx context.Context, members []layers.Member)
 // among them), the clusters of layer 0 are those cluster.Bounded finds over all the embeddings
 // held in memory, and every member reaches the summarizer with its description and embedding,
 // though the index holds layer 0 without them.
-func TestBuildReadsLayerZeroInPages(t *testing.T) {
+// storeOf returns a new store holding n layer-0 entities named by name, embedded by emb unless
+// bare says the entity has no embedding yet.
+func storeOf(t *testing.T, emb embedding.Embedder, n int, name func(int) string, bare func(int) bool) *embedded.Store {
+	t.Helper()
 	ctx := context.Background()
 	store, err := embedded.Open(ctx, t.TempDir(), embedded.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	emb := embedding.NewOffline(32)
 	var es []graph.Entity
-	for i := range 4500 {
-		name := fmt.Sprintf("Entity %05d %s", i, []string{"harbor", "guild", "treaty", "lighthouse", "salt"}[i%5])
-		e := graph.Entity{ID: graph.NormalizeID(name), Name: name, Type: "thing", Description: "About " + name + ".", ComponentID: -1}
-		if i%97 != 0 { // some entities have no embedding yet: the index skips them
+	for i := range n {
+		e := graph.Entity{ID: graph.NormalizeID(name(i)), Name: name(i), Type: "thing", Description: "About " + name(i) + ".", ComponentID: -1}
+		if !bare(i) {
 			v, err := emb.Embed(ctx, []string{e.EmbeddingText()})
 			if err != nil {
 				t.Fatal(err)
@@ -315,6 +316,17 @@ func TestBuildReadsLayerZeroInPages(t *testing.T) {
 	if err := store.Apply(ctx, graph.Batch{Entities: es}); err != nil {
 		t.Fatal(err)
 	}
+	return store
+}
+
+func TestBuildReadsLayerZeroInPages(t *testing.T) {
+	ctx := context.Background()
+	emb := embedding.NewOffline(32)
+	store := storeOf(t, emb, 4500,
+		func(i int) string {
+			return fmt.Sprintf("Entity %05d %s", i, []string{"harbor", "guild", "treaty", "lighthouse", "salt"}[i%5])
+		},
+		func(i int) bool { return i%97 == 0 }) // some entities have no embedding yet: the index skips them
 	stored, err := store.EntitiesByLayer(ctx, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -382,26 +394,8 @@ func (s *sameName) Summarize(_ context.Context, members []layers.Member) ([]laye
 // description and the embedding of the whole.
 func TestBuildMergesAcrossWindows(t *testing.T) {
 	ctx := context.Background()
-	store, err := embedded.Open(ctx, t.TempDir(), embedded.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
 	emb := embedding.NewOffline(16)
-	var es []graph.Entity
-	for i := range 9000 {
-		name := fmt.Sprintf("Place %05d", i)
-		e := graph.Entity{ID: graph.NormalizeID(name), Name: name, Type: "place", Description: "About " + name + ".", ComponentID: -1}
-		v, err := emb.Embed(ctx, []string{e.EmbeddingText()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.Embedding = v[0]
-		es = append(es, e)
-	}
-	if err := store.Apply(ctx, graph.Batch{Entities: es}); err != nil {
-		t.Fatal(err)
-	}
+	store := storeOf(t, emb, 9000, func(i int) string { return fmt.Sprintf("Place %05d", i) }, func(int) bool { return false })
 	sum := &sameName{}
 	b := &layers.Builder{Store: store, Embedder: emb, Summarizer: sum, Log: zerolog.Nop(),
 		Options: layers.Options{ClusterSize: 2, MaxClusterSize: 4, MaxLayers: 1}}
