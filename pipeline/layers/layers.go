@@ -146,7 +146,8 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := b.baseEdges(ctx, current, true, false); err != nil {
+	between, err := b.countConnections(ctx, current)
+	if err != nil {
 		return nil, err
 	}
 	var base layerSet // layer 0, for the aggregation
@@ -204,7 +205,7 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 		if b.Describer != nil {
 			if ag == nil {
 				// Read now rather than with the counts: not held through layer 0's clustering.
-				edges, err := b.baseEdges(ctx, base, false, true)
+				edges, err := b.baseEdges(ctx, base, between)
 				if err != nil {
 					return nil, err
 				}
@@ -321,21 +322,38 @@ func digestID(h hash.Hash64, id string) {
 	h.Write([]byte{0})
 }
 
-// baseEdges reads the relations of layer 0: with count, it counts the connections of the base
-// entities from them (never from Entity.Degree); with keep, it returns those between two base
-// entities.
-func (b *Builder) baseEdges(ctx context.Context, base layerSet, count, keep bool) ([]baseEdge, error) {
-	var out []baseEdge
+// countConnections counts the connections of the base entities from the relations of layer 0
+// (never from Entity.Degree), and returns how many of those join two base entities.
+func (b *Builder) countConnections(ctx context.Context, base layerSet) (int, error) {
+	between := 0
 	err := b.Store.EachLayerEdge(ctx, 0, func(e graph.Edge) error {
 		s, okS := slices.BinarySearch(base.ids, e.Source)
 		t, okT := slices.BinarySearch(base.ids, e.Target)
-		if count && okS {
+		if okS {
 			base.conns[s]++
 		}
-		if count && okT && e.Target != e.Source {
+		if okT && e.Target != e.Source {
 			base.conns[t]++
 		}
-		if keep && okS && okT { // an end without an embedding is in no cluster
+		if okS && okT {
+			between++
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("read the relations of layer 0: %w", err)
+	}
+	return between, nil
+}
+
+// baseEdges reads the n relations of layer 0 that join two base entities (an end without an
+// embedding is in no cluster), numbered as the base entities.
+func (b *Builder) baseEdges(ctx context.Context, base layerSet, n int) ([]baseEdge, error) {
+	out := make([]baseEdge, 0, n)
+	err := b.Store.EachLayerEdge(ctx, 0, func(e graph.Edge) error {
+		s, okS := slices.BinarySearch(base.ids, e.Source)
+		t, okT := slices.BinarySearch(base.ids, e.Target)
+		if okS && okT {
 			out = append(out, baseEdge{s: int32(min(s, t)), t: int32(max(s, t)), weight: e.Weight})
 		}
 		return nil
@@ -343,7 +361,7 @@ func (b *Builder) baseEdges(ctx context.Context, base layerSet, count, keep bool
 	if err != nil {
 		return nil, fmt.Errorf("read the relations of layer 0: %w", err)
 	}
-	return slices.Clip(out), nil
+	return out, nil
 }
 
 // eachBase calls fn with every page of layer-0 entities that have an embedding, in id order.
