@@ -853,16 +853,8 @@ type softRow struct {
 	p float64
 }
 
-// posteriors computes the posteriors of the n rows of x (flat) block by block, with the values
-// Probabilities gives.
-func (g *GMM) posteriors(x []float64, n int, threshold float64) posteriors {
-	return g.posteriorsFrom(n, threshold, func(start, end int, dst []float64) {
-		copy(dst, x[start*g.d:end*g.d])
-	}, func(int) bool { return true })
-}
-
-// posteriorsFrom is posteriors over n rows that fill copies into dst, a block of rows
-// [start, end) at a time (concurrently), rather than over rows held flat; it keeps the soft
+// posteriorsFrom computes the posteriors of n rows, with the values Probabilities gives, block
+// by block: fill copies the rows [start, end) into dst (called concurrently). It keeps the soft
 // rows of the components c for which soft(c) holds (none when soft is nil).
 func (g *GMM) posteriorsFrom(n int, threshold float64, fill func(start, end int, dst []float64), soft func(c int) bool) posteriors {
 	d, k := g.d, g.k

@@ -690,3 +690,10 @@ func TestBlockwiseEMMatchesHeldResponsibilities(t *testing.T) {
 		})
 	}
 }
+
+// posteriors is posteriorsFrom over the n rows of x (flat), with every soft row kept.
+func (g *GMM) posteriors(x []float64, n int, threshold float64) posteriors {
+	return g.posteriorsFrom(n, threshold, func(start, end int, dst []float64) {
+		copy(dst, x[start*g.d:end*g.d])
+	}, func(int) bool { return true })
+}
