@@ -191,32 +191,19 @@ func (s *Store) writeGraphFile(ctx context.Context) error {
 	return s.installFile(ctx, genEntityGraph, graphFileMetaKey, eg.gen, tag, tmp, path)
 }
 
-// checkGraphFile returns nil when readGraphFile would accept the file at path, reading it in
-// pieces: the header and checksum (checkFile), then the ids in order and the edge counts.
+// checkGraphFile returns nil when readGraphFile would accept the file at path, reading it once
+// in pieces: the header (openChecked), then the ids in order and the edge counts, the checksum
+// taken over the body as it is read.
 func checkGraphFile(path string, want vectorFileState) error {
-	if err := checkFile(path, graphFileMagic, "entity graph file", want); err != nil {
-		return err
-	}
-	f, err := os.Open(path)
+	f, h, size, err := openChecked(path, graphFileMagic, "entity graph file", want)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	head := make([]byte, vectorHeaderSize)
-	if _, err := io.ReadFull(f, head); err != nil {
-		return fmt.Errorf("entity graph file header: %w", err)
-	}
-	h, err := decodeVectorHeader(graphFileMagic, head, fi.Size())
-	if err != nil {
-		return err
-	}
+	crc := crc32.New(castagnoli)
 	malformed := errors.New("entity graph file body is malformed")
-	body := fi.Size() - vectorHeaderSize
-	r := &countingReader{r: bufio.NewReaderSize(f, 1<<16)}
+	body := size - vectorHeaderSize
+	r := &countingReader{r: bufio.NewReaderSize(io.TeeReader(f, crc), 1<<16)}
 	var prev, id []byte
 	for i := range h.count {
 		n, err := binary.ReadUvarint(r)
@@ -237,6 +224,12 @@ func checkGraphFile(path string, want vectorFileState) error {
 	if err1 != nil || err2 != nil || nRelated > nEdges || nEdges > uint64(body) ||
 		uint64(body-r.n) != nEdges*graphEdgeSize {
 		return malformed
+	}
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		return fmt.Errorf("read entity graph file: %w", err)
+	}
+	if crc.Sum32() != h.bodyCRC {
+		return errors.New("entity graph file checksum mismatch")
 	}
 	return nil
 }

@@ -468,29 +468,11 @@ func streamVectorFile(ctx context.Context, tx *sql.Tx, dir, table string, gen in
 // graph file (magic; what names it in errors) at path is whole and carries exactly the
 // generation and tag of want.
 func checkFile(path, magic, what string, want vectorFileState) error {
-	if want.tag == "" {
-		return fmt.Errorf("the store has no %s labelled", what)
-	}
-	f, err := os.Open(path)
+	f, h, _, err := openChecked(path, magic, what, want)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	hb := make([]byte, vectorHeaderSize)
-	if _, err := io.ReadFull(f, hb); err != nil {
-		return fmt.Errorf("read %s header: %w", what, err)
-	}
-	h, err := decodeVectorHeader(magic, hb, fi.Size())
-	if err != nil {
-		return err
-	}
-	if err := want.check(what, h); err != nil {
-		return err
-	}
 	crc := crc32.New(castagnoli)
 	if _, err := io.Copy(crc, bufio.NewReaderSize(f, 1<<16)); err != nil {
 		return fmt.Errorf("read %s: %w", what, err)
@@ -499,6 +481,39 @@ func checkFile(path, magic, what string, want vectorFileState) error {
 		return fmt.Errorf("%s checksum mismatch", what)
 	}
 	return nil
+}
+
+// openChecked opens the vector or entity graph file at path, positioned after its header, once
+// the header says it is one of generation and tag want; it returns the header and the file's
+// size. The caller closes the file.
+func openChecked(path, magic, what string, want vectorFileState) (*os.File, vectorFileHeader, int64, error) {
+	if want.tag == "" {
+		return nil, vectorFileHeader{}, 0, fmt.Errorf("the store has no %s labelled", what)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, vectorFileHeader{}, 0, err
+	}
+	h, size, err := func() (vectorFileHeader, int64, error) {
+		fi, err := f.Stat()
+		if err != nil {
+			return vectorFileHeader{}, 0, err
+		}
+		hb := make([]byte, vectorHeaderSize)
+		if _, err := io.ReadFull(f, hb); err != nil {
+			return vectorFileHeader{}, 0, fmt.Errorf("read %s header: %w", what, err)
+		}
+		h, err := decodeVectorHeader(magic, hb, fi.Size())
+		if err != nil {
+			return vectorFileHeader{}, 0, err
+		}
+		return h, fi.Size(), want.check(what, h)
+	}()
+	if err != nil {
+		f.Close()
+		return nil, vectorFileHeader{}, 0, err
+	}
+	return f, h, size, nil
 }
 
 // installFile labels the file tmp, built from generation gen of genName, with tag in meta and
