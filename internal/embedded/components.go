@@ -15,14 +15,27 @@ import (
 func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
 	var n int
 	err := s.write(ctx, "compute components", func(tx *sql.Tx) error {
-		eg, err := s.entityGraph(ctx, tx)
+		ids, err := readEntityIDs(ctx, tx)
 		if err != nil {
 			return err
 		}
 		// RELATED only: the summary hierarchy (SUMMARIZED_BY), whose top joins everything,
-		// would make the whole graph one component.
-		// WCCList needs no adjacency of its own, only union-find over the edges.
-		component, sizes := graphalgo.WCCList(eg.ids.len(), eg.edges.Slice(0, eg.nRelated))
+		// would make the whole graph one component. Union-find over the relations as they are
+		// read needs neither the graph's adjacency nor a list of its edges.
+		related := make([]int32, ids.len())
+		edges := entityEdges(ctx, tx, newIDIndex(ids), relatedEdgesQuery)
+		component, sizes, err := graphalgo.WCCSource(ids.len(), func(yield func(u, v int32, w float64) error) error {
+			return edges(func(u, v int32, w float64) error {
+				related[u]++
+				if v != u {
+					related[v]++
+				}
+				return yield(u, v, w)
+			})
+		})
+		if err != nil {
+			return fmt.Errorf("entity graph: %w", err)
+		}
 		// Rows that already hold the right values are left alone, so a re-run writes little.
 		stmt, err := tx.PrepareContext(ctx, `
 			UPDATE entities SET component_id = ?1, degree = ?2
@@ -31,9 +44,9 @@ func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
 			return err
 		}
 		defer stmt.Close()
-		for i := range eg.ids.len() {
-			id := eg.ids.at(i)
-			if _, err := stmt.ExecContext(ctx, int64(component[i]), int64(eg.related[i]), id); err != nil {
+		for i := range ids.len() {
+			id := ids.at(i)
+			if _, err := stmt.ExecContext(ctx, int64(component[i]), int64(related[i]), id); err != nil {
 				return fmt.Errorf("write component of entity %s: %w", id, err)
 			}
 		}

@@ -11,19 +11,17 @@ import (
 	"github.com/stratarag/strata/internal/graphalgo"
 )
 
-// entityGraph is the graph the algorithms run on (the components and communities stages): every entity of every layer is a
-// node, numbered in id order so that results are deterministic, and RELATED and SUMMARIZED_BY
-// are undirected edges weighted by their weight. Apply refuses relationships to missing entities;
-// loading still skips any, so that the graph can never refer to a node it lacks.
+// entityGraph is the graph the algorithms run on (the communities stage and bridge paths):
+// every entity of every layer is a node, numbered in id order so that results are
+// deterministic, and RELATED and SUMMARIZED_BY are undirected edges weighted by their weight.
+// Apply refuses relationships to missing entities; loading still skips any, so that the graph
+// can never refer to a node it lacks. The graph holds no list of its edges: they are read from
+// the store twice as it is built (graphalgo.EdgeSource), and the entity graph file is written
+// from the store the same way (entitygraphfile.go).
 type entityGraph struct {
-	gen     int64  // genEntityGraph the graph was loaded at
-	ids     idList // in id order: node finds a node by binary search
-	g       *graphalgo.Graph
-	related []int32 // number of RELATED relationships per node: Entity.Degree
-	// edges are the edges g was built from, RELATED first (nRelated of them), kept so that the
-	// writer can store the graph in its file (entitygraphfile.go).
-	edges    graphalgo.EdgeList
-	nRelated int
+	gen      int64  // genEntityGraph the graph was loaded at
+	ids      idList // in id order: node finds a node by binary search
+	g        *graphalgo.Graph
 	fromFile bool // read from the entity graph file rather than SQLite
 }
 
@@ -44,6 +42,7 @@ func (s *Store) entityGraph(ctx context.Context, tx *sql.Tx) (*entityGraph, erro
 	if s.graphs.eg != nil && s.graphs.eg.gen == st.gen {
 		return s.graphs.eg, nil
 	}
+	s.graphs.eg = nil // stale: not kept alive beside the new one
 	// The file, when it carries this snapshot's generation and tag; else SQLite.
 	eg, err := readGraphFile(filepath.Join(s.absDir, graphFileName), st)
 	if err != nil {
@@ -56,95 +55,117 @@ func (s *Store) entityGraph(ctx context.Context, tx *sql.Tx) (*entityGraph, erro
 	return eg, nil
 }
 
-// loadEntityGraph reads the entity graph from SQLite. Ids and endpoints are scanned as raw
-// bytes and ids packed (idList), so that no row costs an allocation of its own: the graph of one
-// huge document has millions of them.
-func loadEntityGraph(ctx context.Context, tx *sql.Tx) (*entityGraph, error) {
-	// Sized up front from the row counts (an upper bound on the edges, as edges to missing
-	// entities are skipped): grown by append, the arrays would hold up to a quarter of slack and
-	// copy themselves as they grow.
-	var nIDs, nEdges int
-	if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM entities),
-		(SELECT count(*) FROM relations) + (SELECT count(*) FROM summary_links)`).Scan(&nIDs, &nEdges); err != nil {
-		return nil, err
-	}
-	b := idListBuilder{ends: make([]uint32, 0, nIDs)}
-	rows, err := tx.QueryContext(ctx, `SELECT id FROM entities ORDER BY id`)
+// uncachedEntityGraph returns the cached entity graph when it is current and otherwise loads
+// one from SQLite without caching it, dropping a stale one. The communities stage runs once an
+// ingest, and a graph it cached would be held, hundreds of megabytes for one huge document,
+// through the stages after it, which never read it.
+func (s *Store) uncachedEntityGraph(ctx context.Context, tx *sql.Tx) (*entityGraph, error) {
+	s.graphs.mu.Lock()
+	defer s.graphs.mu.Unlock()
+	gen, err := generation(ctx, tx, genEntityGraph)
 	if err != nil {
 		return nil, err
+	}
+	if s.graphs.eg != nil && s.graphs.eg.gen == gen {
+		return s.graphs.eg, nil
+	}
+	s.graphs.eg = nil
+	return loadEntityGraph(ctx, tx)
+}
+
+// The edges of the entity graph, as queries returning both ends and the weight: RELATED, then
+// SUMMARIZED_BY. A query without ORDER BY returns its rows in the same order every time it is
+// run on one snapshot, which is all an EdgeSource needs.
+const (
+	relatedEdgesQuery = `SELECT source, target, weight FROM relations`
+	linkEdgesQuery    = `SELECT member, summary, weight FROM summary_links`
+)
+
+// loadEntityGraph reads the entity graph from SQLite: its ids, then its edges twice (once to
+// size the adjacency, once to fill it).
+func loadEntityGraph(ctx context.Context, tx *sql.Tx) (*entityGraph, error) {
+	ids, err := readEntityIDs(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	index := newIDIndex(ids)
+	g, err := graphalgo.NewGraphFromSource(ids.len(), entityEdges(ctx, tx, index, relatedEdgesQuery, linkEdgesQuery))
+	if err != nil {
+		return nil, fmt.Errorf("entity graph: %w", err)
+	}
+	return &entityGraph{ids: ids, g: g}, nil
+}
+
+// readEntityIDs reads the id of every entity in id order. Ids are scanned as raw bytes and
+// packed (idList), so that no row costs an allocation of its own: the graph of one huge
+// document has millions of them.
+func readEntityIDs(ctx context.Context, tx *sql.Tx) (idList, error) {
+	// Sized up front: grown by doubling, the packed text would keep up to half its size as
+	// slack.
+	var n, size int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(length(CAST(id AS BLOB))), 0) FROM entities`).Scan(&n, &size); err != nil {
+		return idList{}, fmt.Errorf("count entities: %w", err)
+	}
+	b := idListBuilder{ends: make([]uint32, 0, n)}
+	b.b.Grow(size)
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM entities ORDER BY id`)
+	if err != nil {
+		return idList{}, err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id sql.RawBytes
 		if err := rows.Scan(&id); err != nil {
-			return nil, err
+			return idList{}, err
 		}
 		if err := b.add(id); err != nil {
-			return nil, err
+			return idList{}, err
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return idList{}, fmt.Errorf("read entity ids: %w", err)
 	}
-	ids := b.list()
-	index := newIDIndex(ids)
-
-	edges := graphalgo.EdgeList{U: make([]int32, 0, nEdges), V: make([]int32, 0, nEdges), W: make([]float64, 0, nEdges)}
-	nRelated := 0
-	for _, q := range []struct {
-		query   string
-		related bool
-	}{
-		{`SELECT source, target, weight FROM relations`, true},
-		{`SELECT member, summary, weight FROM summary_links`, false},
-	} {
-		rows, err := tx.QueryContext(ctx, q.query)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var a, b sql.RawBytes
-			var w float64
-			if err := rows.Scan(&a, &b, &w); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			u, okU := index.find(a)
-			v, okV := index.find(b)
-			if !okU || !okV {
-				continue
-			}
-			edges.Append(u, v, edgeWeight(w))
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-		if q.related {
-			nRelated = edges.Len()
-		}
-	}
-	return newEntityGraph(ids, edges, nRelated)
+	return b.list(), nil
 }
 
-// newEntityGraph builds the entity graph of ids, sorted, from edges, of which the first nRelated
-// are RELATED and the rest SUMMARIZED_BY.
-func newEntityGraph(ids idList, edges graphalgo.EdgeList, nRelated int) (*entityGraph, error) {
-	eg := &entityGraph{ids: ids, related: make([]int32, ids.len()), edges: edges, nRelated: nRelated}
-	for i, u := range edges.U[:nRelated] {
-		if u < 0 || int(u) >= ids.len() || edges.V[i] < 0 || int(edges.V[i]) >= ids.len() {
-			return nil, fmt.Errorf("edge %d (%d-%d): node out of range [0, %d)", i, u, edges.V[i], ids.len())
+// entityEdges is the EdgeSource of the rows of queries, in order, as edges between the nodes
+// index gives their ends; a row with an end that is not an entity is skipped.
+func entityEdges(ctx context.Context, tx *sql.Tx, index *idIndex, queries ...string) graphalgo.EdgeSource {
+	return func(yield func(u, v int32, w float64) error) error {
+		for _, q := range queries {
+			if err := eachEdgeRow(ctx, tx, index, q, yield); err != nil {
+				return err
+			}
 		}
-		eg.related[u]++
-		if v := edges.V[i]; v != u {
-			eg.related[v]++
+		return nil
+	}
+}
+
+func eachEdgeRow(ctx context.Context, tx *sql.Tx, index *idIndex, query string, yield func(u, v int32, w float64) error) error {
+	rows, err := tx.QueryContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var a, b sql.RawBytes
+		var w float64
+		if err := rows.Scan(&a, &b, &w); err != nil {
+			return err
+		}
+		u, okU := index.find(a)
+		v, okV := index.find(b)
+		if !okU || !okV {
+			continue
+		}
+		if err := yield(u, v, edgeWeight(w)); err != nil {
+			return err
 		}
 	}
-	var err error
-	if eg.g, err = graphalgo.NewGraphFromList(ids.len(), edges); err != nil {
-		return nil, err
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read entity graph edges: %w", err)
 	}
-	return eg, nil
+	return nil
 }
 
 // node returns the node of entity id. The graph keeps no map from ids to nodes: building one

@@ -37,9 +37,31 @@ const (
 	graphEdgeSize    = 16
 )
 
-// writeEntityGraph writes the body of eg's file to w, a piece at a time, and returns its length
-// and CRC-32C.
-func writeEntityGraph(w io.Writer, eg *entityGraph) (n int64, crc uint32, err error) {
+// writeEntityGraph writes the body of the entity graph file of tx's snapshot to w, a piece at a
+// time, and returns its number of nodes, its length and its CRC-32C. The edges are streamed from
+// the store twice, to count them and to write them, so that writing the file of a huge graph
+// holds its ids and no more.
+func writeEntityGraph(ctx context.Context, tx *sql.Tx, w io.Writer) (nodes int, n int64, crc uint32, err error) {
+	ids, err := readEntityIDs(ctx, tx)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	index := newIDIndex(ids)
+	related := entityEdges(ctx, tx, index, relatedEdgesQuery)
+	links := entityEdges(ctx, tx, index, linkEdgesQuery)
+	count := func(src graphalgo.EdgeSource) (int, error) {
+		k := 0
+		err := src(func(int32, int32, float64) error { k++; return nil })
+		return k, err
+	}
+	nRelated, err := count(related)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	nLinks, err := count(links)
+	if err != nil {
+		return 0, 0, 0, err
+	}
 	buf := make([]byte, 0, 1<<16)
 	flush := func() error {
 		crc = crc32.Update(crc, castagnoli, buf)
@@ -48,29 +70,36 @@ func writeEntityGraph(w io.Writer, eg *entityGraph) (n int64, crc uint32, err er
 		buf = buf[:0]
 		return err
 	}
-	for i := range eg.ids.len() {
-		id := eg.ids.at(i)
+	for i := range ids.len() {
+		id := ids.at(i)
 		buf = binary.AppendUvarint(buf, uint64(len(id)))
 		buf = append(buf, id...)
 		if len(buf) >= 1<<15 {
 			if err := flush(); err != nil {
-				return n, crc, err
+				return 0, n, crc, err
 			}
 		}
 	}
-	buf = binary.AppendUvarint(buf, uint64(eg.nRelated))
-	buf = binary.AppendUvarint(buf, uint64(eg.edges.Len()))
-	for i, u := range eg.edges.U {
+	buf = binary.AppendUvarint(buf, uint64(nRelated))
+	buf = binary.AppendUvarint(buf, uint64(nRelated+nLinks))
+	written := 0
+	err = entityEdges(ctx, tx, index, relatedEdgesQuery, linkEdgesQuery)(func(u, v int32, w float64) error {
 		buf = binary.LittleEndian.AppendUint32(buf, uint32(u))
-		buf = binary.LittleEndian.AppendUint32(buf, uint32(eg.edges.V[i]))
-		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(eg.edges.W[i]))
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(v))
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(w))
+		written++
 		if len(buf) >= 1<<15 {
-			if err := flush(); err != nil {
-				return n, crc, err
-			}
+			return flush()
 		}
+		return nil
+	})
+	if err != nil {
+		return 0, n, crc, err
 	}
-	return n, crc, flush()
+	if written != nRelated+nLinks {
+		return 0, n, crc, fmt.Errorf("entity graph: %d edges counted, %d read", nRelated+nLinks, written)
+	}
+	return ids.len(), n, crc, flush()
 }
 
 // readGraphFile reads the entity graph file at path when it is whole and carries exactly the
@@ -141,54 +170,49 @@ func readGraphFile(path string, want vectorFileState) (*entityGraph, error) {
 	if !ok1 || !ok2 || nRelated > nEdges || len(body) != nEdges*graphEdgeSize {
 		return nil, malformed
 	}
-	edges := graphalgo.EdgeList{U: make([]int32, nEdges), V: make([]int32, nEdges), W: make([]float64, nEdges)}
-	for i := range nEdges {
-		e := body[i*graphEdgeSize:]
-		edges.U[i] = int32(binary.LittleEndian.Uint32(e))
-		edges.V[i] = int32(binary.LittleEndian.Uint32(e[4:]))
-		edges.W[i] = math.Float64frombits(binary.LittleEndian.Uint64(e[8:]))
-	}
-	eg, err := newEntityGraph(ids, edges, nRelated)
+	// The adjacency is built from the edges in the body, read twice: no list of them is held.
+	g, err := graphalgo.NewGraphFromSource(ids.len(), func(yield func(u, v int32, w float64) error) error {
+		for e := body; len(e) > 0; e = e[graphEdgeSize:] {
+			u, v := int32(binary.LittleEndian.Uint32(e)), int32(binary.LittleEndian.Uint32(e[4:]))
+			if err := yield(u, v, math.Float64frombits(binary.LittleEndian.Uint64(e[8:]))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("entity graph file: %w", err)
 	}
-	eg.gen, eg.fromFile = h.gen, true
-	return eg, nil
+	return &entityGraph{gen: h.gen, ids: ids, g: g, fromFile: true}, nil
 }
 
 // writeGraphFile brings the entity graph file up to date (the writer only).
 func (s *Store) writeGraphFile(ctx context.Context) error {
 	path := filepath.Join(s.absDir, graphFileName)
-	var st vectorFileState
-	if err := s.read(ctx, "read entity graph file state", func(tx *sql.Tx) (err error) {
-		st, err = readFileState(ctx, tx, genEntityGraph, graphFileMetaKey)
-		return err
-	}); err != nil {
-		return err
-	}
-	// Checked as a reader would check it, so that a file of the current generation that a
-	// reader would refuse (its ids out of order) is rewritten; but streamed, without building
-	// a graph that a large store holds in hundreds of megabytes.
-	if checkGraphFile(path, st) == nil {
-		return nil // current and whole
-	}
-	var eg *entityGraph
-	if err := s.read(ctx, "load entity graph", func(tx *sql.Tx) (err error) {
-		eg, err = s.entityGraph(ctx, tx)
-		return err
-	}); err != nil {
-		return err
-	}
 	var tag [vectorTagSize]byte
 	if _, err := rand.Read(tag[:]); err != nil {
 		return err
 	}
-	tmp, err := writeGraphTempFile(s.absDir, eg, tag)
-	if err != nil {
+	var st vectorFileState
+	var tmp string
+	err := s.read(ctx, "write entity graph file", func(tx *sql.Tx) (err error) {
+		if st, err = readFileState(ctx, tx, genEntityGraph, graphFileMetaKey); err != nil {
+			return err
+		}
+		// Checked as a reader would check it, so that a file of the current generation that
+		// a reader would refuse (its ids out of order) is rewritten; but streamed, without
+		// building a graph that a large store holds in hundreds of megabytes.
+		if checkGraphFile(path, st) == nil {
+			return nil // current and whole
+		}
+		tmp, err = writeGraphTempFile(ctx, tx, s.absDir, st.gen, tag)
+		return err
+	})
+	if err != nil || tmp == "" {
 		return err
 	}
 	defer os.Remove(tmp) // a no-op once renamed
-	return s.installFile(ctx, genEntityGraph, graphFileMetaKey, eg.gen, tag, tmp, path)
+	return s.installFile(ctx, genEntityGraph, graphFileMetaKey, st.gen, tag, tmp, path)
 }
 
 // checkGraphFile returns nil when readGraphFile would accept the file at path, reading it once
@@ -254,10 +278,10 @@ func (c *countingReader) ReadByte() (byte, error) {
 	return b, err
 }
 
-// writeGraphTempFile writes eg's file, labelled tag, to a new temporary file in dir (newTempFile)
-// and returns its name; the caller renames it into place or removes it. The body streams out
+// writeGraphTempFile writes the entity graph file of tx's snapshot, of generation gen and
+// labelled tag, to a new temporary file in dir (newTempFile) and returns its name; the caller renames it into place or removes it. The body streams out
 // behind a blank header, written last once its length and checksum are known.
-func writeGraphTempFile(dir string, eg *entityGraph, tag [vectorTagSize]byte) (tmp string, err error) {
+func writeGraphTempFile(ctx context.Context, tx *sql.Tx, dir string, gen int64, tag [vectorTagSize]byte) (tmp string, err error) {
 	f, err := newTempFile(dir)
 	if err != nil {
 		return "", err
@@ -272,14 +296,14 @@ func writeGraphTempFile(dir string, eg *entityGraph, tag [vectorTagSize]byte) (t
 	if _, err := w.Write(make([]byte, vectorHeaderSize)); err != nil {
 		return "", err
 	}
-	n, crc, err := writeEntityGraph(w, eg)
+	nodes, n, crc, err := writeEntityGraph(ctx, tx, w)
 	if err != nil {
 		return "", err
 	}
 	if err := w.Flush(); err != nil {
 		return "", err
 	}
-	h := vectorFileHeader{count: eg.ids.len(), gen: eg.gen, tag: tag, idsLen: n, bodyCRC: crc}
+	h := vectorFileHeader{count: nodes, gen: gen, tag: tag, idsLen: n, bodyCRC: crc}
 	if _, err := f.WriteAt(h.encode(graphFileMagic), 0); err != nil {
 		return "", err
 	}

@@ -64,11 +64,14 @@ func NewGraphChecked(n int, edges []Edge) (*Graph, error) {
 			return nil, fmt.Errorf("edge %d (%d-%d): invalid weight %v", i, e.U, e.V, e.W)
 		}
 	}
-	l := EdgeList{U: make([]int32, len(edges)), V: make([]int32, len(edges)), W: make([]float64, len(edges))}
-	for i, e := range edges {
-		l.U[i], l.V[i], l.W[i] = int32(e.U), int32(e.V), e.W
-	}
-	return buildCSR(n, l), nil
+	return buildCSR(n, func(yield func(u, v int32, w float64) error) error {
+		for _, e := range edges {
+			if err := yield(int32(e.U), int32(e.V), e.W); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // finish computes strengths and the total weight from the adjacency and self-loops.

@@ -1,5 +1,7 @@
 package graphalgo
 
+import "fmt"
+
 // unionFind is a disjoint-set forest with union by size and path halving, which keeps both
 // operations effectively constant time.
 type unionFind struct {
@@ -75,13 +77,21 @@ func WCC(g *Graph) (component []int, sizes []int) {
 	return component, sizes
 }
 
-// WCCList is WCC over the graph of n nodes and edges, without building its adjacency: the same
-// components, numbered the same way, in 4 bytes a node (union-find) besides the result.
-func WCCList(n int, edges EdgeList) (component []int32, sizes []int) {
+// WCCSource is WCC over the graph of n nodes and the edges of src, read once, without building
+// its adjacency: the same components, numbered the same way, in 4 bytes a node (union-find)
+// besides the result. Edges must lie in [0, n).
+func WCCSource(n int, src EdgeSource) (component []int32, sizes []int, err error) {
 	var uf unionFind
 	uf.reset(n)
-	for i, u := range edges.U {
-		uf.union(u, edges.V[i])
+	err = src(func(u, v int32, _ float64) error {
+		if u < 0 || int(u) >= n || v < 0 || int(v) >= n {
+			return fmt.Errorf("edge %d-%d: node out of range [0, %d)", u, v, n)
+		}
+		uf.union(u, v)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	// Number the components in order of smallest node, reusing the union-find's size array as
 	// the map from root to component.
@@ -99,5 +109,5 @@ func WCCList(n int, edges EdgeList) (component []int32, sizes []int) {
 		component[u] = ids[r]
 		sizes[ids[r]]++
 	}
-	return component, sizes
+	return component, sizes, nil
 }

@@ -1,6 +1,7 @@
 package graphalgo
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -92,50 +93,79 @@ func TestBuildCSRMatchesReference(t *testing.T) {
 			!slices.Equal(g.weights, weights) || !slices.Equal(g.self, self) {
 			t.Errorf("n=%d m=%d: adjacency differs from the reference", tt.n, tt.m)
 		}
-		var l EdgeList
-		for _, e := range edges {
-			l.Append(int32(e.U), int32(e.V), e.W)
-		}
-		h, err := NewGraphFromList(tt.n, l)
+		h, err := NewGraphFromSource(tt.n, sourceOf(edges))
 		if err != nil {
-			t.Fatalf("NewGraphFromList: %v", err)
+			t.Fatalf("NewGraphFromSource: %v", err)
 		}
 		if !slices.Equal(h.offsets, offsets) || !slices.Equal(h.targets, targets) ||
 			!slices.Equal(h.weights, weights) || !slices.Equal(h.strength, g.strength) || h.total != g.total {
-			t.Errorf("n=%d m=%d: NewGraphFromList differs from NewGraph", tt.n, tt.m)
+			t.Errorf("n=%d m=%d: NewGraphFromSource differs from NewGraph", tt.n, tt.m)
 		}
 	}
 }
 
-func TestNewGraphFromListChecks(t *testing.T) {
+// sourceOf hands over edges in order.
+func sourceOf(edges []Edge) EdgeSource {
+	return func(yield func(u, v int32, w float64) error) error {
+		for _, e := range edges {
+			if err := yield(int32(e.U), int32(e.V), e.W); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+func TestNewGraphFromSourceChecks(t *testing.T) {
+	failing := errors.New("read failed")
+	reads := 0
 	tests := []struct {
 		name  string
 		n     int
-		edges EdgeList
+		edges EdgeSource
 	}{
-		{"negative n", -1, EdgeList{}},
-		{"out of range", 2, EdgeList{U: []int32{0}, V: []int32{2}, W: []float64{1}}},
-		{"negative node", 2, EdgeList{U: []int32{-1}, V: []int32{0}, W: []float64{1}}},
-		{"negative weight", 2, EdgeList{U: []int32{0}, V: []int32{1}, W: []float64{-1}}},
-		{"ragged", 2, EdgeList{U: []int32{0}, V: []int32{1}}},
+		{"negative n", -1, sourceOf(nil)},
+		{"out of range", 2, sourceOf([]Edge{{0, 2, 1}})},
+		{"negative node", 2, sourceOf([]Edge{{-1, 0, 1}})},
+		{"negative weight", 2, sourceOf([]Edge{{0, 1, -1}})},
+		{"NaN weight", 2, sourceOf([]Edge{{0, 1, math.NaN()}})},
+		{"read error", 2, func(func(u, v int32, w float64) error) error { return failing }},
+		// The second read gives an edge the first did not count, or one fewer edge.
+		{"changed edge", 3, func(yield func(u, v int32, w float64) error) error {
+			reads++
+			if err := yield(0, 1, 1); err != nil {
+				return err
+			}
+			return yield(1, int32(1+reads%2), 1)
+		}},
+		{"fewer edges", 3, func(yield func(u, v int32, w float64) error) error {
+			reads++
+			if err := yield(0, 1, 1); err != nil || reads%2 == 0 {
+				return err
+			}
+			return yield(1, 2, 1)
+		}},
 	}
 	for _, tt := range tests {
-		if _, err := NewGraphFromList(tt.n, tt.edges); err == nil {
+		reads = 0
+		if _, err := NewGraphFromSource(tt.n, tt.edges); err == nil {
 			t.Errorf("%s: no error", tt.name)
 		}
 	}
+	if _, err := NewGraphFromSource(2, func(func(u, v int32, w float64) error) error { return failing }); !errors.Is(err, failing) {
+		t.Errorf("read error: got %v, want it passed on", err)
+	}
 }
 
-func TestWCCListMatchesWCC(t *testing.T) {
+func TestWCCSourceMatchesWCC(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, tt := range []struct{ n, m int }{{1, 0}, {5, 0}, {10, 6}, {200, 150}, {2000, 1500}, {500, 3000}} {
 		edges := randomEdges(rng, tt.n, tt.m)
-		var l EdgeList
-		for _, e := range edges {
-			l.Append(int32(e.U), int32(e.V), e.W)
-		}
 		comp, sizes := WCC(NewGraph(tt.n, edges))
-		got, gotSizes := WCCList(tt.n, l)
+		got, gotSizes, err := WCCSource(tt.n, sourceOf(edges))
+		if err != nil {
+			t.Fatalf("n=%d m=%d: %v", tt.n, tt.m, err)
+		}
 		if !slices.Equal(gotSizes, sizes) || len(got) != len(comp) {
 			t.Fatalf("n=%d m=%d: sizes %v, want %v", tt.n, tt.m, gotSizes, sizes)
 		}
@@ -144,6 +174,9 @@ func TestWCCListMatchesWCC(t *testing.T) {
 				t.Fatalf("n=%d m=%d: node %d in component %d, want %d", tt.n, tt.m, i, got[i], comp[i])
 			}
 		}
+	}
+	if _, _, err := WCCSource(2, sourceOf([]Edge{{0, 2, 1}})); err == nil {
+		t.Error("WCCSource: no error for an edge out of range")
 	}
 }
 
