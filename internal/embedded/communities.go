@@ -20,13 +20,24 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 		if err != nil {
 			return err
 		}
-		levels, _ := graphalgo.LeidenLevels(eg.g, graphalgo.LeidenOptions{
+		// Leiden needs the graph alone, and the writing below the ids alone: each is read
+		// when needed and dead after its last use, so the two never add up (an uncached graph's
+		// ids are let go here and read again).
+		g, n := eg.g, eg.ids.len()
+		levels, _ := graphalgo.LeidenLevels(g, graphalgo.LeidenOptions{
 			Gamma: p.Gamma, Theta: p.Theta, Tolerance: p.Tolerance, MaxLevels: p.MaxLevels, Seed: p.Seed,
 		})
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		comms, err := replaceCommunities(ctx, tx, eg.ids, levels)
+		ids, err := readEntityIDs(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if ids.len() != n {
+			return fmt.Errorf("entity graph: %d nodes, but %d entities read again", n, ids.len())
+		}
+		comms, err := replaceCommunities(ctx, tx, ids, levels)
 		if err != nil {
 			return err
 		}
