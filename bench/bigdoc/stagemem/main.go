@@ -8,7 +8,7 @@
 // Usage: go run ./bench/bigdoc/stagemem DIR [STAGE...]   (only the stages named, in their order,
 // when any are; STAGEMEM_PROFILE=prefix also writes a heap profile
 // taken near each stage's peak to prefix-STAGE.pprof; the profiler forces collections, so
-// measure without it)
+// measure without it; the collector runs at GOGC=50, as in strata ingest, unless GOGC is set)
 package main
 
 import (
@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"slices"
 	"strconv"
@@ -43,6 +44,11 @@ func main() {
 
 func run(dir string, only []string) error {
 	ctx := context.Background()
+	// The collector's target strata ingest runs with (cmd/strata), unless GOGC says otherwise:
+	// the default doubles what a stage holds live, and the peaks would not be strata's.
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(50)
+	}
 	s, err := embedded.Open(ctx, dir, embedded.Options{})
 	if err != nil {
 		return err
