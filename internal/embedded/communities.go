@@ -24,10 +24,10 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 		// when needed and dead after its last use, so the two never add up (an uncached graph's
 		// ids are let go here and read again).
 		g, n := eg.g, eg.ids.len()
-		levels, _ := graphalgo.LeidenLevels(g, graphalgo.LeidenOptions{
+		levels, _, err := graphalgo.LeidenLevels(ctx, g, graphalgo.LeidenOptions{
 			Gamma: p.Gamma, Theta: p.Theta, Tolerance: p.Tolerance, MaxLevels: p.MaxLevels, Seed: p.Seed,
 		})
-		if err := ctx.Err(); err != nil {
+		if err != nil {
 			return err
 		}
 		ids, err := readEntityIDs(ctx, tx)

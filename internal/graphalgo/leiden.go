@@ -1,6 +1,7 @@
 package graphalgo
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -112,7 +113,7 @@ func (r LeidenResult) Final() []int {
 // Leiden already keeps communities connected, so this is a safety net). Apart from that split,
 // the final partition is left as Leiden produced it.
 func Leiden(g *Graph, opt LeidenOptions) LeidenResult {
-	levels, q := LeidenLevels(g, opt)
+	levels, q, _ := LeidenLevels(context.Background(), g, opt) // cannot be cancelled
 	if levels == nil {
 		return LeidenResult{}
 	}
@@ -129,12 +130,13 @@ func Leiden(g *Graph, opt LeidenOptions) LeidenResult {
 
 // LeidenLevels is Leiden with the levels as int32, 4 bytes a node and level where
 // LeidenResult.Levels takes 8: the form for graphs of millions of nodes. It returns the levels
-// (nil for an empty graph) and the modularity of each, exactly as Leiden does.
-func LeidenLevels(g *Graph, opt LeidenOptions) ([][]int32, []float64) {
+// (nil for an empty graph) and the modularity of each, exactly as Leiden does. It stops early
+// with ctx's error when ctx is done: Leiden over millions of nodes runs for minutes.
+func LeidenLevels(ctx context.Context, g *Graph, opt LeidenOptions) ([][]int32, []float64, error) {
 	opt = opt.withDefaults()
 	n := g.NumNodes()
 	if n == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if g.total <= 0 {
 		// No edges with weight: every node is its own community, modularity is undefined and
@@ -143,15 +145,19 @@ func LeidenLevels(g *Graph, opt LeidenOptions) ([][]int32, []float64) {
 		for i := range lv {
 			lv[i] = int32(i)
 		}
-		return [][]int32{lv}, []float64{modularityDense(g, lv, n, opt.Gamma)}
+		return [][]int32{lv}, []float64{modularityDense(g, lv, n, opt.Gamma)}, nil
 	}
 
 	l := newLeiden(n, opt)
+	l.ctx = ctx
 	part := make([]int32, n)
 	for i := range part {
 		part[i] = int32(i)
 	}
 	raw := l.run(g, part, nil, opt, true)
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 
 	// Further iterations restart from the original graph with the current result as the
 	// initial partition. They often gain several thousandths of modularity on graphs with weak
@@ -163,6 +169,9 @@ func LeidenLevels(g *Graph, opt LeidenOptions) ([][]int32, []float64) {
 	polish.Tolerance = 0 // these iterations only serve the final partition: run their levels out
 	for it := 1; opt.Iterations <= 0 || it < opt.Iterations; it++ {
 		cand := l.run(g, slices.Clone(final), nil, polish, false)[0]
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		cq := modularityDense(g, cand, int(slices.Max(cand))+1, opt.Gamma)
 		if !(cq-q > 1e-12) {
 			break
@@ -185,6 +194,9 @@ func LeidenLevels(g *Graph, opt LeidenOptions) ([][]int32, []float64) {
 			part[i] = int32(i)
 		}
 		raw = l.run(g, part, final, opt, true)
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		// The constrained levels are subpartitions of the final one. If the last of them is no
 		// worse (Leiden found a split that pays off), it becomes the final partition.
 		last := raw[len(raw)-1]
@@ -200,7 +212,7 @@ func LeidenLevels(g *Graph, opt LeidenOptions) ([][]int32, []float64) {
 		// Modularity would renumber it to: the same value without a copy of the level.
 		mods[k] = modularityDense(g, lv, int(slices.Max(lv))+1, opt.Gamma)
 	}
-	return levels, mods
+	return levels, mods, nil
 }
 
 // run performs one Leiden iteration on g starting from the partition part (dense ids, updated
@@ -219,6 +231,9 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, all bool) 
 	prevQ := math.Inf(-1)
 	for level := 0; level < opt.MaxLevels; level++ {
 		nc := l.moveNodes(cur, part, cons)
+		if l.ctx.Err() != nil {
+			return [][]int32{part} // discarded by the caller
+		}
 		lv := make([]int32, n)
 		for i, m := range member {
 			lv[i] = part[m]
@@ -280,6 +295,9 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, all bool) 
 type leiden struct {
 	gamma, theta float64
 	rng          *rand.Rand
+	// ctx stops a run early (LeidenLevels then returns its error): checked at every level
+	// and every cancelEvery node visits of local moving.
+	ctx context.Context
 
 	pos      []int32   // community -> index in touched, or -1
 	touched  []int32   // communities seen around the current node
@@ -304,6 +322,7 @@ func newLeiden(n int, opt LeidenOptions) *leiden {
 		gamma:    opt.Gamma,
 		theta:    opt.Theta,
 		rng:      rand.New(rand.NewPCG(uint64(opt.Seed), 0x5eed1e1de)),
+		ctx:      context.Background(),
 		pos:      make([]int32, n),
 		touched:  make([]int32, 0, 64),
 		touchedW: make([]float64, 0, 64),
@@ -360,6 +379,9 @@ func (l *leiden) gather(g *Graph, u int32, comm, part []int32, within int32) {
 	l.touched, l.touchedW = touched, tw
 }
 
+// cancelEvery is how many node visits of local moving pass between checks of the context.
+const cancelEvery = 1 << 16
+
 // moveNodes runs the fast local moving phase on g starting from part, which it updates in place
 // and relabels densely (in order of first node). It returns the number of communities. With
 // cons non-nil only neighbours in the node's cons group are considered.
@@ -387,7 +409,10 @@ func (l *leiden) moveNodes(g *Graph, part, cons []int32) int {
 	scale := l.gamma / (2 * g.total)
 	pos := l.pos
 
-	for count > 0 {
+	for visits := 1; count > 0; visits++ {
+		if visits%cancelEvery == 0 && l.ctx.Err() != nil {
+			break
+		}
 		u := queue[head]
 		head++
 		if head == n {

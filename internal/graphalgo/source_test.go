@@ -1,6 +1,7 @@
 package graphalgo
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -187,7 +188,10 @@ func TestLeidenLevelsMatchesModularity(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, tt := range []struct{ n, m int }{{1, 0}, {4, 0}, {30, 60}, {500, 2000}, {3000, 9000}} {
 		g := NewGraph(tt.n, randomEdges(rng, tt.n, tt.m))
-		levels, mods := LeidenLevels(g, LeidenOptions{Seed: 7})
+		levels, mods, err := LeidenLevels(t.Context(), g, LeidenOptions{Seed: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
 		res := Leiden(g, LeidenOptions{Seed: 7})
 		if len(levels) != len(res.Levels) || !slices.Equal(mods, res.Modularity) {
 			t.Fatalf("n=%d m=%d: %d levels, modularity %v; Leiden: %d, %v", tt.n, tt.m, len(levels), mods, len(res.Levels), res.Modularity)
@@ -259,4 +263,35 @@ func TestAggregateExactSize(t *testing.T) {
 func (l *leiden) relabel0(part []int32, bound int) int {
 	l.relab = make([]int32, bound)
 	return l.relabel(part, bound)
+}
+
+// countdownCtx is a context whose Err turns to Canceled at its n-th call, so that a test can
+// cancel a computation part way through without timing.
+type countdownCtx struct {
+	context.Context
+	n int
+}
+
+func (c *countdownCtx) Err() error {
+	if c.n--; c.n <= 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+func TestLeidenLevelsCancelled(t *testing.T) {
+	g := NewGraph(3000, randomEdges(rand.New(rand.NewPCG(9, 10)), 3000, 9000))
+	// One iteration: LeidenLevels itself checks the context once, after it; the second and
+	// later checks are made by the iteration, level by level.
+	opt := LeidenOptions{Seed: 7, Iterations: 1}
+	levels, _, err := LeidenLevels(&countdownCtx{Context: t.Context(), n: 1 << 30}, g, opt)
+	if err != nil || len(levels) < 2 {
+		t.Fatalf("not cancelled: %d levels, error %v; want several levels", len(levels), err)
+	}
+	for _, checks := range []int{1, 2, 3} {
+		levels, _, err := LeidenLevels(&countdownCtx{Context: t.Context(), n: checks}, g, opt)
+		if !errors.Is(err, context.Canceled) || levels != nil {
+			t.Errorf("cancelled at check %d: %d levels, error %v; want none and context.Canceled", checks, len(levels), err)
+		}
+	}
 }
