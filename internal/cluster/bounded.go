@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 )
@@ -66,7 +67,7 @@ func Bounded(rows [][]float32, opt BoundedOptions) ([]Group, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster: Bounded: %w", err)
 	}
-	return BoundedProjected(p, opt)
+	return BoundedProjected(context.Background(), p, opt) // in memory, not cancelled
 }
 
 // BoundedDims is the number of principal components Bounded reduces n rows to.
@@ -81,14 +82,17 @@ func BoundedDims(n int, opt BoundedOptions) int { return min(opt.Dims, n-1) }
 // on an even sample of 2^18 of them, and every row then takes the component it is most
 // probable in under that fit: thousands of rows per component determine a mixture of at most
 // MaxComponents components as well as millions do, at a fraction of the time and memory.
-func BoundedProjected(x *Projection, opt BoundedOptions) ([]Group, error) {
-	return boundedProjected(x, opt, fitRows)
+//
+// It stops with ctx's error, checked before every fit, when ctx is done: the fits over a layer of
+// millions of entities take many minutes.
+func BoundedProjected(ctx context.Context, x *Projection, opt BoundedOptions) ([]Group, error) {
+	return boundedProjected(ctx, x, opt, fitRows)
 }
 
 // fitRows is the most rows one fit of Bounded is made on.
 const fitRows = 1 << 18
 
-func boundedProjected(x *Projection, opt BoundedOptions, fitRows int) ([]Group, error) {
+func boundedProjected(ctx context.Context, x *Projection, opt BoundedOptions, fitRows int) ([]Group, error) {
 	if x == nil || x.Len() == 0 {
 		return nil, fmt.Errorf("cluster: Bounded: %w", ErrNoRows)
 	}
@@ -100,8 +104,11 @@ func boundedProjected(x *Projection, opt BoundedOptions, fitRows int) ([]Group, 
 		all.Rows[i] = i
 		all.Probs[i] = 1
 	}
-	b := bounded{x: x, opt: opt, fitRows: max(fitRows, opt.MaxComponents)}
+	b := bounded{ctx: ctx, x: x, opt: opt, fitRows: max(fitRows, opt.MaxComponents)}
 	if err := b.split(all, true); err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
 		return nil, fmt.Errorf("cluster: Bounded: %w", err)
 	}
 	return b.out, nil
@@ -122,7 +129,8 @@ func (opt BoundedOptions) check() error {
 }
 
 type bounded struct {
-	x       *Projection // the rows reduced by PCA
+	ctx     context.Context // stops the recursion, checked before every fit
+	x       *Projection     // the rows reduced by PCA
 	opt     BoundedOptions
 	fitRows int // the most rows a fit is made on
 	out     []Group
@@ -140,6 +148,9 @@ func (b *bounded) split(g Group, force bool) error {
 	if (!force && n <= b.opt.MaxSize) || k < 2 {
 		b.out = append(b.out, g)
 		return nil
+	}
+	if err := b.ctx.Err(); err != nil {
+		return err
 	}
 	sample := g.Rows
 	if n > b.fitRows {

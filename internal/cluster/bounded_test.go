@@ -1,10 +1,14 @@
 package cluster
 
 import (
+	"context"
+	"errors"
 	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/stratarag/strata/internal/testctx"
 )
 
 func float32Rows(x [][]float64) [][]float32 {
@@ -176,12 +180,20 @@ func TestBoundedProjectedMatchesBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := BoundedProjected(x, opt)
+	got, err := BoundedProjected(t.Context(), x, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("BoundedProjected: %d groups, Bounded: %d; they differ", len(got), len(want))
+	}
+	// Cancelled before the first fit, or part way through the recursion (at its third check):
+	// the context's error, and no groups.
+	for _, checks := range []int{1, 3} {
+		groups, err := BoundedProjected(testctx.Countdown(t.Context(), checks), x, opt)
+		if !errors.Is(err, context.Canceled) || groups != nil {
+			t.Errorf("cancelled at check %d: %d groups, error %v; want none and context.Canceled", checks, len(groups), err)
+		}
 	}
 }
 
@@ -207,7 +219,7 @@ func TestBoundedSampledFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole, err := boundedProjected(exact, opt, len(rows))
+	whole, err := boundedProjected(t.Context(), exact, opt, len(rows))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +227,7 @@ func TestBoundedSampledFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sampled, err := boundedProjected(rounded, opt, 600)
+	sampled, err := boundedProjected(t.Context(), rounded, opt, 600)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/stratarag/strata/internal/testctx"
 )
 
 // refCSR is the adjacency NewGraph built before buildCSR worked in place (two counting sorts):
@@ -265,31 +267,17 @@ func (l *leiden) relabel0(part []int32, bound int) int {
 	return l.relabel(part, bound)
 }
 
-// countdownCtx is a context whose Err turns to Canceled at its n-th call, so that a test can
-// cancel a computation part way through without timing.
-type countdownCtx struct {
-	context.Context
-	n int
-}
-
-func (c *countdownCtx) Err() error {
-	if c.n--; c.n <= 0 {
-		return context.Canceled
-	}
-	return nil
-}
-
 func TestLeidenLevelsCancelled(t *testing.T) {
 	g := NewGraph(3000, randomEdges(rand.New(rand.NewPCG(9, 10)), 3000, 9000))
 	// One iteration: LeidenLevels itself checks the context once, after it; the second and
 	// later checks are made by the iteration, level by level.
 	opt := LeidenOptions{Seed: 7, Iterations: 1}
-	levels, _, err := LeidenLevels(&countdownCtx{Context: t.Context(), n: 1 << 30}, g, opt)
+	levels, _, err := LeidenLevels(testctx.Countdown(t.Context(), 1<<30), g, opt)
 	if err != nil || len(levels) < 2 {
 		t.Fatalf("not cancelled: %d levels, error %v; want several levels", len(levels), err)
 	}
 	for _, checks := range []int{1, 2, 3} {
-		levels, _, err := LeidenLevels(&countdownCtx{Context: t.Context(), n: checks}, g, opt)
+		levels, _, err := LeidenLevels(testctx.Countdown(t.Context(), checks), g, opt)
 		if !errors.Is(err, context.Canceled) || levels != nil {
 			t.Errorf("cancelled at check %d: %d levels, error %v; want none and context.Canceled", checks, len(levels), err)
 		}

@@ -282,7 +282,7 @@ func (b *Builder) cluster(ctx context.Context, set layerSet, dims int, opt Optio
 	if err != nil {
 		return nil, err
 	}
-	return cluster.BoundedProjected(x, bopt)
+	return cluster.BoundedProjected(ctx, x, bopt)
 }
 
 // page is how many entities the index reads or writes at a time.
