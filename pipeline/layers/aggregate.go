@@ -238,8 +238,9 @@ const chunkOccurrences = 1 << 20
 // distinct ancestors of its ends), sorted by pair, then relation, a range of pairs at a time:
 // the pairs whose smaller entity lies in the range, the ranges sized so that a chunk holds about
 // chunkOccurrences. A flat, sorted list of a dozen bytes per occurrence rather than a map of
-// every pair, and a bounded one: a layer of millions of entities has tens of millions.
-func (a *aggregator) eachChunk(fn func([]occurrence)) {
+// every pair, and a bounded one: a layer of millions of entities has tens of millions. It stops
+// with ctx's error, checked before every chunk, when ctx is done.
+func (a *aggregator) eachChunk(ctx context.Context, fn func([]occurrence)) error {
 	perX := make([]int, len(a.current)+1)
 	var scratch []occurrence
 	for i := range a.edges {
@@ -250,6 +251,9 @@ func (a *aggregator) eachChunk(fn func([]occurrence)) {
 	}
 	var occs []occurrence
 	for lo := 0; lo < len(a.current); {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		hi, n := lo, 0
 		for hi < len(a.current) && (hi == lo || n+perX[hi] <= a.chunk) {
 			n += perX[hi]
@@ -270,15 +274,16 @@ func (a *aggregator) eachChunk(fn func([]occurrence)) {
 		fn(occs)
 		lo = hi
 	}
+	return nil
 }
 
 // histogram counts the pairs joined by each number of base relations.
-func (a *aggregator) histogram() map[int]int {
+func (a *aggregator) histogram(ctx context.Context) (map[int]int, error) {
 	hist := map[int]int{}
-	a.eachChunk(func(occs []occurrence) {
+	err := a.eachChunk(ctx, func(occs []occurrence) {
 		eachPair(occs, func(run []occurrence) { hist[len(run)]++ })
 	})
-	return hist
+	return hist, err
 }
 
 // eachPair calls fn with every run of occurrences of one pair.
@@ -302,9 +307,9 @@ type keptPair struct {
 
 // kept returns the pairs joined by at least tau base relations, ordered by key: their count,
 // the sum of the relations' weights in relation order, and the strongest relations.
-func (a *aggregator) kept(tau float64) []keptPair {
+func (a *aggregator) kept(ctx context.Context, tau float64) ([]keptPair, error) {
 	var out []keptPair
-	a.eachChunk(func(occs []occurrence) {
+	err := a.eachChunk(ctx, func(occs []occurrence) {
 		eachPair(occs, func(run []occurrence) {
 			if float64(len(run)) < tau {
 				return
@@ -323,10 +328,13 @@ func (a *aggregator) kept(tau float64) []keptPair {
 			out = append(out, p)
 		})
 	})
+	if err != nil {
+		return nil, err
+	}
 	slices.SortFunc(out, func(a, b keptPair) int {
 		return cmp.Or(cmp.Compare(a.key.Source, b.key.Source), cmp.Compare(a.key.Target, b.key.Target))
 	})
-	return out
+	return out, nil
 }
 
 // strongest inserts e into the list of the strongest edges (weight descending, then key), kept
@@ -355,12 +363,18 @@ type AggregateStats struct {
 // aggregate counts the base relations between the layer's summaries and writes the relations
 // of the pairs at or above τ, described by d, a page of pairs at a time.
 func (b *Builder) aggregate(ctx context.Context, layer int, ag *aggregator, next *summaries, opt Options) (AggregateStats, error) {
-	hist := ag.histogram()
+	hist, err := ag.histogram(ctx)
+	if err != nil {
+		return AggregateStats{}, err
+	}
 	st := AggregateStats{Tau: threshold(hist, opt.AggregateK)}
 	for _, m := range hist {
 		st.Pairs += m
 	}
-	pairs := ag.kept(st.Tau)
+	pairs, err := ag.kept(ctx, st.Tau)
+	if err != nil {
+		return st, err
+	}
 	st.Relations = len(pairs)
 	for start := 0; start < len(pairs); start += page {
 		if err := b.describe(ctx, layer, ag, next, pairs[start:min(start+page, len(pairs))], opt); err != nil {

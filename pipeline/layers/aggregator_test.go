@@ -2,11 +2,15 @@ package layers
 
 import (
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/stratarag/strata/internal/testctx"
 )
 
 // TestAggregatorChunks: counting the pairs a range of pairs at a time, in chunks of a few
@@ -47,8 +51,20 @@ func TestAggregatorChunks(t *testing.T) {
 			}
 			a.climb(links, ids)
 		}
-		hist := a.histogram()
-		return hist, a.kept(threshold(hist, 1))
+		hist, err := a.histogram(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept, err := a.kept(t.Context(), threshold(hist, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Cancelled at its second chunk, the count stops with the context's error.
+		a.chunk = 7
+		if _, err := a.histogram(testctx.Countdown(t.Context(), 2)); !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled at the second chunk: error %v, want context.Canceled", err)
+		}
+		return hist, kept
 	}
 	wantHist, wantKept := build(chunkOccurrences)
 	gotHist, gotKept := build(7)
