@@ -55,6 +55,7 @@ func (x *LLM) Reports(ctx context.Context, store graph.ReadWriter, communities [
 	slices.Reverse(levels) // finest first: coarser reports may draw on them
 	written := map[string]Report{}
 	var fallbacks, extractive, reused atomic.Int64
+	limit := newMemberLimiter()
 	for _, level := range levels {
 		part := byLevel[level]
 		reps := make([]Report, len(part))
@@ -62,6 +63,11 @@ func (x *LLM) Reports(ctx context.Context, store graph.ReadWriter, communities [
 		g.SetLimit(cmp.Or(x.Concurrency, 8))
 		for i := range part {
 			g.Go(func() error {
+				release, err := limit.acquire(gctx, part[i])
+				if err != nil {
+					return err
+				}
+				defer release() // the members are held until the report is written
 				m, err := store.CommunityMembers(gctx, part[i].ID)
 				if err != nil {
 					return fmt.Errorf("read members of community %s: %w", part[i].ID, err)

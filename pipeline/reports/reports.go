@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
@@ -36,8 +37,30 @@ type Extractive struct {
 	Batch int
 	// Concurrency is the number of communities whose members are read at once (4 when <= 0).
 	// Building a report is cheap; reading its members is a round trip to the store, which on
-	// Neo4j dominates the stage when done one at a time.
+	// Neo4j dominates the stage when done one at a time. Large communities are read fewer at a
+	// time (memberBudget).
 	Concurrency int
+}
+
+// memberBudget bounds the members of the communities whose members are held at once; a larger
+// community is read alone. A community's members and the relations among them take about
+// 1.3 KB a member (29 MiB for the 22 619 members of the largest community of a 50 MiB
+// adversarial document), so Concurrency of the largest communities of a huge graph, read
+// together, would be the peak of the stage.
+const memberBudget = 16384
+
+// memberLimiter holds the reads of communities' members within memberBudget.
+type memberLimiter struct{ sem *semaphore.Weighted }
+
+func newMemberLimiter() memberLimiter { return memberLimiter{semaphore.NewWeighted(memberBudget)} }
+
+// acquire waits until c's members may be read and held, and returns what lets them go.
+func (l memberLimiter) acquire(ctx context.Context, c graph.Community) (release func(), err error) {
+	w := int64(min(max(c.Size, 1), memberBudget))
+	if err := l.sem.Acquire(ctx, w); err != nil {
+		return nil, err
+	}
+	return func() { l.sem.Release(w) }, nil
 }
 
 // Limits that keep extractive reports short enough to fit many into a context window.
@@ -54,6 +77,7 @@ func (x *Extractive) Reports(ctx context.Context, store graph.ReadWriter, commun
 	if size <= 0 {
 		size = 128
 	}
+	limit := newMemberLimiter()
 	for start := 0; start < len(communities); start += size {
 		part := slices.Clone(communities[start:min(start+size, len(communities))])
 		reps := make([]Report, len(part))
@@ -61,6 +85,11 @@ func (x *Extractive) Reports(ctx context.Context, store graph.ReadWriter, commun
 		g.SetLimit(cmp.Or(max(x.Concurrency, 0), 4))
 		for i := range part {
 			g.Go(func() error {
+				release, err := limit.acquire(gctx, part[i])
+				if err != nil {
+					return err
+				}
+				defer release()
 				m, err := store.CommunityMembers(gctx, part[i].ID)
 				if err != nil {
 					return fmt.Errorf("read members of community %s: %w", part[i].ID, err)

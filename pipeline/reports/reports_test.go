@@ -3,8 +3,12 @@ package reports
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/embedding"
@@ -83,6 +87,82 @@ func TestReportsWritesEveryCommunity(t *testing.T) {
 		}
 		if c.Title == "" || r.Title != c.Title || !strings.Contains(c.Title, "Name") || len(c.Embedding) != 16 {
 			t.Errorf("%s: %+v", c.ID, c)
+		}
+	}
+}
+
+// sizedStore counts the members of the communities whose members are being read at once, by
+// the sizes the caller gave them, and makes every read wait a little for another to start, so
+// that reads overlap whenever the reporter lets them.
+type sizedStore struct {
+	graph.ReadWriter
+	size           map[string]int
+	mu             sync.Mutex
+	inFlight, peak int
+	started        chan struct{}
+}
+
+func (s *sizedStore) CommunityMembers(ctx context.Context, id string) (graph.Members, error) {
+	s.mu.Lock()
+	s.inFlight += s.size[id]
+	s.peak = max(s.peak, s.inFlight)
+	s.mu.Unlock()
+	select {
+	case s.started <- struct{}{}:
+	case <-s.started:
+	case <-time.After(20 * time.Millisecond):
+	}
+	defer func() {
+		s.mu.Lock()
+		s.inFlight -= s.size[id]
+		s.mu.Unlock()
+	}()
+	return s.ReadWriter.CommunityMembers(ctx, id)
+}
+
+func TestReportsReadLargeCommunitiesAlone(t *testing.T) {
+	ctx := t.Context()
+	store, err := embedded.Open(ctx, t.TempDir(), embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	var b graph.Batch
+	for i := range 12 {
+		id := fmt.Sprintf("E%02d", i)
+		b.Entities = append(b.Entities, graph.Entity{ID: id, Name: id, Type: "other", Description: id + ".", ComponentID: -1})
+		if i%2 == 1 {
+			b.Relations = append(b.Relations, graph.Relation{Source: fmt.Sprintf("E%02d", i-1), Target: id, Weight: 1})
+		}
+	}
+	if err := store.Apply(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	communities, err := store.ComputeCommunities(ctx, graph.DefaultLeidenParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		size    int
+		largest int // the most members read at once allowed
+	}{
+		{"small, read together", 10, 4 * 10},
+		{"over half the budget, read one at a time", memberBudget/2 + 1, memberBudget},
+		{"over the budget, read alone", 3 * memberBudget, 3 * memberBudget},
+	} {
+		s := &sizedStore{ReadWriter: store, size: map[string]int{}, started: make(chan struct{})}
+		sized := slices.Clone(communities)
+		for i := range sized {
+			sized[i].Size = tc.size
+			s.size[sized[i].ID] = tc.size
+		}
+		x := &Extractive{Embedder: embedding.NewOffline(16), Concurrency: 4}
+		if err := x.Reports(ctx, s, sized); err != nil {
+			t.Fatal(err)
+		}
+		if s.peak > tc.largest || (tc.size < memberBudget/4 && s.peak <= tc.size) {
+			t.Errorf("%s: %d members read at once, want at most %d (and overlapping reads when small)", tc.name, s.peak, tc.largest)
 		}
 	}
 }
