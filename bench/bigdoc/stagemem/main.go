@@ -3,7 +3,7 @@
 // runs them on the store in DIR (use a copy: the stages rewrite it) and prints, per stage, the
 // wall time, the peak Go heap in use (sampled every 5 ms), the heap still in use after it and the
 // peak RSS of the stage alone (Linux: VmHWM, reset before each stage through
-// /proc/self/clear_refs).
+// /proc/self/clear_refs) with the RSS it started from.
 //
 // Usage: go run ./bench/bigdoc/stagemem DIR [STAGE...]   (only the stages named, in their order,
 // when any are; STAGEMEM_PROFILE=prefix also writes a heap profile
@@ -77,6 +77,7 @@ func run(dir string, only []string) error {
 		// kept would otherwise count in the next stage's peak.
 		debug.FreeOSMemory()
 		resetPeakRSS()
+		rssBefore := peakRSS() // what the stage starts from: its peak counts it
 		var peak atomic.Uint64
 		done := make(chan struct{})
 		go func() {
@@ -116,8 +117,8 @@ func run(dir string, only []string) error {
 			return fmt.Errorf("%s: %w", st.name, err)
 		}
 		runtime.GC()
-		fmt.Printf("%-12s %7.1f s  peak heap %7.1f MiB  after %7.1f MiB  peak RSS %7.1f MiB\n",
-			st.name, took.Seconds(), mib(peak.Load()), mib(heapInUse()), mib(peakRSS()))
+		fmt.Printf("%-12s %7.1f s  peak heap %7.1f MiB  after %7.1f MiB  peak RSS %7.1f MiB (from %.1f)\n",
+			st.name, took.Seconds(), mib(peak.Load()), mib(heapInUse()), mib(peakRSS()), mib(rssBefore))
 	}
 	return s.Close() // a no-op after the close stage
 }
