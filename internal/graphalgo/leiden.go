@@ -154,6 +154,7 @@ func LeidenLevels(ctx context.Context, g *Graph, opt LeidenOptions) ([][]int32, 
 	for i := range part {
 		part[i] = int32(i)
 	}
+	start := *l.src // the random state the first iteration starts from
 	raw := l.run(g, part, nil, opt, true)
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
@@ -163,6 +164,13 @@ func LeidenLevels(ctx context.Context, g *Graph, opt LeidenOptions) ([][]int32, 
 	// initial partition. They often gain several thousandths of modularity on graphs with weak
 	// community structure, where one pass stops in a poor local optimum.
 	final := raw[len(raw)-1]
+	polishes := opt.Iterations <= 0 || opt.Iterations > 1
+	if polishes {
+		// The first iteration's levels are not held through the later ones, a few bytes a node
+		// and level: they are what those replace when they improve on it, and computed again
+		// below when they do not.
+		raw = nil
+	}
 	q := modularityDense(g, final, int(slices.Max(final))+1, opt.Gamma)
 	improved := false
 	polish := opt
@@ -202,6 +210,17 @@ func LeidenLevels(ctx context.Context, g *Graph, opt LeidenOptions) ([][]int32, 
 		last := raw[len(raw)-1]
 		if modularityDense(g, last, int(slices.Max(last))+1, opt.Gamma) < q {
 			raw = append(raw, final)
+		}
+	} else if raw == nil {
+		// No later iteration improved on the first: its levels again, from the same random
+		// state and the same singletons, which is all an iteration depends on.
+		*l.src = start
+		for i := range part {
+			part[i] = int32(i)
+		}
+		raw = l.run(g, part, nil, opt, true)
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
 		}
 	}
 
@@ -295,6 +314,7 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, all bool) 
 type leiden struct {
 	gamma, theta float64
 	rng          *rand.Rand
+	src          *rand.PCG // rng's source, whose state LeidenLevels saves and restores
 	// ctx stops a run early (LeidenLevels then returns its error): checked at every level
 	// and every cancelEvery node visits of local moving.
 	ctx context.Context
@@ -324,7 +344,7 @@ func newLeiden(n int, opt LeidenOptions) *leiden {
 	l := &leiden{
 		gamma:    opt.Gamma,
 		theta:    opt.Theta,
-		rng:      rand.New(rand.NewPCG(uint64(opt.Seed), 0x5eed1e1de)),
+		src:      rand.NewPCG(uint64(opt.Seed), 0x5eed1e1de),
 		ctx:      context.Background(),
 		pos:      make([]int32, n),
 		touched:  make([]int32, 0, 64),
@@ -340,6 +360,7 @@ func newLeiden(n int, opt LeidenOptions) *leiden {
 		ext:      make([]float64, n),
 		single:   make([]bool, n),
 	}
+	l.rng = rand.New(l.src)
 	l.ctot = l.tot
 	for i := range l.pos {
 		l.pos[i] = -1

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -280,6 +281,40 @@ func TestLeidenLevelsCancelled(t *testing.T) {
 		levels, _, err := LeidenLevels(testctx.Countdown(t.Context(), checks), g, opt)
 		if !errors.Is(err, context.Canceled) || levels != nil {
 			t.Errorf("cancelled at check %d: %d levels, error %v; want none and context.Canceled", checks, len(levels), err)
+		}
+	}
+}
+
+// TestLeidenLevelsRecomputesFirstIteration: on graphs whose first iteration later iterations
+// cannot improve on (cliques in a ring, and with a random shuffle of their node numbers),
+// LeidenLevels drops the first iteration's levels during the later ones and computes them again,
+// so they must be exactly those of a single iteration.
+func TestLeidenLevelsRecomputesFirstIteration(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, tt := range []struct{ cliques, size int }{{4, 5}, {30, 6}, {200, 8}} {
+		n := tt.cliques * tt.size
+		perm := rng.Perm(n)
+		var edges []Edge
+		for c := range tt.cliques {
+			for i := range tt.size {
+				for j := i + 1; j < tt.size; j++ {
+					edges = append(edges, Edge{U: perm[c*tt.size+i], V: perm[c*tt.size+j], W: 1})
+				}
+			}
+			next := (c + 1) % tt.cliques
+			edges = append(edges, Edge{U: perm[c*tt.size], V: perm[next*tt.size+1], W: 1})
+		}
+		g := NewGraph(n, edges)
+		once, _, err := LeidenLevels(t.Context(), g, LeidenOptions{Seed: 3, Iterations: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, _, err := LeidenLevels(t.Context(), g, LeidenOptions{Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(once, again) {
+			t.Errorf("%d cliques of %d: %d levels with one iteration, %d with more; they differ", tt.cliques, tt.size, len(once), len(again))
 		}
 	}
 }
