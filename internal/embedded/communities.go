@@ -16,7 +16,7 @@ import (
 func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([]graph.Community, error) {
 	var out []graph.Community
 	err := s.write(ctx, "compute communities", func(tx *sql.Tx) error {
-		eg, err := s.uncachedEntityGraph(ctx, tx)
+		eg, err := s.entityGraph(ctx, tx, false)
 		if err != nil {
 			return err
 		}

@@ -31,8 +31,13 @@ type graphCache struct {
 	eg *entityGraph
 }
 
-// entityGraph returns the entity graph of tx's snapshot, from the cache when it is current.
-func (s *Store) entityGraph(ctx context.Context, tx *sql.Tx) (*entityGraph, error) {
+// entityGraph returns the entity graph of tx's snapshot: the cached one when it is current, else
+// the file's when it carries this snapshot's generation and tag, else SQLite's. A stale cached
+// graph is dropped first, so that it is not held beside the new one. With keep, the graph read
+// is cached; the communities stage, which runs once an ingest, does not keep it, as a cached
+// graph (hundreds of megabytes for one huge document) would be held through the stages after
+// it, which never read it.
+func (s *Store) entityGraph(ctx context.Context, tx *sql.Tx, keep bool) (*entityGraph, error) {
 	s.graphs.mu.Lock()
 	defer s.graphs.mu.Unlock()
 	st, err := readFileState(ctx, tx, genEntityGraph, graphFileMetaKey)
@@ -42,8 +47,7 @@ func (s *Store) entityGraph(ctx context.Context, tx *sql.Tx) (*entityGraph, erro
 	if s.graphs.eg != nil && s.graphs.eg.gen == st.gen {
 		return s.graphs.eg, nil
 	}
-	s.graphs.eg = nil // stale: not kept alive beside the new one
-	// The file, when it carries this snapshot's generation and tag; else SQLite.
+	s.graphs.eg = nil
 	eg, err := readGraphFile(filepath.Join(s.absDir, graphFileName), st)
 	if err != nil {
 		if eg, err = loadEntityGraph(ctx, tx); err != nil {
@@ -51,26 +55,10 @@ func (s *Store) entityGraph(ctx context.Context, tx *sql.Tx) (*entityGraph, erro
 		}
 		eg.gen = st.gen
 	}
-	s.graphs.eg = eg
+	if keep {
+		s.graphs.eg = eg
+	}
 	return eg, nil
-}
-
-// uncachedEntityGraph returns the cached entity graph when it is current and otherwise loads
-// one from SQLite without caching it, dropping a stale one. The communities stage runs once an
-// ingest, and a graph it cached would be held, hundreds of megabytes for one huge document,
-// through the stages after it, which never read it.
-func (s *Store) uncachedEntityGraph(ctx context.Context, tx *sql.Tx) (*entityGraph, error) {
-	s.graphs.mu.Lock()
-	defer s.graphs.mu.Unlock()
-	gen, err := generation(ctx, tx, genEntityGraph)
-	if err != nil {
-		return nil, err
-	}
-	if s.graphs.eg != nil && s.graphs.eg.gen == gen {
-		return s.graphs.eg, nil
-	}
-	s.graphs.eg = nil
-	return loadEntityGraph(ctx, tx)
 }
 
 // The edges of the entity graph, as queries returning both ends and the weight: RELATED, then

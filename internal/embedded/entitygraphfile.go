@@ -83,18 +83,20 @@ func writeEntityGraph(ctx context.Context, tx *sql.Tx, w io.Writer) (nodes int, 
 	buf = binary.AppendUvarint(buf, uint64(nRelated))
 	buf = binary.AppendUvarint(buf, uint64(nRelated+nLinks))
 	written := 0
-	err = entityEdges(ctx, tx, index, relatedEdgesQuery, linkEdgesQuery)(func(u, v int32, w float64) error {
-		buf = binary.LittleEndian.AppendUint32(buf, uint32(u))
-		buf = binary.LittleEndian.AppendUint32(buf, uint32(v))
-		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(w))
-		written++
-		if len(buf) >= 1<<15 {
-			return flush()
+	for _, src := range []graphalgo.EdgeSource{related, links} { // RELATED first
+		err := src(func(u, v int32, w float64) error {
+			buf = binary.LittleEndian.AppendUint32(buf, uint32(u))
+			buf = binary.LittleEndian.AppendUint32(buf, uint32(v))
+			buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(w))
+			written++
+			if len(buf) >= 1<<15 {
+				return flush()
+			}
+			return nil
+		})
+		if err != nil {
+			return 0, n, crc, err
 		}
-		return nil
-	})
-	if err != nil {
-		return 0, n, crc, err
 	}
 	if written != nRelated+nLinks {
 		return 0, n, crc, fmt.Errorf("entity graph: %d edges counted, %d read", nRelated+nLinks, written)

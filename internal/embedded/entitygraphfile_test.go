@@ -22,7 +22,7 @@ func readerGraph(t *testing.T, dir string) (got, want *entityGraph) {
 	}
 	defer r.Close()
 	err = r.read(t.Context(), "graphs", func(tx *sql.Tx) (err error) {
-		if got, err = r.entityGraph(t.Context(), tx); err != nil {
+		if got, err = r.entityGraph(t.Context(), tx, true); err != nil {
 			return err
 		}
 		if want, err = loadEntityGraph(t.Context(), tx); err != nil {

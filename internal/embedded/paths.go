@@ -25,7 +25,7 @@ func (s *Store) ShortestPaths(ctx context.Context, reqs []graph.PathRequest, max
 	}
 	var out []graph.Path
 	err := s.read(ctx, what, func(tx *sql.Tx) error {
-		eg, err := s.entityGraph(ctx, tx)
+		eg, err := s.entityGraph(ctx, tx, true)
 		if err != nil {
 			return err
 		}

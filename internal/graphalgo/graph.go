@@ -64,14 +64,19 @@ func NewGraphChecked(n int, edges []Edge) (*Graph, error) {
 			return nil, fmt.Errorf("edge %d (%d-%d): invalid weight %v", i, e.U, e.V, e.W)
 		}
 	}
-	return buildCSR(n, func(yield func(u, v int32, w float64) error) error {
+	return buildCSR(n, edgesSource(edges))
+}
+
+// edgesSource is the EdgeSource of edges, in order; their ends must fit in int32.
+func edgesSource(edges []Edge) EdgeSource {
+	return func(yield func(u, v int32, w float64) error) error {
 		for _, e := range edges {
 			if err := yield(int32(e.U), int32(e.V), e.W); err != nil {
 				return err
 			}
 		}
 		return nil
-	})
+	}
 }
 
 // finish computes strengths and the total weight from the adjacency and self-loops.

@@ -97,7 +97,7 @@ func TestBuildCSRMatchesReference(t *testing.T) {
 			!slices.Equal(g.weights, weights) || !slices.Equal(g.self, self) {
 			t.Errorf("n=%d m=%d: adjacency differs from the reference", tt.n, tt.m)
 		}
-		h, err := NewGraphFromSource(tt.n, sourceOf(edges))
+		h, err := NewGraphFromSource(tt.n, edgesSource(edges))
 		if err != nil {
 			t.Fatalf("NewGraphFromSource: %v", err)
 		}
@@ -105,18 +105,6 @@ func TestBuildCSRMatchesReference(t *testing.T) {
 			!slices.Equal(h.weights, weights) || !slices.Equal(h.strength, g.strength) || h.total != g.total {
 			t.Errorf("n=%d m=%d: NewGraphFromSource differs from NewGraph", tt.n, tt.m)
 		}
-	}
-}
-
-// sourceOf hands over edges in order.
-func sourceOf(edges []Edge) EdgeSource {
-	return func(yield func(u, v int32, w float64) error) error {
-		for _, e := range edges {
-			if err := yield(int32(e.U), int32(e.V), e.W); err != nil {
-				return err
-			}
-		}
-		return nil
 	}
 }
 
@@ -128,11 +116,11 @@ func TestNewGraphFromSourceChecks(t *testing.T) {
 		n     int
 		edges EdgeSource
 	}{
-		{"negative n", -1, sourceOf(nil)},
-		{"out of range", 2, sourceOf([]Edge{{0, 2, 1}})},
-		{"negative node", 2, sourceOf([]Edge{{-1, 0, 1}})},
-		{"negative weight", 2, sourceOf([]Edge{{0, 1, -1}})},
-		{"NaN weight", 2, sourceOf([]Edge{{0, 1, math.NaN()}})},
+		{"negative n", -1, edgesSource(nil)},
+		{"out of range", 2, edgesSource([]Edge{{0, 2, 1}})},
+		{"negative node", 2, edgesSource([]Edge{{-1, 0, 1}})},
+		{"negative weight", 2, edgesSource([]Edge{{0, 1, -1}})},
+		{"NaN weight", 2, edgesSource([]Edge{{0, 1, math.NaN()}})},
 		{"read error", 2, func(func(u, v int32, w float64) error) error { return failing }},
 		// The second read gives an edge the first did not count, or one fewer edge.
 		{"changed edge", 3, func(yield func(u, v int32, w float64) error) error {
@@ -166,7 +154,7 @@ func TestWCCSourceMatchesWCC(t *testing.T) {
 	for _, tt := range []struct{ n, m int }{{1, 0}, {5, 0}, {10, 6}, {200, 150}, {2000, 1500}, {500, 3000}} {
 		edges := randomEdges(rng, tt.n, tt.m)
 		comp, sizes := WCC(NewGraph(tt.n, edges))
-		got, gotSizes, err := WCCSource(tt.n, sourceOf(edges))
+		got, gotSizes, err := WCCSource(tt.n, edgesSource(edges))
 		if err != nil {
 			t.Fatalf("n=%d m=%d: %v", tt.n, tt.m, err)
 		}
@@ -179,7 +167,7 @@ func TestWCCSourceMatchesWCC(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := WCCSource(2, sourceOf([]Edge{{0, 2, 1}})); err == nil {
+	if _, _, err := WCCSource(2, edgesSource([]Edge{{0, 2, 1}})); err == nil {
 		t.Error("WCCSource: no error for an edge out of range")
 	}
 }
