@@ -25,13 +25,19 @@ type Edge struct {
 // Neighbors never returns the node itself. A Graph is immutable once built and safe for
 // concurrent readers.
 //
+// Edge weights are stored as float32, summed and compared in float64: the adjacency is most of
+// the memory of a graph of millions of nodes, and 4 bytes a half-edge more would not change a
+// community that modularity, computed from rounded input weights anyway, can tell apart. The
+// strengths, self-loops and totals are float64, accumulated from the stored weights, so that
+// modularity is consistent with the adjacency.
+//
 // Weighted degrees follow the usual convention for modularity: a self-loop of weight w adds 2w to
 // the strength of its node, and the total weight counts it once.
 type Graph struct {
 	offsets  []int     // row u of the adjacency is targets[offsets[u]:offsets[u+1]]
 	targets  []int32   // neighbour ids, sorted by id within a row for graphs built by NewGraph
-	weights  []float64 // weights parallel to targets
-	self     []float64 // self-loop weight per node
+	weights  []float32 // weights parallel to targets
+	self     []float64 // self-loop weight per node; nil when the graph has none
 	strength []float64 // weighted degree per node, self-loops counted twice
 	total    float64   // sum of all edge weights, each undirected edge and self-loop once
 	loops    int       // number of nodes with a self-loop
@@ -79,30 +85,34 @@ func edgesSource(edges []Edge) EdgeSource {
 	}
 }
 
-// finish computes strengths and the total weight from the adjacency and self-loops.
+// finish computes strengths and the total weight from the adjacency and self-loops, and drops
+// the self-loop weights of a graph that has none (8 bytes a node of a graph of millions).
 func (g *Graph) finish() {
-	n := len(g.self)
+	n := len(g.offsets) - 1
 	if g.strength == nil {
 		g.strength = make([]float64, n)
 	}
 	var twice float64
 	g.loops = 0
 	for u := 0; u < n; u++ {
-		if g.self[u] != 0 {
+		s := 2 * g.SelfLoop(u)
+		if s != 0 {
 			g.loops++
 		}
-		s := 2 * g.self[u]
 		for _, w := range g.weights[g.offsets[u]:g.offsets[u+1]] {
-			s += w
+			s += float64(w)
 		}
 		g.strength[u] = s
 		twice += s
 	}
 	g.total = twice / 2
+	if g.loops == 0 {
+		g.self = nil
+	}
 }
 
 // NumNodes returns the number of nodes.
-func (g *Graph) NumNodes() int { return len(g.self) }
+func (g *Graph) NumNodes() int { return len(g.strength) }
 
 // NumEdges returns the number of distinct undirected edges, self-loops (of non-zero weight)
 // included, which is how networkx and igraph count the edges of a simple graph.
@@ -110,7 +120,7 @@ func (g *Graph) NumEdges() int { return len(g.targets)/2 + g.loops }
 
 // Neighbors returns the neighbours of u and the weights of the edges to them. Self-loops are not
 // included (see SelfLoop). The slices alias the graph's storage and must not be modified.
-func (g *Graph) Neighbors(u int) (targets []int32, weights []float64) {
+func (g *Graph) Neighbors(u int) (targets []int32, weights []float32) {
 	a, b := g.offsets[u], g.offsets[u+1]
 	return g.targets[a:b:b], g.weights[a:b:b]
 }
@@ -119,7 +129,12 @@ func (g *Graph) Neighbors(u int) (targets []int32, weights []float64) {
 func (g *Graph) Degree(u int) int { return g.offsets[u+1] - g.offsets[u] }
 
 // SelfLoop returns the weight of the self-loop on u, 0 if there is none.
-func (g *Graph) SelfLoop(u int) float64 { return g.self[u] }
+func (g *Graph) SelfLoop(u int) float64 {
+	if g.self == nil {
+		return 0
+	}
+	return g.self[u]
+}
 
 // Strength returns the weighted degree of u, with its self-loop counted twice.
 func (g *Graph) Strength(u int) float64 { return g.strength[u] }
@@ -131,15 +146,15 @@ func (g *Graph) TotalWeight() float64 { return g.total }
 // Edges returns every edge once with U <= V: node by node, its self-loop (if it has one) and then
 // its edges to higher-numbered neighbours. It allocates a new slice.
 func (g *Graph) Edges() []Edge {
-	out := make([]Edge, 0, len(g.targets)/2+len(g.self))
-	for u := range g.self {
-		if w := g.self[u]; w != 0 {
+	out := make([]Edge, 0, len(g.targets)/2+g.loops)
+	for u := range g.strength {
+		if w := g.SelfLoop(u); w != 0 {
 			out = append(out, Edge{U: u, V: u, W: w})
 		}
 		ts, ws := g.Neighbors(u)
 		for i, v := range ts {
 			if int(v) > u {
-				out = append(out, Edge{U: u, V: int(v), W: ws[i]})
+				out = append(out, Edge{U: u, V: int(v), W: float64(ws[i])})
 			}
 		}
 	}

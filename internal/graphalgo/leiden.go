@@ -155,7 +155,7 @@ func LeidenLevels(ctx context.Context, g *Graph, opt LeidenOptions) ([][]int32, 
 		part[i] = int32(i)
 	}
 	start := *l.src // the random state the first iteration starts from
-	raw := l.run(g, part, nil, opt, true)
+	raw := l.run(g, part, nil, opt, nil)
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -171,21 +171,26 @@ func LeidenLevels(ctx context.Context, g *Graph, opt LeidenOptions) ([][]int32, 
 		// below when they do not.
 		raw = nil
 	}
-	q := modularityDense(g, final, int(slices.Max(final))+1, opt.Gamma)
+	q := l.modularity(g, final, int(slices.Max(final))+1)
 	improved := false
 	polish := opt
 	polish.Tolerance = 0 // these iterations only serve the final partition: run their levels out
+	var cand []int32     // each iteration's result, swapped with final when it improves on it
 	for it := 1; opt.Iterations <= 0 || it < opt.Iterations; it++ {
-		cand := l.run(g, slices.Clone(final), nil, polish, false)[0]
+		if cand == nil {
+			cand = make([]int32, n)
+		}
+		copy(part, final)
+		l.run(g, part, nil, polish, cand)
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		cq := modularityDense(g, cand, int(slices.Max(cand))+1, opt.Gamma)
+		cq := l.modularity(g, cand, int(slices.Max(cand))+1)
 		if !(cq-q > 1e-12) {
 			break
 		}
 		gain := cq - q
-		final, q, improved = cand, cq, true
+		final, cand, q, improved = cand, final, cq, true
 		if gain < opt.Tolerance/10 {
 			// Later iterations gain less and less; below a tenth of the level tolerance they
 			// no longer pay for a pass over the whole graph.
@@ -201,14 +206,14 @@ func LeidenLevels(ctx context.Context, g *Graph, opt LeidenOptions) ([][]int32, 
 		for i := range part {
 			part[i] = int32(i)
 		}
-		raw = l.run(g, part, final, opt, true)
+		raw = l.run(g, part, final, opt, nil)
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
 		// The constrained levels are subpartitions of the final one. If the last of them is no
 		// worse (Leiden found a split that pays off), it becomes the final partition.
 		last := raw[len(raw)-1]
-		if modularityDense(g, last, int(slices.Max(last))+1, opt.Gamma) < q {
+		if l.modularity(g, last, int(slices.Max(last))+1) < q {
 			raw = append(raw, final)
 		}
 	} else if raw == nil {
@@ -218,31 +223,41 @@ func LeidenLevels(ctx context.Context, g *Graph, opt LeidenOptions) ([][]int32, 
 		for i := range part {
 			part[i] = int32(i)
 		}
-		raw = l.run(g, part, nil, opt, true)
+		raw = l.run(g, part, nil, opt, nil)
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
 	}
 
-	levels := nestLevels(g, raw)
+	// The nesting and the modularities work in the iterations' scratch, which is done with:
+	// allocated now, theirs would pile on it before the collector could look.
+	uf := unionFind{parent: l.pos[:0], size: l.empty[:0]}
+	levels := nestLevels(g, raw, l.queue, l.size, &uf)
 	mods := make([]float64, len(levels))
 	for k, lv := range levels {
 		// nestLevels numbers every level densely in order of first node, which is what
 		// Modularity would renumber it to: the same value without a copy of the level.
-		mods[k] = modularityDense(g, lv, int(slices.Max(lv))+1, opt.Gamma)
+		mods[k] = l.modularity(g, lv, int(slices.Max(lv))+1)
 	}
 	return levels, mods, nil
 }
 
 // run performs one Leiden iteration on g starting from the partition part (dense ids, updated
 // in place): levels of local moving, refinement and aggregation until nothing merges any more,
-// Tolerance or MaxLevels. It returns the partition of each level mapped to the nodes of g, or
-// only the last one when all is false. With cons non-nil, a node may only join a community of
-// neighbours in the same cons group, and part must respect the groups.
-func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, all bool) [][]int32 {
+// Tolerance or MaxLevels. It returns the partition of each level mapped to the nodes of g; with
+// last non-nil (n long) only the last level is kept, written into last. With cons non-nil, a
+// node may only join a community of neighbours in the same cons group, and part must respect the
+// groups.
+//
+// Apart from the levels it returns, an iteration allocates nothing once the first has run: its
+// arrays and aggregate graphs are l's, reused level after level, so that the iterations over a
+// graph of millions of nodes leave no garbage to collect (the collector would let the heap grow
+// by a share of everything live before it looked).
+func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, last []int32) [][]int32 {
 	n := g.NumNodes()
 	cur := g
-	member := make([]int32, n) // node of cur that each node of g belongs to
+	l.member = grow(l.member, n)
+	member := l.member // node of cur that each node of g belongs to
 	for i := range member {
 		member[i] = int32(i)
 	}
@@ -253,20 +268,19 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, all bool) 
 		if l.ctx.Err() != nil {
 			return [][]int32{part} // discarded by the caller
 		}
-		lv := make([]int32, n)
+		lv := last
+		if lv == nil {
+			lv = make([]int32, n)
+			raw = append(raw, lv)
+		}
 		for i, m := range member {
 			lv[i] = part[m]
-		}
-		if all || len(raw) == 0 {
-			raw = append(raw, lv)
-		} else {
-			raw[0] = lv
 		}
 		if nc == cur.NumNodes() || level == opt.MaxLevels-1 {
 			break
 		}
 		if opt.Tolerance > 0 { // with no tolerance, levels run until nothing merges
-			q := modularityDense(cur, part, nc, opt.Gamma)
+			q := l.modularity(cur, part, nc)
 			if q-prevQ < opt.Tolerance {
 				break
 			}
@@ -274,35 +288,39 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, all bool) 
 		}
 
 		ref, nr := l.refine(cur, part, nc)
-		var next []int32
+		// The next level's partition goes to the one of the two buffers that part is not.
+		l.parts[level%2] = grow(l.parts[level%2], nr)
+		next := l.parts[level%2]
 		if nr == cur.NumNodes() {
 			// The refinement merged nothing, so aggregating it would give the same graph again.
 			// Aggregate the communities themselves instead (one Louvain step), which still makes
 			// progress.
-			ref, nr = part, nc
-			next = make([]int32, nr)
+			ref, nr, next = part, nc, next[:nc]
 			for i := range next {
 				next[i] = int32(i)
 			}
 		} else {
-			next = make([]int32, nr)
 			for u, r := range ref {
 				next[r] = part[u]
 			}
 		}
-		agg := l.aggregate(cur, ref, nr)
+		agg := l.aggregate(cur, ref, nr, &l.aggs[level%2])
 		for i, m := range member {
 			member[i] = ref[m]
 		}
 		if cons != nil {
 			// Every group of ref lies inside one cons group, so the constraint carries over.
-			aggCons := make([]int32, nr)
+			l.cons[level%2] = grow(l.cons[level%2], nr)
+			aggCons := l.cons[level%2]
 			for u, r := range ref {
 				aggCons[r] = cons[u]
 			}
 			cons = aggCons
 		}
 		cur, part = agg, next
+	}
+	if last != nil {
+		return [][]int32{last}
 	}
 	return raw
 }
@@ -329,7 +347,6 @@ type leiden struct {
 	empty []int32   // ids of empty communities, a stack
 	queue []int32   // ring buffer of nodes to visit
 	inQ   []bool
-	relab []int32 // scratch for dense relabelling
 
 	cw     []float64 // refinement: strength per sub-community
 	ext    []float64 // refinement: weight from a sub-community to the rest of its community
@@ -338,6 +355,21 @@ type leiden struct {
 	// fills tot afresh and is done with it before refinement starts, and the other way round,
 	// which spares 8 bytes a node of a graph of millions.
 	ctot []float64
+
+	// What run reuses from level to level and iteration to iteration, grown when too short.
+	member []int32    // node of the current graph that each input node belongs to
+	ref    []int32    // the refined partition of the current graph
+	parts  [2][]int32 // the partition the next level starts from, alternately
+	cons   [2][]int32 // the constraint carried over to the next level, alternately
+	aggs   [2]Graph   // the aggregate graphs, alternately
+}
+
+// grow returns s with length n, reallocated when its capacity is short.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 func newLeiden(n int, opt LeidenOptions) *leiden {
@@ -355,7 +387,6 @@ func newLeiden(n int, opt LeidenOptions) *leiden {
 		empty:    make([]int32, 0, n),
 		queue:    make([]int32, n),
 		inQ:      make([]bool, n),
-		relab:    make([]int32, n),
 		cw:       make([]float64, n),
 		ext:      make([]float64, n),
 		single:   make([]bool, n),
@@ -393,12 +424,12 @@ func (l *leiden) gather(g *Graph, u int32, comm, part []int32, within int32) {
 		}
 		c := comm[v]
 		if p := pos[c]; p >= 0 {
-			tw[p] += ws[i]
+			tw[p] += float64(ws[i])
 			continue
 		}
 		pos[c] = int32(len(touched))
 		touched = append(touched, c)
-		tw = append(tw, ws[i])
+		tw = append(tw, float64(ws[i]))
 	}
 	l.touched, l.touchedW = touched, tw
 }
@@ -505,7 +536,7 @@ func (l *leiden) moveNodes(g *Graph, part, cons []int32) int {
 // relabel renumbers the ids in part (all in [0, bound)) densely in order of first appearance and
 // returns how many there are.
 func (l *leiden) relabel(part []int32, bound int) int {
-	ids := l.relab[:bound]
+	ids := l.queue[:bound] // both callers are done with their queue when they relabel
 	for i := range ids {
 		ids[i] = -1
 	}
@@ -530,7 +561,8 @@ func (l *leiden) refine(g *Graph, part []int32, nc int) ([]int32, int) {
 	for u, c := range part {
 		ctot[c] += g.strength[u]
 	}
-	ref := make([]int32, n)
+	l.ref = grow(l.ref, n)
+	ref := l.ref
 	cw, ext, single := l.cw[:n], l.ext[:n], l.single[:n]
 	for u := 0; u < n; u++ {
 		ref[u] = int32(u)
@@ -541,7 +573,7 @@ func (l *leiden) refine(g *Graph, part []int32, nc int) ([]int32, int) {
 		ws := g.weights[a:b]
 		for i, v := range g.targets[a:b] {
 			if part[v] == part[u] {
-				e += ws[i]
+				e += float64(ws[i])
 			}
 		}
 		ext[u] = e
@@ -628,31 +660,34 @@ func (l *leiden) refine(g *Graph, part []int32, nc int) ([]int32, int) {
 	return ref, nr
 }
 
-// aggregate builds the graph whose nodes are the nr groups of ref: edge weights between groups
-// are summed and the weight inside a group becomes its self-loop, so modularity is preserved.
-func (l *leiden) aggregate(g *Graph, ref []int32, nr int) *Graph {
+// aggregate builds, in dst's storage, the graph whose nodes are the nr groups of ref: edge
+// weights between groups are summed and the weight inside a group becomes its self-loop, so
+// modularity is preserved.
+func (l *leiden) aggregate(g *Graph, ref []int32, nr int, dst *Graph) *Graph {
 	n := g.NumNodes()
-	start := make([]int, nr+1)
+	// The groups' members, by a counting sort, in the scratch of local moving (size, empty and
+	// queue), which is done with it until the next level: nr < n, since something merged.
+	start := l.size[:nr+1]
+	clear(start)
 	for _, r := range ref {
 		start[r+1]++
 	}
 	for i := 1; i <= nr; i++ {
 		start[i] += start[i-1]
 	}
-	members := make([]int32, n)
-	next := make([]int, nr)
+	members := l.queue[:n]
+	next := l.empty[:nr]
 	copy(next, start[:nr])
 	for u, r := range ref {
 		members[next[r]] = int32(u)
 		next[r]++
 	}
 
-	agg := &Graph{
-		offsets:  make([]int, nr+1),
-		self:     make([]float64, nr),
-		strength: make([]float64, nr),
-		total:    g.total,
-	}
+	agg := dst
+	agg.offsets = grow(agg.offsets, nr+1)
+	agg.self = grow(agg.self, nr)
+	agg.strength = grow(agg.strength, nr)
+	agg.total = g.total
 	pos := l.pos
 	// A first pass counts the distinct neighbouring groups of every group, so that the
 	// adjacency is allocated at its size: the first aggregate of a large graph is often far
@@ -675,58 +710,72 @@ func (l *leiden) aggregate(g *Graph, ref []int32, nr int) *Graph {
 			}
 		}
 	}
-	targets := make([]int32, 0, h)
-	weights := make([]float64, 0, h)
+	targets := grow(agg.targets, h)[:0]
+	weights := grow(agg.weights, h)
+	acc := l.touchedW // a row's weights, summed in float64 and rounded once
 	for c := 0; c < nr; c++ {
 		agg.offsets[c] = len(targets)
 		rowStart := len(targets)
+		acc = acc[:0]
 		var self, str float64
 		for _, u := range members[start[c]:start[c+1]] {
-			self += g.self[u]
+			self += g.SelfLoop(int(u))
 			str += g.strength[u]
 			a, b := g.offsets[u], g.offsets[u+1]
 			ws := g.weights[a:b]
 			for i, v := range g.targets[a:b] {
 				d := ref[v]
 				if d == int32(c) {
-					self += ws[i] / 2 // seen once from each end
+					self += float64(ws[i]) / 2 // seen once from each end
 					continue
 				}
 				if p := pos[d]; p >= 0 {
-					weights[p] += ws[i]
+					acc[int(p)-rowStart] += float64(ws[i])
 					continue
 				}
 				pos[d] = int32(len(targets))
 				targets = append(targets, d)
-				weights = append(weights, ws[i])
+				acc = append(acc, float64(ws[i]))
 			}
 		}
-		for _, d := range targets[rowStart:] {
+		for i, d := range targets[rowStart:] {
 			pos[d] = -1
+			weights[rowStart+i] = float32(acc[i])
 		}
 		agg.self[c] = self
 		agg.strength[c] = str
 	}
 	agg.offsets[nr] = len(targets)
 	agg.targets, agg.weights = targets, weights
+	l.touchedW = acc
 	return agg
 }
 
 // modularityDense is Modularity for a partition with ids already dense in [0, nc).
 func modularityDense(g *Graph, part []int32, nc int, gamma float64) float64 {
+	return modularityInto(g, part, nc, gamma, make([]float64, nc), make([]float64, nc))
+}
+
+// modularity is modularityDense in the refinement's scratch, which is free outside refine.
+func (l *leiden) modularity(g *Graph, part []int32, nc int) float64 {
+	return modularityInto(g, part, nc, l.gamma, l.cw[:nc], l.ext[:nc])
+}
+
+// modularityInto is modularityDense accumulating in in and tot, nc long each.
+func modularityInto(g *Graph, part []int32, nc int, gamma float64, in, tot []float64) float64 {
 	if g.total <= 0 {
 		return 0
 	}
-	in := make([]float64, nc)
-	tot := make([]float64, nc)
+	clear(in)
+	clear(tot)
 	for u, c := range part {
 		tot[c] += g.strength[u]
-		in[c] += 2 * g.self[u]
+		in[c] += 2 * g.SelfLoop(u)
 		a, b := g.offsets[u], g.offsets[u+1]
 		ws := g.weights[a:b]
 		for i, v := range g.targets[a:b] {
 			if part[v] == c {
-				in[c] += ws[i]
+				in[c] += float64(ws[i])
 			}
 		}
 	}
@@ -739,25 +788,22 @@ func modularityDense(g *Graph, part []int32, nc int, gamma float64) float64 {
 	return q
 }
 
-// nestLevels turns the raw per-level partitions into a strict hierarchy: each level is
+// nestLevels turns the raw per-level partitions into a strict hierarchy, in place: each level is
 // intersected with the (already nested) next one, every community is split into its connected
 // components, and consecutive duplicates are dropped. Splitting keeps or raises modularity
 // (separating a piece from a community it shares no edges with only removes a negative term);
 // the intersection changes a level only where Leiden moved a refined sub-community away in the
-// next level, which is rare and costs little.
-func nestLevels(g *Graph, raw [][]int32) [][]int32 {
-	k := len(raw)
-	out := make([][]int32, k)
-	out[k-1] = raw[k-1]
-	for i := k - 2; i >= 0; i-- {
-		out[i] = meet(raw[i], out[i+1])
+// next level, which is rare and costs little. first and id are scratch of one entry per node of
+// g, and uf's storage is reused.
+func nestLevels(g *Graph, raw [][]int32, first, id []int32, uf *unionFind) [][]int32 {
+	for i := len(raw) - 2; i >= 0; i-- {
+		meet(raw[i], raw[i+1], first, id)
 	}
-	var uf unionFind
-	for i := range out {
-		out[i] = splitDisconnected(g, out[i], &uf)
+	for _, lv := range raw {
+		splitDisconnected(g, lv, uf, id)
 	}
-	dedup := out[:1]
-	for _, lv := range out[1:] {
+	dedup := raw[:1]
+	for _, lv := range raw[1:] {
 		if !slices.Equal(lv, dedup[len(dedup)-1]) {
 			dedup = append(dedup, lv)
 		}
@@ -765,26 +811,47 @@ func nestLevels(g *Graph, raw [][]int32) [][]int32 {
 	return dedup
 }
 
-// meet returns the partition whose communities are the non-empty intersections of the
-// communities of a and b, numbered in order of first node.
-func meet(a, b []int32) []int32 {
-	ids := make(map[uint64]int32)
-	out := make([]int32, len(a))
-	for i := range a {
-		key := uint64(uint32(a[i]))<<32 | uint64(uint32(b[i]))
-		id, ok := ids[key]
-		if !ok {
-			id = int32(len(ids))
-			ids[key] = id
-		}
-		out[i] = id
+// meet replaces a with the partition whose communities are the non-empty intersections of the
+// communities of a and b, numbered in order of first node. first and id are scratch of at least
+// one entry per community of a. Where a is nested in b, as it nearly always is, each community of
+// a meets one of b and is numbered through them; the rare pairs beyond a community's first are
+// numbered through a map.
+func meet(a, b, first, id []int32) {
+	na := int(slices.Max(a)) + 1
+	first, id = first[:na], id[:na]
+	for i := range first {
+		first[i] = -1
 	}
-	return out
+	var more map[uint64]int32
+	k := int32(0)
+	for i, x := range a {
+		y := b[i]
+		switch {
+		case first[x] < 0:
+			first[x], id[x] = y, k
+			a[i] = k
+			k++
+		case first[x] == y:
+			a[i] = id[x]
+		default:
+			key := uint64(uint32(x))<<32 | uint64(uint32(y))
+			c, ok := more[key]
+			if !ok {
+				if more == nil {
+					more = make(map[uint64]int32)
+				}
+				c = k
+				more[key] = c
+				k++
+			}
+			a[i] = c
+		}
+	}
 }
 
 // splitDisconnected splits every community of part into its connected components and numbers
-// the result in order of first node.
-func splitDisconnected(g *Graph, part []int32, uf *unionFind) []int32 {
+// the result in order of first node, in place. ids is scratch of one entry per node.
+func splitDisconnected(g *Graph, part []int32, uf *unionFind, ids []int32) {
 	n := g.NumNodes()
 	uf.reset(n)
 	for u := 0; u < n; u++ {
@@ -795,11 +862,10 @@ func splitDisconnected(g *Graph, part []int32, uf *unionFind) []int32 {
 			}
 		}
 	}
-	ids := make([]int32, n)
+	ids = ids[:n]
 	for i := range ids {
 		ids[i] = -1
 	}
-	out := make([]int32, n)
 	k := int32(0)
 	for u := 0; u < n; u++ {
 		r := uf.find(int32(u))
@@ -807,7 +873,6 @@ func splitDisconnected(g *Graph, part []int32, uf *unionFind) []int32 {
 			ids[r] = k
 			k++
 		}
-		out[u] = ids[r]
+		part[u] = ids[r]
 	}
-	return out
 }

@@ -110,8 +110,9 @@ func splitLabels(g *Graph, lv []int) []int {
 		p[i] = int32(c)
 	}
 	var uf unionFind
+	splitDisconnected(g, p, &uf, make([]int32, len(lv)))
 	out := make([]int, len(lv))
-	for i, c := range splitDisconnected(g, p, &uf) {
+	for i, c := range p {
 		out[i] = int(c)
 	}
 	return out

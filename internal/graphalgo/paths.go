@@ -267,7 +267,7 @@ func (pf *PathFinder) dijkstra(src int32, maxHops, remaining int, cost func(floa
 		a, b := g.offsets[u], g.offsets[u+1]
 		ws := g.weights[a:b]
 		for i, v := range g.targets[a:b] {
-			c := cost(ws[i])
+			c := cost(float64(ws[i]))
 			if !(c >= 0) || math.IsInf(c, 1) {
 				continue
 			}

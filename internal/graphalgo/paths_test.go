@@ -21,7 +21,7 @@ func checkPath(t *testing.T, g *Graph, path []int, src, dst int, cost func(float
 		if !ok {
 			t.Fatalf("path %v uses the non-edge %d-%d", path, path[i-1], path[i])
 		}
-		total += cost(ws[j])
+		total += cost(float64(ws[j]))
 	}
 	return len(path) - 1, total
 }
@@ -102,7 +102,7 @@ func hopLimitedCost(g *Graph, src, dst, maxHops int, cost func(float64) float64)
 			}
 			ts, ws := g.Neighbors(u)
 			for i, v := range ts {
-				if c := cost(ws[i]); c >= 0 && !math.IsInf(c, 1) {
+				if c := cost(float64(ws[i])); c >= 0 && !math.IsInf(c, 1) {
 					next[v] = min(next[v], dist[u]+c)
 				}
 			}
