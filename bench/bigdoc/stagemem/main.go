@@ -3,7 +3,8 @@
 // runs them on the store in DIR (use a copy: the stages rewrite it) and prints, per stage, the
 // wall time, the peak Go heap in use (sampled every 5 ms), the heap still in use after it and the
 // peak RSS of the stage alone (Linux: VmHWM, reset before each stage through
-// /proc/self/clear_refs) with the RSS it started from.
+// /proc/self/clear_refs) with the RSS it started from. The peak of what the Go runtime holds
+// (mapped, not returned) tells its share of that RSS from SQLite's.
 //
 // Usage: go run ./bench/bigdoc/stagemem DIR [STAGE...]   (only the stages named, in their order,
 // when any are; STAGEMEM_PROFILE=prefix also writes a heap profile
@@ -78,7 +79,7 @@ func run(dir string, only []string) error {
 		debug.FreeOSMemory()
 		resetPeakRSS()
 		rssBefore := peakRSS() // what the stage starts from: its peak counts it
-		var peak atomic.Uint64
+		var peak, peakHeld atomic.Uint64
 		done := make(chan struct{})
 		go func() {
 			t := time.NewTicker(5 * time.Millisecond)
@@ -86,6 +87,9 @@ func run(dir string, only []string) error {
 			for {
 				if h := heapInUse(); h > peak.Load() {
 					peak.Store(h)
+				}
+				if h := goHeld(); h > peakHeld.Load() {
+					peakHeld.Store(h)
 				}
 				select {
 				case <-done:
@@ -117,13 +121,21 @@ func run(dir string, only []string) error {
 			return fmt.Errorf("%s: %w", st.name, err)
 		}
 		runtime.GC()
-		fmt.Printf("%-12s %7.1f s  peak heap %7.1f MiB  after %7.1f MiB  peak RSS %7.1f MiB (from %.1f)\n",
-			st.name, took.Seconds(), mib(peak.Load()), mib(heapInUse()), mib(peakRSS()), mib(rssBefore))
+		fmt.Printf("%-12s %7.1f s  peak heap %7.1f MiB  after %7.1f MiB  peak held by Go %7.1f MiB  peak RSS %7.1f MiB (from %.1f)\n",
+			st.name, took.Seconds(), mib(peak.Load()), mib(heapInUse()), mib(peakHeld.Load()), mib(peakRSS()), mib(rssBefore))
 	}
 	return s.Close() // a no-op after the close stage
 }
 
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
+
+// goHeld is the memory the Go runtime has mapped and not returned to the OS: what the process
+// holds beyond it is SQLite's (its C heap, through modernc.org/libc) and the mapped files'.
+func goHeld() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64() - s[1].Value.Uint64()
+}
 
 func heapInUse() uint64 {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
