@@ -21,6 +21,7 @@ import (
 	"hash"
 	"hash/fnv"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -172,7 +173,9 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 				return nil, fmt.Errorf("read layer 0: its entities changed while it was clustered")
 			}
 			current.ids = again.ids
-			base = current
+			// The aggregation needs layer 0's ids only, not the connections the summaries of
+			// layer 1 are ranked by (4 bytes an entity, let go with layer 0 after them).
+			base = layerSet{ids: again.ids, digest: again.digest}
 		}
 		clusters := make([][]int, len(groups))
 		largest := 0
@@ -205,6 +208,10 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 		if b.Describer != nil {
 			if ag == nil {
 				// Read now rather than with the counts: not held through layer 0's clustering.
+				// The clustering and the summaries of a layer of millions leave hundreds of MB of
+				// garbage: collected first, the edges and the rows read for them do not pile on
+				// it (the collector would let them, up to half again what was live).
+				runtime.GC()
 				edges, err := b.baseEdges(ctx, base, between)
 				if err != nil {
 					return nil, err
