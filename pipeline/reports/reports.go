@@ -132,20 +132,18 @@ func write(ctx context.Context, store graph.Writer, emb embedding.Embedder, part
 	return nil
 }
 
-// buildReport writes the extractive report of one community.
+// buildReport writes the extractive report of one community. It picks the few entities and
+// relations it names without sorting or copying the rest: the largest communities of a huge
+// graph have tens of thousands of members.
 func buildReport(m graph.Members) Report {
-	entities := slices.Clone(m.Entities)
-	slices.SortFunc(entities, func(a, b graph.Entity) int {
-		if c := cmp.Compare(b.Degree, a.Degree); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
+	entities := leastK(m.Entities, max(titleEntities, summaryEntities), func(a, b graph.Entity) int {
+		return cmp.Or(cmp.Compare(b.Degree, a.Degree), cmp.Compare(a.ID, b.ID))
 	})
 	var names []string
 	for _, e := range entities[:min(titleEntities, len(entities))] {
 		names = append(names, e.Name)
 	}
-	r := Report{Title: joinNames(names, len(entities))}
+	r := Report{Title: joinNames(names, len(m.Entities))}
 
 	var summary []string
 	for _, e := range entities[:min(summaryEntities, len(entities))] {
@@ -155,22 +153,23 @@ func buildReport(m graph.Members) Report {
 	}
 	r.Summary = textutil.Clip(strings.Join(summary, " "), maxSummaryRunes)
 
-	rels := slices.Clone(m.Relations)
-	slices.SortFunc(rels, func(a, b graph.Relation) int {
-		if c := cmp.Compare(b.Weight, a.Weight); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Source+a.Target, b.Source+b.Target)
+	rels := leastK(m.Relations, maxFindings, func(a, b graph.Relation) int {
+		return cmp.Or(cmp.Compare(b.Weight, a.Weight), compareJoined(a.Source, a.Target, b.Source, b.Target), cmp.Compare(a.Source, b.Source))
 	})
-	name := make(map[string]string, len(entities))
-	for _, e := range entities {
-		name[e.ID] = e.Name
+	name := make(map[string]string, 2*len(rels))
+	for _, rel := range rels {
+		name[rel.Source], name[rel.Target] = "", ""
+	}
+	for _, e := range m.Entities {
+		if _, ok := name[e.ID]; ok {
+			name[e.ID] = e.Name
+		}
 	}
 	var weight float64
-	for _, rel := range rels {
+	for _, rel := range m.Relations {
 		weight += rel.Weight
 	}
-	for _, rel := range rels[:min(maxFindings, len(rels))] {
+	for _, rel := range rels {
 		r.Findings = append(r.Findings, Finding{
 			Summary:     name[rel.Source] + " – " + name[rel.Target],
 			Explanation: textutil.FirstSentence(rel.Description),
@@ -178,9 +177,47 @@ func buildReport(m graph.Members) Report {
 	}
 	// Bigger, denser communities matter more to a reader: log-scaled so that ratings spread over
 	// 0–10 for communities of a handful to thousands of entities.
-	r.Rating = math.Round(min(10, math.Log2(1+float64(len(entities)))+math.Log2(1+weight)/2)*10) / 10
-	r.RatingExplanation = fmt.Sprintf("extractive: %d entities, %d relations, total relation weight %.0f", len(entities), len(rels), weight)
+	r.Rating = math.Round(min(10, math.Log2(1+float64(len(m.Entities)))+math.Log2(1+weight)/2)*10) / 10
+	r.RatingExplanation = fmt.Sprintf("extractive: %d entities, %d relations, total relation weight %.0f", len(m.Entities), len(m.Relations), weight)
 	return r
+}
+
+// leastK returns the k least of items by cmp, a total order, in order: what sorting a copy of
+// items would put first, in O(len(items)·k) time and k elements of memory.
+func leastK[T any](items []T, k int, cmp func(a, b T) int) []T {
+	out := make([]T, 0, min(k, len(items)))
+	for _, it := range items {
+		i, _ := slices.BinarySearchFunc(out, it, cmp)
+		if i >= k {
+			continue
+		}
+		if len(out) == k {
+			out = out[:k-1]
+		}
+		out = slices.Insert(out, i, it)
+	}
+	return out
+}
+
+// compareJoined compares a1+a2 with b1+b2 without building either: the order of relations by
+// their ends' ids written together, as findings have always been ordered.
+func compareJoined(a1, a2, b1, b2 string) int {
+	for {
+		if a1 == "" {
+			a1, a2 = a2, ""
+		}
+		if b1 == "" {
+			b1, b2 = b2, ""
+		}
+		if a1 == "" || b1 == "" {
+			return cmp.Compare(len(a1), len(b1))
+		}
+		n := min(len(a1), len(b1))
+		if c := strings.Compare(a1[:n], b1[:n]); c != 0 {
+			return c
+		}
+		a1, b1 = a1[n:], b1[n:]
+	}
 }
 
 func joinNames(names []string, total int) string {
