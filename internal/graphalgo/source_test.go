@@ -316,3 +316,26 @@ func TestLeidenLevelsRecomputesFirstIteration(t *testing.T) {
 		}
 	}
 }
+
+// TestAggregateReusesStorage checks that an aggregate built in the storage of an earlier, larger
+// one is the aggregate built afresh: Leiden builds every level's in one of two graphs it reuses.
+func TestAggregateReusesStorage(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	g := NewGraph(500, randomEdges(rng, 500, 3000))
+	l := newLeiden(500, LeidenOptions{})
+	var dst Graph
+	for _, groups := range []int{300, 40, 120, 7} {
+		ref := make([]int32, 500)
+		for i := range ref {
+			ref[i] = int32(rng.IntN(groups))
+		}
+		nr := l.relabel(ref, groups)
+		got := l.aggregate(g, ref, nr, &dst)
+		want := l.aggregate(g, ref, nr, new(Graph))
+		if !slices.Equal(got.offsets, want.offsets) || !slices.Equal(got.targets, want.targets) ||
+			!slices.Equal(got.weights, want.weights) || !slices.Equal(got.self, want.self) ||
+			!slices.Equal(got.strength, want.strength) || got.total != want.total || got.NumNodes() != nr {
+			t.Errorf("%d groups: the aggregate built in reused storage differs from a fresh one", groups)
+		}
+	}
+}
