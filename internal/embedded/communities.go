@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"runtime"
+	"runtime/debug"
 	"slices"
 
 	"github.com/stratarag/strata/internal/graph"
@@ -27,17 +27,17 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 		g, n := eg.g, eg.ids.len()
 		// Collections at the two turns of the stage, where a graph of millions of entities
 		// leaves hundreds of MB of garbage (the rows and ids read to build it; then the graph
-		// and Leiden's arrays): the collector would otherwise let the next step's allocations
-		// pile on them, up to half again what was live at its last look. Leiden itself
-		// allocates next to nothing once it has started.
-		runtime.GC()
+		// and Leiden's arrays), its pages handed back: the collector would otherwise let the
+		// next step's allocations pile on it, up to half again what was live at its last look.
+		// Leiden itself allocates next to nothing once it has started.
+		debug.FreeOSMemory()
 		levels, _, err := graphalgo.LeidenLevels(ctx, g, graphalgo.LeidenOptions{
 			Gamma: p.Gamma, Theta: p.Theta, Tolerance: p.Tolerance, MaxLevels: p.MaxLevels, Seed: p.Seed,
 		})
 		if err != nil {
 			return err
 		}
-		runtime.GC()
+		debug.FreeOSMemory()
 		ids, err := readEntityIDs(ctx, tx)
 		if err != nil {
 			return err

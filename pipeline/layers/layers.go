@@ -21,7 +21,7 @@ import (
 	"hash"
 	"hash/fnv"
 	"maps"
-	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -209,9 +209,10 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 			if ag == nil {
 				// Read now rather than with the counts: not held through layer 0's clustering.
 				// The clustering and the summaries of a layer of millions leave hundreds of MB of
-				// garbage: collected first, the edges and the rows read for them do not pile on
-				// it (the collector would let them, up to half again what was live).
-				runtime.GC()
+				// garbage: collected first (its pages handed back), the edges and the rows read
+				// for them do not pile on it (the collector would let them, up to half again what
+				// was live).
+				debug.FreeOSMemory()
 				edges, err := b.baseEdges(ctx, base, between)
 				if err != nil {
 					return nil, err
