@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 )
 
@@ -155,31 +156,32 @@ func LeidenLevels(ctx context.Context, g *Graph, opt LeidenOptions) ([][]int32, 
 		part[i] = int32(i)
 	}
 	start := *l.src // the random state the first iteration starts from
-	raw := l.run(g, part, nil, opt, nil)
+	polishes := opt.Iterations <= 0 || opt.Iterations > 1
+	var steps []levelStep
+	final := make([]int32, n)
+	if polishes {
+		// The first iteration's levels are not kept: they are what later iterations replace
+		// when they improve on it, and computed again below when they do not.
+		l.run(g, part, nil, opt, final)
+	} else {
+		steps = l.run(g, part, nil, opt, nil)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
+	}
+	if !polishes {
+		return l.finish(g, steps, nil)
 	}
 
 	// Further iterations restart from the original graph with the current result as the
 	// initial partition. They often gain several thousandths of modularity on graphs with weak
 	// community structure, where one pass stops in a poor local optimum.
-	final := raw[len(raw)-1]
-	polishes := opt.Iterations <= 0 || opt.Iterations > 1
-	if polishes {
-		// The first iteration's levels are not held through the later ones, a few bytes a node
-		// and level: they are what those replace when they improve on it, and computed again
-		// below when they do not.
-		raw = nil
-	}
 	q := l.modularity(g, final, int(slices.Max(final))+1)
 	improved := false
 	polish := opt
-	polish.Tolerance = 0 // these iterations only serve the final partition: run their levels out
-	var cand []int32     // each iteration's result, swapped with final when it improves on it
+	polish.Tolerance = 0     // these iterations only serve the final partition: run their levels out
+	cand := make([]int32, n) // each iteration's result, swapped with final when it improves on it
 	for it := 1; opt.Iterations <= 0 || it < opt.Iterations; it++ {
-		if cand == nil {
-			cand = make([]int32, n)
-		}
 		copy(part, final)
 		l.run(g, part, nil, polish, cand)
 		if err := ctx.Err(); err != nil {
@@ -197,84 +199,108 @@ func LeidenLevels(ctx context.Context, g *Graph, opt LeidenOptions) ([][]int32, 
 			break
 		}
 	}
-	if improved {
-		// The first iteration's levels lead up to a partition that later iterations replaced,
-		// and intersecting them with the new one would fragment them. Build the hierarchy
-		// again with one more iteration from singletons in which nodes may only join
-		// communities inside their final community, so that every level is a good partition
-		// on its way to the final one.
-		for i := range part {
-			part[i] = int32(i)
-		}
-		raw = l.run(g, part, final, opt, nil)
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		// The constrained levels are subpartitions of the final one. If the last of them is no
-		// worse (Leiden found a split that pays off), it becomes the final partition.
-		last := raw[len(raw)-1]
-		if l.modularity(g, last, int(slices.Max(last))+1) < q {
-			raw = append(raw, final)
-		}
-	} else if raw == nil {
+	cand = nil
+	for i := range part {
+		part[i] = int32(i)
+	}
+	if !improved {
 		// No later iteration improved on the first: its levels again, from the same random
 		// state and the same singletons, which is all an iteration depends on.
 		*l.src = start
-		for i := range part {
-			part[i] = int32(i)
-		}
-		raw = l.run(g, part, nil, opt, nil)
+		steps = l.run(g, part, nil, opt, nil)
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
+		return l.finish(g, steps, nil)
 	}
+	// The first iteration's levels lead up to a partition that later iterations replaced,
+	// and intersecting them with the new one would fragment them. Build the hierarchy again
+	// with one more iteration from singletons in which nodes may only join communities inside
+	// their final community, so that every level is a good partition on its way to the final
+	// one.
+	steps = l.run(g, part, final, opt, nil)
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	return l.finish(g, steps, final)
+}
 
-	// The nesting and the modularities work in the iterations' scratch, which is done with:
-	// allocated now, theirs would pile on it before the collector could look.
-	uf := unionFind{parent: l.pos[:0], size: l.empty[:0]}
-	levels := nestLevels(g, raw, l.queue, l.size, &uf)
+// finish maps the steps of the iteration that built the hierarchy to the nodes of g, nests the
+// levels and computes their modularities. final, when not nil, is the partition the
+// constrained iteration's levels lead up to: it becomes the last level unless the iteration's
+// own last level is no worse (Leiden found a split that pays off).
+func (l *leiden) finish(g *Graph, steps []levelStep, final []int32) ([][]int32, []float64, error) {
+	n := g.NumNodes()
+	// What is left of the iterations' arrays goes before the levels are mapped: the aggregate
+	// graphs, the partitions they carried and the arrays of local moving and refinement
+	// (some 70 bytes a node of the input), to make room for the levels (4 bytes a node and
+	// level). On a graph of millions of nodes they are collected at once: left to the
+	// collector's pacing, the levels would pile on them.
+	member, first, id, parent, size := l.member, l.queue, l.size, l.pos, l.empty
+	*l = leiden{gamma: l.gamma}
+	if n >= 1<<16 {
+		runtime.GC()
+	}
+	raw := expandLevels(steps, grow(member, n))
+	// The modularities accumulate per community, in arrays sized for the level with the most.
+	var in, tot []float64
+	modularity := func(lv []int32) float64 {
+		nc := int(slices.Max(lv)) + 1
+		in, tot = grow(in, nc), grow(tot, nc)
+		return modularityInto(g, lv, nc, l.gamma, in, tot)
+	}
+	if final != nil {
+		// The constrained levels are subpartitions of the final one.
+		if modularity(raw[len(raw)-1]) < modularity(final) {
+			raw = append(raw, final)
+		}
+	}
+	uf := unionFind{parent: parent[:0], size: size[:0]}
+	levels := nestLevels(g, raw, first, id, &uf)
 	mods := make([]float64, len(levels))
 	for k, lv := range levels {
 		// nestLevels numbers every level densely in order of first node, which is what
 		// Modularity would renumber it to: the same value without a copy of the level.
-		mods[k] = l.modularity(g, lv, int(slices.Max(lv))+1)
+		mods[k] = modularity(lv)
 	}
 	return levels, mods, nil
 }
 
 // run performs one Leiden iteration on g starting from the partition part (dense ids, updated
 // in place): levels of local moving, refinement and aggregation until nothing merges any more,
-// Tolerance or MaxLevels. It returns the partition of each level mapped to the nodes of g; with
-// last non-nil (n long) only the last level is kept, written into last. With cons non-nil, a
-// node may only join a community of neighbours in the same cons group, and part must respect the
-// groups.
+// Tolerance or MaxLevels. With last nil it returns the levels as steps (see levelStep), which
+// expandLevels maps to the nodes of g; with last non-nil (n long) only the last level is kept,
+// mapped to the nodes of g and written into last. With cons non-nil, a node may only join a
+// community of neighbours in the same cons group, and part must respect the groups.
 //
-// Apart from the levels it returns, an iteration allocates nothing once the first has run: its
+// Apart from the steps it returns, an iteration allocates nothing once the first has run: its
 // arrays and aggregate graphs are l's, reused level after level, so that the iterations over a
 // graph of millions of nodes leave no garbage to collect (the collector would let the heap grow
 // by a share of everything live before it looked).
-func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, last []int32) [][]int32 {
+func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, last []int32) []levelStep {
 	n := g.NumNodes()
 	cur := g
-	l.member = grow(l.member, n)
-	member := l.member // node of cur that each node of g belongs to
-	for i := range member {
-		member[i] = int32(i)
+	var member []int32 // with last: the node of cur that each node of g belongs to
+	if last != nil {
+		l.member = grow(l.member, n)
+		member = l.member
+		for i := range member {
+			member[i] = int32(i)
+		}
 	}
-	var raw [][]int32
+	var steps []levelStep
 	prevQ := math.Inf(-1)
 	for level := 0; level < opt.MaxLevels; level++ {
 		nc := l.moveNodes(cur, part, cons)
 		if l.ctx.Err() != nil {
-			return [][]int32{part} // discarded by the caller
+			return nil // discarded by the caller
 		}
-		lv := last
-		if lv == nil {
-			lv = make([]int32, n)
-			raw = append(raw, lv)
-		}
-		for i, m := range member {
-			lv[i] = part[m]
+		if last != nil {
+			for i, m := range member {
+				last[i] = part[m]
+			}
+		} else {
+			steps = append(steps, levelStep{part: slices.Clone(part)})
 		}
 		if nc == cur.NumNodes() || level == opt.MaxLevels-1 {
 			break
@@ -291,7 +317,8 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, last []int
 		// The next level's partition goes to the one of the two buffers that part is not.
 		l.parts[level%2] = grow(l.parts[level%2], nr)
 		next := l.parts[level%2]
-		if nr == cur.NumNodes() {
+		louvain := nr == cur.NumNodes()
+		if louvain {
 			// The refinement merged nothing, so aggregating it would give the same graph again.
 			// Aggregate the communities themselves instead (one Louvain step), which still makes
 			// progress.
@@ -305,8 +332,14 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, last []int
 			}
 		}
 		agg := l.aggregate(cur, ref, nr, &l.aggs[level%2])
-		for i, m := range member {
-			member[i] = ref[m]
+		if last != nil {
+			for i, m := range member {
+				member[i] = ref[m]
+			}
+		} else if st := &steps[len(steps)-1]; louvain {
+			st.ref = st.part // the step's partition, already copied
+		} else {
+			st.ref = slices.Clone(ref)
 		}
 		if cons != nil {
 			// Every group of ref lies inside one cons group, so the constraint carries over.
@@ -319,8 +352,34 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, last []int
 		}
 		cur, part = agg, next
 	}
-	if last != nil {
-		return [][]int32{last}
+	return steps
+}
+
+// levelStep is one level of an iteration on the graph that level starts from, the aggregate of
+// the levels before it: the community of each of that graph's nodes, and the node of the next
+// level's graph that each becomes (nil at the last level). A level mapped to the input nodes
+// takes 4 bytes a node of the input; a step takes 8 bytes a node of its own graph, which after
+// the first level is a fraction of the input's (a quarter or less on the graphs of documents).
+type levelStep struct{ part, ref []int32 }
+
+// expandLevels maps every step to the n input nodes, releasing each step once it is mapped.
+// member is scratch of n entries.
+func expandLevels(steps []levelStep, member []int32) [][]int32 {
+	for i := range member {
+		member[i] = int32(i)
+	}
+	raw := make([][]int32, len(steps))
+	for k, st := range steps {
+		lv := make([]int32, len(member))
+		for i, m := range member {
+			lv[i] = st.part[m]
+		}
+		if st.ref != nil {
+			for i, m := range member {
+				member[i] = st.ref[m]
+			}
+		}
+		raw[k], steps[k] = lv, levelStep{}
 	}
 	return raw
 }

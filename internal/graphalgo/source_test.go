@@ -339,3 +339,57 @@ func TestAggregateReusesStorage(t *testing.T) {
 		}
 	}
 }
+
+// TestExpandedStepsMatchLastLevel checks the two ways an iteration hands back its levels: from
+// the same random state and start, the last of its steps mapped to the input nodes is the last
+// level it writes when asked for that alone, on plain and constrained iterations, and no mapped
+// level of a constrained iteration puts nodes of two constraint groups together.
+func TestExpandedStepsMatchLastLevel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, tt := range []struct{ n, m int }{{10, 20}, {500, 2000}, {3000, 9000}} {
+		g := NewGraph(tt.n, randomEdges(rng, tt.n, tt.m))
+		opt := LeidenOptions{Seed: 5}.withDefaults()
+		cons := make([]int32, tt.n)
+		for i := range cons {
+			cons[i] = int32(i % 3)
+		}
+		for _, c := range [][]int32{nil, cons} {
+			singletons := func() []int32 {
+				p := make([]int32, tt.n)
+				for i := range p {
+					p[i] = int32(i)
+				}
+				return p
+			}
+			l := newLeiden(tt.n, opt)
+			start := *l.src
+			last := make([]int32, tt.n)
+			l.run(g, singletons(), c, opt, last)
+			*l.src = start
+			steps := l.run(g, singletons(), c, opt, nil)
+			if len(steps) == 0 || steps[len(steps)-1].ref != nil {
+				t.Fatalf("n=%d constrained=%v: %d steps, the last with a map to a next level", tt.n, c != nil, len(steps))
+			}
+			raw := expandLevels(steps, make([]int32, tt.n))
+			if !slices.Equal(raw[len(raw)-1], last) {
+				t.Errorf("n=%d constrained=%v: the expanded last level differs from the one written alone", tt.n, c != nil)
+			}
+			if len(raw) < 2 {
+				t.Errorf("n=%d constrained=%v: %d level; the graph should take several", tt.n, c != nil, len(raw))
+			}
+			for k, lv := range raw {
+				group := map[int32]int32{} // community -> constraint group of its first node
+				for i, x := range lv {
+					if c == nil {
+						break
+					}
+					if gr, ok := group[x]; !ok {
+						group[x] = c[i]
+					} else if gr != c[i] {
+						t.Fatalf("n=%d: level %d puts nodes of two constraint groups together", tt.n, k)
+					}
+				}
+			}
+		}
+	}
+}
