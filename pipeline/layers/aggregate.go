@@ -158,7 +158,7 @@ type baseEdge struct {
 // held as a few integers each rather than as their ids.
 type aggregator struct {
 	base  []string // the base entities' ids, ascending: base[i] is entity i
-	edges []baseEdge
+	edges edgeList
 	// The ancestors of base entity i in the current layer (indexes into current) are
 	// anc[off[i]:off[i+1]], ascending; at layer 0, i itself.
 	off, anc []int32
@@ -168,7 +168,7 @@ type aggregator struct {
 
 // newAggregator numbers the base entities (ids ascending) and keeps the edges between two of
 // them (numbered the same way).
-func newAggregator(base []string, edges []baseEdge) *aggregator {
+func newAggregator(base []string, edges edgeList) *aggregator {
 	a := &aggregator{base: base, edges: edges, off: make([]int32, len(base)+1), anc: make([]int32, len(base)), current: base, chunk: chunkOccurrences}
 	for i := range base {
 		a.off[i+1] = int32(i + 1)
@@ -207,21 +207,20 @@ func (a *aggregator) climb(links []link, summaries []string) {
 	a.off, a.anc, a.current = off, slices.Clip(anc), summaries
 }
 
-// occurrence is one base relation (an index into aggregator.edges) counted for the pair of
+// occurrence is one base relation (its number in aggregator.edges) counted for the pair of
 // current-layer entities x < y.
 type occurrence struct{ x, y, edge int32 }
 
-// pairs appends the occurrences of base relation i to occs: one for each pair of distinct
-// current-layer entities above its two ends.
-func (a *aggregator) pairs(occs []occurrence, i int) []occurrence {
-	e := a.edges[i]
+// pairs appends the occurrences of base relation e, number i, to occs: one for each pair of
+// distinct current-layer entities above its two ends.
+func (a *aggregator) pairs(occs []occurrence, i int32, e baseEdge) []occurrence {
 	start := len(occs)
 	for _, x := range a.anc[a.off[e.s]:a.off[e.s+1]] {
 		for _, y := range a.anc[a.off[e.t]:a.off[e.t+1]] {
 			if x == y {
 				continue
 			}
-			o := occurrence{min(x, y), max(x, y), int32(i)}
+			o := occurrence{min(x, y), max(x, y), i}
 			if !slices.Contains(occs[start:], o) {
 				occs = append(occs, o)
 			}
@@ -240,14 +239,17 @@ const chunkOccurrences = 1 << 20
 // chunkOccurrences. A flat, sorted list of a dozen bytes per occurrence rather than a map of
 // every pair, and a bounded one: a layer of millions of entities has tens of millions. It stops
 // with ctx's error, checked before every chunk, when ctx is done.
-func (a *aggregator) eachChunk(ctx context.Context, fn func([]occurrence)) error {
+func (a *aggregator) eachChunk(ctx context.Context, fn func([]occurrence) error) error {
 	perX := make([]int, len(a.current)+1)
 	var scratch []occurrence
-	for i := range a.edges {
-		scratch = a.pairs(scratch[:0], i)
+	err := a.edges.each(func(i int32, e baseEdge) {
+		scratch = a.pairs(scratch[:0], i, e)
 		for _, o := range scratch {
 			perX[o.x]++
 		}
+	})
+	if err != nil {
+		return err
 	}
 	var occs []occurrence
 	for lo := 0; lo < len(a.current); {
@@ -260,18 +262,23 @@ func (a *aggregator) eachChunk(ctx context.Context, fn func([]occurrence)) error
 			hi++
 		}
 		occs = slices.Grow(occs[:0], n)
-		for i := range a.edges {
-			scratch = a.pairs(scratch[:0], i)
+		err := a.edges.each(func(i int32, e baseEdge) {
+			scratch = a.pairs(scratch[:0], i, e)
 			for _, o := range scratch {
 				if int(o.x) >= lo && int(o.x) < hi {
 					occs = append(occs, o)
 				}
 			}
+		})
+		if err != nil {
+			return err
 		}
 		slices.SortFunc(occs, func(a, b occurrence) int {
 			return cmp.Or(cmp.Compare(a.x, b.x), cmp.Compare(a.y, b.y), cmp.Compare(a.edge, b.edge))
 		})
-		fn(occs)
+		if err := fn(occs); err != nil {
+			return err
+		}
 		lo = hi
 	}
 	return nil
@@ -280,8 +287,9 @@ func (a *aggregator) eachChunk(ctx context.Context, fn func([]occurrence)) error
 // histogram counts the pairs joined by each number of base relations.
 func (a *aggregator) histogram(ctx context.Context) (map[int]int, error) {
 	hist := map[int]int{}
-	err := a.eachChunk(ctx, func(occs []occurrence) {
+	err := a.eachChunk(ctx, func(occs []occurrence) error {
 		eachPair(occs, func(run []occurrence) { hist[len(run)]++ })
+		return nil
 	})
 	return hist, err
 }
@@ -309,9 +317,10 @@ type keptPair struct {
 // the sum of the relations' weights in relation order, and the strongest relations.
 func (a *aggregator) kept(ctx context.Context, tau float64) ([]keptPair, error) {
 	var out []keptPair
-	err := a.eachChunk(ctx, func(occs []occurrence) {
+	err := a.eachChunk(ctx, func(occs []occurrence) error {
+		var err error
 		eachPair(occs, func(run []occurrence) {
-			if float64(len(run)) < tau {
+			if err != nil || float64(len(run)) < tau {
 				return
 			}
 			p := keptPair{x: run[0].x, y: run[0].y}
@@ -320,13 +329,17 @@ func (a *aggregator) kept(ctx context.Context, tau float64) ([]keptPair, error) 
 			}
 			p.key = graph.RelationKey{Source: a.current[p.x], Target: a.current[p.y]}
 			for _, o := range run {
-				e := a.edges[o.edge]
+				var e baseEdge
+				if e, err = a.edges.at(o.edge); err != nil {
+					return
+				}
 				p.count++
 				p.weight += e.weight
 				p.evidence = strongest(p.evidence, e)
 			}
 			out = append(out, p)
 		})
+		return err
 	})
 	if err != nil {
 		return nil, err

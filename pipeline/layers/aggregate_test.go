@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -101,6 +102,20 @@ func TestAggregation(t *testing.T) {
 	if second := summaryRelations(t, store, again); !reflect.DeepEqual(first, second) {
 		t.Errorf("a second build wrote other relations:\n%v\n%v", first, second)
 	}
+	// With layer 0's relations kept in a temporary file: the same relations, and no file left.
+	b.TempDir = t.TempDir()
+	layers.SpillEdgesFrom(b, 1)
+	spilled, err := b.Build(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if third := summaryRelations(t, store, spilled); !reflect.DeepEqual(first, third) {
+		t.Errorf("a build with the relations in a file wrote other relations:\n%v\n%v", first, third)
+	}
+	if left, err := os.ReadDir(b.TempDir); err != nil || len(left) != 0 {
+		t.Errorf("temporary directory after the build: %d files, %v", len(left), err)
+	}
+	layers.SpillEdgesFrom(b, 0)
 
 	b.Describer = nil
 	plain, err := b.Build(ctx)

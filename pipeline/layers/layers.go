@@ -111,6 +111,10 @@ type Builder struct {
 	// layers. It is a field of its own, not an option, because the ingester passes one seed to
 	// both this index and community detection.
 	Seed int64
+	// TempDir is where the aggregation keeps layer 0's relations when they are many (a million
+	// or more: 16 bytes each), in a file removed as soon as it is created; "" is os.TempDir.
+	TempDir string
+	spillAt int // the number of relations kept in a file from; 0 is spillEdges (tests lower it)
 }
 
 // Layer describes one built layer.
@@ -218,6 +222,7 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 					return nil, err
 				}
 				ag = newAggregator(base.ids, edges)
+				defer edges.close()
 			}
 			ag.climb(links, next.ids)
 			if l.Aggregate, err = b.aggregate(ctx, layer, ag, next, opt); err != nil {
@@ -355,21 +360,47 @@ func (b *Builder) countConnections(ctx context.Context, base layerSet) (int, err
 }
 
 // baseEdges reads the n relations of layer 0 that join two base entities (an end without an
-// embedding is in no cluster), numbered as the base entities.
-func (b *Builder) baseEdges(ctx context.Context, base layerSet, n int) ([]baseEdge, error) {
-	out := make([]baseEdge, 0, n)
+// embedding is in no cluster), numbered as the base entities: in memory, or from spillEdges of
+// them on in a temporary file in b.TempDir.
+func (b *Builder) baseEdges(ctx context.Context, base layerSet, n int) (edgeList, error) {
+	var add func(baseEdge) error
+	var mem memEdges
+	var file *edgeWriter
+	if n < cmp.Or(b.spillAt, spillEdges) {
+		mem = make(memEdges, 0, n)
+		add = func(e baseEdge) error { mem = append(mem, e); return nil }
+	} else {
+		var err error
+		if file, err = newEdgeFile(b.TempDir); err != nil {
+			return nil, err
+		}
+		add = file.add
+	}
 	err := b.Store.EachLayerEdge(ctx, 0, func(e graph.Edge) error {
 		s, okS := slices.BinarySearch(base.ids, e.Source)
 		t, okT := slices.BinarySearch(base.ids, e.Target)
 		if okS && okT {
-			out = append(out, baseEdge{s: int32(min(s, t)), t: int32(max(s, t)), weight: e.Weight})
+			return add(baseEdge{s: int32(min(s, t)), t: int32(max(s, t)), weight: e.Weight})
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("read the relations of layer 0: %w", err)
+	if file == nil {
+		if err != nil {
+			return nil, fmt.Errorf("read the relations of layer 0: %w", err)
+		}
+		return mem, nil
 	}
-	return out, nil
+	fe, ferr := file.done()
+	switch {
+	case err != nil:
+		if ferr == nil {
+			fe.close()
+		}
+		return nil, fmt.Errorf("read the relations of layer 0: %w", err)
+	case ferr != nil:
+		return nil, ferr
+	}
+	return fe, nil
 }
 
 // eachBase calls fn with every page of layer-0 entities that have an embedding, in id order.
