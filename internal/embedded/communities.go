@@ -9,6 +9,7 @@ import (
 
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/graphalgo"
+	"github.com/stratarag/strata/internal/idlist"
 )
 
 // ComputeCommunities runs hierarchical Leiden over the entity graph and replaces every
@@ -24,7 +25,7 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 		// Leiden needs the graph alone, and the writing below the ids alone: each is read
 		// when needed and dead after its last use, so the two never add up (an uncached graph's
 		// ids are let go here and read again).
-		g, n := eg.g, eg.ids.len()
+		g, n := eg.g, eg.ids.Len()
 		// Collections at the two turns of the stage, where a graph of millions of entities
 		// leaves hundreds of MB of garbage (the rows and ids read to build it; then the graph
 		// and Leiden's arrays), its pages handed back: the collector would otherwise let the
@@ -42,8 +43,8 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 		if err != nil {
 			return err
 		}
-		if ids.len() != n {
-			return fmt.Errorf("entity graph: %d nodes, but %d entities read again", n, ids.len())
+		if ids.Len() != n {
+			return fmt.Errorf("entity graph: %d nodes, but %d entities read again", n, ids.Len())
 		}
 		comms, err := replaceCommunities(ctx, tx, ids, levels)
 		if err != nil {
@@ -121,7 +122,7 @@ func hierarchy(levels [][]int32, emit func(c graph.Community, members []int32) e
 
 // replaceCommunities deletes every community and membership and writes the hierarchy of levels
 // (see hierarchy), whose nodes are indexes into ids. It returns the communities written.
-func replaceCommunities(ctx context.Context, tx *sql.Tx, ids idList, levels [][]int32) ([]graph.Community, error) {
+func replaceCommunities(ctx context.Context, tx *sql.Tx, ids idlist.List, levels [][]int32) ([]graph.Community, error) {
 	for _, q := range []string{`DELETE FROM community_members`, `DELETE FROM communities`} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return nil, fmt.Errorf("delete previous communities: %w", err)
@@ -143,8 +144,8 @@ func replaceCommunities(ctx context.Context, tx *sql.Tx, ids idList, levels [][]
 			return fmt.Errorf("write community %s: %w", c.ID, err)
 		}
 		for _, node := range members {
-			if _, err := insMember.ExecContext(ctx, c.ID, ids.at(int(node))); err != nil {
-				return fmt.Errorf("write member %s of community %s: %w", ids.at(int(node)), c.ID, err)
+			if _, err := insMember.ExecContext(ctx, c.ID, ids.At(int(node))); err != nil {
+				return fmt.Errorf("write member %s of community %s: %w", ids.At(int(node)), c.ID, err)
 			}
 		}
 		return nil

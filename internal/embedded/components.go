@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/stratarag/strata/internal/graphalgo"
+	"github.com/stratarag/strata/internal/idlist"
 )
 
 // ComputeComponents runs WCC over the RELATED edges of the entity graph and writes every
@@ -22,9 +23,9 @@ func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
 		// RELATED only: the summary hierarchy (SUMMARIZED_BY), whose top joins everything,
 		// would make the whole graph one component. Union-find over the relations as they are
 		// read needs neither the graph's adjacency nor a list of its edges.
-		related := make([]int32, ids.len())
-		edges := entityEdges(ctx, tx, newIDIndex(ids), relatedEdgesQuery)
-		component, sizes, err := graphalgo.WCCSource(ids.len(), func(yield func(u, v int32, w float64) error) error {
+		related := make([]int32, ids.Len())
+		edges := entityEdges(ctx, tx, idlist.NewIndex(ids), relatedEdgesQuery)
+		component, sizes, err := graphalgo.WCCSource(ids.Len(), func(yield func(u, v int32, w float64) error) error {
 			return edges(func(u, v int32, w float64) error {
 				related[u]++
 				if v != u {
@@ -44,8 +45,8 @@ func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
 			return err
 		}
 		defer stmt.Close()
-		for i := range ids.len() {
-			id := ids.at(i)
+		for i := range ids.Len() {
+			id := ids.At(i)
 			if _, err := stmt.ExecContext(ctx, int64(component[i]), int64(related[i]), id); err != nil {
 				return fmt.Errorf("write component of entity %s: %w", id, err)
 			}

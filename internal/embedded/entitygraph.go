@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/stratarag/strata/internal/graphalgo"
+	"github.com/stratarag/strata/internal/idlist"
 )
 
 // entityGraph is the graph the algorithms run on (the communities stage and bridge paths):
@@ -19,8 +20,8 @@ import (
 // the store twice as it is built (graphalgo.EdgeSource), and the entity graph file is written
 // from the store the same way (entitygraphfile.go).
 type entityGraph struct {
-	gen      int64  // genEntityGraph the graph was loaded at
-	ids      idList // in id order: node finds a node by binary search
+	gen      int64       // genEntityGraph the graph was loaded at
+	ids      idlist.List // in id order: node finds a node by binary search
 	g        *graphalgo.Graph
 	fromFile bool // read from the entity graph file rather than SQLite
 }
@@ -76,8 +77,8 @@ func loadEntityGraph(ctx context.Context, tx *sql.Tx) (*entityGraph, error) {
 	if err != nil {
 		return nil, err
 	}
-	index := newIDIndex(ids)
-	g, err := graphalgo.NewGraphFromSource(ids.len(), entityEdges(ctx, tx, index, relatedEdgesQuery, linkEdgesQuery))
+	index := idlist.NewIndex(ids)
+	g, err := graphalgo.NewGraphFromSource(ids.Len(), entityEdges(ctx, tx, index, relatedEdgesQuery, linkEdgesQuery))
 	if err != nil {
 		return nil, fmt.Errorf("entity graph: %w", err)
 	}
@@ -85,40 +86,40 @@ func loadEntityGraph(ctx context.Context, tx *sql.Tx) (*entityGraph, error) {
 }
 
 // readEntityIDs reads the id of every entity in id order. Ids are scanned as raw bytes and
-// packed (idList), so that no row costs an allocation of its own: the graph of one huge
+// packed (idlist.List), so that no row costs an allocation of its own: the graph of one huge
 // document has millions of them.
-func readEntityIDs(ctx context.Context, tx *sql.Tx) (idList, error) {
+func readEntityIDs(ctx context.Context, tx *sql.Tx) (idlist.List, error) {
 	// Sized up front: grown by doubling, the packed text would keep up to half its size as
 	// slack.
 	var n, size int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(length(CAST(id AS BLOB))), 0) FROM entities`).Scan(&n, &size); err != nil {
-		return idList{}, fmt.Errorf("count entities: %w", err)
+		return idlist.List{}, fmt.Errorf("count entities: %w", err)
 	}
-	b := idListBuilder{ends: make([]uint32, 0, n)}
-	b.b.Grow(size)
+	var b idlist.Builder
+	b.Grow(n, size)
 	rows, err := tx.QueryContext(ctx, `SELECT id FROM entities ORDER BY id`)
 	if err != nil {
-		return idList{}, err
+		return idlist.List{}, err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id sql.RawBytes
 		if err := rows.Scan(&id); err != nil {
-			return idList{}, err
+			return idlist.List{}, err
 		}
-		if err := b.add(id); err != nil {
-			return idList{}, err
+		if err := b.Add(id); err != nil {
+			return idlist.List{}, err
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return idList{}, fmt.Errorf("read entity ids: %w", err)
+		return idlist.List{}, fmt.Errorf("read entity ids: %w", err)
 	}
-	return b.list(), nil
+	return b.List(), nil
 }
 
 // entityEdges is the EdgeSource of the rows of queries, in order, as edges between the nodes
 // index gives their ends; a row with an end that is not an entity is skipped.
-func entityEdges(ctx context.Context, tx *sql.Tx, index *idIndex, queries ...string) graphalgo.EdgeSource {
+func entityEdges(ctx context.Context, tx *sql.Tx, index *idlist.Index, queries ...string) graphalgo.EdgeSource {
 	return func(yield func(u, v int32, w float64) error) error {
 		for _, q := range queries {
 			if err := eachEdgeRow(ctx, tx, index, q, yield); err != nil {
@@ -129,7 +130,7 @@ func entityEdges(ctx context.Context, tx *sql.Tx, index *idIndex, queries ...str
 	}
 }
 
-func eachEdgeRow(ctx context.Context, tx *sql.Tx, index *idIndex, query string, yield func(u, v int32, w float64) error) error {
+func eachEdgeRow(ctx context.Context, tx *sql.Tx, index *idlist.Index, query string, yield func(u, v int32, w float64) error) error {
 	rows, err := tx.QueryContext(ctx, query)
 	if err != nil {
 		return err
@@ -141,8 +142,8 @@ func eachEdgeRow(ctx context.Context, tx *sql.Tx, index *idIndex, query string, 
 		if err := rows.Scan(&a, &b, &w); err != nil {
 			return err
 		}
-		u, okU := index.find(a)
-		v, okV := index.find(b)
+		u, okU := index.Find(a)
+		v, okV := index.Find(b)
 		if !okU || !okV {
 			continue
 		}
@@ -160,7 +161,7 @@ func eachEdgeRow(ctx context.Context, tx *sql.Tx, index *idIndex, query string, 
 // for every entity was a tenth of loading the graph file, which a fresh query process does to
 // look up a few dozen ids.
 func (eg *entityGraph) node(id string) (int, bool) {
-	return eg.ids.search(id)
+	return eg.ids.Search(id)
 }
 
 // edgeWeight is the weight an edge gets in the algorithms: a missing or non-positive weight

@@ -16,6 +16,7 @@ import (
 	"slices"
 
 	"github.com/stratarag/strata/internal/graphalgo"
+	"github.com/stratarag/strata/internal/idlist"
 )
 
 // The entity graph file holds the entity graph (entitygraph.go) so that a fresh query process
@@ -46,7 +47,7 @@ func writeEntityGraph(ctx context.Context, tx *sql.Tx, w io.Writer) (nodes int, 
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	index := newIDIndex(ids)
+	index := idlist.NewIndex(ids)
 	related := entityEdges(ctx, tx, index, relatedEdgesQuery)
 	links := entityEdges(ctx, tx, index, linkEdgesQuery)
 	count := func(src graphalgo.EdgeSource) (int, error) {
@@ -70,8 +71,8 @@ func writeEntityGraph(ctx context.Context, tx *sql.Tx, w io.Writer) (nodes int, 
 		buf = buf[:0]
 		return err
 	}
-	for i := range ids.len() {
-		id := ids.at(i)
+	for i := range ids.Len() {
+		id := ids.At(i)
 		buf = binary.AppendUvarint(buf, uint64(len(id)))
 		buf = append(buf, id...)
 		if len(buf) >= 1<<15 {
@@ -101,7 +102,7 @@ func writeEntityGraph(ctx context.Context, tx *sql.Tx, w io.Writer) (nodes int, 
 	if written != nRelated+nLinks {
 		return 0, n, crc, fmt.Errorf("entity graph: %d edges counted, %d read", nRelated+nLinks, written)
 	}
-	return ids.len(), n, crc, flush()
+	return ids.Len(), n, crc, flush()
 }
 
 // readGraphFile reads the entity graph file at path when it is whole and carries exactly the
@@ -148,9 +149,9 @@ func readGraphFile(path string, want vectorFileState) (*entityGraph, error) {
 		body = body[k:]
 		return int(n), true
 	}
-	// The ids are packed into one string (idList): one allocation, not one per node.
-	var b idListBuilder
-	b.ends = make([]uint32, 0, h.count)
+	// The ids are packed into one string (idlist.List): one allocation, not one per node.
+	var b idlist.Builder
+	b.Grow(int(h.count), 0)
 	prev := []byte(nil)
 	for i := range h.count {
 		n, ok := uvarint()
@@ -161,19 +162,19 @@ func readGraphFile(path string, want vectorFileState) (*entityGraph, error) {
 		if i > 0 && string(prev) >= string(id) {
 			return nil, errors.New("entity graph file ids are not in order")
 		}
-		if err := b.add(id); err != nil {
+		if err := b.Add(id); err != nil {
 			return nil, err
 		}
 		prev, body = id, body[n:]
 	}
-	ids := b.list()
+	ids := b.List()
 	nRelated, ok1 := uvarint()
 	nEdges, ok2 := uvarint()
 	if !ok1 || !ok2 || nRelated > nEdges || len(body) != nEdges*graphEdgeSize {
 		return nil, malformed
 	}
 	// The adjacency is built from the edges in the body, read twice: no list of them is held.
-	g, err := graphalgo.NewGraphFromSource(ids.len(), func(yield func(u, v int32, w float64) error) error {
+	g, err := graphalgo.NewGraphFromSource(ids.Len(), func(yield func(u, v int32, w float64) error) error {
 		for e := body; len(e) > 0; e = e[graphEdgeSize:] {
 			u, v := int32(binary.LittleEndian.Uint32(e)), int32(binary.LittleEndian.Uint32(e[4:]))
 			if err := yield(u, v, math.Float64frombits(binary.LittleEndian.Uint64(e[8:]))); err != nil {

@@ -57,7 +57,7 @@ func graphFileAccepted(t *testing.T, dir string) bool {
 
 // sameGraph reports whether a and b are the same graph of the same generation, bit for bit.
 func sameGraph(a, b *entityGraph) bool {
-	if a.gen != b.gen || a.ids.text != b.ids.text || !slices.Equal(a.ids.ends, b.ids.ends) ||
+	if a.gen != b.gen || !a.ids.Equal(b.ids) ||
 		a.g.NumNodes() != b.g.NumNodes() || a.g.TotalWeight() != b.g.TotalWeight() {
 		return false
 	}
@@ -116,7 +116,7 @@ func TestEntityGraphFile(t *testing.T) {
 		t.Fatal("a fresh reader read SQLite although the entity graph file is current")
 	}
 	// 199 relations of weight 1 and a link of weight 2.
-	if !sameGraph(got, want) || got.ids.len() != 200 || got.g.NumNodes() != 200 || got.g.TotalWeight() != 201 {
+	if !sameGraph(got, want) || got.ids.Len() != 200 || got.g.NumNodes() != 200 || got.g.TotalWeight() != 201 {
 		t.Fatalf("file graph: %d nodes, total weight %v; SQLite's differs or the sizes are wrong", got.g.NumNodes(), got.g.TotalWeight())
 	}
 

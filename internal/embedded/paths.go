@@ -43,7 +43,7 @@ func (s *Store) ShortestPaths(ctx context.Context, reqs []graph.PathRequest, max
 		hops := map[graph.RelationKey]bool{}
 		for _, nodes := range found {
 			for i := 1; i < len(nodes); i++ {
-				hops[graph.NewRelationKey(eg.ids.at(nodes[i-1]), eg.ids.at(nodes[i]))] = true
+				hops[graph.NewRelationKey(eg.ids.At(nodes[i-1]), eg.ids.At(nodes[i]))] = true
 			}
 		}
 		steps, err := loadSteps(ctx, tx, hops)
@@ -54,9 +54,9 @@ func (s *Store) ShortestPaths(ctx context.Context, reqs []graph.PathRequest, max
 			if nodes == nil {
 				continue
 			}
-			p := graph.Path{Source: strings.Clone(eg.ids.at(pairs[k].Src)), Target: strings.Clone(eg.ids.at(pairs[k].Dst)), Nodes: make([]string, len(nodes))}
+			p := graph.Path{Source: strings.Clone(eg.ids.At(pairs[k].Src)), Target: strings.Clone(eg.ids.At(pairs[k].Dst)), Nodes: make([]string, len(nodes))}
 			for i, n := range nodes {
-				p.Nodes[i] = strings.Clone(eg.ids.at(n))
+				p.Nodes[i] = strings.Clone(eg.ids.At(n))
 			}
 			for i := 1; i < len(p.Nodes); i++ {
 				from, to := p.Nodes[i-1], p.Nodes[i]
