@@ -52,7 +52,9 @@ func (b *Builder) AddString(id string) error {
 }
 
 // List returns the ids added so far. Later additions do not change it.
-func (b *Builder) List() List { return List{text: b.b.String(), ends: b.ends[:len(b.ends):len(b.ends)]} }
+func (b *Builder) List() List {
+	return List{text: b.b.String(), ends: b.ends[:len(b.ends):len(b.ends)]}
+}
 
 // New packs ids (tests and callers with a few ids).
 func New(ids []string) (List, error) {
@@ -75,6 +77,19 @@ func (l List) At(i int) string {
 		start = l.ends[i-1]
 	}
 	return l.text[start:l.ends[i]]
+}
+
+// Clone returns a copy of l in allocations of its size: a List built by appending holds up to
+// twice that.
+func (l List) Clone() List { return List{text: strings.Clone(l.text), ends: slices.Clone(l.ends)} }
+
+// Strings returns the ids as a []string (a few ids: each is a substring of l's text).
+func (l List) Strings() []string {
+	out := make([]string, l.Len())
+	for i := range out {
+		out[i] = l.At(i)
+	}
+	return out
 }
 
 // Equal reports whether l and m hold the same ids in the same order.

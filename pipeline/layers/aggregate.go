@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/idlist"
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/llmtask"
 	"github.com/stratarag/strata/prompts"
@@ -157,20 +158,20 @@ type baseEdge struct {
 // of the current layer in its order) so that a layer of millions of entities and relations is
 // held as a few integers each rather than as their ids.
 type aggregator struct {
-	base  []string // the base entities' ids, ascending: base[i] is entity i
+	base  idlist.List // the base entities' ids, ascending: base.At(i) is entity i
 	edges edgeList
 	// The ancestors of base entity i in the current layer (indexes into current) are
 	// anc[off[i]:off[i+1]], ascending; at layer 0, i itself.
 	off, anc []int32
-	current  []string // the current layer's ids
-	chunk    int      // occurrences held at once, about (chunkOccurrences)
+	current  idlist.List // the current layer's ids
+	chunk    int         // occurrences held at once, about (chunkOccurrences)
 }
 
 // newAggregator numbers the base entities (ids ascending) and keeps the edges between two of
 // them (numbered the same way).
-func newAggregator(base []string, edges edgeList) *aggregator {
-	a := &aggregator{base: base, edges: edges, off: make([]int32, len(base)+1), anc: make([]int32, len(base)), current: base, chunk: chunkOccurrences}
-	for i := range base {
+func newAggregator(base idlist.List, edges edgeList) *aggregator {
+	a := &aggregator{base: base, edges: edges, off: make([]int32, base.Len()+1), anc: make([]int32, base.Len()), current: base, chunk: chunkOccurrences}
+	for i := range base.Len() {
 		a.off[i+1] = int32(i + 1)
 		a.anc[i] = int32(i)
 	}
@@ -179,13 +180,13 @@ func newAggregator(base []string, edges edgeList) *aggregator {
 
 // climb moves the ancestors one layer up along the layer's summary links (ordered by member)
 // to the summaries, whose ids are given.
-func (a *aggregator) climb(links []link, summaries []string) {
+func (a *aggregator) climb(links []link, summaries idlist.List) {
 	// The links of member m are links[first[m]:first[m+1]].
-	first := make([]int32, len(a.current)+1)
+	first := make([]int32, a.current.Len()+1)
 	for _, l := range links {
 		first[l.member+1]++
 	}
-	for m := range a.current {
+	for m := range a.current.Len() {
 		first[m+1] += first[m]
 	}
 	off := make([]int32, len(a.off))
@@ -240,7 +241,7 @@ const chunkOccurrences = 1 << 20
 // every pair, and a bounded one: a layer of millions of entities has tens of millions. It stops
 // with ctx's error, checked before every chunk, when ctx is done.
 func (a *aggregator) eachChunk(ctx context.Context, fn func([]occurrence) error) error {
-	perX := make([]int, len(a.current)+1)
+	perX := make([]int, a.current.Len()+1)
 	var scratch []occurrence
 	err := a.edges.each(func(i int32, e baseEdge) {
 		scratch = a.pairs(scratch[:0], i, e)
@@ -252,12 +253,12 @@ func (a *aggregator) eachChunk(ctx context.Context, fn func([]occurrence) error)
 		return err
 	}
 	var occs []occurrence
-	for lo := 0; lo < len(a.current); {
+	for lo := 0; lo < a.current.Len(); {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		hi, n := lo, 0
-		for hi < len(a.current) && (hi == lo || n+perX[hi] <= a.chunk) {
+		for hi < a.current.Len() && (hi == lo || n+perX[hi] <= a.chunk) {
 			n += perX[hi]
 			hi++
 		}
@@ -324,10 +325,10 @@ func (a *aggregator) kept(ctx context.Context, tau float64) ([]keptPair, error) 
 				return
 			}
 			p := keptPair{x: run[0].x, y: run[0].y}
-			if a.current[p.y] < a.current[p.x] {
+			if a.current.At(int(p.y)) < a.current.At(int(p.x)) {
 				p.x, p.y = p.y, p.x
 			}
-			p.key = graph.RelationKey{Source: a.current[p.x], Target: a.current[p.y]}
+			p.key = graph.RelationKey{Source: a.current.At(int(p.x)), Target: a.current.At(int(p.y))}
 			for _, o := range run {
 				var e baseEdge
 				if e, err = a.edges.at(o.edge); err != nil {
@@ -403,7 +404,7 @@ func (b *Builder) describe(ctx context.Context, layer int, ag *aggregator, next 
 	var evKeys []graph.RelationKey
 	for _, p := range pairs {
 		for _, e := range p.evidence {
-			evKeys = append(evKeys, graph.RelationKey{Source: ag.base[e.s], Target: ag.base[e.t]})
+			evKeys = append(evKeys, graph.RelationKey{Source: ag.base.At(int(e.s)), Target: ag.base.At(int(e.t))})
 		}
 	}
 	found, err := b.Store.Relations(ctx, evKeys)
@@ -437,7 +438,7 @@ func (b *Builder) describe(ctx context.Context, layer int, ag *aggregator, next 
 	for i, p := range pairs {
 		sr := SummaryRelation{Source: end(p.x), Target: end(p.y), Count: p.count}
 		for _, e := range p.evidence {
-			if d := desc[graph.RelationKey{Source: ag.base[e.s], Target: ag.base[e.t]}]; d != "" {
+			if d := desc[graph.RelationKey{Source: ag.base.At(int(e.s)), Target: ag.base.At(int(e.t))}]; d != "" {
 				sr.Evidence = append(sr.Evidence, d)
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stratarag/strata/internal/idlist"
 	"github.com/stratarag/strata/internal/testctx"
 )
 
@@ -36,12 +37,12 @@ func TestAggregatorChunks(t *testing.T) {
 		if spill {
 			list = spilled(t, edges)
 		}
-		a := newAggregator(base, list)
+		a := newAggregator(mustList(t, base), list)
 		a.chunk = chunk
 		// Two layers of 40 and 6 summaries, members linked to one or two of them.
 		for _, n := range []int{40, 6} {
 			var links []link
-			for m := range a.current {
+			for m := range a.current.Len() {
 				links = append(links, link{member: int32(m), summary: int32(rng.IntN(n)), weight: 1})
 				if rng.IntN(3) == 0 {
 					links = append(links, link{member: int32(m), summary: int32(rng.IntN(n)), weight: 0.5})
@@ -55,7 +56,7 @@ func TestAggregatorChunks(t *testing.T) {
 			for i := range ids {
 				ids[i] = fmt.Sprintf("s%d-%02d", n, i)
 			}
-			a.climb(links, ids)
+			a.climb(links, mustList(t, ids))
 		}
 		hist, err := a.histogram(t.Context())
 		if err != nil {
@@ -83,6 +84,14 @@ func TestAggregatorChunks(t *testing.T) {
 				tt.chunk, tt.spill, len(gotKept), gotHist, len(wantKept), wantHist)
 		}
 	}
+}
+
+func mustList(t *testing.T, ids []string) idlist.List {
+	l, err := idlist.New(ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
 
 // spilled writes edges to a fileEdges in a test directory, which it checks is empty: the file is

@@ -31,6 +31,7 @@ import (
 	"github.com/stratarag/strata/internal/cluster"
 	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/idlist"
 )
 
 // Summary is a summary entity written for one cluster.
@@ -158,11 +159,11 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 	var base layerSet // layer 0, for the aggregation
 	var ag *aggregator
 	var built []Layer
-	for layer := 1; layer <= opt.MaxLayers && len(current.ids) > max(opt.ClusterSize, 2); layer++ {
+	for layer := 1; layer <= opt.MaxLayers && current.ids.Len() > max(opt.ClusterSize, 2); layer++ {
 		if current.layer == 0 {
 			// Layer 0 is clustered without its ids, read again after: the passes over its
 			// embeddings follow the store's id order, and the clustering is the stage's peak.
-			current.ids = nil
+			current.ids = idlist.List{}
 		}
 		groups, err := b.cluster(ctx, current, dims, opt)
 		if err != nil {
@@ -187,8 +188,8 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 			clusters[i] = g.Rows
 			largest = max(largest, len(g.Rows))
 		}
-		l := Layer{Layer: layer, Members: len(current.ids), Clusters: countClusters(clusters),
-			MaxCluster: largest, Sparsity: cluster.Sparsity(clusters, len(current.ids))}
+		l := Layer{Layer: layer, Members: current.ids.Len(), Clusters: countClusters(clusters),
+			MaxCluster: largest, Sparsity: cluster.Sparsity(clusters, current.ids.Len())}
 		clusters = nil // summarize lets each group go once it is linked
 		b.Log.Debug().Int("layer", layer).Int("members", l.Members).Int("clusters", len(groups)).
 			Int("largest", largest).Float64("sparsity", l.Sparsity).Msg("clustered")
@@ -196,16 +197,16 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(next.ids) >= len(current.ids) { // a layer that would not be any smaller
-			if err := b.Store.Apply(ctx, graph.Batch{DeleteEntities: next.ids}); err != nil {
+		if next.ids.Len() >= current.ids.Len() { // a layer that would not be any smaller
+			if err := b.Store.Apply(ctx, graph.Batch{DeleteEntities: next.ids.Strings()}); err != nil {
 				return nil, fmt.Errorf("remove layer %d, no smaller than the one below: %w", layer, err)
 			}
 			break
 		}
-		if len(next.ids) == 0 {
+		if next.ids.Len() == 0 {
 			break // nothing to summarize
 		}
-		dims, l.Summaries = d, len(next.ids)
+		dims, l.Summaries = d, next.ids.Len()
 		if err := b.writeLinks(ctx, current, next, links); err != nil {
 			return nil, err
 		}
@@ -253,8 +254,8 @@ func (b *Builder) options() Options {
 // and names each in a summary. Descriptions and embeddings stay in the store.
 type layerSet struct {
 	layer int
-	ids   []string // layer 0: ascending, as the store pages it
-	conns []int32  // Member.Connections
+	ids   idlist.List // layer 0: ascending, as the store pages it
+	conns []int32     // Member.Connections
 	// labels are Member.Label of summaries; nil at layer 0, where the label is the name, read
 	// with the entity.
 	labels []string
@@ -302,29 +303,24 @@ func (b *Builder) cluster(ctx context.Context, set layerSet, dims int, opt Optio
 const page = 2048
 
 // baseMembers reads the ids of the layer-0 entities that have an embedding, a page at a time,
-// and the embeddings' dimensions. The ids of a page share one allocation.
+// and the embeddings' dimensions. The ids are packed (idlist), in allocations of their size.
 func (b *Builder) baseMembers(ctx context.Context) (layerSet, int, error) {
 	var set layerSet
+	var ids idlist.Builder
 	dims := 0
 	h := fnv.New64a()
 	err := b.eachBase(ctx, func(es []graph.Entity) error {
 		for _, e := range es {
 			digestID(h, e.ID)
-		}
-		var all strings.Builder
-		for _, e := range es {
-			all.WriteString(e.ID)
-		}
-		s := all.String()
-		for _, e := range es {
 			dims = cmp.Or(dims, len(e.Embedding))
-			set.ids = append(set.ids, s[:len(e.ID)])
-			s = s[len(e.ID):]
+			if err := ids.AddString(e.ID); err != nil {
+				return fmt.Errorf("layer 0: %w", err)
+			}
 		}
 		return nil
 	})
-	set.ids = slices.Clip(set.ids)
-	set.conns = make([]int32, len(set.ids))
+	set.ids = ids.List().Clone()
+	set.conns = make([]int32, set.ids.Len())
 	set.digest = h.Sum64()
 	return set, dims, err
 }
@@ -340,8 +336,8 @@ func digestID(h hash.Hash64, id string) {
 func (b *Builder) countConnections(ctx context.Context, base layerSet) (int, error) {
 	between := 0
 	err := b.Store.EachLayerEdge(ctx, 0, func(e graph.Edge) error {
-		s, okS := slices.BinarySearch(base.ids, e.Source)
-		t, okT := slices.BinarySearch(base.ids, e.Target)
+		s, okS := base.ids.Search(e.Source)
+		t, okT := base.ids.Search(e.Target)
 		if okS {
 			base.conns[s]++
 		}
@@ -377,8 +373,8 @@ func (b *Builder) baseEdges(ctx context.Context, base layerSet, n int) (edgeList
 		add = file.add
 	}
 	err := b.Store.EachLayerEdge(ctx, 0, func(e graph.Edge) error {
-		s, okS := slices.BinarySearch(base.ids, e.Source)
-		t, okT := slices.BinarySearch(base.ids, e.Target)
+		s, okS := base.ids.Search(e.Source)
+		t, okT := base.ids.Search(e.Target)
 		if okS && okT {
 			return add(baseEdge{s: int32(min(s, t)), t: int32(max(s, t)), weight: e.Weight})
 		}
@@ -426,10 +422,15 @@ func (b *Builder) eachBase(ctx context.Context, fn func([]graph.Entity) error) e
 	}
 }
 
-// entities calls fn with the stored entities of ids, in that order, a page at a time.
-func (b *Builder) entities(ctx context.Context, layer int, ids []string, fn func([]graph.Entity) error) error {
-	for start := 0; start < len(ids); start += page {
-		want := ids[start:min(start+page, len(ids))]
+// entities calls fn with the stored entities of the n ids id(0), id(1), …, in that order, a
+// page at a time.
+func (b *Builder) entities(ctx context.Context, layer int, n int, id func(int) string, fn func([]graph.Entity) error) error {
+	want := make([]string, 0, min(n, page))
+	for start := 0; start < n; start += page {
+		want = want[:0]
+		for i := start; i < min(start+page, n); i++ {
+			want = append(want, id(i))
+		}
 		es, err := b.Store.Entities(ctx, want)
 		if err != nil {
 			return fmt.Errorf("read entities of layer %d: %w", layer, err)
@@ -477,7 +478,7 @@ func (b *Builder) embeddings(ctx context.Context, set layerSet) cluster.RowSourc
 				err = fmt.Errorf("read layer 0: its entities changed while it was clustered")
 			}
 		} else {
-			err = b.entities(ctx, set.layer, set.ids, visit)
+			err = b.entities(ctx, set.layer, set.ids.Len(), set.ids.At, visit)
 		}
 		if err == nil && i != n {
 			err = fmt.Errorf("read layer %d: %d entities with embeddings, %d when the layer was first read", set.layer, i, n)
@@ -490,12 +491,9 @@ func (b *Builder) embeddings(ctx context.Context, set layerSet) cluster.RowSourc
 // connections and labels. An extracted entity's Degree is its counted connections (the stored
 // one is what the previous components stage left).
 func (b *Builder) members(ctx context.Context, set layerSet, rows []int) ([]Member, error) {
-	ids := make([]string, len(rows))
-	for i, r := range rows {
-		ids[i] = set.ids[r]
-	}
 	out := make([]Member, 0, len(rows))
-	err := b.entities(ctx, set.layer, ids, func(es []graph.Entity) error {
+	id := func(i int) string { return set.ids.At(rows[i]) }
+	err := b.entities(ctx, set.layer, len(rows), id, func(es []graph.Entity) error {
 		for _, e := range es {
 			r := rows[len(out)]
 			m := Member{Entity: e, Connections: int(set.conns[r]), Label: e.Name}
@@ -535,6 +533,7 @@ type clusterSummaries struct {
 // then summary.
 func (b *Builder) summarize(ctx context.Context, layer int, set layerSet, groups []cluster.Group, opt Options) (*summaries, []link, int, error) {
 	next := &summaries{layerSet: layerSet{layer: layer}}
+	var ids idlist.Builder
 	index := map[string]int32{}
 	var best []Member // of each summary, the most connected member of its clusters
 	// Usually one summary a cluster: the links are sized for that, once, rather than grown by
@@ -567,9 +566,12 @@ func (b *Builder) summarize(ctx context.Context, layer int, set layerSet, groups
 				i, ok := index[id]
 				switch {
 				case !ok:
-					i = int32(len(next.ids))
+					i = int32(next.ids.Len())
 					index[id] = i
-					next.ids = append(next.ids, id)
+					if err := ids.AddString(id); err != nil {
+						return nil, nil, 0, fmt.Errorf("layer %d: %w", layer, err)
+					}
+					next.ids = ids.List()
 					next.names = append(next.names, s.Name)
 					next.types = append(next.types, cmp.Or(s.Type, "other"))
 					next.descs = append(next.descs, s.Description)
@@ -596,12 +598,12 @@ func (b *Builder) summarize(ctx context.Context, layer int, set layerSet, groups
 			}
 			window[wi] = cluster.Group{}
 		}
-		d, err := b.writeSummaries(ctx, next, written, len(next.ids))
+		d, err := b.writeSummaries(ctx, next, written, next.ids.Len())
 		if err != nil {
 			return nil, nil, 0, err
 		}
 		dims = cmp.Or(d, dims)
-		written = len(next.ids)
+		written = next.ids.Len()
 	}
 	if len(grown) > 0 {
 		again := slices.Sorted(maps.Keys(grown))
@@ -620,11 +622,11 @@ func (b *Builder) summarize(ctx context.Context, layer int, set layerSet, groups
 	})
 	links = slices.CompactFunc(links, func(a, b link) bool { return a.member == b.member && a.summary == b.summary })
 	// A summary is as connected as its members together, and goes by its best member's label.
-	next.conns = make([]int32, len(next.ids))
+	next.conns = make([]int32, next.ids.Len())
 	for _, l := range links {
 		next.conns[l.summary] += set.conns[l.member]
 	}
-	next.labels = make([]string, len(next.ids))
+	next.labels = make([]string, next.ids.Len())
 	for i, m := range best {
 		next.labels[i] = m.Label
 	}
@@ -686,7 +688,7 @@ func (b *Builder) writeEntities(ctx context.Context, next *summaries, rows []int
 		es := make([]graph.Entity, len(part))
 		texts := make([]string, len(es))
 		for i, j := range part {
-			es[i] = graph.Entity{ID: next.ids[j], Name: next.names[j], Type: next.types[j], Description: next.descs[j], Layer: next.layer, ComponentID: -1}
+			es[i] = graph.Entity{ID: next.ids.At(int(j)), Name: next.names[j], Type: next.types[j], Description: next.descs[j], Layer: next.layer, ComponentID: -1}
 			texts[i] = es[i].EmbeddingText()
 		}
 		vecs, err := b.Embedder.Embed(ctx, texts)
@@ -722,15 +724,15 @@ func (b *Builder) writeLinks(ctx context.Context, below layerSet, next *summarie
 		var ids []string
 		for i, l := range links[start:end] {
 			if i == 0 || l.member != links[start+i-1].member {
-				ids = append(ids, below.ids[l.member])
+				ids = append(ids, below.ids.At(int(l.member)))
 			}
 		}
 		out := make([]graph.SummaryLink, 0, end-start)
-		err := b.entities(ctx, below.layer, ids, func(es []graph.Entity) error {
+		err := b.entities(ctx, below.layer, len(ids), func(i int) string { return ids[i] }, func(es []graph.Entity) error {
 			for _, e := range es {
-				for ; start < end && below.ids[links[start].member] == e.ID; start++ {
+				for ; start < end && below.ids.At(int(links[start].member)) == e.ID; start++ {
 					l := links[start]
-					out = append(out, graph.SummaryLink{Member: e.ID, Summary: next.ids[l.summary],
+					out = append(out, graph.SummaryLink{Member: e.ID, Summary: next.ids.At(int(l.summary)),
 						Description: e.Name + " belongs to " + next.names[l.summary], Weight: l.weight})
 				}
 			}
