@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -66,7 +67,7 @@ func BenchmarkEMIteration10k(b *testing.B) {
 		b.Fatal(err)
 	}
 	const k = 50
-	g, err := fit(x, n, d, k, GMMOptions{MaxIter: 1})
+	g, err := fit(context.Background(), x, n, d, k, GMMOptions{MaxIter: 1})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -129,7 +129,7 @@ func (opt BoundedOptions) check() error {
 }
 
 type bounded struct {
-	ctx     context.Context // stops the recursion, checked before every fit
+	ctx     context.Context // stops the recursion, checked before every fit and within it
 	x       *Projection     // the rows reduced by PCA
 	opt     BoundedOptions
 	fitRows int // the most rows a fit is made on
@@ -163,7 +163,7 @@ func (b *bounded) split(g Group, force bool) error {
 	if err != nil {
 		return fmt.Errorf("%d rows: %w", n, err)
 	}
-	gmm, err := fit(x, len(sample), b.x.Dims(), k, b.opt.GMM)
+	gmm, err := fit(b.ctx, x, len(sample), b.x.Dims(), k, b.opt.GMM)
 	if err != nil {
 		return fmt.Errorf("%d rows, %d components: %w", n, k, err)
 	}

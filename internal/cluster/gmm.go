@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -691,15 +692,17 @@ func FitGMM(x [][]float64, k int, opt GMMOptions) (*GMM, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster: FitGMM: %w", err)
 	}
-	g, err := fit(flat, n, d, k, opt)
+	g, err := fit(context.Background(), flat, n, d, k, opt)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: FitGMM: %w", err)
 	}
 	return g, nil
 }
 
-// fit is FitGMM on validated, flattened rows.
-func fit(x []float64, n, d, k int, opt GMMOptions) (*GMM, error) {
+// fit is FitGMM on validated, flattened rows. It stops with ctx's error when ctx is done,
+// checked after k-means and at every EM iteration: a fit over 2^18 rows and 50 components takes
+// a minute or more.
+func fit(ctx context.Context, x []float64, n, d, k int, opt GMMOptions) (*GMM, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("%d components, want at least 1", k)
 	}
@@ -712,6 +715,9 @@ func fit(x []float64, n, d, k int, opt GMMOptions) (*GMM, error) {
 	}
 	rng := rand.New(rand.NewPCG(uint64(opt.Seed), 0x9e3779b97f4a7c15))
 	labels := kmeans(x, n, d, k, rng, opt.Workers)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 
 	g := newGMM(k, d, opt.Covariance == Full)
 	mass := make([]float64, k)
@@ -740,6 +746,9 @@ func fit(x []float64, n, d, k int, opt GMMOptions) (*GMM, error) {
 	}
 	prev := math.Inf(-1)
 	for it := 1; it <= opt.MaxIter; it++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		g.mstepFrom(x, n, estep, opt.RegCovar, mass, ms, opt.Workers)
 		ll := 0.0 // the E-step's, summed in block order as estep does
 		for _, v := range s.ll[:numBlocks(n)] {

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -9,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stratarag/strata/internal/testctx"
 )
 
 // TestScoresMatchSklearn builds the mixtures of the fixture with NewGMM and compares every
@@ -620,7 +623,7 @@ func TestBlockwiseEMMatchesHeldResponsibilities(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := fit(x, n, d, tc.k, opt)
+			got, err := fit(t.Context(), x, n, d, tc.k, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -696,4 +699,30 @@ func (g *GMM) posteriors(x []float64, n int, threshold float64) posteriors {
 	return g.posteriorsFrom(n, threshold, func(start, end int, dst []float64) {
 		copy(dst, x[start*g.d:end*g.d])
 	}, func(int) bool { return true })
+}
+
+// TestFitCancelled: a fit stops with the context's error at any of its checks (after k-means,
+// then at every EM iteration) and returns no mixture; given enough checks, it runs to the end.
+func TestFitCancelled(t *testing.T) {
+	px, err := PCA(benchEmbeddings(600, 16), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, n, d, err := flatten(px)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt, err := GMMOptions{Seed: 3, MaxIter: 20, Tol: -1}.withDefaults() // no convergence: all 20 iterations
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, checks := range []int{1, 2, 10, 21} {
+		g, err := fit(testctx.Countdown(t.Context(), checks), x, n, d, 5, opt)
+		if !errors.Is(err, context.Canceled) || g != nil {
+			t.Errorf("cancelled at check %d: mixture %v, error %v; want none and context.Canceled", checks, g != nil, err)
+		}
+	}
+	if g, err := fit(testctx.Countdown(t.Context(), 22), x, n, d, 5, opt); err != nil || g.Iterations != 20 {
+		t.Errorf("with 22 checks: error %v, want a fit of 20 iterations", err)
+	}
 }

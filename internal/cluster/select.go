@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"fmt"
 	"math"
 )
@@ -48,7 +49,7 @@ func Select(x [][]float64, opt SelectOptions) (*GMM, []float64, error) {
 		bics    []float64
 	)
 	for k := 1; k <= maxK; k++ {
-		g, err := fit(flat, n, d, k, gopt)
+		g, err := fit(context.Background(), flat, n, d, k, gopt)
 		if err != nil {
 			return nil, nil, fmt.Errorf("cluster: Select: %d components: %w", k, err)
 		}
