@@ -199,7 +199,6 @@ func LeidenLevels(ctx context.Context, g *Graph, opt LeidenOptions) ([][]int32, 
 			break
 		}
 	}
-	cand = nil
 	for i := range part {
 		part[i] = int32(i)
 	}

@@ -33,8 +33,8 @@ func (b *Builder) Grow(n, size int) {
 
 // Add appends id. The text of all ids must stay below 4 GiB.
 func (b *Builder) Add(id []byte) error {
-	if b.b.Len()+len(id) > math.MaxUint32 {
-		return fmt.Errorf("ids exceed %d bytes", uint64(math.MaxUint32))
+	if err := b.room(len(id)); err != nil {
+		return err
 	}
 	b.b.Write(id)
 	b.ends = append(b.ends, uint32(b.b.Len()))
@@ -43,11 +43,19 @@ func (b *Builder) Add(id []byte) error {
 
 // AddString appends id (see Add).
 func (b *Builder) AddString(id string) error {
-	if b.b.Len()+len(id) > math.MaxUint32 {
-		return fmt.Errorf("ids exceed %d bytes", uint64(math.MaxUint32))
+	if err := b.room(len(id)); err != nil {
+		return err
 	}
 	b.b.WriteString(id)
 	b.ends = append(b.ends, uint32(b.b.Len()))
+	return nil
+}
+
+// room checks that an id of n bytes keeps the text addressable by the uint32 ends.
+func (b *Builder) room(n int) error {
+	if b.b.Len()+n > math.MaxUint32 {
+		return fmt.Errorf("ids exceed %d bytes", uint64(math.MaxUint32))
+	}
 	return nil
 }
 
