@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
+	"strings"
 
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/graphalgo"
@@ -66,9 +67,16 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 // is used. A level is grouped by a counting sort into arrays reused from level to level, and the
 // communities are handed on as they are made, so that the hierarchy of millions of entities
 // never holds more than one level's grouping and the communities themselves (ParentID sharing
-// the string of the parent's ID).
+// the string of the parent's ID, the slice allocated once at its size). Each level is let go
+// (set to nil in levels) once the next finer one has its parents: 4 bytes a node and level.
 func hierarchy(levels [][]int32, emit func(c graph.Community, members []int32) error) ([]graph.Community, error) {
-	var comms []graph.Community
+	bound := 0 // communities of all levels, at most
+	for _, part := range levels {
+		if len(part) > 0 {
+			bound += min(max(int(slices.Max(part))+1, 0), len(part))
+		}
+	}
+	comms := slices.Grow([]graph.Community(nil), bound)
 	var start, order []int32
 	var ids, parentIDs []string // ID of each community id of this level, and of the one coarser
 	for level := range levels {
@@ -94,6 +102,10 @@ func hierarchy(levels [][]int32, emit func(c graph.Community, members []int32) e
 			order[next[c]] = int32(node)
 			next[c]++
 		}
+		var coarser []int32
+		if level > 0 {
+			coarser = levels[len(levels)-level]
+		}
 		parentIDs, ids = ids, make([]string, k)
 		for c := range k {
 			nodes := order[start[c]:start[c+1]]
@@ -107,8 +119,7 @@ func hierarchy(levels [][]int32, emit func(c graph.Community, members []int32) e
 				Size:        len(nodes),
 			}
 			ids[c] = comm.ID
-			if level > 0 {
-				coarser := levels[len(levels)-level]
+			if coarser != nil {
 				comm.ParentID = parentIDs[coarser[nodes[0]]]
 			}
 			if err := emit(comm, nodes); err != nil {
@@ -116,12 +127,20 @@ func hierarchy(levels [][]int32, emit func(c graph.Community, members []int32) e
 			}
 			comms = append(comms, comm)
 		}
+		if level > 0 {
+			levels[len(levels)-level] = nil
+		}
 	}
 	return comms, nil
 }
 
+// memberRows is how many IN_COMMUNITY rows one INSERT writes: a statement per row costs more in
+// database/sql than in SQLite, and a graph of millions of entities has tens of millions of rows.
+const memberRows = 256
+
 // replaceCommunities deletes every community and membership and writes the hierarchy of levels
-// (see hierarchy), whose nodes are indexes into ids. It returns the communities written.
+// (see hierarchy, which lets go of them), whose nodes are indexes into ids. It returns the
+// communities written.
 func replaceCommunities(ctx context.Context, tx *sql.Tx, ids idlist.List, levels [][]int32) ([]graph.Community, error) {
 	for _, q := range []string{`DELETE FROM community_members`, `DELETE FROM communities`} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
@@ -134,20 +153,54 @@ func replaceCommunities(ctx context.Context, tx *sql.Tx, ids idlist.List, levels
 		return nil, err
 	}
 	defer insComm.Close()
-	insMember, err := tx.PrepareContext(ctx, `INSERT INTO community_members (community_id, entity_id) VALUES (?, ?)`)
+	insMembers, err := tx.PrepareContext(ctx, insertMembersSQL(memberRows))
 	if err != nil {
 		return nil, err
 	}
-	defer insMember.Close()
-	return hierarchy(levels, func(c graph.Community, members []int32) error {
+	defer insMembers.Close()
+	args := make([]any, 0, 2*memberRows) // pairs of community and entity id
+	flush := func(stmt *sql.Stmt) error {
+		if stmt == nil { // the last rows, fewer than memberRows
+			if len(args) == 0 {
+				return nil
+			}
+			_, err = tx.ExecContext(ctx, insertMembersSQL(len(args)/2), args...)
+		} else {
+			_, err = stmt.ExecContext(ctx, args...)
+		}
+		if err != nil {
+			return fmt.Errorf("write members of community %s: %w", args[0], err)
+		}
+		args = args[:0]
+		return nil
+	}
+	comms, err := hierarchy(levels, func(c graph.Community, members []int32) error {
 		if _, err := insComm.ExecContext(ctx, c.ID, c.Level, c.CommunityID, c.ParentID, c.Size); err != nil {
 			return fmt.Errorf("write community %s: %w", c.ID, err)
 		}
 		for _, node := range members {
-			if _, err := insMember.ExecContext(ctx, c.ID, ids.At(int(node))); err != nil {
-				return fmt.Errorf("write member %s of community %s: %w", ids.At(int(node)), c.ID, err)
+			args = append(args, c.ID, ids.At(int(node)))
+			if len(args) == cap(args) {
+				if err := flush(insMembers); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return comms, flush(nil)
+}
+
+// insertMembersSQL is the INSERT of rows IN_COMMUNITY rows, its parameters pairs of community and
+// entity id.
+func insertMembersSQL(rows int) string {
+	var b strings.Builder
+	b.WriteString(`INSERT INTO community_members (community_id, entity_id) VALUES (?, ?)`)
+	for range rows - 1 {
+		b.WriteString(`, (?, ?)`)
+	}
+	return b.String()
 }

@@ -35,7 +35,7 @@ type Edge struct {
 // Weighted degrees follow the usual convention for modularity: a self-loop of weight w adds 2w to
 // the strength of its node, and the total weight counts it once.
 type Graph struct {
-	offsets  []int     // row u of the adjacency is targets[offsets[u]:offsets[u+1]]
+	offsets  []uint32  // row u of the adjacency is targets[offsets[u]:offsets[u+1]]
 	targets  []int32   // neighbour ids, sorted by id within a row for graphs built by NewGraph
 	weights  []float32 // weights parallel to targets
 	self     []float64 // self-loop weight per node; nil when the graph has none
@@ -127,7 +127,7 @@ func (g *Graph) Neighbors(u int) (targets []int32, weights []float32) {
 }
 
 // Degree returns the number of distinct neighbours of u.
-func (g *Graph) Degree(u int) int { return g.offsets[u+1] - g.offsets[u] }
+func (g *Graph) Degree(u int) int { return int(g.offsets[u+1] - g.offsets[u]) }
 
 // SelfLoop returns the weight of the self-loop on u, 0 if there is none.
 func (g *Graph) SelfLoop(u int) float64 {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"runtime"
+	"runtime/debug"
 	"slices"
 )
 
@@ -233,12 +233,14 @@ func (l *leiden) finish(g *Graph, steps []levelStep, final []int32) ([][]int32, 
 	// What is left of the iterations' arrays goes before the levels are mapped: the aggregate
 	// graphs, the partitions they carried and the arrays of local moving and refinement
 	// (some 70 bytes a node of the input), to make room for the levels (4 bytes a node and
-	// level). On a graph of millions of nodes they are collected at once: left to the
-	// collector's pacing, the levels would pile on them.
+	// level). On a graph of millions of nodes they are collected at once and their pages
+	// handed back: left to the collector's pacing, the levels would pile on them, and the
+	// levels do not fit the freed spans of other sizes (the 50 MiB adversarial document's
+	// communities stage peaked here, 40 MB above the plateau of the iterations).
 	member, first, id, parent, size := l.member, l.queue, l.size, l.pos, l.empty
 	*l = leiden{gamma: l.gamma}
 	if n >= 1<<16 {
-		runtime.GC()
+		debug.FreeOSMemory()
 	}
 	raw := expandLevels(steps, grow(member, n))
 	// The modularities accumulate per community, in arrays sized for the level with the most.
@@ -772,7 +774,7 @@ func (l *leiden) aggregate(g *Graph, ref []int32, nr int, dst *Graph) *Graph {
 	weights := grow(agg.weights, h)
 	acc := l.touchedW // a row's weights, summed in float64 and rounded once
 	for c := 0; c < nr; c++ {
-		agg.offsets[c] = len(targets)
+		agg.offsets[c] = uint32(len(targets))
 		rowStart := len(targets)
 		acc = acc[:0]
 		var self, str float64
@@ -803,7 +805,7 @@ func (l *leiden) aggregate(g *Graph, ref []int32, nr int, dst *Graph) *Graph {
 		agg.self[c] = self
 		agg.strength[c] = str
 	}
-	agg.offsets[nr] = len(targets)
+	agg.offsets[nr] = uint32(len(targets))
 	agg.targets, agg.weights = targets, weights
 	l.touchedW = acc
 	return agg

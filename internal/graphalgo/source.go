@@ -38,7 +38,7 @@ func NewGraphFromSource(n int, src EdgeSource) (*Graph, error) {
 // bytes while it is built.
 func buildCSR(n int, src EdgeSource) (*Graph, error) {
 	g := &Graph{
-		offsets:  make([]int, n+1),
+		offsets:  make([]uint32, n+1),
 		strength: make([]float64, n),
 	}
 	// Row sizes, accumulated into row starts in g.offsets (shifted by one).
@@ -66,16 +66,20 @@ func buildCSR(n int, src EdgeSource) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
+	h := 0
 	for i := 1; i <= n; i++ {
-		cnt[i] += cnt[i-1]
+		h += int(cnt[i])
+		if h > math.MaxUint32 {
+			return nil, fmt.Errorf("more than %d adjacency entries (twice the edges)", uint32(math.MaxUint32))
+		}
+		cnt[i] = uint32(h)
 	}
-	h := cnt[n]
 	targets := make([]int32, h)
 	weights := make([]float32, h)
 	next := make([]int32, n) // fill position within each row
 	place := func(u, v int32, w float64) bool {
-		p := cnt[u] + int(next[u])
-		if p >= cnt[u+1] {
+		p := int(cnt[u]) + int(next[u])
+		if p >= int(cnt[u+1]) {
 			return false
 		}
 		targets[p], weights[p] = v, float32(w)
@@ -110,7 +114,7 @@ func buildCSR(n int, src EdgeSource) (*Graph, error) {
 	var row []half
 	out := 0
 	for u := 0; u < n; u++ {
-		a, b := cnt[u], cnt[u+1]
+		a, b := int(cnt[u]), int(cnt[u+1])
 		if !slices.IsSorted(targets[a:b]) {
 			row = row[:0]
 			for p := a; p < b; p++ {
@@ -123,7 +127,7 @@ func buildCSR(n int, src EdgeSource) (*Graph, error) {
 		}
 		// cnt and g.offsets are one array: row u starts at out from here on, and cnt[u+1]
 		// (read above, before this write to g.offsets[u]) is the end of its input.
-		g.offsets[u] = out
+		g.offsets[u] = uint32(out)
 		for p := a; p < b; {
 			// A run of duplicates is summed in float64 from the source's weights rounded to
 			// float32, then rounded once.
@@ -135,7 +139,7 @@ func buildCSR(n int, src EdgeSource) (*Graph, error) {
 			out++
 		}
 	}
-	g.offsets[n] = out
+	g.offsets[n] = uint32(out)
 	g.targets = slices.Clip(targets[:out])
 	g.weights = slices.Clip(weights[:out])
 	g.finish()
