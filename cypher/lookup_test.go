@@ -2,6 +2,7 @@ package cypher
 
 import (
 	"context"
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -107,18 +108,30 @@ func TestCommunityMembersAndLevels(t *testing.T) {
 	f.answer = answers(map[string][]map[string]any{
 		qReadCommunityMembers:   {{"entity": entityRecord("A", 0)}, {"entity": entityRecord("B", 0)}},
 		qReadCommunityRelations: {{"relation": map[string]any{"source": "A", "target": "B", "weight": int64(1)}}},
+		qReadCommunityRelTotals: {{"count": int64(3), "weight": 4.5}},
 		qReadCommunityChildren:  {{"community": comm}},
 		qReadCommunitiesLevel:   {{"community": comm}},
 	})
-	m, err := s.CommunityMembers(t.Context(), "0-0")
+	m, err := s.CommunityMembers(t.Context(), "0-0", -1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, b, c := f.only(qReadCommunityMembers)[0], f.only(qReadCommunityRelations)[0], f.only(qReadCommunityChildren)[0]; a.txn != b.txn || b.txn != c.txn || a.write {
-		t.Error("the three member statements did not share one read transaction")
+	a, b, c, d := f.only(qReadCommunityMembers)[0], f.only(qReadCommunityRelTotals)[0], f.only(qReadCommunityRelations)[0], f.only(qReadCommunityChildren)[0]
+	if a.txn != b.txn || b.txn != c.txn || c.txn != d.txn || a.write {
+		t.Error("the four member statements did not share one read transaction")
 	}
-	if len(m.Entities) != 2 || len(m.Relations) != 1 || m.Relations[0].Weight != 1 || len(m.Children) != 1 || m.Children[0].ParentID != "0-0" {
+	if len(m.Entities) != 2 || len(m.Relations) != 1 || m.Relations[0].Weight != 1 || m.RelationCount != 3 || m.RelationWeight != 4.5 ||
+		len(m.Children) != 1 || m.Children[0].ParentID != "0-0" {
 		t.Errorf("CommunityMembers = %+v", m)
+	}
+	if got := c.params["limit"]; got != int64(math.MaxInt64) {
+		t.Errorf("limit param for all relations = %#v, want MaxInt64", got)
+	}
+	if _, err := s.CommunityMembers(t.Context(), "0-0", 5); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.only(qReadCommunityRelations)[1].params["limit"]; got != int64(5) {
+		t.Errorf("limit param = %#v, want int64(5)", got)
 	}
 	cs, err := s.CommunitiesByLevel(t.Context(), -1)
 	if err != nil {
@@ -132,7 +145,7 @@ func TestCommunityMembersAndLevels(t *testing.T) {
 		t.Errorf("level param = %#v, want int64(-1)", got)
 	}
 	f.answer = nil
-	if m, err := s.CommunityMembers(t.Context(), "nope"); err != nil || len(m.Entities)+len(m.Children)+len(m.Relations) != 0 {
+	if m, err := s.CommunityMembers(t.Context(), "nope", -1); err != nil || len(m.Entities)+len(m.Children)+len(m.Relations) != 0 {
 		t.Errorf("CommunityMembers(unknown) = %+v, %v; want empty", m, err)
 	}
 }
@@ -178,7 +191,7 @@ func TestCanceledContext(t *testing.T) {
 	_, errs["DocumentChunks"] = s.DocumentChunks(ctx, "a")
 	_, errs["EntitiesByLayer"] = s.EntitiesByLayer(ctx, 0)
 	_, errs["CommunitiesByLevel"] = s.CommunitiesByLevel(ctx, 0)
-	_, errs["CommunityMembers"] = s.CommunityMembers(ctx, "0-0")
+	_, errs["CommunityMembers"] = s.CommunityMembers(ctx, "0-0", -1)
 	_, _, errs["Meta"] = s.Meta(ctx, "a")
 	_, errs["Stats"] = s.Stats(ctx)
 	_, errs["VectorSearch"] = s.VectorSearch(ctx, graph.ChunkEmbedding, []float32{1}, 1)

@@ -159,7 +159,7 @@ func memberSignatures(t *testing.T, dir string) (communities, summaries map[stri
 	}
 	communities = map[string]bool{}
 	for _, c := range comms {
-		m, err := s.CommunityMembers(ctx, c.ID)
+		m, err := s.CommunityMembers(ctx, c.ID, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

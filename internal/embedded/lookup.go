@@ -161,23 +161,28 @@ func (s *Store) CommunitiesByLevel(ctx context.Context, level int) ([]graph.Comm
 	return out, err
 }
 
-// CommunityMembers returns the member entities of a community ordered by id, the relations among
-// them ordered by key, and its child communities ordered by community id. An unknown community has
-// no members.
-func (s *Store) CommunityMembers(ctx context.Context, communityID string) (graph.Members, error) {
+// CommunityMembers returns the member entities of a community ordered by id, the maxRelations
+// heaviest relations among them (see graph.Members) and their totals, and its child communities
+// ordered by community id, from one snapshot. An unknown community has no members.
+func (s *Store) CommunityMembers(ctx context.Context, communityID string, maxRelations int) (graph.Members, error) {
 	var m graph.Members
 	err := s.read(ctx, "members of community "+communityID, func(tx *sql.Tx) error {
+		q := s.cached(tx)
 		var err error
-		m.Entities, err = queryAll(ctx, s.cached(tx), scanEntity, memberEntitiesSQL(), communityID)
+		m.Entities, err = queryAll(ctx, q, scanEntity, memberEntitiesSQL(), communityID)
 		if err != nil {
 			return err
 		}
-		m.Relations, err = queryAll(ctx, s.cached(tx), scanRelation, memberRelationsSQL(), communityID)
-		if err != nil {
+		if err := tx.QueryRowContext(ctx, memberRelationTotalsSQL(), communityID).Scan(&m.RelationCount, &m.RelationWeight); err != nil {
 			return err
 		}
-		m.Children, err = queryAll(ctx, s.cached(tx), scanCommunity, childCommunitiesSQL(),
-			communityID)
+		if maxRelations != 0 && m.RelationCount > 0 {
+			m.Relations, err = queryAll(ctx, q, scanRelation, memberRelationsSQL(), communityID, max(maxRelations, -1))
+			if err != nil {
+				return err
+			}
+		}
+		m.Children, err = queryAll(ctx, q, scanCommunity, childCommunitiesSQL(), communityID)
 		return err
 	})
 	return m, err

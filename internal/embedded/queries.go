@@ -111,15 +111,26 @@ func communityEntitiesSQL() string {
 		WHERE cm.community_id IN (SELECT value FROM json_each(?1)) ORDER BY cm.community_id, e.id`
 }
 
-// memberRelationsSQL selects the relations among the members of community ?.
-func memberRelationsSQL() string {
-	return `
-		SELECT ` + relationCols("r") + ` FROM community_members a
+// memberRelationsFrom joins the relations among the members of community ?1.
+const memberRelationsFrom = `
+		FROM community_members a
 		JOIN relations r ON r.source = a.entity_id
 		JOIN community_members b ON b.community_id = a.community_id AND b.entity_id = r.target
 		JOIN entities ea ON ea.id = r.source
 		JOIN entities eb ON eb.id = r.target
-		WHERE a.community_id = ? ORDER BY r.source, r.target`
+		WHERE a.community_id = ?1`
+
+// memberRelationsSQL selects the ?2 heaviest relations among the members of community ?1 (all
+// when ?2 is negative), heaviest first, then by key. With a LIMIT, SQLite's sorter keeps only
+// that many rows.
+func memberRelationsSQL() string {
+	return `SELECT ` + relationCols("r") + memberRelationsFrom + ` ORDER BY r.weight DESC, r.source, r.target LIMIT ?2`
+}
+
+// memberRelationTotalsSQL counts the relations among the members of community ?1 and sums their
+// weights.
+func memberRelationTotalsSQL() string {
+	return `SELECT count(*), total(r.weight)` + memberRelationsFrom
 }
 
 // childCommunitiesSQL selects the child communities of community ?.

@@ -175,13 +175,21 @@ func DefaultLeidenParams() LeidenParams {
 }
 
 // Members is what a community contains: its member entities (by id, without their embeddings:
-// a community can hold most of the graph, and reports never need them), the relations among
-// them (by key), and its child communities (one level finer, by community id). An unknown
-// community has no members.
+// a community can hold most of the graph, and reports never need them), the heaviest of the
+// relations among them, how many there are and their total weight, and its child communities
+// (one level finer, by community id). An unknown community has no members.
 type Members struct {
-	Entities  []Entity
+	Entities []Entity
+	// Relations are the relations among the entities by weight, heaviest first, then by key
+	// (source, then target): all of them or as many as were asked for. The relations of a
+	// community grow with the square of its size where its members grow with it, so a reader
+	// of the largest communities of a huge graph asks for the few it uses.
 	Relations []Relation
-	Children  []Community
+	// RelationCount and RelationWeight are the number and the total weight of all the relations
+	// among the entities, those left out of Relations included.
+	RelationCount  int
+	RelationWeight float64
+	Children       []Community
 }
 
 // Stats counts nodes per label and relationships per type.
@@ -223,8 +231,9 @@ type Reader interface {
 	// CommunitiesByLevel returns all communities of a level (all levels when level < 0), ordered by
 	// level then community id.
 	CommunitiesByLevel(ctx context.Context, level int) ([]Community, error)
-	// CommunityMembers returns the members of one community.
-	CommunityMembers(ctx context.Context, communityID string) (Members, error)
+	// CommunityMembers returns the members of one community with at most maxRelations of the
+	// relations among them (all when maxRelations < 0; see Members.Relations).
+	CommunityMembers(ctx context.Context, communityID string, maxRelations int) (Members, error)
 	// CommunityEntities returns the member entities of several communities in one round trip,
 	// by community id: each community's ordered by id and without embeddings, as
 	// CommunityMembers' Entities, but without the relations among them (which cost more to read

@@ -68,11 +68,11 @@ func (x *LLM) Reports(ctx context.Context, store graph.ReadWriter, communities [
 					return err
 				}
 				defer release() // the members are held until the report is written
-				m, err := store.CommunityMembers(gctx, part[i].ID)
+				m, err := store.CommunityMembers(gctx, part[i].ID, x.maxRelations())
 				if err != nil {
 					return fmt.Errorf("read members of community %s: %w", part[i].ID, err)
 				}
-				if len(m.Relations) == 0 {
+				if m.RelationCount == 0 {
 					extractive.Add(1)
 					reps[i] = buildReport(m)
 					return nil
@@ -116,11 +116,19 @@ func (x *LLM) Reports(ctx context.Context, store graph.ReadWriter, communities [
 	return nil
 }
 
+// budget is the prompt's budget of input tokens for a community's entities and relations.
+func (x *LLM) budget() int { return cmp.Or(x.MaxInputTokens, 8000) }
+
+// maxRelations is how many relations of a community are read: more than fit in the budget, as a
+// line costs at least two tokens (a token of text and its newline), so that communityText lays
+// out and counts the same lines as with all of them.
+func (x *LLM) maxRelations() int { return x.budget()/2 + 1 }
+
 // communityText lays a community out for the report prompt: entities and relations by weight
 // while they fit the budget; when they do not all fit, the reports of the child communities
 // come first, since they summarize what the cut would lose.
 func (x *LLM) communityText(m graph.Members, written map[string]Report) string {
-	budget := cmp.Or(x.MaxInputTokens, 8000)
+	budget := x.budget()
 	var sb strings.Builder
 	used := 0
 	add := func(line string) bool {
@@ -137,10 +145,7 @@ func (x *LLM) communityText(m graph.Members, written map[string]Report) string {
 	slices.SortFunc(entities, func(a, b graph.Entity) int {
 		return cmp.Or(cmp.Compare(b.Degree, a.Degree), cmp.Compare(a.ID, b.ID))
 	})
-	rels := slices.Clone(m.Relations)
-	slices.SortFunc(rels, func(a, b graph.Relation) int {
-		return cmp.Or(cmp.Compare(b.Weight, a.Weight), cmp.Compare(a.Source, b.Source), cmp.Compare(a.Target, b.Target))
-	})
+	rels := m.Relations // heaviest first, as many as can fit (maxRelations)
 	full := 0
 	for _, e := range entities {
 		full += x.Tokenizer.Count(e.Description) + 8
@@ -148,6 +153,7 @@ func (x *LLM) communityText(m graph.Members, written map[string]Report) string {
 	for _, r := range rels {
 		full += x.Tokenizer.Count(r.Description) + 8
 	}
+	full += 8 * (m.RelationCount - len(rels)) // those left out count at least that
 	if full > budget && len(m.Children) > 0 {
 		sb.WriteString("Reports of sub-communities:\n")
 		for _, c := range m.Children {

@@ -90,7 +90,7 @@ func (x *Extractive) Reports(ctx context.Context, store graph.ReadWriter, commun
 					return err
 				}
 				defer release()
-				m, err := store.CommunityMembers(gctx, part[i].ID)
+				m, err := store.CommunityMembers(gctx, part[i].ID, maxFindings)
 				if err != nil {
 					return fmt.Errorf("read members of community %s: %w", part[i].ID, err)
 				}
@@ -153,9 +153,7 @@ func buildReport(m graph.Members) Report {
 	}
 	r.Summary = textutil.Clip(strings.Join(summary, " "), maxSummaryRunes)
 
-	rels := leastK(m.Relations, maxFindings, func(a, b graph.Relation) int {
-		return cmp.Or(cmp.Compare(b.Weight, a.Weight), compareJoined(a.Source, a.Target, b.Source, b.Target), cmp.Compare(a.Source, b.Source))
-	})
+	rels := m.Relations[:min(maxFindings, len(m.Relations))] // heaviest first
 	name := make(map[string]string, 2*len(rels))
 	for _, rel := range rels {
 		name[rel.Source], name[rel.Target] = "", ""
@@ -165,10 +163,7 @@ func buildReport(m graph.Members) Report {
 			name[e.ID] = e.Name
 		}
 	}
-	var weight float64
-	for _, rel := range m.Relations {
-		weight += rel.Weight
-	}
+	weight := m.RelationWeight
 	for _, rel := range rels {
 		r.Findings = append(r.Findings, Finding{
 			Summary:     name[rel.Source] + " – " + name[rel.Target],
@@ -178,7 +173,7 @@ func buildReport(m graph.Members) Report {
 	// Bigger, denser communities matter more to a reader: log-scaled so that ratings spread over
 	// 0–10 for communities of a handful to thousands of entities.
 	r.Rating = math.Round(min(10, math.Log2(1+float64(len(m.Entities)))+math.Log2(1+weight)/2)*10) / 10
-	r.RatingExplanation = fmt.Sprintf("extractive: %d entities, %d relations, total relation weight %.0f", len(m.Entities), len(m.Relations), weight)
+	r.RatingExplanation = fmt.Sprintf("extractive: %d entities, %d relations, total relation weight %.0f", len(m.Entities), m.RelationCount, weight)
 	return r
 }
 
@@ -197,27 +192,6 @@ func leastK[T any](items []T, k int, cmp func(a, b T) int) []T {
 		out = slices.Insert(out, i, it)
 	}
 	return out
-}
-
-// compareJoined compares a1+a2 with b1+b2 without building either: the order of relations by
-// their ends' ids written together, as findings have always been ordered.
-func compareJoined(a1, a2, b1, b2 string) int {
-	for {
-		if a1 == "" {
-			a1, a2 = a2, ""
-		}
-		if b1 == "" {
-			b1, b2 = b2, ""
-		}
-		if a1 == "" || b1 == "" {
-			return cmp.Compare(len(a1), len(b1))
-		}
-		n := min(len(a1), len(b1))
-		if c := strings.Compare(a1[:n], b1[:n]); c != 0 {
-			return c
-		}
-		a1, b1 = a1[n:], b1[n:]
-	}
 }
 
 func joinNames(names []string, total int) string {

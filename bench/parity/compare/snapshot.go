@@ -120,7 +120,7 @@ func (snap *snapshot) loadCommunities(ctx context.Context, s graph.Reader) error
 			snap.communities = append(snap.communities, 0)
 		}
 		snap.communities[c.Level]++
-		m, err := s.CommunityMembers(ctx, c.ID)
+		m, err := s.CommunityMembers(ctx, c.ID, 0)
 		if err != nil {
 			return fmt.Errorf("members of community %s: %w", c.ID, err)
 		}

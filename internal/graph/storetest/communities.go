@@ -3,6 +3,7 @@ package storetest
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -90,7 +91,7 @@ func checkHierarchy(t *testing.T, s graph.Store, comms []graph.Community, ids []
 		}
 		byID[c.ID] = c
 		perLevel[c.Level]++
-		m := must[graph.Members](t, "CommunityMembers")(s.CommunityMembers(ctx(t), c.ID))
+		m := must[graph.Members](t, "CommunityMembers")(s.CommunityMembers(ctx(t), c.ID, -1))
 		entities[c.ID] = m.Entities
 		if len(m.Entities) != c.Size || c.Size == 0 {
 			t.Errorf("community %s: Size %d, %d member entities", c.ID, c.Size, len(m.Entities))
@@ -162,7 +163,7 @@ func checkHierarchy(t *testing.T, s graph.Store, comms []graph.Community, ids []
 		}
 	}
 	for _, c := range comms {
-		m := must[graph.Members](t, "CommunityMembers")(s.CommunityMembers(ctx(t), c.ID))
+		m := must[graph.Members](t, "CommunityMembers")(s.CommunityMembers(ctx(t), c.ID, -1))
 		var got []string
 		for _, ch := range m.Children {
 			got = append(got, ch.ID)
@@ -215,16 +216,38 @@ func testTwoClusters(t *testing.T, s graph.Store) {
 		t.Errorf("level 0: P1 in %s, Q1 in %s, Z in %s; want three different communities", top("P1"), top("Q1"), top("Z"))
 	}
 
-	// Members.Relations are the relations among the members: the P cluster's ten, not the bridge.
-	m := must[graph.Members](t, "CommunityMembers")(s.CommunityMembers(ctx(t), top("P1")))
+	// Members.Relations are the relations among the members: the P cluster's ten, not the
+	// bridge, heaviest first and then by key; fewer when fewer are asked for, with the totals
+	// of all of them.
+	m := must[graph.Members](t, "CommunityMembers")(s.CommunityMembers(ctx(t), top("P1"), -1))
 	var rels []graph.Relation
+	var weight float64
 	for _, r := range b.Relations {
 		if r.Source[0] == 'P' && r.Target[0] == 'P' {
 			rels = append(rels, r)
+			weight += r.Weight
 		}
 	}
-	sortRelations(m.Relations)
-	check(t, "relations of the P community", m.Relations, rels)
+	heaviestFirst := func(a, b graph.Relation) int {
+		return cmp.Or(cmp.Compare(b.Weight, a.Weight), cmp.Compare(a.Source, b.Source), cmp.Compare(a.Target, b.Target))
+	}
+	if !slices.IsSortedFunc(m.Relations, heaviestFirst) {
+		t.Errorf("relations of the P community are not heaviest first, then by key: %v", m.Relations)
+	}
+	all := slices.Clone(m.Relations)
+	sortRelations(all)
+	check(t, "relations of the P community", all, rels)
+	totals := func(m graph.Members) [2]float64 {
+		return [2]float64{float64(m.RelationCount), math.Round(m.RelationWeight*1e9) / 1e9}
+	}
+	want := [2]float64{float64(len(rels)), math.Round(weight*1e9) / 1e9}
+	check(t, "relation count and weight of the P community", totals(m), want)
+	for _, limit := range []int{0, 3} {
+		few := must[graph.Members](t, "CommunityMembers")(s.CommunityMembers(ctx(t), top("P1"), limit))
+		check(t, fmt.Sprintf("the %d heaviest relations of the P community", limit), few.Relations, m.Relations[:limit])
+		check(t, fmt.Sprintf("relation totals with %d relations read", limit), totals(few), want)
+		check(t, fmt.Sprintf("members with %d relations read", limit), few.Entities, m.Entities)
+	}
 	levels, childOf := comms[len(comms)-1].Level+1, 0
 	for _, c := range comms {
 		if c.Level > 0 {
@@ -370,7 +393,7 @@ func localCommunities(t *testing.T, s graph.Store, seeds []string) []graph.Score
 	t.Helper()
 	var want []graph.ScoredCommunity
 	for _, c := range must[[]graph.Community](t, "CommunitiesByLevel")(s.CommunitiesByLevel(ctx(t), -1)) {
-		m := must[graph.Members](t, "CommunityMembers")(s.CommunityMembers(ctx(t), c.ID))
+		m := must[graph.Members](t, "CommunityMembers")(s.CommunityMembers(ctx(t), c.ID, -1))
 		var in []string
 		for _, e := range m.Entities {
 			if slices.Contains(seeds, e.ID) {

@@ -38,7 +38,7 @@ func testCanceled(t *testing.T, s graph.Store) {
 		{"EntitiesByLayer", func() error { _, err := s.EntitiesByLayer(c, 0); return err }},
 		{"EntitiesAfter", func() error { _, err := s.EntitiesAfter(c, 0, "", 10); return err }},
 		{"CommunitiesByLevel", func() error { _, err := s.CommunitiesByLevel(c, -1); return err }},
-		{"CommunityMembers", func() error { _, err := s.CommunityMembers(c, "0-0"); return err }},
+		{"CommunityMembers", func() error { _, err := s.CommunityMembers(c, "0-0", -1); return err }},
 		{"CommunityEntities", func() error { _, err := s.CommunityEntities(c, []string{"0-0"}); return err }},
 		{"Meta", func() error { _, _, err := s.Meta(c, "embedding_model"); return err }},
 		{"Stats", func() error { _, err := s.Stats(c); return err }},
