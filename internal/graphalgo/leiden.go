@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"runtime/debug"
 	"slices"
+	"unsafe"
 )
 
 // LeidenOptions configures Leiden. The zero value selects the defaults that strata uses for both
@@ -162,9 +163,12 @@ func LeidenLevels(ctx context.Context, g *Graph, opt LeidenOptions) ([][]int32, 
 	if polishes {
 		// The first iteration's levels are not kept: they are what later iterations replace
 		// when they improve on it, and computed again below when they do not.
-		l.run(g, part, nil, opt, final)
+		_, last := l.run(g, part, nil, opt, false)
+		for i, m := range l.member {
+			final[i] = last[m]
+		}
 	} else {
-		steps = l.run(g, part, nil, opt, nil)
+		steps, _ = l.run(g, part, nil, opt, true)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
@@ -176,23 +180,27 @@ func LeidenLevels(ctx context.Context, g *Graph, opt LeidenOptions) ([][]int32, 
 	// Further iterations restart from the original graph with the current result as the
 	// initial partition. They often gain several thousandths of modularity on graphs with weak
 	// community structure, where one pass stops in a poor local optimum.
-	q := l.modularity(g, final, int(slices.Max(final))+1)
+	q := l.modularity(g, final, nil, int(slices.Max(final))+1)
 	improved := false
 	polish := opt
-	polish.Tolerance = 0     // these iterations only serve the final partition: run their levels out
-	cand := make([]int32, n) // each iteration's result, swapped with final when it improves on it
+	polish.Tolerance = 0 // these iterations only serve the final partition: run their levels out
 	for it := 1; opt.Iterations <= 0 || it < opt.Iterations; it++ {
 		copy(part, final)
-		l.run(g, part, nil, polish, cand)
+		_, last := l.run(g, part, nil, polish, false)
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		cq := l.modularity(g, cand, int(slices.Max(cand))+1)
+		// The iteration's result is read through the node map, and written over final only
+		// when it improves on it: no third partition of the input nodes.
+		cq := l.modularity(g, last, l.member, int(slices.Max(last))+1)
 		if !(cq-q > 1e-12) {
 			break
 		}
+		for i, m := range l.member {
+			final[i] = last[m]
+		}
 		gain := cq - q
-		final, cand, q, improved = cand, final, cq, true
+		q, improved = cq, true
 		if gain < opt.Tolerance/10 {
 			// Later iterations gain less and less; below a tenth of the level tolerance they
 			// no longer pay for a pass over the whole graph.
@@ -206,7 +214,7 @@ func LeidenLevels(ctx context.Context, g *Graph, opt LeidenOptions) ([][]int32, 
 		// No later iteration improved on the first: its levels again, from the same random
 		// state and the same singletons, which is all an iteration depends on.
 		*l.src = start
-		steps = l.run(g, part, nil, opt, nil)
+		steps, _ = l.run(g, part, nil, opt, true)
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
@@ -217,7 +225,7 @@ func LeidenLevels(ctx context.Context, g *Graph, opt LeidenOptions) ([][]int32, 
 	// with one more iteration from singletons in which nodes may only join communities inside
 	// their final community, so that every level is a good partition on its way to the final
 	// one.
-	steps = l.run(g, part, final, opt, nil)
+	steps, _ = l.run(g, part, final, opt, true)
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -248,7 +256,7 @@ func (l *leiden) finish(g *Graph, steps []levelStep, final []int32) ([][]int32, 
 	modularity := func(lv []int32) float64 {
 		nc := int(slices.Max(lv)) + 1
 		in, tot = grow(in, nc), grow(tot, nc)
-		return modularityInto(g, lv, nc, l.gamma, in, tot)
+		return modularityInto(g, lv, nil, nc, l.gamma, in, tot)
 	}
 	if final != nil {
 		// The constrained levels are subpartitions of the final one.
@@ -269,20 +277,21 @@ func (l *leiden) finish(g *Graph, steps []levelStep, final []int32) ([][]int32, 
 
 // run performs one Leiden iteration on g starting from the partition part (dense ids, updated
 // in place): levels of local moving, refinement and aggregation until nothing merges any more,
-// Tolerance or MaxLevels. With last nil it returns the levels as steps (see levelStep), which
-// expandLevels maps to the nodes of g; with last non-nil (n long) only the last level is kept,
-// mapped to the nodes of g and written into last. With cons non-nil, a node may only join a
-// community of neighbours in the same cons group, and part must respect the groups.
+// Tolerance or MaxLevels. With keepSteps it returns the levels as steps (see levelStep), which
+// expandLevels maps to the nodes of g; without, it returns only the last level's partition of
+// the last graph, whose node l.member[i] is the one node i of g belongs to. With cons non-nil, a
+// node may only join a community of neighbours in the same cons group, and part must respect the
+// groups.
 //
 // Apart from the steps it returns, an iteration allocates nothing once the first has run: its
 // arrays and aggregate graphs are l's, reused level after level, so that the iterations over a
 // graph of millions of nodes leave no garbage to collect (the collector would let the heap grow
 // by a share of everything live before it looked).
-func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, last []int32) []levelStep {
+func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, keepSteps bool) ([]levelStep, []int32) {
 	n := g.NumNodes()
 	cur := g
-	var member []int32 // with last: the node of cur that each node of g belongs to
-	if last != nil {
+	var member []int32 // without keepSteps: the node of cur that each node of g belongs to
+	if !keepSteps {
 		l.member = grow(l.member, n)
 		member = l.member
 		for i := range member {
@@ -294,20 +303,16 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, last []int
 	for level := 0; level < opt.MaxLevels; level++ {
 		nc := l.moveNodes(cur, part, cons)
 		if l.ctx.Err() != nil {
-			return nil // discarded by the caller
+			return nil, nil // discarded by the caller
 		}
-		if last != nil {
-			for i, m := range member {
-				last[i] = part[m]
-			}
-		} else {
+		if keepSteps {
 			steps = append(steps, levelStep{part: slices.Clone(part)})
 		}
 		if nc == cur.NumNodes() || level == opt.MaxLevels-1 {
 			break
 		}
 		if opt.Tolerance > 0 { // with no tolerance, levels run until nothing merges
-			q := l.modularity(cur, part, nc)
+			q := l.modularity(cur, part, nil, nc)
 			if q-prevQ < opt.Tolerance {
 				break
 			}
@@ -333,7 +338,7 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, last []int
 			}
 		}
 		agg := l.aggregate(cur, ref, nr, &l.aggs[level%2])
-		if last != nil {
+		if !keepSteps {
 			for i, m := range member {
 				member[i] = ref[m]
 			}
@@ -353,7 +358,10 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, last []int
 		}
 		cur, part = agg, next
 	}
-	return steps
+	if keepSteps {
+		return steps, nil
+	}
+	return nil, part
 }
 
 // levelStep is one level of an iteration on the graph that level starts from, the aggregate of
@@ -413,7 +421,9 @@ type leiden struct {
 	single []bool    // refinement: sub-community still holds only its founding node
 	// ctot is the refinement's strength per community. It shares tot's storage: local moving
 	// fills tot afresh and is done with it before refinement starts, and the other way round,
-	// which spares 8 bytes a node of a graph of millions.
+	// which spares 8 bytes a node of a graph of millions. For the same reason size and empty
+	// (local moving, then aggregation) lie in cw's storage (refinement, then modularity), and
+	// single in inQ's: 9 bytes a node, 16 MB of a graph of 1.8 million nodes.
 	ctot []float64
 
 	// What run reuses from level to level and iteration to iteration, grown when too short.
@@ -443,20 +453,31 @@ func newLeiden(n int, opt LeidenOptions) *leiden {
 		touchedW: make([]float64, 0, 64),
 		gains:    make([]float64, 0, 64),
 		tot:      make([]float64, n),
-		size:     make([]int32, n),
-		empty:    make([]int32, 0, n),
 		queue:    make([]int32, n),
 		inQ:      make([]bool, n),
 		cw:       make([]float64, n),
 		ext:      make([]float64, n),
-		single:   make([]bool, n),
 	}
 	l.rng = rand.New(l.src)
 	l.ctot = l.tot
+	l.single = l.inQ
+	l.size, l.empty = int32Halves(l.cw)
 	for i := range l.pos {
 		l.pos[i] = -1
 	}
 	return l
+}
+
+// int32Halves returns two int32 slices of len(buf) entries each that share buf's storage, the
+// first of length len(buf) and the second of length 0 with room for len(buf): a float64 array
+// holds exactly two int32 arrays of its length, and none of them holds pointers.
+func int32Halves(buf []float64) (a, b []int32) {
+	n := len(buf)
+	if n == 0 {
+		return nil, nil
+	}
+	ints := unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(buf))), 2*n)
+	return ints[:n:n], ints[n : n : 2*n]
 }
 
 // shuffled fills buf with 0..len(buf)-1 in random order.
@@ -813,28 +834,38 @@ func (l *leiden) aggregate(g *Graph, ref []int32, nr int, dst *Graph) *Graph {
 
 // modularityDense is Modularity for a partition with ids already dense in [0, nc).
 func modularityDense(g *Graph, part []int32, nc int, gamma float64) float64 {
-	return modularityInto(g, part, nc, gamma, make([]float64, nc), make([]float64, nc))
+	return modularityInto(g, part, nil, nc, gamma, make([]float64, nc), make([]float64, nc))
 }
 
-// modularity is modularityDense in the refinement's scratch, which is free outside refine.
-func (l *leiden) modularity(g *Graph, part []int32, nc int) float64 {
-	return modularityInto(g, part, nc, l.gamma, l.cw[:nc], l.ext[:nc])
+// modularity is modularityDense in the refinement's scratch, which is free outside refine, of
+// part read through member when member is not nil (see modularityInto).
+func (l *leiden) modularity(g *Graph, part, member []int32, nc int) float64 {
+	return modularityInto(g, part, member, nc, l.gamma, l.cw[:nc], l.ext[:nc])
 }
 
-// modularityInto is modularityDense accumulating in in and tot, nc long each.
-func modularityInto(g *Graph, part []int32, nc int, gamma float64, in, tot []float64) float64 {
+// modularityInto is modularityDense accumulating in in and tot, nc long each. With member not
+// nil, node u of g is in community part[member[u]] (a partition of an aggregate graph, read on
+// the input's nodes and edges: the same sums in the same order as its mapped copy would give).
+func modularityInto(g *Graph, part, member []int32, nc int, gamma float64, in, tot []float64) float64 {
 	if g.total <= 0 {
 		return 0
 	}
 	clear(in)
 	clear(tot)
-	for u, c := range part {
+	comm := func(u int32) int32 {
+		if member != nil {
+			return part[member[u]]
+		}
+		return part[u]
+	}
+	for u := range int32(g.NumNodes()) {
+		c := comm(u)
 		tot[c] += g.strength[u]
-		in[c] += 2 * g.SelfLoop(u)
+		in[c] += 2 * g.SelfLoop(int(u))
 		a, b := g.offsets[u], g.offsets[u+1]
 		ws := g.weights[a:b]
 		for i, v := range g.targets[a:b] {
-			if part[v] == c {
+			if comm(v) == c {
 				in[c] += float64(ws[i])
 			}
 		}

@@ -372,10 +372,17 @@ func TestExpandedStepsMatchLastLevel(t *testing.T) {
 			}
 			l := newLeiden(tt.n, opt)
 			start := *l.src
+			_, lastPart := l.run(g, singletons(), c, opt, false)
 			last := make([]int32, tt.n)
-			l.run(g, singletons(), c, opt, last)
+			for i, m := range l.member {
+				last[i] = lastPart[m]
+			}
+			// The last level read through the node map has the modularity of its copy.
+			if got, want := l.modularity(g, lastPart, l.member, int(slices.Max(last))+1), modularityDense(g, last, int(slices.Max(last))+1, opt.Gamma); got != want {
+				t.Errorf("n=%d constrained=%v: modularity through the node map %v, of the mapped level %v", tt.n, c != nil, got, want)
+			}
 			*l.src = start
-			steps := l.run(g, singletons(), c, opt, nil)
+			steps, _ := l.run(g, singletons(), c, opt, true)
 			if len(steps) == 0 || steps[len(steps)-1].ref != nil {
 				t.Fatalf("n=%d constrained=%v: %d steps, the last with a map to a next level", tt.n, c != nil, len(steps))
 			}

@@ -7,7 +7,7 @@
 // (mapped, not returned) tells its share of that RSS from SQLite's.
 //
 // Usage: go run ./bench/bigdoc/stagemem DIR [STAGE...]   (only the stages named, in their order,
-// when any are; STAGEMEM_PROFILE=prefix also writes a heap profile
+// when any are; reports without communities reads the communities from the store; STAGEMEM_PROFILE=prefix also writes a heap profile
 // taken near each stage's peak to prefix-STAGE.pprof; the profiler forces collections, so
 // measure without it; the collector runs at GOGC=50, as in strata ingest, unless GOGC is set)
 package main
@@ -65,6 +65,13 @@ func run(dir string, only []string) error {
 			return err
 		}},
 		{"reports", func() error {
+			if comms == nil {
+				// Without the communities stage in this run, the communities it last wrote
+				// (their reports are replaced).
+				if comms, err = s.CommunitiesByLevel(ctx, -1); err != nil {
+					return err
+				}
+			}
 			r := &reports.Extractive{Embedder: embedding.NewOffline(384)}
 			return r.Reports(ctx, s, comms)
 		}},
