@@ -291,7 +291,9 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, keepSteps 
 	n := g.NumNodes()
 	cur := g
 	var member []int32 // without keepSteps: the node of cur that each node of g belongs to
-	if !keepSteps {
+	if keepSteps {
+		l.member = nil // 4 bytes a node of g for the steps (finish allocates it again)
+	} else {
 		l.member = grow(l.member, n)
 		member = l.member
 		for i := range member {
@@ -527,7 +529,7 @@ func (l *leiden) moveNodes(g *Graph, part, cons []int32) int {
 	clear(tot)
 	clear(size)
 	for u, c := range part {
-		tot[c] += g.strength[u]
+		tot[c] += g.Strength(int(u))
 		size[c]++
 	}
 	empty := l.empty[:0]
@@ -558,7 +560,7 @@ func (l *leiden) moveNodes(g *Graph, part, cons []int32) int {
 		inQ[u] = false
 
 		cu := part[u]
-		ku := g.strength[u]
+		ku := g.Strength(int(u))
 		if cons == nil {
 			l.gather(g, u, part, nil, -1)
 		} else {
@@ -640,14 +642,14 @@ func (l *leiden) refine(g *Graph, part []int32, nc int) ([]int32, int) {
 	ctot := l.ctot[:nc]
 	clear(ctot)
 	for u, c := range part {
-		ctot[c] += g.strength[u]
+		ctot[c] += g.Strength(int(u))
 	}
 	l.ref = grow(l.ref, n)
 	ref := l.ref
 	cw, ext, single := l.cw[:n], l.ext[:n], l.single[:n]
 	for u := 0; u < n; u++ {
 		ref[u] = int32(u)
-		cw[u] = g.strength[u]
+		cw[u] = g.Strength(int(u))
 		single[u] = true
 		var e float64
 		a, b := g.offsets[u], g.offsets[u+1]
@@ -667,7 +669,7 @@ func (l *leiden) refine(g *Graph, part []int32, nc int) ([]int32, int) {
 			continue
 		}
 		cv := part[v]
-		kv := g.strength[v]
+		kv := g.Strength(int(v))
 		total := ctot[cv]
 		extV := ext[v]
 		if extV < scale*kv*(total-kv) {
@@ -801,7 +803,7 @@ func (l *leiden) aggregate(g *Graph, ref []int32, nr int, dst *Graph) *Graph {
 		var self, str float64
 		for _, u := range members[start[c]:start[c+1]] {
 			self += g.SelfLoop(int(u))
-			str += g.strength[u]
+			str += g.Strength(int(u))
 			a, b := g.offsets[u], g.offsets[u+1]
 			ws := g.weights[a:b]
 			for i, v := range g.targets[a:b] {
@@ -860,7 +862,7 @@ func modularityInto(g *Graph, part, member []int32, nc int, gamma float64, in, t
 	}
 	for u := range int32(g.NumNodes()) {
 		c := comm(u)
-		tot[c] += g.strength[u]
+		tot[c] += g.Strength(int(u))
 		in[c] += 2 * g.SelfLoop(int(u))
 		a, b := g.offsets[u], g.offsets[u+1]
 		ws := g.weights[a:b]

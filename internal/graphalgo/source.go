@@ -37,10 +37,7 @@ func NewGraphFromSource(n int, src EdgeSource) (*Graph, error) {
 // The adjacency is built in its final arrays: a graph of m edges needs no more than its own 16m
 // bytes while it is built.
 func buildCSR(n int, src EdgeSource) (*Graph, error) {
-	g := &Graph{
-		offsets:  make([]uint32, n+1),
-		strength: make([]float64, n),
-	}
+	g := &Graph{offsets: make([]uint32, n+1)}
 	// Row sizes, accumulated into row starts in g.offsets (shifted by one).
 	cnt := g.offsets
 	i := 0
