@@ -102,8 +102,8 @@ func readEntityIDs(ctx context.Context, tx *sql.Tx) (idlist.List, error) {
 		return idlist.List{}, err
 	}
 	defer rows.Close()
+	var id sql.RawBytes // one buffer for every row: the driver's text is copied into it
 	for rows.Next() {
-		var id sql.RawBytes
 		if err := rows.Scan(&id); err != nil {
 			return idlist.List{}, err
 		}
@@ -136,9 +136,9 @@ func eachEdgeRow(ctx context.Context, tx *sql.Tx, index *idlist.Index, query str
 		return err
 	}
 	defer rows.Close()
+	var a, b sql.RawBytes // one buffer each for every row
+	var w float64
 	for rows.Next() {
-		var a, b sql.RawBytes
-		var w float64
 		if err := rows.Scan(&a, &b, &w); err != nil {
 			return err
 		}
