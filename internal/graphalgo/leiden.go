@@ -281,7 +281,7 @@ func (l *leiden) finish(g *Graph, steps []levelStep, final []int32) ([][]int32, 
 // expandLevels maps to the nodes of g; without, it returns only the last level's partition of
 // the last graph, whose node l.member[i] is the one node i of g belongs to. With cons non-nil, a
 // node may only join a community of neighbours in the same cons group, and part must respect the
-// groups.
+// groups. The first step's partition is part itself, which the caller leaves alone from then on.
 //
 // Apart from the steps it returns, an iteration allocates nothing once the first has run: its
 // arrays and aggregate graphs are l's, reused level after level, so that the iterations over a
@@ -308,7 +308,11 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, keepSteps 
 			return nil, nil // discarded by the caller
 		}
 		if keepSteps {
-			steps = append(steps, levelStep{part: slices.Clone(part)})
+			st := levelStep{part: part} // the first level's is the caller's buffer
+			if level > 0 {
+				st.part = slices.Clone(part) // the buffer of two levels on
+			}
+			steps = append(steps, st)
 		}
 		if nc == cur.NumNodes() || level == opt.MaxLevels-1 {
 			break
@@ -347,7 +351,9 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, keepSteps 
 		} else if st := &steps[len(steps)-1]; louvain {
 			st.ref = st.part // the step's partition, already copied
 		} else {
-			st.ref = slices.Clone(ref)
+			// The step takes the refinement's buffer (the next level's is smaller) rather
+			// than a copy next to it: 4 bytes a node of g at the first level.
+			st.ref, l.ref = ref, nil
 		}
 		if cons != nil {
 			// Every group of ref lies inside one cons group, so the constraint carries over.
