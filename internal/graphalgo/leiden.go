@@ -800,6 +800,13 @@ func (l *leiden) aggregate(g *Graph, ref []int32, nr int, dst *Graph) *Graph {
 			}
 		}
 	}
+	if cap(agg.targets) < h && h >= 1<<20 {
+		// A later iteration's aggregate outgrew the arrays of the earlier ones: those go, and
+		// their pages are handed back, before the new ones are made (the two together were the
+		// peak of the communities stage of the 50 MiB adversarial document, 20 MB over it).
+		agg.targets, agg.weights = nil, nil
+		debug.FreeOSMemory()
+	}
 	targets := grow(agg.targets, h)[:0]
 	weights := grow(agg.weights, h)
 	acc := l.touchedW // a row's weights, summed in float64 and rounded once
