@@ -179,17 +179,20 @@ func replaceCommunities(ctx context.Context, tx *sql.Tx, ids idlist.List, levels
 	}
 	defer insMembers.Close()
 	args := make([]any, 0, 2*memberRows) // pairs of community and entity id
-	flush := func(stmt *sql.Stmt) error {
-		if stmt == nil { // the last rows, fewer than memberRows
-			if len(args) == 0 {
-				return nil
-			}
+	// flush writes the rows in args: a full batch by the prepared statement, the last few by
+	// one of their own.
+	flush := func() error {
+		var err error
+		switch len(args) {
+		case 0:
+			return nil
+		case cap(args):
+			_, err = insMembers.ExecContext(ctx, args...)
+		default:
 			_, err = tx.ExecContext(ctx, insertMembersSQL(len(args)/2), args...)
-		} else {
-			_, err = stmt.ExecContext(ctx, args...)
 		}
 		if err != nil {
-			return fmt.Errorf("write members of community %s: %w", args[0], err)
+			return fmt.Errorf("write members of communities from %s: %w", args[0], err)
 		}
 		args = args[:0]
 		return nil
@@ -201,7 +204,7 @@ func replaceCommunities(ctx context.Context, tx *sql.Tx, ids idlist.List, levels
 		for _, node := range members {
 			args = append(args, c.ID, ids.At(int(node)))
 			if len(args) == cap(args) {
-				if err := flush(insMembers); err != nil {
+				if err := flush(); err != nil {
 					return err
 				}
 			}
@@ -211,7 +214,7 @@ func replaceCommunities(ctx context.Context, tx *sql.Tx, ids idlist.List, levels
 	if err != nil {
 		return nil, err
 	}
-	return comms, flush(nil)
+	return comms, flush()
 }
 
 // insertMembersSQL is the INSERT of rows IN_COMMUNITY rows, its parameters pairs of community and

@@ -1,6 +1,8 @@
 package embedded
 
 import (
+	"database/sql"
+	"fmt"
 	"math"
 	"reflect"
 	"runtime/debug"
@@ -8,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/idlist"
 )
 
 func TestFTSMatch(t *testing.T) {
@@ -130,6 +133,56 @@ func TestTightGC(t *testing.T) {
 		after := debug.SetGCPercent(tc.before)
 		if during != tc.during || after != tc.before {
 			t.Errorf("GOGC %d: %d while computing, %d after; want %d and %d", tc.before, during, after, tc.during, tc.before)
+		}
+	}
+}
+
+// TestReplaceCommunitiesBatches: the members are written memberRows to a statement and the
+// rest by one of their own; every (community, entity) pair arrives once, whatever the count.
+func TestReplaceCommunitiesBatches(t *testing.T) {
+	ctx := t.Context()
+	s, err := Open(ctx, t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, n := range []int{1, memberRows / 2, memberRows, 3*memberRows + 7} {
+		var b idlist.Builder
+		fine, coarse := make([]int32, n), make([]int32, n)
+		want := map[string]bool{}
+		for i := range n {
+			id := fmt.Sprintf("E%05d", i)
+			if err := b.AddString(id); err != nil {
+				t.Fatal(err)
+			}
+			fine[i], coarse[i] = int32(i/3), int32(i/7)
+			want[graph.CommunityID(1, int64(i/3))+" "+id] = true
+			want[graph.CommunityID(0, int64(i/7))+" "+id] = true
+		}
+		err := s.write(ctx, "test communities", func(tx *sql.Tx) error {
+			_, err := replaceCommunities(ctx, tx, b.List(), [][]int32{fine, coarse})
+			return err
+		})
+		if err != nil {
+			t.Fatalf("%d entities: %v", n, err)
+		}
+		got := map[string]bool{}
+		rows, err := s.db.QueryContext(ctx, `SELECT community_id, entity_id FROM community_members`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var c, e string
+			if err := rows.Scan(&c, &e); err != nil {
+				t.Fatal(err)
+			}
+			got[c+" "+e] = true
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%d entities: %d member rows, want %d", n, len(got), len(want))
 		}
 	}
 }

@@ -240,7 +240,7 @@ func (l *leiden) finish(g *Graph, steps []levelStep, final []int32) ([][]int32, 
 	n := g.NumNodes()
 	// What is left of the iterations' arrays goes before the levels are mapped: the aggregate
 	// graphs, the partitions they carried and the arrays of local moving and refinement
-	// (some 70 bytes a node of the input), to make room for the levels (4 bytes a node and
+	// (some 40 bytes a node of the input), to make room for the levels (4 bytes a node and
 	// level). On a graph of millions of nodes they are collected at once and their pages
 	// handed back: left to the collector's pacing, the levels would pile on them, and the
 	// levels do not fit the freed spans of other sizes (the 50 MiB adversarial document's
@@ -283,10 +283,11 @@ func (l *leiden) finish(g *Graph, steps []levelStep, final []int32) ([][]int32, 
 // node may only join a community of neighbours in the same cons group, and part must respect the
 // groups. The first step's partition is part itself, which the caller leaves alone from then on.
 //
-// Apart from the steps it returns, an iteration allocates nothing once the first has run: its
-// arrays and aggregate graphs are l's, reused level after level, so that the iterations over a
-// graph of millions of nodes leave no garbage to collect (the collector would let the heap grow
-// by a share of everything live before it looked).
+// Apart from the steps it returns, an iteration allocates next to nothing once the first has run
+// (only where its levels outgrow those of the iterations before): its arrays and aggregate graphs
+// are l's, reused level after level, so that the iterations over a graph of millions of nodes
+// leave no garbage to collect (the collector would let the heap grow by a share of everything
+// live before it looked).
 func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, keepSteps bool) ([]levelStep, []int32) {
 	n := g.NumNodes()
 	cur := g
