@@ -106,80 +106,49 @@ func writeEntityGraph(ctx context.Context, tx *sql.Tx, w io.Writer) (nodes int, 
 }
 
 // readGraphFile reads the entity graph file at path when it is whole and carries exactly the
-// generation and tag of want; any other file is an error saying why it was refused.
+// generation and tag of want; any other file is an error saying why it was refused. The file is
+// read in pieces, its edges twice (once to size the adjacency, once to fill it), so that reading
+// the graph of a huge document holds its ids and its adjacency and not the file besides (a
+// 137 MB file at 50 MiB). The checksum is taken over the body as the first pass reads it, and
+// checked before the second.
 func readGraphFile(path string, want vectorFileState) (*entityGraph, error) {
-	if want.tag == "" {
-		return nil, errors.New("the store has no entity graph file labelled")
-	}
-	// The header first: a file of another generation, which is what the writer finds at every
-	// close after a write, is refused without reading a body as large as the graph.
-	f, err := os.Open(path)
+	f, h, size, err := openChecked(path, graphFileMagic, "entity graph file", want)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	head := make([]byte, vectorHeaderSize)
-	if _, err := io.ReadFull(f, head); err != nil {
-		return nil, fmt.Errorf("entity graph file header: %w", err)
-	}
-	h, err := decodeVectorHeader(graphFileMagic, head, fi.Size())
-	if err != nil {
-		return nil, err
-	}
-	if err := want.check("entity graph file", h); err != nil {
-		return nil, err
-	}
-	body := make([]byte, fi.Size()-vectorHeaderSize)
-	if _, err := io.ReadFull(f, body); err != nil {
-		return nil, fmt.Errorf("entity graph file body: %w", err)
-	}
-	if crc32.Checksum(body, castagnoli) != h.bodyCRC {
-		return nil, errors.New("entity graph file checksum mismatch")
-	}
-	malformed := errors.New("entity graph file body is malformed")
-	uvarint := func() (int, bool) {
-		n, k := binary.Uvarint(body)
-		if k <= 0 || n > uint64(len(body)) {
-			return 0, false
-		}
-		body = body[k:]
-		return int(n), true
-	}
+	crc := crc32.New(castagnoli)
+	r := &countingReader{r: bufio.NewReaderSize(io.TeeReader(f, crc), 1<<16)}
 	// The ids are packed into one string (idlist.List): one allocation, not one per node.
 	var b idlist.Builder
 	b.Grow(int(h.count), 0)
-	prev := []byte(nil)
-	for i := range h.count {
-		n, ok := uvarint()
-		if !ok || n > len(body) {
-			return nil, malformed
-		}
-		id := body[:n]
-		if i > 0 && string(prev) >= string(id) {
-			return nil, errors.New("entity graph file ids are not in order")
-		}
-		if err := b.Add(id); err != nil {
-			return nil, err
-		}
-		prev, body = id, body[n:]
+	nEdges, err := readGraphIDs(r, h.count, size-vectorHeaderSize, b.Add)
+	if err != nil {
+		return nil, err
 	}
 	ids := b.List()
-	nRelated, ok1 := uvarint()
-	nEdges, ok2 := uvarint()
-	if !ok1 || !ok2 || nRelated > nEdges || len(body) != nEdges*graphEdgeSize {
-		return nil, malformed
-	}
-	// The adjacency is built from the edges in the body, read twice: no list of them is held.
+	edgesAt := vectorHeaderSize + r.n
+	var edge [graphEdgeSize]byte
+	passes := 0
 	g, err := graphalgo.NewGraphFromSource(ids.Len(), func(yield func(u, v int32, w float64) error) error {
-		for e := body; len(e) > 0; e = e[graphEdgeSize:] {
-			u, v := int32(binary.LittleEndian.Uint32(e)), int32(binary.LittleEndian.Uint32(e[4:]))
-			if err := yield(u, v, math.Float64frombits(binary.LittleEndian.Uint64(e[8:]))); err != nil {
+		var er io.Reader = r // the first pass goes on through the checksum
+		if passes++; passes > 1 {
+			if _, err := f.Seek(edgesAt, io.SeekStart); err != nil {
 				return err
 			}
+			er = bufio.NewReaderSize(f, 1<<16)
+		}
+		for range nEdges {
+			if _, err := io.ReadFull(er, edge[:]); err != nil {
+				return fmt.Errorf("read: %w", err)
+			}
+			u, v := int32(binary.LittleEndian.Uint32(edge[:])), int32(binary.LittleEndian.Uint32(edge[4:]))
+			if err := yield(u, v, math.Float64frombits(binary.LittleEndian.Uint64(edge[8:]))); err != nil {
+				return err
+			}
+		}
+		if passes == 1 && crc.Sum32() != h.bodyCRC {
+			return errors.New("checksum mismatch")
 		}
 		return nil
 	})
@@ -187,6 +156,38 @@ func readGraphFile(path string, want vectorFileState) (*entityGraph, error) {
 		return nil, fmt.Errorf("entity graph file: %w", err)
 	}
 	return &entityGraph{gen: h.gen, ids: ids, g: g, fromFile: true}, nil
+}
+
+// readGraphIDs reads the ids of an entity graph file's body of body bytes from r, checking that
+// they are in order, and hands each to add (the bytes are valid until the next); then the edge
+// counts, checking that the edges take the rest of the body. It returns the number of edges.
+func readGraphIDs(r *countingReader, count int, body int64, add func(id []byte) error) (nEdges uint64, err error) {
+	malformed := errors.New("entity graph file body is malformed")
+	var prev, id []byte
+	for i := range count {
+		n, err := binary.ReadUvarint(r)
+		if err != nil || n > uint64(body-r.n) {
+			return 0, malformed
+		}
+		id = slices.Grow(id[:0], int(n))[:n]
+		if _, err := io.ReadFull(r, id); err != nil {
+			return 0, malformed
+		}
+		if i > 0 && string(prev) >= string(id) {
+			return 0, errors.New("entity graph file ids are not in order")
+		}
+		if err := add(id); err != nil {
+			return 0, err
+		}
+		prev, id = id, prev
+	}
+	nRelated, err1 := binary.ReadUvarint(r)
+	nEdges, err2 := binary.ReadUvarint(r)
+	if err1 != nil || err2 != nil || nRelated > nEdges || nEdges > uint64(body) ||
+		uint64(body-r.n) != nEdges*graphEdgeSize {
+		return 0, malformed
+	}
+	return nEdges, nil
 }
 
 // writeGraphFile brings the entity graph file up to date (the writer only).
@@ -228,29 +229,9 @@ func checkGraphFile(path string, want vectorFileState) error {
 	}
 	defer f.Close()
 	crc := crc32.New(castagnoli)
-	malformed := errors.New("entity graph file body is malformed")
-	body := size - vectorHeaderSize
 	r := &countingReader{r: bufio.NewReaderSize(io.TeeReader(f, crc), 1<<16)}
-	var prev, id []byte
-	for i := range h.count {
-		n, err := binary.ReadUvarint(r)
-		if err != nil || n > uint64(body-r.n) {
-			return malformed
-		}
-		id = slices.Grow(id[:0], int(n))[:n]
-		if _, err := io.ReadFull(r, id); err != nil {
-			return malformed
-		}
-		if i > 0 && string(prev) >= string(id) {
-			return errors.New("entity graph file ids are not in order")
-		}
-		prev, id = id, prev
-	}
-	nRelated, err1 := binary.ReadUvarint(r)
-	nEdges, err2 := binary.ReadUvarint(r)
-	if err1 != nil || err2 != nil || nRelated > nEdges || nEdges > uint64(body) ||
-		uint64(body-r.n) != nEdges*graphEdgeSize {
-		return malformed
+	if _, err := readGraphIDs(r, h.count, size-vectorHeaderSize, func([]byte) error { return nil }); err != nil {
+		return err
 	}
 	if _, err := io.Copy(io.Discard, r); err != nil {
 		return fmt.Errorf("read entity graph file: %w", err)
