@@ -502,26 +502,34 @@ func (l *leiden) shuffled(buf []int32) {
 
 // gather accumulates, in l.touched/l.touchedW, the weight from u to each community of its
 // neighbours, as given by comm. With within >= 0 only neighbours v with part[v] == within count.
-// The caller must reset l.pos for the touched communities.
-func (l *leiden) gather(g *Graph, u int32, comm, part []int32, within int32) {
+// The caller must reset l.pos for the touched communities. It returns the strength of u, summed
+// from the row it reads anyway when g keeps none.
+func (l *leiden) gather(g *Graph, u int32, comm, part []int32, within int32) (strength float64) {
 	touched, tw := l.touched[:0], l.touchedW[:0]
 	pos := l.pos
 	a, b := g.offsets[u], g.offsets[u+1]
 	ts, ws := g.targets[a:b], g.weights[a:b]
+	strength = 2 * g.SelfLoop(int(u)) // summed as Graph.Strength sums it, in the same pass
 	for i, v := range ts {
+		w := float64(ws[i])
+		strength += w
 		if within >= 0 && part[v] != within {
 			continue
 		}
 		c := comm[v]
 		if p := pos[c]; p >= 0 {
-			tw[p] += float64(ws[i])
+			tw[p] += w
 			continue
 		}
 		pos[c] = int32(len(touched))
 		touched = append(touched, c)
-		tw = append(tw, float64(ws[i]))
+		tw = append(tw, w)
 	}
 	l.touched, l.touchedW = touched, tw
+	if g.strength != nil {
+		strength = g.strength[u]
+	}
+	return strength
 }
 
 // cancelEvery is how many node visits of local moving pass between checks of the context.
@@ -567,11 +575,11 @@ func (l *leiden) moveNodes(g *Graph, part, cons []int32) int {
 		inQ[u] = false
 
 		cu := part[u]
-		ku := g.Strength(int(u))
+		var ku float64
 		if cons == nil {
-			l.gather(g, u, part, nil, -1)
+			ku = l.gather(g, u, part, nil, -1)
 		} else {
-			l.gather(g, u, part, cons, cons[u])
+			ku = l.gather(g, u, part, cons, cons[u])
 		}
 		tot[cu] -= ku
 		size[cu]--
@@ -649,25 +657,29 @@ func (l *leiden) refine(g *Graph, part []int32, nc int) ([]int32, int) {
 	l.ctot = grow(l.ctot, nc)
 	ctot := l.ctot
 	clear(ctot)
-	for u, c := range part {
-		ctot[c] += g.Strength(int(u))
-	}
 	l.ref = grow(l.ref, n)
 	ref := l.ref
 	cw, ext, single := l.cw[:n], l.ext[:n], l.single[:n]
 	for u := 0; u < n; u++ {
 		ref[u] = int32(u)
-		cw[u] = g.Strength(int(u))
 		single[u] = true
-		var e float64
+		// The strength is summed (when g keeps none) in the pass over the row that sums the
+		// weight inside the community, as Graph.Strength sums it.
+		str, e := 2*g.SelfLoop(u), 0.0
 		a, b := g.offsets[u], g.offsets[u+1]
 		ws := g.weights[a:b]
 		for i, v := range g.targets[a:b] {
+			w := float64(ws[i])
+			str += w
 			if part[v] == part[u] {
-				e += float64(ws[i])
+				e += w
 			}
 		}
-		ext[u] = e
+		if g.strength != nil {
+			str = g.strength[u]
+		}
+		cw[u], ext[u] = str, e
+		ctot[part[u]] += str
 	}
 	order := l.queue[:n]
 	l.shuffled(order)
@@ -677,7 +689,7 @@ func (l *leiden) refine(g *Graph, part []int32, nc int) ([]int32, int) {
 			continue
 		}
 		cv := part[v]
-		kv := g.Strength(int(v))
+		kv := cw[v] // its strength: v is still alone
 		total := ctot[cv]
 		extV := ext[v]
 		if extV < scale*kv*(total-kv) {
