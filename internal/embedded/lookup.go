@@ -173,14 +173,19 @@ func (s *Store) CommunityMembers(ctx context.Context, communityID string, maxRel
 		if err != nil {
 			return err
 		}
-		if err := tx.QueryRowContext(ctx, memberRelationTotalsSQL(), communityID).Scan(&m.RelationCount, &m.RelationWeight); err != nil {
+		// One row at least, for the totals it carries.
+		limit := max(maxRelations, -1)
+		if limit == 0 {
+			limit = 1
+		}
+		m.Relations, err = queryAll(ctx, q, func(sc scanner, _ ...any) (graph.Relation, error) {
+			return scanRelation(sc, &m.RelationCount, &m.RelationWeight)
+		}, memberRelationsSQL(), communityID, limit)
+		if err != nil {
 			return err
 		}
-		if maxRelations != 0 && m.RelationCount > 0 {
-			m.Relations, err = queryAll(ctx, q, scanRelation, memberRelationsSQL(), communityID, max(maxRelations, -1))
-			if err != nil {
-				return err
-			}
+		if maxRelations == 0 {
+			m.Relations = nil
 		}
 		m.Children, err = queryAll(ctx, q, scanCommunity, childCommunitiesSQL(), communityID)
 		return err

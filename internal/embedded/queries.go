@@ -121,16 +121,11 @@ const memberRelationsFrom = `
 		WHERE a.community_id = ?1`
 
 // memberRelationsSQL selects the ?2 heaviest relations among the members of community ?1 (all
-// when ?2 is negative), heaviest first, then by key. With a LIMIT, SQLite's sorter keeps only
-// that many rows.
+// when ?2 is negative), heaviest first, then by key, each with the count and total weight of all
+// of them: one pass over the join, where a query of the totals beside would take a second.
 func memberRelationsSQL() string {
-	return `SELECT ` + relationCols("r") + memberRelationsFrom + ` ORDER BY r.weight DESC, r.source, r.target LIMIT ?2`
-}
-
-// memberRelationTotalsSQL counts the relations among the members of community ?1 and sums their
-// weights.
-func memberRelationTotalsSQL() string {
-	return `SELECT count(*), total(r.weight)` + memberRelationsFrom
+	return `SELECT ` + relationCols("r") + `, count(*) OVER (), total(r.weight) OVER ()` + memberRelationsFrom +
+		` ORDER BY r.weight DESC, r.source, r.target LIMIT ?2`
 }
 
 // childCommunitiesSQL selects the child communities of community ?.

@@ -45,7 +45,6 @@ func TestQueryPlans(t *testing.T) {
 		{"DocumentLinks", documentLinksSQL(), []any{`["d-c1"]`, 5}, nil},
 		{"CommunityMembers entities", memberEntitiesSQL(), []any{"c"}, nil},
 		{"CommunityMembers relations", memberRelationsSQL(), []any{"c", 5}, nil},
-		{"CommunityMembers relation totals", memberRelationTotalsSQL(), []any{"c"}, nil},
 		{"CommunityMembers children", childCommunitiesSQL(), []any{"c"}, nil},
 		{"CommunityEntities", communityEntitiesSQL(), []any{`["0-1","1-2"]`}, nil},
 		{"CommunitiesByLevel one level", levelQ, levelArgs, nil},
