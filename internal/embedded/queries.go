@@ -111,21 +111,16 @@ func communityEntitiesSQL() string {
 		WHERE cm.community_id IN (SELECT value FROM json_each(?1)) ORDER BY cm.community_id, e.id`
 }
 
-// memberRelationsFrom joins the relations among the members of community ?1.
-const memberRelationsFrom = `
-		FROM community_members a
+// memberRelationsSQL selects the relations among the members of community ?, ordered by key (the
+// order the join produces them in; CommunityMembers keeps the heaviest as they stream by).
+func memberRelationsSQL() string {
+	return `
+		SELECT ` + relationCols("r") + ` FROM community_members a
 		JOIN relations r ON r.source = a.entity_id
 		JOIN community_members b ON b.community_id = a.community_id AND b.entity_id = r.target
 		JOIN entities ea ON ea.id = r.source
 		JOIN entities eb ON eb.id = r.target
-		WHERE a.community_id = ?1`
-
-// memberRelationsSQL selects the ?2 heaviest relations among the members of community ?1 (all
-// when ?2 is negative), heaviest first, then by key, each with the count and total weight of all
-// of them: one pass over the join, where a query of the totals beside would take a second.
-func memberRelationsSQL() string {
-	return `SELECT ` + relationCols("r") + `, count(*) OVER (), total(r.weight) OVER ()` + memberRelationsFrom +
-		` ORDER BY r.weight DESC, r.source, r.target LIMIT ?2`
+		WHERE a.community_id = ? ORDER BY r.source, r.target`
 }
 
 // childCommunitiesSQL selects the child communities of community ?.

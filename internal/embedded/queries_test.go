@@ -44,7 +44,7 @@ func TestQueryPlans(t *testing.T) {
 		{"ExpandLocal relations", expandRelationsSQL(), []any{seeds, true, 10}, nil},
 		{"DocumentLinks", documentLinksSQL(), []any{`["d-c1"]`, 5}, nil},
 		{"CommunityMembers entities", memberEntitiesSQL(), []any{"c"}, nil},
-		{"CommunityMembers relations", memberRelationsSQL(), []any{"c", 5}, nil},
+		{"CommunityMembers relations", memberRelationsSQL(), []any{"c"}, nil},
 		{"CommunityMembers children", childCommunitiesSQL(), []any{"c"}, nil},
 		{"CommunityEntities", communityEntitiesSQL(), []any{`["0-1","1-2"]`}, nil},
 		{"CommunitiesByLevel one level", levelQ, levelArgs, nil},
