@@ -6,9 +6,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/topk"
 )
 
 // byIDs looks up nodes by id and returns them in the order of ids, skipping missing ones. A
@@ -175,7 +175,7 @@ func (s *Store) CommunityMembers(ctx context.Context, communityID string, maxRel
 		if err != nil {
 			return err
 		}
-		if m.Relations, err = heaviestRelations(ctx, q, communityID, maxRelations, &m); err != nil {
+		if m.Relations, m.RelationCount, m.RelationWeight, err = heaviestRelations(ctx, q, communityID, maxRelations); err != nil {
 			return err
 		}
 		m.Children, err = queryAll(ctx, q, scanCommunity, childCommunitiesSQL(), communityID)
@@ -185,42 +185,27 @@ func (s *Store) CommunityMembers(ctx context.Context, communityID string, maxRel
 }
 
 // heaviestRelations streams the relations among the members of community id and keeps the
-// maxRelations heaviest (all when maxRelations < 0) in graph.Members' order, counting and summing
-// all of them into m (in key order). The rows stream in key order, as the join yields them, so
-// that SQLite neither sorts nor holds them, and only the kept ones stay live here: the largest
+// maxRelations heaviest (all when maxRelations < 0) in graph.Members' order, with the count and
+// total weight of all of them. The rows stream in key order, as the join yields them, so that
+// SQLite neither sorts nor holds them, and only the kept ones stay live here: the largest
 // community of a 50 MiB document has some 300 000 relations, 180 MB read whole.
-func heaviestRelations(ctx context.Context, q querier, id string, maxRelations int, m *graph.Members) ([]graph.Relation, error) {
+func heaviestRelations(ctx context.Context, q querier, id string, maxRelations int) (top []graph.Relation, count int, weight float64, err error) {
 	rows, err := q.QueryContext(ctx, memberRelationsSQL(), id)
 	if err != nil {
-		return nil, err
+		return nil, 0, 0, err
 	}
 	defer rows.Close()
-	var top []graph.Relation
+	kept := topk.New(maxRelations, heavierFirst)
 	for rows.Next() {
 		r, err := scanRelation(rows)
 		if err != nil {
-			return nil, err
+			return nil, 0, 0, err
 		}
-		m.RelationCount++
-		m.RelationWeight += r.Weight
-		if maxRelations < 0 {
-			top = append(top, r)
-			continue
-		}
-		i, _ := slices.BinarySearchFunc(top, r, heavierFirst)
-		if i >= maxRelations {
-			continue
-		}
-		top = slices.Insert(top, i, r)
-		if len(top) > maxRelations {
-			top[len(top)-1] = graph.Relation{}
-			top = top[:maxRelations]
-		}
+		count++
+		weight += r.Weight
+		kept.Add(r)
 	}
-	if maxRelations < 0 {
-		slices.SortFunc(top, heavierFirst)
-	}
-	return top, rows.Err()
+	return kept.Items(), count, weight, rows.Err()
 }
 
 // heavierFirst orders relations by weight, heaviest first, then by key.

@@ -18,6 +18,7 @@ import (
 	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/textutil"
+	"github.com/stratarag/strata/internal/topk"
 	"github.com/stratarag/strata/prompts"
 )
 
@@ -136,7 +137,7 @@ func write(ctx context.Context, store graph.Writer, emb embedding.Embedder, part
 // relations it names without sorting or copying the rest: the largest communities of a huge
 // graph have tens of thousands of members.
 func buildReport(m graph.Members) Report {
-	entities := leastK(m.Entities, max(titleEntities, summaryEntities), func(a, b graph.Entity) int {
+	entities := topk.Of(m.Entities, max(titleEntities, summaryEntities), func(a, b graph.Entity) int {
 		return cmp.Or(cmp.Compare(b.Degree, a.Degree), cmp.Compare(a.ID, b.ID))
 	})
 	var names []string
@@ -175,23 +176,6 @@ func buildReport(m graph.Members) Report {
 	r.Rating = math.Round(min(10, math.Log2(1+float64(len(m.Entities)))+math.Log2(1+weight)/2)*10) / 10
 	r.RatingExplanation = fmt.Sprintf("extractive: %d entities, %d relations, total relation weight %.0f", len(m.Entities), m.RelationCount, weight)
 	return r
-}
-
-// leastK returns the k least of items by cmp, a total order, in order: what sorting a copy of
-// items would put first, in O(len(items)·k) time and k elements of memory.
-func leastK[T any](items []T, k int, cmp func(a, b T) int) []T {
-	out := make([]T, 0, min(k, len(items)))
-	for _, it := range items {
-		i, _ := slices.BinarySearchFunc(out, it, cmp)
-		if i >= k {
-			continue
-		}
-		if len(out) == k {
-			out = out[:k-1]
-		}
-		out = slices.Insert(out, i, it)
-	}
-	return out
 }
 
 func joinNames(names []string, total int) string {

@@ -1,11 +1,9 @@
 package reports
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -167,29 +165,6 @@ func TestReportsReadLargeCommunitiesAlone(t *testing.T) {
 		}
 		if s.peak > tc.largest || (tc.size < memberBudget/4 && s.peak <= tc.size) {
 			t.Errorf("%s: %d members read at once, want at most %d (and overlapping reads when small)", tc.name, s.peak, tc.largest)
-		}
-	}
-}
-
-// TestLeastKIsSortedPrefix checks that leastK gives what sorting a copy puts first.
-func TestLeastKIsSortedPrefix(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for _, n := range []int{0, 1, 4, 5, 6, 50, 1000} {
-		items := make([]int, n)
-		for i := range items {
-			items[i] = rng.IntN(40) // ties, broken below by position
-		}
-		idx := make([]int, n)
-		for i := range idx {
-			idx[i] = i
-		}
-		byValue := func(a, b int) int { return cmp.Or(cmp.Compare(items[a], items[b]), cmp.Compare(a, b)) }
-		sorted := slices.SortedFunc(slices.Values(idx), byValue)
-		for _, k := range []int{0, 1, 5, n + 1} {
-			got := leastK(idx, k, byValue)
-			if want := sorted[:min(k, n)]; !slices.Equal(got, want) {
-				t.Errorf("n=%d k=%d: %v, want %v", n, k, got, want)
-			}
 		}
 	}
 }

@@ -9,16 +9,21 @@
 // Usage: go run ./bench/bigdoc/stagemem DIR [STAGE...]   (only the stages named, in their order,
 // when any are; reports without communities reads the communities from the store; STAGEMEM_PROFILE=prefix also writes a heap profile
 // taken near each stage's peak to prefix-STAGE.pprof; the profiler forces collections, so
-// measure without it; the collector runs at GOGC=50, as in strata ingest, unless GOGC is set)
+// measure without it; STAGEMEM_CPUPROFILE=prefix writes each stage's CPU profile to
+// prefix-STAGE.pprof; an interrupt (Ctrl-C) stops the stage running and still writes its
+// profiles; the collector runs at GOGC=50, as in strata ingest, unless GOGC is set)
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,7 +49,8 @@ func main() {
 }
 
 func run(dir string, only []string) error {
-	ctx := context.Background()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
 	// The collector's target strata ingest runs with (cmd/strata), unless GOGC says otherwise:
 	// the default doubles what a stage holds live, and the peaks would not be strata's.
 	if _, set := os.LookupEnv("GOGC"); !set {
@@ -73,7 +79,9 @@ func run(dir string, only []string) error {
 				}
 			}
 			r := &reports.Extractive{Embedder: embedding.NewOffline(384)}
-			return r.Reports(ctx, s, comms)
+			cs := &countingStore{Store: s}
+			defer progress(comms, &cs.read)()
+			return r.Reports(ctx, cs, comms)
 		}},
 		{"close", func() error { comms = nil; return s.Close() }},
 	}
@@ -119,11 +127,18 @@ func run(dir string, only []string) error {
 				}
 			}
 		}
+		stopCPU, err := startCPUProfile(st.name)
+		if err != nil {
+			return err
+		}
 		start := time.Now()
-		err := st.fn()
+		err = st.fn()
 		took := time.Since(start)
 		close(done)
 		stopProfile()
+		if cerr := stopCPU(); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", st.name, err)
 		}
@@ -132,6 +147,64 @@ func run(dir string, only []string) error {
 			st.name, took.Seconds(), mib(peak.Load()), mib(heapInUse()), mib(peakHeld.Load()), mib(peakRSS()), mib(rssBefore))
 	}
 	return s.Close() // a no-op after the close stage
+}
+
+// startCPUProfile starts the CPU profile of stage when STAGEMEM_CPUPROFILE is set.
+func startCPUProfile(stage string) (stop func() error, err error) {
+	prefix := os.Getenv("STAGEMEM_CPUPROFILE")
+	if prefix == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(prefix + "-" + stage + ".pprof")
+	if err != nil {
+		return nil, fmt.Errorf("CPU profile of %s: %w", stage, err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("CPU profile of %s: %w", stage, err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
+}
+
+// countingStore counts the communities whose members the reports stage has read.
+type countingStore struct {
+	*embedded.Store
+	read atomic.Int64
+}
+
+func (c *countingStore) CommunityMembers(ctx context.Context, id string, maxRelations int) (graph.Members, error) {
+	c.read.Add(1)
+	return c.Store.CommunityMembers(ctx, id, maxRelations)
+}
+
+// progress prints to stderr, every minute until the returned stop is called, how many of comms
+// (ordered by level) have been read and the level reached, so that a slow level shows while it
+// runs.
+func progress(comms []graph.Community, read *atomic.Int64) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(time.Minute)
+		defer t.Stop()
+		last := int64(0)
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			n := read.Load()
+			level := -1
+			if n > 0 && int(n) <= len(comms) {
+				level = comms[n-1].Level
+			}
+			fmt.Fprintf(os.Stderr, "reports: %d of %d communities read (level %d), %d in the last minute\n", n, len(comms), level, n-last)
+			last = n
+		}
+	}()
+	return func() { close(done) }
 }
 
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
