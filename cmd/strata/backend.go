@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -98,6 +99,49 @@ func profileHeap(ctx context.Context, path string, log zerolog.Logger) (stop fun
 		}
 	}()
 	return func() { cancel(); <-done }
+}
+
+// cpuProfileEnv names a file prefix to write CPU profiles of an ingest to, one per
+// cpuProfileWindow (PREFIX.000, PREFIX.001, ...), so that a slow phase of a long run has a
+// profile of its own: a diagnostic for bench/bigdoc, not a documented option.
+const cpuProfileEnv = "STRATA_CPU_PROFILE"
+
+const cpuProfileWindow = 5 * time.Minute
+
+// profileCPU writes CPU profiles to prefix.NNN until the returned stop is called; a failure to
+// write one is logged, never fatal.
+func profileCPU(ctx context.Context, prefix string, log zerolog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ctx.Err() == nil; i++ {
+			path := fmt.Sprintf("%s.%03d", prefix, i)
+			if err := profileCPUWindow(ctx, path); err != nil {
+				log.Warn().Err(err).Msg("CPU profile")
+				return
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// profileCPUWindow profiles into path for cpuProfileWindow or until ctx is done.
+func profileCPUWindow(ctx context.Context, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(cpuProfileWindow):
+	}
+	pprof.StopCPUProfile()
+	return f.Close()
 }
 
 func describe(b backend) string { return fmt.Sprintf("%s store at %s", b.Kind, b.Location) }

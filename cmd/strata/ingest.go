@@ -132,6 +132,10 @@ func runIngest(c *cli.Context) error {
 		stop := profileHeap(c.Context, path, log)
 		defer stop()
 	}
+	if prefix := os.Getenv(cpuProfileEnv); prefix != "" {
+		stop := profileCPU(c.Context, prefix, log)
+		defer stop()
+	}
 	in.Store = store
 	lowerGC()
 	if isTerminal(c.App.ErrWriter) {
