@@ -19,6 +19,10 @@ import (
 // dbFile is the name of the database inside the data directory.
 const dbFile = "strata.db"
 
+// DatabaseFile is the path of the database file of the store in dir, the file a writable Open
+// checks whole (see open.go).
+func DatabaseFile(dir string) string { return filepath.Join(dir, dbFile) }
+
 // busyTimeoutMS bounds how long a statement waits for SQLite's own file locks (a reader
 // checkpointing, another connection of this process) before failing with SQLITE_BUSY.
 const busyTimeoutMS = 10000
