@@ -71,19 +71,23 @@ func run(dir string, only []string) error {
 			return err
 		}},
 		{"reports", func() error {
-			if comms == nil {
-				// Without the communities stage in this run, the communities it last wrote
-				// (their reports are replaced).
-				if comms, err = s.CommunitiesByLevel(ctx, -1); err != nil {
-					return err
-				}
-			}
 			r := &reports.Extractive{Embedder: embedding.NewOffline(384)}
 			cs := &countingStore{Store: s}
 			defer progress(comms, &cs.read)()
 			return r.Reports(ctx, cs, comms)
 		}},
 		{"close", func() error { comms = nil; return s.Close() }},
+	}
+	if len(only) > 0 && slices.Contains(only, "reports") && !slices.Contains(only, "communities") {
+		// Without the communities stage in this run, the communities it last wrote (their
+		// reports are replaced), read before the stages are measured and without their
+		// embeddings, as the communities stage hands them over.
+		if comms, err = s.CommunitiesByLevel(ctx, -1); err != nil {
+			return err
+		}
+		for i := range comms {
+			comms[i].Embedding = nil
+		}
 	}
 	for _, st := range stages {
 		if len(only) > 0 && !slices.Contains(only, st.name) {
