@@ -80,13 +80,13 @@ func run(dir string, only []string) error {
 	}
 	if len(only) > 0 && slices.Contains(only, "reports") && !slices.Contains(only, "communities") {
 		// Without the communities stage in this run, the communities it last wrote (their
-		// reports are replaced), read before the stages are measured and without their
-		// embeddings, as the communities stage hands them over.
+		// reports are replaced), read before the stages are measured and stripped of their
+		// reports and embeddings, as the communities stage hands them over.
 		if comms, err = s.CommunitiesByLevel(ctx, -1); err != nil {
 			return err
 		}
-		for i := range comms {
-			comms[i].Embedding = nil
+		for i, c := range comms {
+			comms[i] = graph.Community{ID: c.ID, Level: c.Level, CommunityID: c.CommunityID, ParentID: c.ParentID, Size: c.Size}
 		}
 	}
 	for _, st := range stages {
