@@ -172,3 +172,49 @@ func TestFTSTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestUnchangedTextLeavesFullTextIndex: rewriting an entity or a chunk with the same text (the
+// embed stage adds embeddings through the same upsert) writes nothing to the full-text index,
+// while a changed description replaces the indexed words.
+func TestUnchangedTextLeavesFullTextIndex(t *testing.T) {
+	ctx := t.Context()
+	s, err := Open(ctx, t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	doc := graph.Document{ID: "d", Title: "Harbour logs"}
+	chunk := graph.Chunk{ID: "c", DocumentID: "d", Text: "the keeper lit the lamp", Tokens: 5}
+	ent := graph.Entity{ID: "KEEPER", Name: "Keeper", Type: "person", Description: "tends the lamp"}
+	if err := s.Apply(ctx, graph.Batch{Documents: []graph.Document{doc}, Chunks: []graph.Chunk{chunk}, Entities: []graph.Entity{ent}}); err != nil {
+		t.Fatal(err)
+	}
+	// Every transaction that changes an FTS5 index adds a segment row to its data table.
+	segments := func() (n [2]int) {
+		t.Helper()
+		q := `SELECT (SELECT count(*) FROM entity_text_data), (SELECT count(*) FROM chunk_text_data)`
+		if err := s.db.QueryRowContext(ctx, q).Scan(&n[0], &n[1]); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := segments()
+	chunk.Embedding, ent.Embedding = []float32{1, 0, 0}, []float32{0, 1, 0}
+	if err := s.Apply(ctx, graph.Batch{Chunks: []graph.Chunk{chunk}, Entities: []graph.Entity{ent}}); err != nil {
+		t.Fatal(err)
+	}
+	if after := segments(); after != before {
+		t.Errorf("rewriting unchanged text changed the full-text indexes: segments (entities, chunks) %v -> %v", before, after)
+	}
+
+	ent.Description = "rows the ferry"
+	if err := s.Apply(ctx, graph.Batch{Entities: []graph.Entity{ent}}); err != nil {
+		t.Fatal(err)
+	}
+	for word, want := range map[string]int{"ferry": 1, "lamp": 0} {
+		hits, err := s.TextSearch(ctx, graph.EntityText, word, 5)
+		if err != nil || len(hits) != want {
+			t.Errorf("after a new description, entity search %q = %v, %v; want %d hits", word, hits, err, want)
+		}
+	}
+}
