@@ -11,6 +11,7 @@ import (
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/graphalgo"
 	"github.com/stratarag/strata/internal/idlist"
+	"github.com/stratarag/strata/internal/memstat"
 )
 
 // ComputeCommunities runs hierarchical Leiden over the entity graph and replaces every
@@ -19,7 +20,7 @@ import (
 func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([]graph.Community, error) {
 	var out []graph.Community
 	err := s.write(ctx, "compute communities", func(tx *sql.Tx) error {
-		defer tightGC()()
+		defer memstat.LowerGC(communitiesGCPercent)()
 		eg, err := s.entityGraph(ctx, tx, false)
 		if err != nil {
 			return err
@@ -61,24 +62,12 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 	return out, nil
 }
 
-// tightGCPercent is the collector's target while the communities are computed. Reading the
-// entity graph from its rows and writing the members make garbage at every row (the driver's
-// strings and arguments) next to large arrays that hold no pointers: at the usual target the
-// heap grows by half of those arrays between collections (the 50 MiB adversarial document's
-// graph load peaked at 310 MB, its member write at 266), while marking them costs next to
-// nothing.
-const tightGCPercent = 10
-
-// tightGC lowers the collector's target to tightGCPercent unless it is lower already or off,
-// and returns what restores it. The target is the process's: callers hold the write lock, so
-// that no two of them interleave.
-func tightGC() (restore func()) {
-	old := debug.SetGCPercent(tightGCPercent)
-	if old < tightGCPercent {
-		debug.SetGCPercent(old)
-	}
-	return func() { debug.SetGCPercent(old) }
-}
+// communitiesGCPercent is the collector's target while the communities are computed
+// (memstat.LowerGC). Reading the entity graph from its rows and writing the members make garbage
+// at every row (the driver's strings and arguments) next to large arrays that hold no pointers:
+// at the usual target the 50 MiB adversarial document's graph load peaked at 310 MB, its member
+// write at 266.
+const communitiesGCPercent = 10
 
 // hierarchy turns Leiden's levels (finest first, nested) into communities ordered by level then
 // community id, with level 0 the coarsest, and hands each with its member nodes (ascending) to

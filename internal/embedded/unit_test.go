@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"runtime/debug"
 	"slices"
 	"testing"
 
@@ -117,22 +116,6 @@ func TestHierarchy(t *testing.T) {
 		}
 		if !reflect.DeepEqual(members, tt.wantMembers) {
 			t.Errorf("%s: members = %v, want %v", tt.name, members, tt.wantMembers)
-		}
-	}
-}
-
-// TestTightGC: the communities stage lowers the collector's target and restores it, leaving a
-// lower target or a collector turned off as they are.
-func TestTightGC(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	for _, tc := range []struct{ before, during int }{{100, tightGCPercent}, {50, tightGCPercent}, {5, 5}, {-1, -1}} {
-		debug.SetGCPercent(tc.before)
-		restore := tightGC()
-		during := debug.SetGCPercent(tc.during) // reads it (and sets what it is)
-		restore()
-		after := debug.SetGCPercent(tc.before)
-		if during != tc.during || after != tc.before {
-			t.Errorf("GOGC %d: %d while computing, %d after; want %d and %d", tc.before, during, after, tc.during, tc.before)
 		}
 	}
 }
