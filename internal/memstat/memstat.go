@@ -17,24 +17,37 @@ import (
 // Sample is the memory of the process at one moment.
 type Sample struct {
 	HeapInUse uint64 // bytes of live and not yet swept Go heap objects (runtime/metrics)
-	MaxRSS    uint64 // peak resident set size of the process so far, in bytes; 0 where unknown
+	// HeapUnused is memory of the Go heap's spans that holds no object: what objects that
+	// outlive their neighbours keep resident (fragmentation). HeapFree is free pages the runtime
+	// has not handed back to the OS yet. Both count in the RSS, not in HeapInUse.
+	HeapUnused, HeapFree uint64
+	MaxRSS               uint64 // peak resident set size of the process so far, in bytes; 0 where unknown
 }
 
 // HeapInUseMiB and MaxRSSMiB are the sample in MiB, for logs.
 func (s Sample) HeapInUseMiB() float64 { return float64(s.HeapInUse) / (1 << 20) }
 
+// HeapUnusedMiB and HeapFreeMiB are the sample's HeapUnused and HeapFree in MiB.
+func (s Sample) HeapUnusedMiB() float64 { return float64(s.HeapUnused) / (1 << 20) }
+
+func (s Sample) HeapFreeMiB() float64 { return float64(s.HeapFree) / (1 << 20) }
+
 // MaxRSSMiB is the peak resident set size in MiB (0 where the platform does not report it).
 func (s Sample) MaxRSSMiB() float64 { return float64(s.MaxRSS) / (1 << 20) }
 
-const heapMetric = "/memory/classes/heap/objects:bytes"
-
 // Now samples the process. It does not stop the world (runtime/metrics, not ReadMemStats).
 func Now() Sample {
-	m := []metrics.Sample{{Name: heapMetric}}
-	metrics.Read(m)
 	var s Sample
-	if m[0].Value.Kind() == metrics.KindUint64 {
-		s.HeapInUse = m[0].Value.Uint64()
+	m := []metrics.Sample{
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/unused:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"},
+	}
+	metrics.Read(m)
+	for i, dst := range []*uint64{&s.HeapInUse, &s.HeapUnused, &s.HeapFree} {
+		if m[i].Value.Kind() == metrics.KindUint64 {
+			*dst = m[i].Value.Uint64()
+		}
 	}
 	s.MaxRSS = maxRSS()
 	return s

@@ -25,6 +25,31 @@ func TestNowSeesAllocation(t *testing.T) {
 	}
 }
 
+// TestNowSeesFragmentation: small objects of which a few outlive the rest keep their spans,
+// which HeapUnused counts and HeapInUse does not.
+func TestNowSeesFragmentation(t *testing.T) {
+	runtime.GC()
+	before := Now()
+	all := make([]*[64]byte, 1<<20) // 64 MiB of 64-byte objects, 128 to a page
+	for i := range all {
+		all[i] = new([64]byte)
+	}
+	kept := make([]*[64]byte, 0, len(all)/64)
+	for i := 0; i < len(all); i += 64 {
+		kept = append(kept, all[i])
+	}
+	all = nil
+	runtime.GC()
+	after := Now()
+	runtime.KeepAlive(kept)
+	if after.HeapUnused < before.HeapUnused+32<<20 {
+		t.Errorf("heap unused %d -> %d with 1 in 64 of 64 MiB of small objects kept", before.HeapUnused, after.HeapUnused)
+	}
+	if after.HeapInUse > before.HeapInUse+16<<20 {
+		t.Errorf("heap in use %d -> %d: counts the unused spans", before.HeapInUse, after.HeapInUse)
+	}
+}
+
 func TestHeapProfilerWritesAtGrowth(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "heap.pprof")
 	ctx, cancel := context.WithCancel(context.Background())
