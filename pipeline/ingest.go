@@ -213,9 +213,7 @@ func (in *Ingester) stageDone(rep *Report, stage string, start time.Time) {
 	// left live.
 	debug.FreeOSMemory()
 	m := memstat.Now()
-	in.Log.Info().Str("stage", stage).Dur("took", d).Float64("heap_mib", round1(m.HeapInUseMiB())).
-		Float64("heap_unused_mib", round1(m.HeapUnusedMiB())).Float64("heap_free_mib", round1(m.HeapFreeMiB())).
-		Float64("max_rss_mib", round1(m.MaxRSSMiB())).Msg("stage finished")
+	m.Fields(in.Log.Info().Str("stage", stage).Dur("took", d)).Msg("stage finished")
 }
 
 func round1(x float64) float64 { return math.Round(x*10) / 10 }

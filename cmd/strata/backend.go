@@ -83,9 +83,7 @@ func closeIngestStore(s graph.Store, log zerolog.Logger) {
 	t := time.Now()
 	closeStore(s, log)
 	m := memstat.Now()
-	log.Info().Str("stage", "close").Dur("took", time.Since(t)).Float64("heap_mib", math.Round(m.HeapInUseMiB()*10)/10).
-		Float64("heap_unused_mib", math.Round(m.HeapUnusedMiB()*10)/10).Float64("heap_free_mib", math.Round(m.HeapFreeMiB()*10)/10).
-		Float64("max_rss_mib", math.Round(m.MaxRSSMiB()*10)/10).Msg("stage finished")
+	m.Fields(log.Info().Str("stage", "close").Dur("took", time.Since(t))).Msg("stage finished")
 }
 
 // longLivedGCPercent is the garbage collector's target for ingest and serve unless GOGC says

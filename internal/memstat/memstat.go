@@ -7,11 +7,14 @@ package memstat
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // Sample is the memory of the process at one moment.
@@ -109,4 +112,12 @@ func (p HeapProfiler) write() error {
 		return fmt.Errorf("heap profile %s: %w", p.Path, err)
 	}
 	return nil
+}
+
+// Fields adds the sample to a log event as the fields every "stage finished" line carries, in
+// MiB to one decimal.
+func (s Sample) Fields(e *zerolog.Event) *zerolog.Event {
+	r := func(x float64) float64 { return math.Round(x*10) / 10 }
+	return e.Float64("heap_mib", r(s.HeapInUseMiB())).Float64("heap_unused_mib", r(s.HeapUnusedMiB())).
+		Float64("heap_free_mib", r(s.HeapFreeMiB())).Float64("max_rss_mib", r(s.MaxRSSMiB()))
 }
