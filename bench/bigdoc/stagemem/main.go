@@ -104,7 +104,7 @@ func run(dir string, only []string) error {
 			t := time.NewTicker(5 * time.Millisecond)
 			defer t.Stop()
 			for {
-				if h := heapInUse(); h > peak.Load() {
+				if h := memstat.Now().HeapInUse; h > peak.Load() {
 					peak.Store(h)
 				}
 				if h := goHeld(); h > peakHeld.Load() {
@@ -148,7 +148,7 @@ func run(dir string, only []string) error {
 		}
 		runtime.GC()
 		fmt.Printf("%-12s %7.1f s  peak heap %7.1f MiB  after %7.1f MiB  peak held by Go %7.1f MiB  peak RSS %7.1f MiB (from %.1f)\n",
-			st.name, took.Seconds(), mib(peak.Load()), mib(heapInUse()), mib(peakHeld.Load()), mib(peakRSS()), mib(rssBefore))
+			st.name, took.Seconds(), mib(peak.Load()), mib(memstat.Now().HeapInUse), mib(peakHeld.Load()), mib(peakRSS()), mib(rssBefore))
 	}
 	return s.Close() // a no-op after the close stage
 }
@@ -219,12 +219,6 @@ func goHeld() uint64 {
 	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(s)
 	return s[0].Value.Uint64() - s[1].Value.Uint64()
-}
-
-func heapInUse() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
 }
 
 // resetPeakRSS resets VmHWM (Linux only; elsewhere peakRSS reports 0).
