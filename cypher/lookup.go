@@ -166,7 +166,7 @@ func (s *Store) CommunitiesByLevel(ctx context.Context, level int) ([]graph.Comm
 	return decodeAs("communities by level", rows, "community", decodeCommunity)
 }
 
-// CommunityMembers implements graph.Store with four streaming statements in one read
+// CommunityMembers implements graph.Store with three statements in one read
 // transaction (one snapshot). An unknown community has no members.
 func (s *Store) CommunityMembers(ctx context.Context, communityID string, maxRelations int) (graph.Members, error) {
 	if err := ctx.Err(); err != nil {
@@ -182,26 +182,22 @@ func (s *Store) CommunityMembers(ctx context.Context, communityID string, maxRel
 		if m.Entities, err = decodeColumn(rows, "entity", decodeEntity); err != nil {
 			return err
 		}
-		if rows, err = t.run(ctx, s.q.get(qReadCommunityRelTotals), params); err != nil {
+		limit := int64(maxRelations)
+		if maxRelations < 0 {
+			limit = math.MaxInt64
+		}
+		if rows, err = t.run(ctx, s.q.get(qReadCommunityRelations), map[string]any{"id": communityID, "limit": limit}); err != nil {
 			return err
 		}
 		if len(rows) == 1 {
-			f := fields{m: rows[0]}
+			f := &fields{m: rows[0]}
 			m.RelationCount, m.RelationWeight = int(f.int("count")), f.float("weight")
-			if f.err != nil {
-				return fmt.Errorf("relation totals: %w", f.err)
+			rels, err := decodeList(f, "relations", decodeRelation) // checks count and weight too
+			if err != nil {
+				return fmt.Errorf("relations: %w", err)
 			}
-		}
-		if maxRelations != 0 && m.RelationCount > 0 {
-			limit := int64(maxRelations)
-			if maxRelations < 0 {
-				limit = math.MaxInt64
-			}
-			if rows, err = t.run(ctx, s.q.get(qReadCommunityRelations), map[string]any{"id": communityID, "limit": limit}); err != nil {
-				return err
-			}
-			if m.Relations, err = decodeColumn(rows, "relation", decodeRelation); err != nil {
-				return err
+			if len(rels) > 0 {
+				m.Relations = rels
 			}
 		}
 		if rows, err = t.run(ctx, s.q.get(qReadCommunityChildren), params); err != nil {

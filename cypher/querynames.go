@@ -62,7 +62,6 @@ const (
 	qReadCommunityMembers   = "read_community_members"
 	qReadCommunityEntities  = "read_community_entities"
 	qReadCommunityRelations = "read_community_relations"
-	qReadCommunityRelTotals = "read_community_relation_totals"
 	qReadCommunityChildren  = "read_community_children"
 	qReadMeta               = "read_meta"
 	qReadStats              = "read_stats"
