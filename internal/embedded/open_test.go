@@ -5,11 +5,16 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -435,5 +440,62 @@ func BenchmarkQuickCheck(b *testing.B) {
 		if err := s.QuickCheck(b.Context()); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestWritableStoreConnections: a writable store reads with at most writeConns connections
+// however many goroutines read at once, and ReleaseIdle closes the idle ones, the last of them
+// checkpointing and removing the WAL; the store then reads and writes as before.
+func TestWritableStoreConnections(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	if err := s.Apply(ctx, graph.Batch{Meta: map[string]string{"k": "v"}}); err != nil {
+		t.Fatal(err)
+	}
+	var inside, most atomic.Int32
+	var g errgroup.Group
+	for range 4 * writeConns {
+		g.Go(func() error {
+			return s.read(ctx, "test read", func(tx *sql.Tx) error {
+				n := inside.Add(1)
+				defer inside.Add(-1)
+				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+				}
+				var v string
+				if err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'k'`).Scan(&v); err != nil {
+					return err
+				}
+				time.Sleep(20 * time.Millisecond) // hold the connection while others ask for one
+				return nil
+			})
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if m := most.Load(); m > writeConns {
+		t.Errorf("%d reads ran at once, want at most %d connections", m, writeConns)
+	}
+	st := s.db.Stats()
+	if st.MaxOpenConnections != writeConns || st.OpenConnections > writeConns || st.Idle == 0 {
+		t.Errorf("after the reads: %+v, want at most %d connections, some idle", st, writeConns)
+	}
+	wal := DatabaseFile(s.Dir()) + "-wal"
+	if _, err := os.Stat(wal); err != nil {
+		t.Fatalf("WAL before ReleaseIdle: %v", err)
+	}
+
+	s.ReleaseIdle()
+	if st := s.db.Stats(); st.OpenConnections != 0 {
+		t.Errorf("after ReleaseIdle: %d connections open, want 0", st.OpenConnections)
+	}
+	if _, err := os.Stat(wal); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("after ReleaseIdle the WAL is still there (%v); the last connection should have removed it", err)
+	}
+	if err := s.Apply(ctx, graph.Batch{Meta: map[string]string{"k": "w"}}); err != nil {
+		t.Fatalf("write after ReleaseIdle: %v", err)
+	}
+	if v, ok, err := s.Meta(ctx, "k"); err != nil || !ok || v != "w" {
+		t.Errorf("read after ReleaseIdle: %q, %v, %v; want \"w\"", v, ok, err)
 	}
 }

@@ -33,6 +33,15 @@ const busyTimeoutMS = 10000
 // schema after every burst.
 const readIdleConns = 8
 
+// writeConns is how many connections a writable store opens at most, and keeps idle. Each
+// connection holds a page cache of up to 2 MiB, which SQLite's allocator (modernc.org/memory)
+// lays out in 8 KiB slots, so about 4 MiB resident a connection once warm. An ingest reads with
+// up to eight goroutines at once (summary layers), and without a bound every burst opened a
+// connection per goroutine: the 50 MiB adversarial document's layers stage left some 30 MB of
+// C heap resident, pinned by the slots of the two connections kept idle among those of the six
+// closed. Writes go one at a time (writeMu), so four leave three to the readers.
+const writeConns = 4
+
 // Options configures Open.
 type Options struct {
 	// ReadOnly opens an existing store for reading: no writer lock is taken, nothing is created,
@@ -111,8 +120,13 @@ func Open(ctx context.Context, dir string, opt Options) (*Store, error) {
 	}
 
 	s.db, err = sql.Open("sqlite", dsn(path, opt.ReadOnly))
-	if err == nil && opt.ReadOnly {
-		s.db.SetMaxIdleConns(readIdleConns)
+	if err == nil {
+		if opt.ReadOnly {
+			s.db.SetMaxIdleConns(readIdleConns)
+		} else {
+			s.db.SetMaxOpenConns(writeConns)
+			s.db.SetMaxIdleConns(writeConns)
+		}
 	}
 	if err == nil {
 		err = s.db.PingContext(ctx)
@@ -183,6 +197,21 @@ func (s *Store) Close() error {
 		}
 	})
 	return s.closeErr
+}
+
+// ReleaseIdle closes the store's idle database connections; the next call opens them again.
+// With them go their page caches and parsed schemas, and, when no other connection to the
+// database is open, the WAL index that SQLite keeps mapped (the last connection checkpoints the
+// WAL and removes it). The pipeline calls it between stages, so that what one stage's
+// connections cached stays resident through none of the next: at 50 MiB the communities stage
+// needs one connection, next to a graph of hundreds of MB.
+func (s *Store) ReleaseIdle() {
+	idle := writeConns
+	if s.readOnly {
+		idle = readIdleConns
+	}
+	s.db.SetMaxIdleConns(0)
+	s.db.SetMaxIdleConns(idle)
 }
 
 // write runs fn in one write transaction: all of it commits or none of it does. what names the
