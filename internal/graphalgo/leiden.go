@@ -294,12 +294,10 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, keepSteps 
 	cur := g
 	var member []int32 // without keepSteps: the node of cur that each node of g belongs to
 	if keepSteps {
-		// 4 bytes a node of g for the steps (finish allocates it again). After iterations
-		// without steps the array is collected here, at once: the steps' arrays (the first
-		// level's refinement, the partitions of later levels copied, the constraint carried
-		// over) are allocated on top of what the iterations before held, and at the collector's
-		// pace they came before it looked again; the 50 MiB adversarial document's
-		// communities stage peaked there, 8 MB above the plateau of the iterations.
+		// 4 bytes a node of g for the steps (finish allocates it again), collected at once
+		// after iterations without steps: at the collector's pace this iteration's step arrays
+		// came before it looked again, on top of what those iterations held (the 50 MiB
+		// adversarial document's communities stage peaked there, 8 MB above their plateau).
 		freed := l.member != nil
 		l.member = nil
 		if freed && n >= 1<<16 {
