@@ -121,12 +121,10 @@ func Open(ctx context.Context, dir string, opt Options) (*Store, error) {
 
 	s.db, err = sql.Open("sqlite", dsn(path, opt.ReadOnly))
 	if err == nil {
-		if opt.ReadOnly {
-			s.db.SetMaxIdleConns(readIdleConns)
-		} else {
+		if !opt.ReadOnly {
 			s.db.SetMaxOpenConns(writeConns)
-			s.db.SetMaxIdleConns(writeConns)
 		}
+		s.db.SetMaxIdleConns(s.idleConns())
 	}
 	if err == nil {
 		err = s.db.PingContext(ctx)
@@ -206,12 +204,16 @@ func (s *Store) Close() error {
 // connections cached stays resident through none of the next: at 50 MiB the communities stage
 // needs one connection, next to a graph of hundreds of MB.
 func (s *Store) ReleaseIdle() {
-	idle := writeConns
-	if s.readOnly {
-		idle = readIdleConns
-	}
 	s.db.SetMaxIdleConns(0)
-	s.db.SetMaxIdleConns(idle)
+	s.db.SetMaxIdleConns(s.idleConns())
+}
+
+// idleConns is how many idle connections the store keeps: readIdleConns or writeConns.
+func (s *Store) idleConns() int {
+	if s.readOnly {
+		return readIdleConns
+	}
+	return writeConns
 }
 
 // write runs fn in one write transaction: all of it commits or none of it does. what names the

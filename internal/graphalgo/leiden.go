@@ -248,7 +248,7 @@ func (l *leiden) finish(g *Graph, steps []levelStep, final []int32) ([][]int32, 
 	// communities stage peaked here, 40 MB above the plateau of the iterations).
 	member, first, id, parent, size := l.member, l.queue, l.size, l.pos, l.empty
 	*l = leiden{gamma: l.gamma}
-	if n >= 1<<16 {
+	if n >= collectNodes {
 		debug.FreeOSMemory()
 	}
 	raw := expandLevels(steps, grow(member, n))
@@ -300,7 +300,7 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, keepSteps 
 		// adversarial document's communities stage peaked there, 8 MB above their plateau).
 		freed := l.member != nil
 		l.member = nil
-		if freed && n >= 1<<16 {
+		if freed && n >= collectNodes {
 			runtime.GC()
 		}
 	} else {
@@ -543,6 +543,11 @@ func (l *leiden) gather(g *Graph, u int32, comm, part []int32, within int32) (st
 
 // cancelEvery is how many node visits of local moving pass between checks of the context.
 const cancelEvery = 1 << 16
+
+// collectNodes is the size of graph from which Leiden collects the arrays it lets go at once,
+// at the turns where its next allocations would otherwise pile on them: below it, the arrays
+// are a few hundred KB and a collection would cost more than it saves.
+const collectNodes = 1 << 16
 
 // moveNodes runs the fast local moving phase on g starting from part, which it updates in place
 // and relabels densely (in order of first node). It returns the number of communities. With
