@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"runtime/debug"
 	"time"
 
@@ -223,5 +222,3 @@ func (in *Ingester) stageDone(rep *Report, stage string, start time.Time) {
 	m := memstat.Now()
 	m.Fields(in.Log.Info().Str("stage", stage).Dur("took", d)).Msg("stage finished")
 }
-
-func round1(x float64) float64 { return math.Round(x*10) / 10 }

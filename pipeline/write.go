@@ -122,10 +122,9 @@ func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p pre
 		entities += len(out.Entities)
 		relations += len(out.Relations)
 		if batches > 1 {
-			log.Info().Int("batch", b.first/in.Options.ChunkBatch+1).Int("batches", batches).
+			memstat.Now().Fields(log.Info().Int("batch", b.first/in.Options.ChunkBatch+1).Int("batches", batches).
 				Int("chunks_done", b.first+b.count).Int("chunks_total", len(p.pieces)).
-				Int("chunks", len(b.chunks)).Int("entities", len(out.Entities)).
-				Float64("heap_mib", round1(memstat.Now().HeapInUseMiB())).Msg("document batch written")
+				Int("chunks", len(b.chunks)).Int("entities", len(out.Entities))).Msg("document batch written")
 		}
 		if b.last {
 			break

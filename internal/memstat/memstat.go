@@ -114,8 +114,8 @@ func (p HeapProfiler) write() error {
 	return nil
 }
 
-// Fields adds the sample to a log event as the fields every "stage finished" line carries, in
-// MiB to one decimal.
+// Fields adds the sample to a log event as the fields of the "stage finished" and "document batch
+// written" lines, in MiB to one decimal.
 func (s Sample) Fields(e *zerolog.Event) *zerolog.Event {
 	r := func(x float64) float64 { return math.Round(x*10) / 10 }
 	return e.Float64("heap_mib", r(s.HeapInUseMiB())).Float64("heap_unused_mib", r(s.HeapUnusedMiB())).
