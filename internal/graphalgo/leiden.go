@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"runtime/debug"
 	"slices"
 	"unsafe"
@@ -293,16 +292,15 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, keepSteps 
 	n := g.NumNodes()
 	cur := g
 	var member []int32 // without keepSteps: the node of cur that each node of g belongs to
+	var spare []int32  // with keepSteps: the node map's storage, which the steps are cut from
 	if keepSteps {
-		// 4 bytes a node of g for the steps (finish allocates it again), collected at once
-		// after iterations without steps: at the collector's pace this iteration's step arrays
-		// came before it looked again, on top of what those iterations held (the 50 MiB
-		// adversarial document's communities stage peaked there, 8 MB above their plateau).
-		freed := l.member != nil
-		l.member = nil
-		if freed && n >= collectNodes {
-			runtime.GC()
-		}
+		// The iteration that keeps its steps needs no node map, and the storage of the one
+		// before (4 bytes a node of g) holds the steps' arrays and the carried constraint: 12
+		// bytes a node of every aggregate, which fits when the first aggregate has a quarter of
+		// g's nodes or fewer. New arrays here came on top of the plateau of the iterations
+		// before, as the collector had not yet taken the node map back (the 50 MiB adversarial
+		// document's communities stage peaked there, 8 MB above that plateau).
+		spare, l.member = l.member[:0], nil
 	} else {
 		l.member = grow(l.member, n)
 		member = l.member
@@ -320,7 +318,8 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, keepSteps 
 		if keepSteps {
 			st := levelStep{part: part} // the first level's is the caller's buffer
 			if level > 0 {
-				st.part = slices.Clone(part) // the buffer of two levels on
+				st.part = cut(&spare, len(part)) // part is the buffer of two levels on
+				copy(st.part, part)
 			}
 			steps = append(steps, st)
 		}
@@ -361,14 +360,14 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, keepSteps 
 		} else if st := &steps[len(steps)-1]; louvain {
 			st.ref = st.part // the step's partition, already copied
 		} else {
-			// The step takes the refinement's buffer (the next level's is smaller) rather
-			// than a copy next to it: 4 bytes a node of g at the first level.
-			st.ref, l.ref = ref, nil
+			// The step takes the refinement's buffer rather than a copy next to it (4 bytes a
+			// node of g at the first level), and the next refinement gets one of its size.
+			st.ref, l.ref = ref, cut(&spare, nr)
 		}
 		if cons != nil {
 			// Every group of ref lies inside one cons group, so the constraint carries over.
-			l.cons[level%2] = grow(l.cons[level%2], nr)
-			aggCons := l.cons[level%2]
+			// A constraint only comes with keepSteps, so the spare storage is there to hold it.
+			aggCons := cut(&spare, nr)
 			for u, r := range ref {
 				aggCons[r] = cons[u]
 			}
@@ -380,6 +379,17 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, keepSteps 
 		return steps, nil
 	}
 	return nil, part
+}
+
+// cut returns k int32s from the unused capacity of *spare and extends *spare over them, or new
+// ones when it is short.
+func cut(spare *[]int32, k int) []int32 {
+	s := *spare
+	if cap(s)-len(s) < k {
+		return make([]int32, k)
+	}
+	*spare = s[:len(s)+k]
+	return s[len(s) : len(s)+k : len(s)+k]
 }
 
 // levelStep is one level of an iteration on the graph that level starts from, the aggregate of
@@ -449,7 +459,6 @@ type leiden struct {
 	member []int32    // node of the current graph that each input node belongs to
 	ref    []int32    // the refined partition of the current graph
 	parts  [2][]int32 // the partition the next level starts from, alternately
-	cons   [2][]int32 // the constraint carried over to the next level, alternately
 	aggs   [2]Graph   // the aggregate graphs, alternately
 }
 
@@ -668,7 +677,13 @@ func (l *leiden) relabel(part []int32, bound int) int {
 func (l *leiden) refine(g *Graph, part []int32, nc int) ([]int32, int) {
 	n := g.NumNodes()
 	scale := l.gamma / (2 * g.total)
-	l.ctot = grow(l.ctot, nc)
+	if cap(l.ctot) < nc {
+		// A quarter to spare: the iteration that keeps its steps starts from singletons as the
+		// first did and may find a few more communities, and a new array then would come on
+		// top of the plateau of the iterations before.
+		l.ctot = make([]float64, nc, nc+nc/4)
+	}
+	l.ctot = l.ctot[:nc]
 	ctot := l.ctot
 	clear(ctot)
 	l.ref = grow(l.ref, n)
