@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -37,9 +36,16 @@ type ChatRequest struct {
 	MaxTokens int
 	// Temperature 0 (the default) is sent as 0, for answers as repeatable as the server allows.
 	Temperature float32
-	// JSON asks for a JSON object (response_format json_object). Servers that reject the
+	// JSON asks for a JSON object (response_format json_object). Servers that refuse the
 	// parameter get the request again without it, and are not sent it again.
 	JSON bool
+	// Structured, when set, asks for an answer following a JSON schema, in the most constrained
+	// way the server accepts (see Format); it implies JSON.
+	Structured *Structured
+	// OnDelta, when set, receives the answer's text as it arrives (the reasoning blocks
+	// included), for showing it while it is written. A cached answer arrives in one piece. If an
+	// attempt fails half-way and is retried, the retry's text follows what was already sent.
+	OnDelta func(string)
 	// Judge, when set, tells what the caller's parser makes of an answer. A damaged answer
 	// (salvaged in part, or unreadable) is returned and counted per stage (StageUsage.Salvaged,
 	// Unreadable, DroppedRecords) and logged through Config.OnWarning, but never cached, so a
@@ -87,7 +93,7 @@ func judge(req ChatRequest, resp ChatResponse) Verdict {
 type ChatResponse struct {
 	// Content is the answer with reasoning blocks (<think>…</think>) removed.
 	Content string
-	// FinishReason is the server's; "length" means the answer was cut at MaxTokens.
+	// FinishReason is the server's; "length" means the answer was cut at the token cap.
 	FinishReason string
 	// Tokens as billed: from the API's usage when it reports it, else counted with cl100k.
 	PromptTokens     int
@@ -110,13 +116,94 @@ const defaultCharge = 1024
 // Chat sends a chat completion request, or answers it from the cache.
 func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error) {
 	stage := stageOf(ctx, req.Stage, StageOther)
-	if len(req.Messages) == 0 {
+	if len(req.Messages) == 0 || (req.Structured != nil && len(req.Structured.Messages) == 0) {
 		return ChatResponse{}, errors.New("chat request without messages")
 	}
-	key := c.chatKey(req)
+	for {
+		f := formatFor(req, Format(c.format.Load()))
+		resp, err := c.chatAs(ctx, stage, req, f)
+		if err == nil || !formatRejected(err) || f == FormatText {
+			return resp, err
+		}
+		next := f + 1
+		if req.Structured == nil {
+			next = FormatText // a JSON-mode request without a schema refused json_object
+		}
+		c.lowerFormat(next)
+		c.warn(fmt.Errorf("server at %s refused structured output as %s; asking as %s from now on: %w", c.cfg.BaseURL, f, next, err))
+	}
+}
+
+// lowerFormat makes to the most constrained format the client sends, unless a lower one is
+// already in force.
+func (c *Client) lowerFormat(to Format) {
+	for {
+		cur := c.format.Load()
+		if Format(cur) >= to || c.format.CompareAndSwap(cur, int32(to)) {
+			return
+		}
+	}
+}
+
+// minAnswerTokens is the least room for an answer worth asking for when the prompt fills most of
+// the context window.
+const minAnswerTokens = 128
+
+// chatAs answers req sent in format f: from the cache, or from the server with the answer's
+// token cap fitted to the context window when it is known.
+func (c *Client) chatAs(ctx context.Context, stage string, req ChatRequest, f Format) (ChatResponse, error) {
+	msgs := messagesFor(req, f)
+	maxTokens := req.MaxTokens
+	promptEst := c.CountMessages(msgs)
+	if w := c.ContextWindow(); w > 0 {
+		var err error
+		if maxTokens, err = fitAnswer(promptEst, maxTokens, w); err != nil {
+			return ChatResponse{}, fmt.Errorf("chat completion (%s, model %s): %w", stage, c.cfg.ChatModel, err)
+		}
+	}
+	for refit := true; ; refit = false {
+		resp, err := c.chatOnce(ctx, stage, req, f, msgs, promptEst, maxTokens)
+		var o *ContextOverflowError
+		if err == nil || !errors.As(err, &o) || !refit || o.PromptTokens == 0 || o.ContextWindow == 0 {
+			return resp, err
+		}
+		// The server counts with its own tokenizer, which may see more tokens than cl100k: it
+		// said how many, so the answer's cap is fitted to its numbers and the request sent once more.
+		c.window.CompareAndSwap(0, int64(o.ContextWindow))
+		room := o.ContextWindow - o.PromptTokens - 8
+		if room < minAnswerTokens || (maxTokens > 0 && room >= maxTokens) {
+			return resp, err
+		}
+		maxTokens = room
+	}
+}
+
+// fitAnswer caps an answer's tokens so that prompt and answer fit window. The prompt estimate
+// is in cl100k, and local models' tokenizers often count a tenth or a fifth more, hence the
+// margin. A prompt that leaves less than minAnswerTokens is an error naming the numbers.
+func fitAnswer(promptEst, maxTokens, window int) (int, error) {
+	prompt := promptEst + promptEst/5 + 16
+	room := window - prompt
+	if room < minAnswerTokens {
+		return 0, &ContextOverflowError{PromptTokens: promptEst, ContextWindow: window,
+			Err: &openai.APIError{Message: fmt.Sprintf("an estimated %d prompt tokens leave no room for an answer in a window of %d tokens", promptEst, window)}}
+	}
+	if maxTokens <= 0 || maxTokens > room {
+		return room, nil
+	}
+	return maxTokens, nil
+}
+
+// chatOnce sends msgs in format f with the given cap (retrying what is transient) or answers
+// from the cache.
+func (c *Client) chatOnce(ctx context.Context, stage string, req ChatRequest, f Format, msgs []Message, promptEst, maxTokens int) (ChatResponse, error) {
+	key := c.chatKey(req, f, msgs, maxTokens)
 	if resp, ok := c.cachedChat(key); ok {
 		if v := judge(req, resp); !v.Damaged() {
 			c.record(ctx, stage, StageUsage{CacheHits: 1, SavedTokens: resp.PromptTokens + resp.CompletionTokens})
+			if req.OnDelta != nil {
+				req.OnDelta(resp.Content)
+			}
 			return resp, nil
 		}
 		// Written before answers were judged: the damage it would rebuild is worth a new call.
@@ -124,49 +211,45 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 	if err := ctx.Err(); err != nil {
 		return ChatResponse{}, err
 	}
-	promptEst := c.CountMessages(req.Messages)
-	charge := promptEst + req.MaxTokens
-	if req.MaxTokens <= 0 {
+	charge := promptEst + maxTokens
+	if maxTokens <= 0 {
 		charge = promptEst + defaultCharge
 	}
-	var out openai.ChatCompletionResponse
-	send := func(useJSON bool) error {
-		return c.call(ctx, stage, charge, func(actx context.Context) error {
-			r, err := c.api.CreateChatCompletion(actx, c.openaiRequest(req, useJSON))
-			if err != nil {
-				return err
+	body := c.wireRequest(msgs, maxTokens, req.Temperature, responseFormat(req, f))
+	var out wireAnswer
+	err := c.call(ctx, c.lim, stage, charge, promptEst, func(actx context.Context) error {
+		a, err := c.postChat(actx, body, req.OnDelta)
+		if err != nil {
+			if a.content != "" {
+				c.record(ctx, stage, StageUsage{FailedTokens: c.tok.Count(a.content)})
 			}
-			if len(r.Choices) == 0 {
-				return errEmptyResponse
+			if formatRejected(err) {
+				return permanent{err}
 			}
-			out = r
-			return nil
-		})
-	}
-	useJSON := req.JSON && !c.noJSON.Load()
-	err := send(useJSON)
-	if err != nil && useJSON && statusOf(err) == 400 {
-		c.noJSON.Store(true)
-		c.warn(fmt.Errorf("server at %s rejected response_format json_object; asking for JSON in the prompt only: %w", c.cfg.BaseURL, err))
-		err = send(false)
-	}
+			return err
+		}
+		out = a
+		return nil
+	})
 	if err != nil {
 		return ChatResponse{}, fmt.Errorf("chat completion (%s, model %s): %w", stage, c.cfg.ChatModel, err)
 	}
-	choice := out.Choices[0]
 	resp := ChatResponse{
-		Content:          strings.TrimSpace(textutil.StripThinking(choice.Message.Content)),
-		FinishReason:     string(choice.FinishReason),
-		PromptTokens:     out.Usage.PromptTokens,
-		CompletionTokens: out.Usage.CompletionTokens,
+		Content:          strings.TrimSpace(textutil.StripThinking(out.content)),
+		FinishReason:     out.finishReason,
+		PromptTokens:     out.usage.PromptTokens,
+		CompletionTokens: out.usage.CompletionTokens,
 	}
 	if resp.PromptTokens <= 0 {
 		resp.PromptTokens = promptEst
 	}
 	if resp.CompletionTokens <= 0 {
-		resp.CompletionTokens = c.tok.Count(choice.Message.Content)
+		resp.CompletionTokens = c.tok.Count(out.content)
 	}
 	u := StageUsage{LLMCalls: 1, PromptTokens: resp.PromptTokens, CompletionTokens: resp.CompletionTokens}
+	if resp.Truncated() {
+		u.Truncated = 1
+	}
 	v := judge(req, resp)
 	switch {
 	case v.Unreadable:
@@ -197,24 +280,13 @@ func isReasoningModel(model string) bool {
 	return false
 }
 
-func (c *Client) openaiRequest(req ChatRequest, useJSON bool) openai.ChatCompletionRequest {
-	msgs := make([]openai.ChatCompletionMessage, len(req.Messages))
-	for i, m := range req.Messages {
-		msgs[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
-	}
-	r := openai.ChatCompletionRequest{Model: c.cfg.ChatModel, Messages: msgs}
+func (c *Client) wireRequest(msgs []Message, maxTokens int, temperature float32, format any) chatWire {
+	r := chatWire{Model: c.cfg.ChatModel, Messages: msgs, ResponseFormat: format}
 	if isReasoningModel(c.cfg.ChatModel) {
-		r.MaxCompletionTokens = req.MaxTokens
+		r.MaxCompletionTokens = maxTokens
 	} else {
-		r.MaxTokens = req.MaxTokens
-		r.Temperature = req.Temperature
-		if r.Temperature == 0 {
-			// go-openai omits a zero temperature, and servers then default to 0.7–1.0.
-			r.Temperature = math.SmallestNonzeroFloat32
-		}
-	}
-	if useJSON {
-		r.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
+		r.MaxTokens = maxTokens
+		r.Temperature = &temperature // sent even when 0: servers default to 0.7–1.0
 	}
 	return r
 }
@@ -264,12 +336,14 @@ type cachedChatEntry struct {
 
 // chatKey addresses a request in the cache: model, messages and every parameter that changes
 // the answer. The base URL is left out on purpose: the same model behind another endpoint may
-// reuse answers.
-func (c *Client) chatKey(req ChatRequest) string {
-	msgs, _ := json.Marshal(req.Messages)
-	return Key("chat-v1", c.cfg.ChatModel, string(msgs),
-		strconv.Itoa(req.MaxTokens), strconv.FormatFloat(float64(req.Temperature), 'g', -1, 32),
-		strconv.FormatBool(req.JSON))
+// reuse answers. Requests without a schema keep the key they always had.
+func (c *Client) chatKey(req ChatRequest, f Format, msgs []Message, maxTokens int) string {
+	m, _ := json.Marshal(msgs)
+	temp := strconv.FormatFloat(float64(req.Temperature), 'g', -1, 32)
+	if req.Structured == nil {
+		return Key("chat-v1", c.cfg.ChatModel, string(m), strconv.Itoa(maxTokens), temp, strconv.FormatBool(req.JSON))
+	}
+	return Key("chat-v2", c.cfg.ChatModel, string(m), strconv.Itoa(maxTokens), temp, cacheForm(f), string(req.Structured.Schema))
 }
 
 func (c *Client) cachedChat(key string) (ChatResponse, bool) {
@@ -312,7 +386,13 @@ func (c *Client) storeChat(key string, r ChatResponse) {
 // dry-run estimator uses it to tell work already done from work still to pay for. An entry
 // req.Judge finds damaged is not found, as Chat would ask again.
 func (c *Client) Lookup(req ChatRequest) (ChatResponse, bool) {
-	resp, ok := c.cachedChat(c.chatKey(req))
+	f := formatFor(req, Format(c.format.Load()))
+	msgs := messagesFor(req, f)
+	maxTokens := req.MaxTokens
+	if w := c.ContextWindow(); w > 0 {
+		maxTokens, _ = fitAnswer(c.CountMessages(msgs), maxTokens, w)
+	}
+	resp, ok := c.cachedChat(c.chatKey(req, f, msgs, maxTokens))
 	if !ok || judge(req, resp).Damaged() {
 		return ChatResponse{}, false
 	}

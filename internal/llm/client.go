@@ -2,7 +2,6 @@ package llm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -16,14 +15,17 @@ import (
 // for concurrent use.
 type Client struct {
 	cfg   Config
-	api   *openai.Client
-	cache *Cache // nil when caching is off
+	http  capturingDoer
+	api   *openai.Client // embeddings, at the embedding endpoint
+	cache *Cache         // nil when caching is off
 	meter *Meter
-	lim   *limiter
+	lim   *limiter // chat requests
+	elim  *limiter // embedding requests, apart so that they never queue behind answers
 	tok   *tokenizer.Tokenizer
 
 	dims   atomic.Int64 // embedding dimension, once known
-	noJSON atomic.Bool  // the server rejected response_format; stop sending it
+	format atomic.Int32 // the most constrained Format the server has not refused
+	window atomic.Int64 // the chat model's context window, once known
 
 	sysCounter *memoCounter
 }
@@ -38,16 +40,21 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = cfg.BaseURL
-	oc.HTTPClient = capturingDoer{client: newHTTPClient(cfg.Concurrency)}
+	doer := capturingDoer{client: newHTTPClient(cfg.Concurrency + cfg.EmbeddingConcurrency)}
+	oc := openai.DefaultConfig(cfg.EmbeddingAPIKey)
+	oc.BaseURL = cfg.EmbeddingBaseURL
+	oc.HTTPClient = doer
 	c := &Client{
 		cfg:   cfg,
+		http:  doer,
 		api:   openai.NewClientWithConfig(oc),
 		meter: NewMeter(),
-		lim:   newLimiter(cfg),
+		lim:   newLimiter(cfg.Concurrency, cfg.RPM, cfg.TPM),
+		elim:  newLimiter(cfg.EmbeddingConcurrency, 0, 0),
 		tok:   tok,
 	}
+	c.format.Store(int32(cfg.Structured))
+	c.window.Store(int64(cfg.ContextWindow))
 	c.sysCounter = &memoCounter{tok: tok, max: 64}
 	if cfg.CacheDir != "" {
 		if c.cache, err = OpenCache(cfg.CacheDir); err != nil {
@@ -105,25 +112,34 @@ func stageOf(ctx context.Context, explicit, fallback string) string {
 	return fallback
 }
 
-// call runs one API request through the limiter with a per-attempt time-out, and retries it as
-// long as the failure is transient and retries remain. tokens is what the request is charged
-// against the tokens-per-minute limit.
-func (c *Client) call(ctx context.Context, stage string, tokens int, attempt func(ctx context.Context) error) error {
+// ContextWindow is the chat model's context window in tokens: configured, discovered
+// (DiscoverServer) or learnt from an overflow error; 0 while unknown.
+func (c *Client) ContextWindow() int { return int(c.window.Load()) }
+
+// permanent marks an error that must not be retried whatever its status.
+type permanent struct{ error }
+
+func (p permanent) Unwrap() error { return p.error }
+
+// call runs one API request through lim with the idle time-out, and retries it as long as the
+// failure is transient and retries remain. charge is what the request counts against the
+// tokens-per-minute limit, sent what a failed attempt is counted for (its prompt).
+func (c *Client) call(ctx context.Context, lim *limiter, stage string, charge, sent int, attempt func(ctx context.Context) error) error {
 	for n := 0; ; n++ {
-		release, err := c.lim.acquire(ctx, tokens)
+		release, err := lim.acquire(ctx, charge)
 		if err != nil {
 			return err
 		}
-		meta := &respMeta{}
-		actx, cancel := context.WithTimeout(context.WithValue(ctx, metaKey{}, meta), c.cfg.Timeout)
+		actx, cancel := context.WithCancelCause(ctx)
+		meta := &respMeta{idle: newWatchdog(c.cfg.Timeout, cancel)}
 		slow := time.AfterFunc(c.cfg.SlowRequest, func() {
-			c.warn(fmt.Errorf("%s request (attempt %d) outstanding for %s with no answer yet; it times out after %s",
+			c.warn(fmt.Errorf("%s request (attempt %d) outstanding for %s; it is given up after %s without data from the server (--llm-timeout)",
 				stage, n+1, c.cfg.SlowRequest, c.cfg.Timeout))
 		})
-		err = attempt(actx)
+		err = attempt(context.WithValue(actx, metaKey{}, meta))
 		slow.Stop()
-		timedOut := errors.Is(actx.Err(), context.DeadlineExceeded)
-		cancel()
+		idle := meta.idle.stop()
+		cancel(nil)
 		release()
 		if err == nil {
 			return nil
@@ -131,8 +147,13 @@ func (c *Client) call(ctx context.Context, stage string, tokens int, attempt fun
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if timedOut && !errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("%w (after %s)", context.DeadlineExceeded, c.cfg.Timeout)
+		c.record(ctx, stage, StageUsage{FailedTokens: sent})
+		if idle {
+			// Not sent again: a server that is still working on the abandoned request would
+			// have the same work queued twice.
+			c.record(ctx, stage, StageUsage{Failures: 1})
+			return fmt.Errorf("%w for %s (--llm-timeout); the request is not sent again: the server is overloaded or stuck, so lower --llm-concurrency or raise --llm-timeout: %w",
+				errIdle, c.cfg.Timeout, context.DeadlineExceeded)
 		}
 		if !retryable(err) || n >= c.cfg.MaxRetries || (unreachable(err) && n >= maxUnreachableRetries) {
 			c.record(ctx, stage, StageUsage{Failures: 1})
@@ -145,8 +166,10 @@ func (c *Client) call(ctx context.Context, stage string, tokens int, attempt fun
 		hint := retryAfter(meta.header, time.Now())
 		wait := c.backoff(n, hint)
 		if meta.status == 429 {
-			c.lim.cooldown(wait)
+			lim.cooldown(wait)
 		}
+		c.warn(fmt.Errorf("%s request attempt %d of %d failed, retrying in %s (%s): %w",
+			stage, n+1, c.cfg.MaxRetries+1, wait.Round(10*time.Millisecond), retryHint(err, meta.status), err))
 		if err := sleep(ctx, wait); err != nil {
 			return err
 		}

@@ -20,16 +20,17 @@ import (
 
 // Defaults applied by New to zero fields of Config.
 const (
-	DefaultBaseURL        = "https://api.openai.com/v1"
-	DefaultChatModel      = "gpt-4o-mini"
-	DefaultEmbeddingModel = "text-embedding-3-small"
-	DefaultConcurrency    = 8
-	DefaultMaxRetries     = 6
-	DefaultTimeout        = 3 * time.Minute
-	DefaultEmbeddingBatch = 64
-	DefaultRetryBaseDelay = time.Second
-	DefaultRetryMaxDelay  = time.Minute
-	DefaultSlowRequest    = 30 * time.Second
+	DefaultBaseURL              = "https://api.openai.com/v1"
+	DefaultChatModel            = "gpt-4o-mini"
+	DefaultEmbeddingModel       = "text-embedding-3-small"
+	DefaultConcurrency          = 8
+	DefaultEmbeddingConcurrency = 4
+	DefaultMaxRetries           = 6
+	DefaultTimeout              = 3 * time.Minute
+	DefaultEmbeddingBatch       = 64
+	DefaultRetryBaseDelay       = time.Second
+	DefaultRetryMaxDelay        = time.Minute
+	DefaultSlowRequest          = 30 * time.Second
 )
 
 // Config configures a Client. Zero fields take the defaults above.
@@ -39,12 +40,21 @@ type Config struct {
 	ChatModel      string
 	EmbeddingModel string
 
-	Concurrency int // requests in flight at most
-	RPM         int // requests per minute; 0 means no limit
-	TPM         int // tokens per minute (prompt estimate + max_tokens); 0 means no limit
+	// The embedding endpoint, when it is not the chat one (a zero base URL takes the chat's base
+	// URL and key).
+	EmbeddingBaseURL string
+	EmbeddingAPIKey  string `json:"-"` // never logged or serialized
 
-	MaxRetries     int           // retries after the first attempt; negative means none
-	Timeout        time.Duration // per attempt
+	Concurrency          int // chat requests in flight at most
+	EmbeddingConcurrency int // embedding requests in flight at most, apart from chat ones
+	RPM                  int // requests per minute; 0 means no limit
+	TPM                  int // tokens per minute (prompt estimate + max_tokens); 0 means no limit
+
+	MaxRetries int // retries after the first attempt; negative means none
+	// Timeout is how long an attempt may go without receiving anything from the server: no
+	// response yet, or no byte of a streamed answer. An answer still arriving is never cut
+	// off, however long it takes, and an attempt given up this way is not sent again.
+	Timeout        time.Duration
 	RetryBaseDelay time.Duration // first backoff delay, doubled each retry
 	RetryMaxDelay  time.Duration // backoff cap (Retry-After from the server may exceed it)
 	// SlowRequest is how long an attempt may be outstanding before OnWarning is told (once per
@@ -60,42 +70,66 @@ type Config struct {
 	// from the first response.
 	EmbeddingDims int
 
+	// ContextWindow is the chat model's context window in tokens; answers are capped to fit
+	// it. 0: learnt from the server where it says (DiscoverServer) or from its first overflow
+	// error.
+	ContextWindow int
+	// Structured is the most constrained structured-output format sent first (the zero value
+	// is FormatJSONSchema); the client steps down from it when the server refuses.
+	Structured Format
+
 	// OnWarning, if set, is told about problems that do not fail a call, such as a cache entry
 	// that could not be written. It must be safe for concurrent use.
 	OnWarning func(error) `json:"-"`
 }
 
-// Environment variables read by ConfigFromEnv: the same two the OpenAI SDKs read.
+// Environment variables read by ConfigFromEnv: the two the OpenAI SDKs read, and strata's own
+// for an embedding endpoint apart from the chat one.
 const (
-	EnvAPIKey  = "OPENAI_API_KEY"
-	EnvBaseURL = "OPENAI_BASE_URL"
+	EnvAPIKey           = "OPENAI_API_KEY"
+	EnvBaseURL          = "OPENAI_BASE_URL"
+	EnvEmbeddingAPIKey  = "STRATA_EMBEDDING_API_KEY"
+	EnvEmbeddingBaseURL = "STRATA_EMBEDDING_BASE_URL"
 )
 
-// ConfigFromEnv returns a Config with APIKey and BaseURL taken from OPENAI_API_KEY and
-// OPENAI_BASE_URL. Other fields are left for flags to fill.
+// ConfigFromEnv returns a Config with the endpoints and keys taken from OPENAI_API_KEY,
+// OPENAI_BASE_URL, STRATA_EMBEDDING_API_KEY and STRATA_EMBEDDING_BASE_URL. Other fields are left
+// for flags to fill.
 func ConfigFromEnv() Config {
 	return Config{
-		APIKey:  strings.TrimSpace(os.Getenv(EnvAPIKey)),
-		BaseURL: strings.TrimSpace(os.Getenv(EnvBaseURL)),
+		APIKey:           strings.TrimSpace(os.Getenv(EnvAPIKey)),
+		BaseURL:          strings.TrimSpace(os.Getenv(EnvBaseURL)),
+		EmbeddingAPIKey:  strings.TrimSpace(os.Getenv(EnvEmbeddingAPIKey)),
+		EmbeddingBaseURL: strings.TrimSpace(os.Getenv(EnvEmbeddingBaseURL)),
 	}
 }
 
-// Configured reports whether an LLM endpoint was configured at all (a key or a base URL). With
-// neither, strata runs offline.
+// Configured reports whether a chat endpoint was configured at all (a key or a base URL). With
+// neither, strata extracts and answers offline.
 func (c Config) Configured() bool { return c.APIKey != "" || c.BaseURL != "" }
+
+// EmbeddingConfigured reports whether an embedding endpoint of its own was configured.
+func (c Config) EmbeddingConfigured() bool {
+	return c.EmbeddingBaseURL != "" || c.EmbeddingAPIKey != ""
+}
 
 // String describes the configuration for logs, with the API key redacted.
 func (c Config) String() string {
-	key := "none"
-	if c.APIKey != "" {
-		key = "set"
+	set := func(key string) string {
+		if key != "" {
+			return "set"
+		}
+		return "none"
 	}
-	base := c.BaseURL
-	if u, err := url.Parse(base); err == nil {
-		base = u.Redacted() // a password in the URL is a secret too
+	redact := func(base string) string {
+		if u, err := url.Parse(base); err == nil {
+			return u.Redacted() // a password in the URL is a secret too
+		}
+		return base
 	}
-	return fmt.Sprintf("llm{base=%s chat=%s embed=%s key=%s concurrency=%d rpm=%d tpm=%d retries=%d timeout=%s cache=%q}",
-		base, c.ChatModel, c.EmbeddingModel, key, c.Concurrency, c.RPM, c.TPM, c.MaxRetries, c.Timeout, c.CacheDir)
+	return fmt.Sprintf("llm{base=%s chat=%s key=%s embed_base=%s embed=%s embed_key=%s concurrency=%d embed_concurrency=%d rpm=%d tpm=%d retries=%d idle_timeout=%s context=%d structured=%s cache=%q}",
+		redact(c.BaseURL), c.ChatModel, set(c.APIKey), redact(c.EmbeddingBaseURL), c.EmbeddingModel, set(c.EmbeddingAPIKey),
+		c.Concurrency, c.EmbeddingConcurrency, c.RPM, c.TPM, c.MaxRetries, c.Timeout, c.ContextWindow, c.Structured, c.CacheDir)
 }
 
 // withDefaults fills zero fields and normalizes the base URL.
@@ -103,14 +137,25 @@ func (c Config) withDefaults() (Config, error) {
 	if c.BaseURL == "" {
 		c.BaseURL = DefaultBaseURL
 	}
-	u, err := url.Parse(c.BaseURL)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return c, fmt.Errorf("llm base URL %q: want an absolute http(s) URL", c.BaseURL)
+	if c.EmbeddingBaseURL == "" {
+		c.EmbeddingBaseURL, c.EmbeddingAPIKey = c.BaseURL, c.APIKey
 	}
-	if u.Path == "" || u.Path == "/" {
-		u.Path = "/v1" // Ollama, vLLM and LM Studio serve the OpenAI API under /v1
+	var err error
+	if c.BaseURL, err = normalizeBaseURL(c.BaseURL); err != nil {
+		return c, err
 	}
-	c.BaseURL = strings.TrimSuffix(u.String(), "/")
+	if c.EmbeddingBaseURL, err = normalizeBaseURL(c.EmbeddingBaseURL); err != nil {
+		return c, err
+	}
+	if c.EmbeddingConcurrency <= 0 {
+		c.EmbeddingConcurrency = DefaultEmbeddingConcurrency
+	}
+	if c.Structured < FormatJSONSchema || c.Structured > FormatText {
+		return c, fmt.Errorf("llm config: unknown structured-output format %d", c.Structured)
+	}
+	if c.ContextWindow < 0 {
+		return c, errors.New("llm config: ContextWindow must not be negative")
+	}
 	if c.ChatModel == "" {
 		c.ChatModel = DefaultChatModel
 	}
@@ -148,4 +193,16 @@ func (c Config) withDefaults() (Config, error) {
 		return c, errors.New("llm config: RPM, TPM and EmbeddingDims must not be negative")
 	}
 	return c, nil
+}
+
+// normalizeBaseURL checks an endpoint and gives a URL without a path "/v1".
+func normalizeBaseURL(base string) (string, error) {
+	u, err := url.Parse(base)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return "", fmt.Errorf("llm base URL %q: want an absolute http(s) URL", base)
+	}
+	if u.Path == "" || u.Path == "/" {
+		u.Path = "/v1" // Ollama, vLLM and LM Studio serve the OpenAI API under /v1
+	}
+	return strings.TrimSuffix(u.String(), "/"), nil
 }

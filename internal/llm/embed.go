@@ -60,7 +60,7 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error)
 		return out, nil
 	}
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(c.cfg.Concurrency)
+	g.SetLimit(c.cfg.EmbeddingConcurrency)
 	for start := 0; start < len(miss); start += c.cfg.EmbeddingBatch {
 		idx := miss[start:min(start+c.cfg.EmbeddingBatch, len(miss))]
 		g.Go(func() error {
@@ -102,7 +102,7 @@ func (c *Client) embedBatch(ctx context.Context, stage string, texts []string) (
 		EncodingFormat: openai.EmbeddingEncodingFormatFloat,
 	}
 	var res openai.EmbeddingResponse
-	err := c.call(ctx, stage, tokens, func(actx context.Context) error {
+	err := c.call(ctx, c.elim, stage, tokens, tokens, func(actx context.Context) error {
 		r, err := c.api.CreateEmbeddings(actx, req)
 		if err != nil {
 			return err

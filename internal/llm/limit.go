@@ -26,16 +26,16 @@ type limiter struct {
 	until time.Time
 }
 
-func newLimiter(cfg Config) *limiter {
-	l := &limiter{sem: make(chan struct{}, cfg.Concurrency)}
+func newLimiter(concurrency, rpm, tpm int) *limiter {
+	l := &limiter{sem: make(chan struct{}, concurrency)}
 	// Buckets hold ten seconds' worth: enough to start promptly, small enough that providers
 	// enforcing their limits over windows shorter than a minute do not see a burst.
-	if cfg.RPM > 0 {
-		l.rpm = rate.NewLimiter(rate.Limit(float64(cfg.RPM)/60), max(1, cfg.RPM/6))
+	if rpm > 0 {
+		l.rpm = rate.NewLimiter(rate.Limit(float64(rpm)/60), max(1, rpm/6))
 	}
-	if cfg.TPM > 0 {
-		l.tpmBurst = max(1, cfg.TPM/6)
-		l.tpm = rate.NewLimiter(rate.Limit(float64(cfg.TPM)/60), l.tpmBurst)
+	if tpm > 0 {
+		l.tpmBurst = max(1, tpm/6)
+		l.tpm = rate.NewLimiter(rate.Limit(float64(tpm)/60), l.tpmBurst)
 	}
 	return l
 }

@@ -88,7 +88,7 @@ func TestRateLimiterGatesRequests(t *testing.T) {
 
 // TPM is charged with the estimated prompt tokens plus max_tokens, once per attempt.
 func TestTokensPerMinuteCharge(t *testing.T) {
-	c, s := fake(t, fakeopenai.Options{Seed: 5, RateLimitRate: 0.5, RetryAfter: time.Millisecond}, Config{MaxRetries: 20})
+	c, s := fake(t, fakeopenai.Options{Seed: 7, RateLimitRate: 0.5, RetryAfter: time.Millisecond}, Config{MaxRetries: 20})
 	tpm, rpm := &free{}, &free{}
 	c.lim.tpm, c.lim.tpmBurst, c.lim.rpm = tpm, 1<<30, rpm
 	req := extractRequest(t, passages(1)[0])
@@ -112,7 +112,7 @@ func TestTokensPerMinuteCharge(t *testing.T) {
 
 // A request larger than the TPM bucket is charged in bucket-sized pieces instead of failing.
 func TestLargeRequestChargedInPieces(t *testing.T) {
-	l := newLimiter(Config{Concurrency: 1, TPM: 600})
+	l := newLimiter(1, 0, 600)
 	rec := &free{}
 	l.tpm = rec
 	release, err := l.acquire(context.Background(), 250)
@@ -126,7 +126,7 @@ func TestLargeRequestChargedInPieces(t *testing.T) {
 }
 
 func TestRealLimiterAdmitsWithinBurst(t *testing.T) {
-	l := newLimiter(Config{Concurrency: 4, RPM: 600, TPM: 60000})
+	l := newLimiter(4, 600, 60000)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	for range 10 { // burst of RPM/6 = 100 requests and TPM/6 = 10000 tokens
@@ -171,7 +171,7 @@ func TestConcurrencyBound(t *testing.T) {
 }
 
 func TestAcquireHonoursContext(t *testing.T) {
-	l := newLimiter(Config{Concurrency: 1})
+	l := newLimiter(1, 0, 0)
 	release, err := l.acquire(context.Background(), 1)
 	if err != nil {
 		t.Fatal(err)

@@ -40,7 +40,9 @@ func statusOf(err error) int {
 // dropped connections and garbled bodies are; client errors (bad request, auth, unknown model)
 // and exhausted quotas are not.
 func retryable(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) {
+	var p permanent
+	var o *ContextOverflowError
+	if err == nil || errors.Is(err, context.Canceled) || errors.As(err, &p) || errors.As(err, &o) {
 		return false
 	}
 	if status := statusOf(err); status != 0 {
@@ -122,4 +124,19 @@ func (c *Client) backoff(attempt int, hint time.Duration) time.Duration {
 		d = min(c.cfg.RetryBaseDelay<<attempt, c.cfg.RetryMaxDelay)
 	}
 	return d/2 + time.Duration(rand.Float64()*float64(d/2))
+}
+
+// retryHint says what a user can change when attempts keep failing this way.
+func retryHint(err error, status int) string {
+	switch {
+	case status == http.StatusTooManyRequests:
+		return "rate limited: lower --llm-concurrency or set --llm-rpm/--llm-tpm"
+	case status >= 500:
+		return "server error: see the server's log"
+	case unreachable(err):
+		return "no server at the address: check OPENAI_BASE_URL"
+	case errors.Is(err, errEmptyResponse):
+		return "empty answer: the server may be overloaded"
+	}
+	return "connection trouble"
 }

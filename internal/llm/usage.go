@@ -62,6 +62,11 @@ type StageUsage struct {
 	SavedTokens      int `json:"saved_tokens"`
 	Retries          int `json:"retries"`
 	Failures         int `json:"failures"`
+	// FailedTokens estimates what attempts that failed were sent and had received when they
+	// failed (prompt and partial answer): work a paid API may bill although no answer came.
+	FailedTokens int `json:"failed_tokens"`
+	// Truncated counts answers cut at their token cap.
+	Truncated int `json:"truncated"`
 	// Answers the caller's parser could read only in part (Salvaged) or not at all (Unreadable),
 	// and the records or findings lost in them (DroppedRecords); see ChatRequest.Judge. Neither
 	// kind of answer is cached.
@@ -83,6 +88,8 @@ func (s *StageUsage) add(o StageUsage) {
 	s.SavedTokens += o.SavedTokens
 	s.Retries += o.Retries
 	s.Failures += o.Failures
+	s.FailedTokens += o.FailedTokens
+	s.Truncated += o.Truncated
 	s.Salvaged += o.Salvaged
 	s.Unreadable += o.Unreadable
 	s.DroppedRecords += o.DroppedRecords

@@ -244,20 +244,20 @@ func TestFaultsDoNotChangeResults(t *testing.T) {
 	want := extractAll(t, NewLLM(clean, opts), texts)
 
 	faulty, s := fakeClient(t, fakeopenai.Options{
-		Seed: 42, RateLimitRate: 0.1, ServerErrorRate: 0.1, TimeoutRate: 0.1, RetryAfter: time.Millisecond,
-	}, llm.Config{Concurrency: 4, Timeout: 1500 * time.Millisecond, MaxRetries: 10})
+		Seed: 42, RateLimitRate: 0.15, ServerErrorRate: 0.15, RetryAfter: time.Millisecond,
+	}, llm.Config{Concurrency: 4, MaxRetries: 10})
 	got := extractAll(t, NewLLM(faulty, opts), texts)
 	if !reflect.DeepEqual(got, want) {
 		t.Error("results with injected faults differ from the fault-free run")
 	}
 	n := s.Counts()
-	faults := n.RateLimited + n.ServerErrors + n.Timeouts
-	// Every fault is retried. On a loaded machine a real answer can also outlast the client's
-	// timeout and be retried, so there may be more retries than injected faults, never fewer.
-	if retries := faulty.Stats().Total.Retries; faults == 0 || retries < faults {
+	faults := n.RateLimited + n.ServerErrors
+	// Every fault is retried. (A server that stops answering is not: see the llm package's
+	// idle time-out.)
+	if retries := faulty.Stats().Total.Retries; faults == 0 || retries != faults {
 		t.Errorf("%d faults injected, %d retries", faults, retries)
 	}
-	t.Logf("%d requests, %d faults (%d 429, %d 500, %d time-outs), %d answers", n.Requests, faults, n.RateLimited, n.ServerErrors, n.Timeouts, n.Chat)
+	t.Logf("%d requests, %d faults (%d 429, %d 500), %d answers", n.Requests, faults, n.RateLimited, n.ServerErrors, n.Chat)
 }
 
 func TestCachedRerunMakesNoCalls(t *testing.T) {

@@ -3,9 +3,11 @@ package fakeopenai
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stratarag/strata/prompts"
 )
@@ -20,6 +22,31 @@ type chatRequest struct {
 	Messages            []chatMessage `json:"messages"`
 	MaxTokens           int           `json:"max_tokens"`
 	MaxCompletionTokens int           `json:"max_completion_tokens"`
+	Stream              bool          `json:"stream"`
+	StreamOptions       struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	ResponseFormat *struct {
+		Type       string          `json:"type"`
+		Schema     json.RawMessage `json:"schema"`
+		JSONSchema *struct {
+			Schema json.RawMessage `json:"schema"`
+		} `json:"json_schema"`
+	} `json:"response_format"`
+}
+
+// schema returns the JSON schema the request asks the answer to follow, in either of the two
+// shapes servers take, or nil.
+func (r chatRequest) schema() json.RawMessage {
+	switch {
+	case r.ResponseFormat == nil:
+		return nil
+	case r.ResponseFormat.Type == "json_schema" && r.ResponseFormat.JSONSchema != nil:
+		return r.ResponseFormat.JSONSchema.Schema
+	case r.ResponseFormat.Type == "json_object":
+		return r.ResponseFormat.Schema
+	}
+	return nil
 }
 
 // Chat framing overhead per message and per reply, as the client estimates it.
@@ -34,7 +61,11 @@ func (s *Server) chat(w http.ResponseWriter, body []byte) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid chat request")
 		return
 	}
-	task, answer, records := s.answer(req.Messages)
+	if f := req.ResponseFormat; f != nil && s.opts.RefuseFormats[formatName(req)] {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "unsupported response_format type "+f.Type+" (fake)")
+		return
+	}
+	task, answer, records := s.answer(req.Messages, req.schema() != nil)
 	broken := 0
 	key := sha256.Sum256(body)
 	unreadable := s.opts.UnreadableRate > 0 && s.draw([]byte("unreadable"), key[:]) < s.opts.UnreadableRate
@@ -76,6 +107,10 @@ func (s *Server) chat(w http.ResponseWriter, body []byte) {
 			c.Unreadable++
 		}
 	})
+	if req.Stream {
+		s.stream(w, req, answer, finish, usage{prompt, completion, prompt + completion})
+		return
+	}
 	writeJSON(w, map[string]any{
 		"id":      "chatcmpl-fake",
 		"object":  "chat.completion",
@@ -105,7 +140,11 @@ func (s *Server) truncate(answer string, limit int) (string, bool) {
 
 // answer dispatches on the prompt's task. It returns the task, the answer and, for tuple
 // answers, the number of records in it.
-func (s *Server) answer(msgs []chatMessage) (task, answer string, records int) {
+func (s *Server) answer(msgs []chatMessage, asJSON bool) (task, answer string, records int) {
+	format := prompts.FormatRecords
+	if asJSON {
+		format = recordsJSON
+	}
 	var system, firstUser, lastUser string
 	for _, m := range msgs {
 		switch m.Role {
@@ -133,11 +172,11 @@ func (s *Server) answer(msgs []chatMessage) (task, answer string, records int) {
 		if task == prompts.TaskEntities {
 			rels = nil
 		}
-		return task, prompts.FormatRecords(ents, rels), len(ents) + len(rels)
+		return task, format(ents, rels), len(ents) + len(rels)
 	case prompts.TaskRelations:
 		passage, _ := prompts.Unfence(firstUser, prompts.PassageLabel)
 		rels := relationsAmong(passage, listedEntities(firstUser))
-		return task, prompts.FormatRecords(nil, rels), len(rels)
+		return task, format(nil, rels), len(rels)
 	case prompts.TaskSummarize:
 		return task, summarizeAnswer(system, firstUser), 0
 	case prompts.TaskAnswer:
@@ -155,10 +194,76 @@ func (s *Server) answer(msgs []chatMessage) (task, answer string, records int) {
 	case prompts.TaskSummaryEntity:
 		text, _ := prompts.Unfence(firstUser, prompts.ClusterLabel)
 		ents, rels := summaryEntities(text)
-		return task, prompts.FormatRecords(ents, rels), len(ents) + len(rels)
+		return task, format(ents, rels), len(ents) + len(rels)
 	}
 	if task == "" {
 		task = "unknown"
 	}
 	return task, "OK.", 0
+}
+
+// formatName names the structured-output form of req as Options.RefuseFormats does.
+func formatName(req chatRequest) string {
+	switch {
+	case req.ResponseFormat == nil:
+		return ""
+	case req.ResponseFormat.Type == "json_object" && len(req.ResponseFormat.Schema) > 0:
+		return "json_object+schema"
+	}
+	return req.ResponseFormat.Type
+}
+
+// stream writes the answer as server-sent events, a few words per event, as OpenAI-compatible
+// servers do with "stream": true; usage comes in a last event when the request asked for it.
+func (s *Server) stream(w http.ResponseWriter, req chatRequest, answer, finish string, u usage) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	event := func(v any) {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+	}
+	chunk := func(delta map[string]any, finish any) map[string]any {
+		return map[string]any{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "model": req.Model,
+			"choices": []map[string]any{{"index": 0, "delta": delta, "finish_reason": finish}}}
+	}
+	event(chunk(map[string]any{"role": "assistant", "content": ""}, nil))
+	for len(answer) > 0 {
+		n := min(len(answer), 24)
+		for n < len(answer) && !utf8.RuneStart(answer[n]) {
+			n++
+		}
+		event(chunk(map[string]any{"content": answer[:n]}, nil))
+		answer = answer[n:]
+	}
+	event(chunk(map[string]any{}, finish))
+	if req.StreamOptions.IncludeUsage {
+		event(map[string]any{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "choices": []any{}, "usage": u})
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// recordsJSON writes records as the JSON object the extraction schema asks for.
+func recordsJSON(entities []prompts.EntityRecord, relations []prompts.RelationshipRecord) string {
+	type entity struct {
+		Name        string `json:"name"`
+		Type        string `json:"type"`
+		Description string `json:"description"`
+	}
+	type relationship struct {
+		Source      string  `json:"source"`
+		Target      string  `json:"target"`
+		Description string  `json:"description"`
+		Strength    float64 `json:"strength"`
+	}
+	out := struct {
+		Entities      []entity       `json:"entities"`
+		Relationships []relationship `json:"relationships"`
+	}{Entities: []entity{}, Relationships: []relationship{}}
+	for _, e := range entities {
+		out.Entities = append(out.Entities, entity{e.Name, e.Type, e.Description})
+	}
+	for _, r := range relations {
+		out.Relationships = append(out.Relationships, relationship{r.Source, r.Target, r.Description, r.Strength})
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
 }

@@ -52,6 +52,10 @@ type Options struct {
 	RetryAfter time.Duration
 	// Hang bounds how long a time-out fault holds the request. Default one minute.
 	Hang time.Duration
+	// RefuseFormats lists the structured-output forms answered with 400, as servers that do not
+	// know them do: "json_schema", "json_object+schema" (json_object with a schema beside it),
+	// "json_object".
+	RefuseFormats map[string]bool
 	// EmbeddingDims is the length of embedding vectors unless the request asks for dimensions.
 	// Default 64.
 	EmbeddingDims int
