@@ -9,8 +9,8 @@ import (
 // archSummarizer describes attributed communities (ingest --arch) with the model when there is
 // one.
 func (m *models) archSummarizer(tok *tokenizer.Tokenizer) arch.Summarizer {
-	if m.client == nil {
+	if m.chat == nil {
 		return arch.Extractive{}
 	}
-	return &arch.LLM{Chat: m.client, Prompts: prompts.New(), Tokenizer: tok}
+	return &arch.LLM{Chat: m.chat, Prompts: prompts.New(), Tokenizer: tok}
 }

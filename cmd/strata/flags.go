@@ -1,9 +1,9 @@
 package main
 
 import (
-	"time"
-
 	"github.com/urfave/cli/v2"
+
+	"github.com/stratarag/strata/internal/llm"
 )
 
 // Flag names shared by several commands.
@@ -21,6 +21,10 @@ const (
 	flagLLMRPM         = "llm-rpm"
 	flagLLMTPM         = "llm-tpm"
 	flagLLMTimeout     = "llm-timeout"
+	flagLLMContext     = "llm-context"
+	flagLLMStructured  = "llm-structured"
+	flagEmbeddingURL   = "embedding-base-url"
+	flagEmbeddingConc  = "embedding-concurrency"
 	flagCacheDir       = "cache-dir"
 	flagNoCache        = "no-cache"
 	flagExtractMode    = "extract-mode"
@@ -48,21 +52,29 @@ func backendFlags() []cli.Flag {
 func modelFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: flagOffline, EnvVars: []string{"STRATA_OFFLINE"}, Category: "Models",
-			Usage: "use the offline extractor and embedder even if an LLM is configured"},
+			Usage: "no chat model: offline extraction, no answers; embeddings offline too unless --embedding-base-url is set"},
 		&cli.StringFlag{Name: flagLLMModel, Value: "gpt-4o-mini", EnvVars: []string{"STRATA_LLM_MODEL"}, Category: "Models",
 			Usage: "chat model of the OpenAI-compatible API (OPENAI_API_KEY, OPENAI_BASE_URL)"},
 		&cli.StringFlag{Name: flagEmbeddingModel, Value: "text-embedding-3-small", EnvVars: []string{"STRATA_EMBEDDING_MODEL"}, Category: "Models",
-			Usage: "embedding model of the OpenAI-compatible API"},
+			Usage: "embedding model of the API, or \"offline\" for the hashing embedder with any extractor"},
+		&cli.StringFlag{Name: flagEmbeddingURL, EnvVars: []string{llm.EnvEmbeddingBaseURL}, Category: "Models",
+			Usage: "embedding endpoint when it is not the chat one (key: " + llm.EnvEmbeddingAPIKey + "); works with --offline extraction"},
+		&cli.IntFlag{Name: flagEmbeddingConc, Value: llm.DefaultEmbeddingConcurrency, EnvVars: []string{"STRATA_EMBEDDING_CONCURRENCY"}, Category: "Models",
+			Usage: "embedding requests in flight at most, apart from chat requests"},
 		&cli.IntFlag{Name: flagEmbeddingDims, Category: "Models",
 			Usage: "request this many embedding dimensions (text-embedding-3 models); 0 = the model's own"},
-		&cli.IntFlag{Name: flagLLMConcurrency, Value: 8, EnvVars: []string{"STRATA_LLM_CONCURRENCY"}, Category: "Models",
-			Usage: "LLM requests in flight at most"},
+		&cli.IntFlag{Name: flagLLMConcurrency, Value: llm.DefaultConcurrency, EnvVars: []string{"STRATA_LLM_CONCURRENCY"}, Category: "Models",
+			Usage: "chat requests in flight at most (default: the server's slots where it says, llama.cpp; else 8)"},
 		&cli.IntFlag{Name: flagLLMRPM, EnvVars: []string{"STRATA_LLM_RPM"}, Category: "Models",
 			Usage: "requests per minute limit (0 = none)"},
 		&cli.IntFlag{Name: flagLLMTPM, EnvVars: []string{"STRATA_LLM_TPM"}, Category: "Models",
 			Usage: "tokens per minute limit (0 = none)"},
-		&cli.DurationFlag{Name: flagLLMTimeout, Value: 3 * time.Minute, Category: "Models",
-			Usage: "timeout of one LLM request attempt (retried on expiry)"},
+		&cli.DurationFlag{Name: flagLLMTimeout, Value: llm.DefaultTimeout, EnvVars: []string{"STRATA_LLM_TIMEOUT"}, Category: "Models",
+			Usage: "give a request up after this long without data from the server (an answer still arriving is never cut off; a request given up is not sent again)"},
+		&cli.IntFlag{Name: flagLLMContext, EnvVars: []string{"STRATA_LLM_CONTEXT"}, Category: "Models",
+			Usage: "the chat model's context window in tokens; answers and query budgets are fitted to it (default: the server's where it says, llama.cpp /props)"},
+		&cli.StringFlag{Name: flagLLMStructured, Value: "auto", EnvVars: []string{"STRATA_LLM_STRUCTURED"}, Category: "Models",
+			Usage: "structured output: auto (JSON schema, stepping down to what the server accepts), json-schema, json-object-schema, json-object or text"},
 		&cli.StringFlag{Name: flagCacheDir, EnvVars: []string{"STRATA_CACHE_DIR"}, Category: "Models",
 			Usage: "LLM response cache (default: <data-dir>/llm-cache); re-runs and resumed runs reuse it"},
 		&cli.BoolFlag{Name: flagNoCache, Category: "Models", Usage: "do not read or write the LLM response cache"},

@@ -54,6 +54,7 @@ func serveAPI(t *testing.T, h http.Handler) {
 	t.Cleanup(srv.Close)
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
 	t.Setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+	t.Setenv("STRATA_EMBEDDING_BASE_URL", "")
 	t.Setenv("NEO4J_URI", "")
 	t.Setenv("STRATA_OFFLINE", "")
 }

@@ -23,6 +23,7 @@ func strata(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("OPENAI_BASE_URL", "")
+	t.Setenv("STRATA_EMBEDDING_BASE_URL", "")
 	t.Setenv("NEO4J_URI", "")
 	return runCLI(t, args...)
 }

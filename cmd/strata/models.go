@@ -22,39 +22,93 @@ import (
 	"github.com/stratarag/strata/retrieval/answer"
 )
 
-// models are the model-backed parts of a run: an OpenAI-compatible API when one is configured,
-// the offline stand-ins otherwise.
+// models are the model-backed parts of a run: an OpenAI-compatible API for chat and for
+// embeddings where configured, the offline stand-ins otherwise. Any extractor goes with any
+// embedder.
 type models struct {
-	client     *llm.Client // nil offline
+	client     *llm.Client // every API call goes through it; nil when nothing is
+	chat       *llm.Client // nil without a chat model (offline extraction, no answers)
 	extractor  extract.Extractor
 	embedder   embedding.Embedder
-	answerer   retrieval.Answerer // nil offline
-	mapper     retrieval.Mapper   // global search's map step; nil offline
-	summarizer resolve.Summarizer // nil offline
+	answerer   retrieval.Answerer // nil without a chat model
+	mapper     retrieval.Mapper   // global search's map step; nil without a chat model
+	summarizer resolve.Summarizer // nil without a chat model
 }
 
 // offlineDims is the dimension of the offline embedder's vectors.
 const offlineDims = 384
 
-// setupModels picks the offline path (with --offline, or when neither OPENAI_API_KEY nor
-// OPENAI_BASE_URL is set, saying so once) or builds the LLM client from flags and environment.
-// No request is made here.
+// offlineEmbeddingModel is the --embedding-model value that picks the hashing embedder.
+const offlineEmbeddingModel = "offline"
+
+// setupModels picks the chat side (the API when OPENAI_API_KEY or OPENAI_BASE_URL is set and
+// --offline is not, else the offline extractor and no answers, saying so once) and the
+// embedding side (the API at --embedding-base-url, else at the chat endpoint when there is
+// one, else the hashing embedder; --embedding-model offline forces the latter). A flag the
+// choice leaves unused is warned about. The only request made here is the probe of a local
+// server's context window and slots.
 func setupModels(c *cli.Context, log zerolog.Logger) (*models, error) {
 	cfg := llm.ConfigFromEnv()
-	if c.Bool(flagOffline) || !cfg.Configured() {
-		if c.Bool(flagOffline) {
-			log.Info().Msg("offline mode (--offline): proper-noun extractor and hashing embedder; no answers are generated")
-		} else {
-			log.Warn().Msg("no OPENAI_API_KEY or OPENAI_BASE_URL set: running offline with the proper-noun extractor and hashing embedder (lower quality); no answers are generated")
+	if v := c.String(flagEmbeddingURL); v != "" {
+		cfg.EmbeddingBaseURL = v
+	}
+	useChat := !c.Bool(flagOffline) && cfg.Configured()
+	embedModel := c.String(flagEmbeddingModel)
+	useEmbedAPI := embedModel != offlineEmbeddingModel && embedModel != embedding.OfflineModel &&
+		(useChat || cfg.EmbeddingConfigured())
+	switch {
+	case c.Bool(flagOffline):
+		log.Info().Msg("offline mode (--offline): proper-noun extractor, no answers are generated")
+	case !useChat:
+		log.Warn().Msg("no OPENAI_API_KEY or OPENAI_BASE_URL set: extracting offline with the proper-noun extractor (lower quality); no answers are generated")
+	}
+	if !useChat {
+		for _, f := range []string{flagLLMModel, flagLLMContext, flagLLMStructured, flagLLMConcurrency, flagLLMRPM, flagLLMTPM, flagExtractMode, flagGleaning} {
+			if c.IsSet(f) {
+				log.Warn().Str("flag", "--"+f).Msg("ignored: no chat model is used (--offline, or no OPENAI_API_KEY / OPENAI_BASE_URL)")
+			}
 		}
-		return &models{extractor: extract.NewOffline(), embedder: embedding.NewOffline(offlineDims)}, nil
+	}
+	if !useEmbedAPI {
+		log.Info().Msg("hashing embedder (lexical, no model)")
+		for _, f := range []string{flagEmbeddingURL, flagEmbeddingDims, flagEmbeddingConc} {
+			if c.IsSet(f) {
+				log.Warn().Str("flag", "--"+f).Msg("ignored: the hashing embedder is used")
+			}
+		}
+		if c.IsSet(flagEmbeddingModel) && embedModel != offlineEmbeddingModel && embedModel != embedding.OfflineModel {
+			log.Warn().Str("flag", "--"+flagEmbeddingModel).Msg("ignored: no embedding endpoint (set --embedding-base-url or OPENAI_BASE_URL without --offline)")
+		}
+	}
+	m := &models{extractor: extract.NewOffline(), embedder: embedding.NewOffline(offlineDims)}
+	if !useChat && !useEmbedAPI {
+		return m, nil
+	}
+	if !useChat {
+		// Embeddings only: the endpoint is the embedding one, and no chat request is made.
+		cfg.BaseURL, cfg.APIKey = cfg.EmbeddingBaseURL, cfg.EmbeddingAPIKey
+	}
+	if useChat && !useEmbedAPI {
+		cfg.EmbeddingBaseURL, cfg.EmbeddingAPIKey = "", ""
 	}
 	cfg.ChatModel = c.String(flagLLMModel)
-	cfg.EmbeddingModel = c.String(flagEmbeddingModel)
+	cfg.EmbeddingModel = embedModel
 	cfg.EmbeddingDims = c.Int(flagEmbeddingDims)
 	cfg.Concurrency = c.Int(flagLLMConcurrency)
+	cfg.EmbeddingConcurrency = c.Int(flagEmbeddingConc)
 	cfg.RPM, cfg.TPM = c.Int(flagLLMRPM), c.Int(flagLLMTPM)
 	cfg.Timeout = c.Duration(flagLLMTimeout)
+	cfg.ContextWindow = c.Int(flagLLMContext)
+	var err error
+	if cfg.Structured, err = llm.ParseFormat(c.String(flagLLMStructured)); err != nil {
+		return nil, usageError{fmt.Errorf("--%s: %w", flagLLMStructured, err)}
+	}
+	if cfg.ContextWindow < 0 || cfg.Concurrency < 1 || cfg.EmbeddingConcurrency < 1 {
+		return nil, usageError{fmt.Errorf("--%s must not be negative, --%s and --%s at least 1", flagLLMContext, flagLLMConcurrency, flagEmbeddingConc)}
+	}
+	if useChat {
+		probeServer(c, &cfg, log)
+	}
 	if !c.Bool(flagNoCache) {
 		cfg.CacheDir = c.String(flagCacheDir)
 		if cfg.CacheDir == "" {
@@ -67,7 +121,13 @@ func setupModels(c *cli.Context, log zerolog.Logger) (*models, error) {
 		return nil, usageError{err}
 	}
 	log.Info().Str("llm", client.Config().String()).Msg("using an OpenAI-compatible API")
-
+	m.client = client
+	if useEmbedAPI {
+		m.embedder = client
+	}
+	if !useChat {
+		return m, nil
+	}
 	extOpt, err := extractionOptions(c)
 	if err != nil {
 		return nil, err
@@ -76,14 +136,30 @@ func setupModels(c *cli.Context, log zerolog.Logger) (*models, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &models{
-		client:     client,
-		extractor:  extract.NewLLM(client, extOpt),
-		embedder:   client,
-		answerer:   answer.New(client, answer.Options{}),
-		mapper:     keyPointsMapper{chat: client, prompts: prompts.New()},
-		summarizer: summarizer,
-	}, nil
+	m.chat = client
+	m.extractor = extract.NewLLM(client, extOpt)
+	m.answerer = answer.New(client, answer.Options{})
+	m.mapper = keyPointsMapper{chat: client, prompts: prompts.New()}
+	m.summarizer = summarizer
+	return m, nil
+}
+
+// probeServer fills the context window and the concurrency from what a local server says of
+// itself, where the flags leave them unset.
+func probeServer(c *cli.Context, cfg *llm.Config, log zerolog.Logger) {
+	info, err := llm.Probe(c.Context, cfg.BaseURL, cfg.APIKey)
+	if err != nil {
+		log.Warn().Err(err).Msg("llm server probe")
+		return
+	}
+	if cfg.ContextWindow == 0 && info.ContextWindow > 0 {
+		cfg.ContextWindow = info.ContextWindow
+		log.Info().Int("context_window", info.ContextWindow).Msg("the server's context window (set --llm-context to override)")
+	}
+	if !c.IsSet(flagLLMConcurrency) && info.Slots > 0 {
+		cfg.Concurrency = info.Slots
+		log.Info().Int("concurrency", info.Slots).Msg("chat requests in flight matched to the server's slots (set --llm-concurrency to override)")
+	}
 }
 
 // extractionOptions parses --extract-mode and --gleaning. ingest checks them before anything
@@ -104,10 +180,11 @@ func extractionOptions(c *cli.Context) (extract.LLMOptions, error) {
 // prepareEmbedder learns the embedding dimension (one cached probe call) so that the store's
 // model check and vector indexes know it before the first write.
 func (m *models) prepareEmbedder(ctx context.Context) error {
-	if m.client == nil {
+	api, ok := m.embedder.(*llm.Client)
+	if !ok {
 		return nil
 	}
-	if _, err := m.client.DiscoverDimensions(ctx); err != nil {
+	if _, err := api.DiscoverDimensions(ctx); err != nil {
 		return fmt.Errorf("embedding model: %w", err)
 	}
 	return nil
@@ -115,10 +192,10 @@ func (m *models) prepareEmbedder(ctx context.Context) error {
 
 // reporter writes community reports with the model when there is one.
 func (m *models) reporter(tok *tokenizer.Tokenizer, log zerolog.Logger) pipeline.Reporter {
-	if m.client == nil {
+	if m.chat == nil {
 		return &reports.Extractive{Embedder: m.embedder}
 	}
-	return &reports.LLM{Chat: m.client, Prompts: prompts.New(), Embedder: m.embedder, Tokenizer: tok, Log: log}
+	return &reports.LLM{Chat: m.chat, Prompts: prompts.New(), Embedder: m.embedder, Tokenizer: tok, Log: log}
 }
 
 // keyPointsMapper runs global search's map step with the model.
@@ -133,19 +210,19 @@ func (k keyPointsMapper) KeyPoints(ctx context.Context, question, reportsText st
 
 // layerSummarizer writes summary entities with the model when there is one.
 func (m *models) layerSummarizer(tok *tokenizer.Tokenizer) layers.Summarizer {
-	if m.client == nil {
+	if m.chat == nil {
 		return layers.Extractive{}
 	}
-	return &layers.LLM{Chat: m.client, Prompts: prompts.New(), Tokenizer: tok}
+	return &layers.LLM{Chat: m.chat, Prompts: prompts.New(), Tokenizer: tok}
 }
 
 // relationDescriber describes the aggregation's inter-summary relations with the model when
 // there is one.
 func (m *models) relationDescriber() layers.RelationDescriber {
-	if m.client == nil {
+	if m.chat == nil {
 		return layers.ExtractiveRelations{}
 	}
-	return &layers.LLMRelations{Chat: m.client, Prompts: prompts.New()}
+	return &layers.LLMRelations{Chat: m.chat, Prompts: prompts.New()}
 }
 
 // usage is the usage object of the query and ingest outputs: the totals of everything the

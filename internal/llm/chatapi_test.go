@@ -304,3 +304,19 @@ func TestRetriesAreLogged(t *testing.T) {
 		t.Errorf("usage %+v", st)
 	}
 }
+
+func TestProbeReadsLlamaCppProps(t *testing.T) {
+	var r recorded
+	url := r.start(t, func(w http.ResponseWriter, _ int, _ map[string]any) {
+		io.WriteString(w, `{"default_generation_settings":{"n_ctx":4096,"temperature":0.8},"total_slots":2,"model_path":"m.gguf"}`)
+	})
+	info, err := Probe(context.Background(), url+"/v1", "")
+	if err != nil || info != (ServerInfo{ContextWindow: 4096, Slots: 2}) {
+		t.Errorf("Probe = %+v, %v", info, err)
+	}
+	srv, _, _ := fakeopenai.Start(fakeopenai.Options{})
+	defer srv.Close()
+	if info, err := Probe(context.Background(), srv.URL+"/v1", ""); err != nil || info != (ServerInfo{}) {
+		t.Errorf("a server without /props: %+v, %v", info, err)
+	}
+}

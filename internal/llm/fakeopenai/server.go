@@ -63,7 +63,7 @@ type Options struct {
 
 // Counts says what the server has seen.
 type Counts struct {
-	Requests     int // every HTTP request
+	Requests     int // every API request (POST)
 	Chat         int // chat completions answered with 200
 	Embeddings   int // embeddings requests answered with 200
 	EmbedInputs  int // texts embedded
@@ -144,6 +144,12 @@ func (s *Server) count(f func(c *Counts)) {
 // ServeHTTP implements http.Handler for POST /v1/chat/completions and /v1/embeddings (any
 // prefix before them is accepted).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet {
+		// What a client asks of a server's self-description (llama.cpp's /props) is not an
+		// API request: answered as a server without it does, and not counted.
+		writeError(w, http.StatusNotFound, "invalid_request_error", "unknown endpoint "+r.URL.Path)
+		return
+	}
 	s.count(func(c *Counts) { c.Requests++ })
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
