@@ -17,6 +17,9 @@ const (
 type ExtractInput struct {
 	Text        string   // the chunk text
 	EntityTypes []string // allowed entity types; must not be empty
+	// JSON asks for the records as one JSON object (ExtractionSchema) instead of delimited
+	// lines, for servers that enforce a schema.
+	JSON bool
 }
 
 type extractData struct {
@@ -25,6 +28,7 @@ type extractData struct {
 	Entities      []EntityRecord
 	WantEntities  bool
 	WantRelations bool
+	JSON          bool
 }
 
 func newExtractData(in ExtractInput, entities, relations bool) (extractData, error) {
@@ -36,6 +40,7 @@ func newExtractData(in ExtractInput, entities, relations bool) (extractData, err
 		EntityTypes:   in.EntityTypes,
 		WantEntities:  entities,
 		WantRelations: relations,
+		JSON:          in.JSON,
 	}, nil
 }
 

@@ -25,5 +25,6 @@ func (s *Set) SummaryEntities(clusterText string, types []string) (Prompt, error
 		Cluster                     fenced
 		Types                       []string
 		WantEntities, WantRelations bool
-	}{fence(ClusterLabel, clusterText), types, true, true})
+		JSON                        bool
+	}{fence(ClusterLabel, clusterText), types, true, true, false})
 }

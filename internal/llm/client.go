@@ -116,6 +116,10 @@ func stageOf(ctx context.Context, explicit, fallback string) string {
 // (DiscoverServer) or learnt from an overflow error; 0 while unknown.
 func (c *Client) ContextWindow() int { return int(c.window.Load()) }
 
+// Format is the most constrained structured-output format the client sends now: the
+// configured one, or a lower one the server's refusals led to.
+func (c *Client) Format() Format { return Format(c.format.Load()) }
+
 // permanent marks an error that must not be retried whatever its status.
 type permanent struct{ error }
 

@@ -67,7 +67,9 @@ func Report(ctx context.Context, chat llm.Chatter, ps *prompts.Set, communityTex
 	if err != nil {
 		return prompts.Report{}, err
 	}
-	req := llm.ChatRequest{Stage: llm.StageReport, Messages: promptMessages(p), MaxTokens: ReportMaxTokens, JSON: true, Judge: judgeReport}
+	msgs := promptMessages(p)
+	req := llm.ChatRequest{Stage: llm.StageReport, Messages: msgs, MaxTokens: ReportMaxTokens, JSON: true, Judge: judgeReport,
+		Structured: &llm.Structured{Name: "community_report", Schema: prompts.ReportSchema(), Messages: msgs}}
 	r, err := askTwice(ctx, chat, req, func(answer string) (prompts.Report, error) {
 		r, _, err := prompts.ParseReport(answer)
 		return r, err
@@ -86,7 +88,9 @@ func KeyPoints(ctx context.Context, chat llm.Chatter, ps *prompts.Set, question,
 	if err != nil {
 		return nil, err
 	}
-	req := llm.ChatRequest{Stage: llm.StageMap, Messages: promptMessages(p), MaxTokens: KeyPointsMaxTokens, JSON: true, Judge: judgePoints}
+	msgs := promptMessages(p)
+	req := llm.ChatRequest{Stage: llm.StageMap, Messages: msgs, MaxTokens: KeyPointsMaxTokens, JSON: true, Judge: judgePoints,
+		Structured: &llm.Structured{Name: "key_points", Schema: prompts.PointsSchema(), Messages: msgs}}
 	points, err := askTwice(ctx, chat, req, func(answer string) ([]prompts.Point, error) {
 		points, _, err := prompts.ParsePoints(answer)
 		return points, err

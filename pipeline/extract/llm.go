@@ -110,7 +110,7 @@ func (x *LLM) Extract(ctx context.Context, text string) (Result, error) {
 	var m merger
 	switch x.opts.Mode {
 	case ModeCombined:
-		p, err := x.prompts.Combined(in)
+		p, err := x.task(in, true, true, x.prompts.Combined)
 		if err != nil {
 			return Result{}, err
 		}
@@ -118,7 +118,7 @@ func (x *LLM) Extract(ctx context.Context, text string) (Result, error) {
 			return Result{}, err
 		}
 	case ModeTwoPass:
-		p, err := x.prompts.Entities(in)
+		p, err := x.task(in, true, false, x.prompts.Entities)
 		if err != nil {
 			return Result{}, err
 		}
@@ -129,7 +129,8 @@ func (x *LLM) Extract(ctx context.Context, text string) (Result, error) {
 		m.dropped = ents.dropped
 		m.addEntities(ents.entities)
 		if len(m.entities) > 0 {
-			p, err := x.prompts.Relations(in, m.records())
+			found := m.records()
+			p, err := x.task(in, false, true, func(in prompts.ExtractInput) (prompts.Prompt, error) { return x.prompts.Relations(in, found) })
 			if err != nil {
 				return Result{}, err
 			}
@@ -146,10 +147,39 @@ func (x *LLM) Extract(ctx context.Context, text string) (Result, error) {
 	return m.result(), nil
 }
 
+// structuredPrompt is an extraction prompt in its two forms: delimited records, and JSON
+// following a schema for servers that enforce one. One parser (prompts.ParseRecords) reads both.
+type structuredPrompt struct {
+	text, json prompts.Prompt
+	schema     []byte
+}
+
+// task renders an extraction prompt in both forms.
+func (x *LLM) task(in prompts.ExtractInput, entities, relations bool, render func(prompts.ExtractInput) (prompts.Prompt, error)) (structuredPrompt, error) {
+	text, err := render(in)
+	if err != nil {
+		return structuredPrompt{}, err
+	}
+	in.JSON = true
+	js, err := render(in)
+	if err != nil {
+		return structuredPrompt{}, err
+	}
+	return structuredPrompt{text: text, json: js, schema: prompts.ExtractionSchema(in.EntityTypes, entities, relations)}, nil
+}
+
+func messages(p prompts.Prompt) []llm.Message {
+	return []llm.Message{{Role: llm.RoleSystem, Content: p.System}, {Role: llm.RoleUser, Content: p.User}}
+}
+
 // conversation runs one extraction prompt and its gleaning rounds, in one chat, into m.
-func (x *LLM) conversation(ctx context.Context, p prompts.Prompt, stage string, kind prompts.GleanKind, m *merger) error {
-	msgs := []llm.Message{{Role: llm.RoleSystem, Content: p.System}, {Role: llm.RoleUser, Content: p.User}}
-	resp, err := x.chat.Chat(ctx, llm.ChatRequest{Stage: stage, Messages: msgs, MaxTokens: x.opts.MaxTokens, Judge: llmtask.JudgeRecords})
+func (x *LLM) conversation(ctx context.Context, p structuredPrompt, stage string, kind prompts.GleanKind, m *merger) error {
+	msgs, jsonMsgs := messages(p.text), messages(p.json)
+	request := func(stage string) llm.ChatRequest {
+		return llm.ChatRequest{Stage: stage, Messages: msgs, MaxTokens: x.opts.MaxTokens, Judge: llmtask.JudgeRecords,
+			Structured: &llm.Structured{Name: "extraction", Schema: p.schema, Messages: jsonMsgs}}
+	}
+	resp, err := x.chat.Chat(ctx, request(stage))
 	if err != nil {
 		return fmt.Errorf("extract (%s): %w", stage, err)
 	}
@@ -159,10 +189,11 @@ func (x *LLM) conversation(ctx context.Context, p prompts.Prompt, stage string, 
 		if err != nil {
 			return err
 		}
-		msgs = append(msgs,
-			llm.Message{Role: llm.RoleAssistant, Content: resp.Content},
-			llm.Message{Role: llm.RoleUser, Content: follow})
-		resp, err = x.chat.Chat(ctx, llm.ChatRequest{Stage: llm.StageGlean, Messages: msgs, MaxTokens: x.opts.MaxTokens, Judge: llmtask.JudgeRecords})
+		// Both forms carry the answer as it came: a server that took the schema for the first
+		// question takes it for the follow-up too.
+		turn := []llm.Message{{Role: llm.RoleAssistant, Content: resp.Content}, {Role: llm.RoleUser, Content: follow}}
+		msgs, jsonMsgs = append(msgs, turn...), append(jsonMsgs, turn...)
+		resp, err = x.chat.Chat(ctx, request(llm.StageGlean))
 		if err != nil {
 			return fmt.Errorf("extract (%s, gleaning round %d): %w", stage, round+1, err)
 		}

@@ -95,6 +95,9 @@ func (x *LLM) estimateChunk(tok llm.Counter, text string) (llm.Estimate, error) 
 	}
 	chunk := tok.Count(text)
 	in := prompts.ExtractInput{Text: text, EntityTypes: x.opts.EntityTypes}
+	if f, ok := x.chat.(interface{ Format() llm.Format }); ok {
+		in.JSON = f.Format() != llm.FormatText // the prompt that will be sent
+	}
 	follow, err := x.prompts.Glean(prompts.GleanAll)
 	if err != nil {
 		return est, err

@@ -74,6 +74,11 @@ func (s *Server) chat(w http.ResponseWriter, body []byte) {
 	case unreadable:
 		answer = unreadableAnswer
 	case malformed:
+		if req.schema() != nil {
+			// The mangling imitates a model that ignores the format asked for, as one does when
+			// the server does not enforce the schema.
+			_, answer, records = s.answer(req.Messages, false)
+		}
 		answer, broken = mangle(answer, records)
 	}
 	limit := req.MaxTokens
