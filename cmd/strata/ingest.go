@@ -104,6 +104,11 @@ func runIngest(c *cli.Context) error {
 	if _, err := extractionOptions(c); err != nil {
 		return err
 	}
+	if c.Bool("dry-run") {
+		if err := keepCacheUnwritten(c); err != nil {
+			return err
+		}
+	}
 	m, err := setupModels(c, log)
 	if err != nil {
 		return err
