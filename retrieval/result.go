@@ -8,11 +8,10 @@ import "fmt"
 // Result is the output of one query. Its JSON form is what `strata query --json` prints, a
 // contract for scripts: the README shows its shape.
 type Result struct {
-	Query  string  `json:"query"`
-	Mode   Mode    `json:"mode"`
-	Answer *string `json:"answer"`
-	// AnswerNotes says what the answer's text does not: nil when no answer was generated.
-	AnswerNotes *AnswerNotes       `json:"answer_notes"`
+	Query       string             `json:"query"`
+	Mode        Mode               `json:"mode"`
+	Answer      *string            `json:"answer"`
+	AnswerNotes *AnswerNotes       `json:"answer_notes"` // nil when Answer is
 	Context     Context            `json:"context"`
 	ContextText string             `json:"context_text"`
 	Usage       Usage              `json:"usage"`
