@@ -18,8 +18,23 @@ import (
 
 // Answerer generates an answer from a question and its context text.
 type Answerer interface {
-	Answer(ctx context.Context, question, contextText string) (string, error)
+	Answer(ctx context.Context, question, contextText string) (Answer, error)
 }
+
+// Answer is a generated answer and what its reader must be told about it, which the text alone
+// does not show.
+type Answer struct {
+	Text string
+	// Truncated: the model stopped at its token limit, so the answer may end early.
+	Truncated bool
+	// CitationsRemoved counts citations of sources that are not in the context, which were
+	// taken out of Text: the model made them up.
+	CitationsRemoved int
+}
+
+// NothingFoundAnswer is the answer when retrieval found nothing to answer from: no model is
+// asked, since it could only say the same or make something up.
+const NothingFoundAnswer = "Nothing relevant to the question was found in the graph."
 
 // Engine runs queries against a store.
 type Engine struct {
@@ -75,15 +90,31 @@ func (e *Engine) Query(ctx context.Context, question string, opt Options) (*Resu
 
 	if !opt.ContextOnly && e.Answerer != nil {
 		t = time.Now()
-		answer, err := e.Answerer.Answer(ctx, question, res.ContextText)
-		if err != nil {
-			return nil, fmt.Errorf("generate the answer: %w", err)
+		if err := e.answer(ctx, question, res); err != nil {
+			return nil, err
 		}
-		res.Answer = &answer
 		lap("answer", t)
 	}
 	lap("total", start)
 	return res, nil
+}
+
+// answer sets the answer of res and its notes. A context with nothing in it (global search
+// whose map step kept no point, say) is answered as the other modes' model answers a context
+// that holds nothing relevant: with a sentence that says so, and no error.
+func (e *Engine) answer(ctx context.Context, question string, res *Result) error {
+	if strings.TrimSpace(res.ContextText) == "" {
+		text := NothingFoundAnswer
+		res.Answer, res.AnswerNotes = &text, &AnswerNotes{NothingFound: true}
+		return nil
+	}
+	a, err := e.Answerer.Answer(ctx, question, res.ContextText)
+	if err != nil {
+		return fmt.Errorf("generate the answer: %w", err)
+	}
+	res.Answer = &a.Text
+	res.AnswerNotes = &AnswerNotes{Truncated: a.Truncated, CitationsRemoved: a.CitationsRemoved}
+	return nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -366,6 +366,63 @@ func TestGlobalMapErrors(t *testing.T) {
 	}
 }
 
+// TestGlobalNothingFound: when the map step keeps no point, the query does not fail: the answer
+// says that nothing relevant was found, without asking the answerer (the other modes' model says
+// the same of a context that does not answer), and the notes say why.
+func TestGlobalNothingFound(t *testing.T) {
+	engine := testEngine(t)
+	unreadable := fmt.Errorf("key points: %w", prompts.ErrUnreadable)
+	tests := []struct {
+		name        string
+		points      func(ids []string) ([]prompts.Point, error)
+		wantNothing bool
+	}{
+		{"no points at all", func([]string) ([]prompts.Point, error) { return nil, nil }, true},
+		{"every point scored 0", func(ids []string) ([]prompts.Point, error) {
+			return []prompts.Point{{Description: "Irrelevant [report:" + ids[0] + "]", Score: 0}}, nil
+		}, true},
+		{"every batch unreadable", func([]string) ([]prompts.Point, error) { return nil, unreadable }, true},
+		{"points", scoredPoints, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ans := &countingAnswerer{}
+			engine.Mapper, engine.Answerer = &stubMapper{points: tc.points}, ans
+			defer func() { engine.Mapper, engine.Answerer = nil, nil }()
+			res, err := engine.Query(context.Background(), "What happened?", globalOptions(150))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Answer == nil || res.AnswerNotes == nil {
+				t.Fatalf("no answer: %v %+v", res.Answer, res.AnswerNotes)
+			}
+			if !tc.wantNothing {
+				if ans.calls != 1 || res.AnswerNotes.NothingFound || *res.Answer == retrieval.NothingFoundAnswer {
+					t.Errorf("%d answer calls, answer %q, notes %+v", ans.calls, *res.Answer, res.AnswerNotes)
+				}
+				return
+			}
+			if res.ContextText != "" || ans.calls != 0 {
+				t.Errorf("context %q, %d answer calls; want none", res.ContextText, ans.calls)
+			}
+			if *res.Answer != retrieval.NothingFoundAnswer || *res.AnswerNotes != (retrieval.AnswerNotes{NothingFound: true}) {
+				t.Errorf("answer %q, notes %+v", *res.Answer, res.AnswerNotes)
+			}
+			if w := res.AnswerNotes.Warnings(); len(w) != 0 {
+				t.Errorf("warnings %q; the answer says it already", w)
+			}
+		})
+	}
+}
+
+// countingAnswerer answers every context with a fixed text and counts its calls.
+type countingAnswerer struct{ calls int }
+
+func (a *countingAnswerer) Answer(context.Context, string, string) (retrieval.Answer, error) {
+	a.calls++
+	return retrieval.Answer{Text: "an answer"}, nil
+}
+
 // levelStore serves synthetic communities for the level choice: n[l] communities at level l,
 // each child of community i/2 one level up, rated by number, and a fixed community index.
 type levelStore struct {
@@ -513,9 +570,12 @@ func TestGlobalThroughLLMClient(t *testing.T) {
 			res, err := engine.Query(context.Background(), q, globalOptions(400))
 			if malformed > 0 {
 				// Mangled answers may or may not parse; either way the query does not fail on
-				// them (an empty context only stops the answer step).
-				if err != nil && !errors.Is(err, answer.ErrEmptyContext) {
+				// them, and a context left empty is answered as nothing found.
+				if err != nil {
 					t.Fatal(err)
+				}
+				if res.ContextText == "" && (res.Answer == nil || *res.Answer != retrieval.NothingFoundAnswer) {
+					t.Errorf("empty context answered %v", res.Answer)
 				}
 				return
 			}

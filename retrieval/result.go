@@ -3,16 +3,46 @@
 // context text, and (when an answerer is configured) generates the answer.
 package retrieval
 
+import "fmt"
+
 // Result is the output of one query. Its JSON form is what `strata query --json` prints, a
 // contract for scripts: the README shows its shape.
 type Result struct {
 	Query       string             `json:"query"`
 	Mode        Mode               `json:"mode"`
 	Answer      *string            `json:"answer"`
+	AnswerNotes *AnswerNotes       `json:"answer_notes"` // nil when Answer is
 	Context     Context            `json:"context"`
 	ContextText string             `json:"context_text"`
 	Usage       Usage              `json:"usage"`
 	TimingsMS   map[string]float64 `json:"timings_ms"`
+}
+
+// AnswerNotes is what a reader of a generated answer must know besides its text.
+type AnswerNotes struct {
+	// Truncated: the model stopped at its token limit; the answer may be incomplete.
+	Truncated bool `json:"truncated"`
+	// CitationsRemoved counts citations of sources not in the context, taken out of the answer.
+	CitationsRemoved int `json:"citations_removed"`
+	// NothingFound: retrieval found nothing to answer from, so no model was asked and the
+	// answer is NothingFoundAnswer.
+	NothingFound bool `json:"nothing_found"`
+}
+
+// Warnings says in a sentence each what the notes mean for the answer, for a terminal; none
+// when there is nothing to say. Nothing found needs no warning: the answer says so.
+func (n *AnswerNotes) Warnings() []string {
+	if n == nil {
+		return nil
+	}
+	var w []string
+	if n.Truncated {
+		w = append(w, "the answer was cut at the model's token limit and may be incomplete")
+	}
+	if n.CitationsRemoved > 0 {
+		w = append(w, fmt.Sprintf("%d citation(s) of sources not in the context were removed from the answer; the statements they backed are unsupported", n.CitationsRemoved))
+	}
+	return w
 }
 
 // Context holds the items the context text was assembled from, each list in rank order. In

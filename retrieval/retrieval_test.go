@@ -2,6 +2,7 @@ package retrieval_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -53,11 +54,18 @@ func TestQueryRejectsBadInput(t *testing.T) {
 	}
 }
 
-type echoAnswerer struct{ got string }
+type echoAnswerer struct {
+	got   string
+	calls int
+	notes retrieval.Answer // the notes of every answer
+}
 
-func (a *echoAnswerer) Answer(_ context.Context, q, contextText string) (string, error) {
+func (a *echoAnswerer) Answer(_ context.Context, q, contextText string) (retrieval.Answer, error) {
 	a.got = contextText
-	return "answer to " + q, nil
+	a.calls++
+	ans := a.notes
+	ans.Text = "answer to " + q
+	return ans, nil
 }
 
 func TestQueryAnswersWithContext(t *testing.T) {
@@ -71,11 +79,73 @@ func TestQueryAnswersWithContext(t *testing.T) {
 	if res.Answer == nil || *res.Answer != "answer to Who rescued the crew of the Seventh Lantern?" || ans.got != res.ContextText {
 		t.Errorf("answer %v; answerer saw the context: %v", res.Answer, ans.got == res.ContextText)
 	}
+	if res.AnswerNotes == nil || *res.AnswerNotes != (retrieval.AnswerNotes{}) {
+		t.Errorf("notes of a whole answer: %+v", res.AnswerNotes)
+	}
 	opt := retrieval.DefaultOptions(retrieval.ModeLocal)
 	opt.ContextOnly = true
 	res, err = engine.Query(context.Background(), "Who rescued the crew?", opt)
-	if err != nil || res.Answer != nil {
-		t.Errorf("--context-only still answered: %v %v", res.Answer, err)
+	if err != nil || res.Answer != nil || res.AnswerNotes != nil {
+		t.Errorf("--context-only still answered: %v %+v %v", res.Answer, res.AnswerNotes, err)
+	}
+}
+
+// TestQueryAnswerNotes: what the answerer says of its answer (cut at the token limit, made-up
+// citations removed) reaches the result's notes, and their warnings say so.
+func TestQueryAnswerNotes(t *testing.T) {
+	engine := testEngine(t)
+	tests := []struct {
+		name     string
+		answer   retrieval.Answer
+		want     retrieval.AnswerNotes
+		warnings []string // a phrase of each warning, in order
+	}{
+		{"whole", retrieval.Answer{}, retrieval.AnswerNotes{}, nil},
+		{"truncated", retrieval.Answer{Truncated: true}, retrieval.AnswerNotes{Truncated: true}, []string{"token limit"}},
+		{"citations removed", retrieval.Answer{CitationsRemoved: 2}, retrieval.AnswerNotes{CitationsRemoved: 2}, []string{"2 citation(s)"}},
+		{"both", retrieval.Answer{Truncated: true, CitationsRemoved: 1}, retrieval.AnswerNotes{Truncated: true, CitationsRemoved: 1},
+			[]string{"token limit", "1 citation(s)"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			engine.Answerer = &echoAnswerer{notes: tc.answer}
+			defer func() { engine.Answerer = nil }()
+			res, err := engine.Query(context.Background(), "Who rescued the crew?", retrieval.DefaultOptions(retrieval.ModeNaive))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.AnswerNotes == nil || *res.AnswerNotes != tc.want {
+				t.Fatalf("notes %+v, want %+v", res.AnswerNotes, tc.want)
+			}
+			got := res.AnswerNotes.Warnings()
+			if len(got) != len(tc.warnings) {
+				t.Fatalf("warnings %q, want %d", got, len(tc.warnings))
+			}
+			for i, phrase := range tc.warnings {
+				if !strings.Contains(got[i], phrase) {
+					t.Errorf("warning %q does not say %q", got[i], phrase)
+				}
+			}
+		})
+	}
+}
+
+// failingAnswerer fails as the answer package does when the API refuses the call.
+type failingAnswerer struct{ err error }
+
+func (a failingAnswerer) Answer(context.Context, string, string) (retrieval.Answer, error) {
+	return retrieval.Answer{}, a.err
+}
+
+// TestQueryAnswerErrorSaysItOnce: a failed answer step is named once, in front of the cause.
+func TestQueryAnswerErrorSaysItOnce(t *testing.T) {
+	engine := testEngine(t)
+	cause := errors.New("chat completion (answer, model m): status 400: bad request")
+	engine.Answerer = failingAnswerer{cause}
+	defer func() { engine.Answerer = nil }()
+	_, err := engine.Query(context.Background(), "Who rescued the crew?", retrieval.DefaultOptions(retrieval.ModeNaive))
+	if !errors.Is(err, cause) || err.Error() != "generate the answer: "+cause.Error() {
+		t.Errorf("error %q", err)
 	}
 }
 

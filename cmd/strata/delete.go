@@ -80,6 +80,12 @@ func runDelete(c *cli.Context) error {
 	if _, err := extractionOptions(c); err != nil {
 		return err
 	}
+	dryRun := c.Bool("dry-run")
+	if dryRun {
+		if err := keepCacheUnwritten(c); err != nil {
+			return err
+		}
+	}
 	m, err := setupModels(c, log)
 	if err != nil {
 		return err
@@ -88,7 +94,6 @@ func runDelete(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	dryRun := c.Bool("dry-run")
 	if !dryRun {
 		if err := m.prepareEmbedder(c.Context); err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -29,7 +30,9 @@ func ingestCommand() *cli.Command {
 			"relations, merges them into the graph, embeds them, and recomputes components, communities and\n" +
 			"community reports. Unchanged documents are skipped, so re-running is cheap; an interrupted run\n" +
 			"resumes where it stopped. Bad inputs are reported and skipped: the run goes on and exits with\n" +
-			"code 3; it fails (exit 1) when nothing could be ingested. Interrupted (Ctrl-C), it stops\n" +
+			"code 3; it fails (exit 1) when nothing could be ingested. A model that cannot follow the answer\n" +
+			"format (half or more of a stage's answers unreadable, and at least 3 of them or all) also makes\n" +
+			"the run exit 3, naming the stage and what to try. Interrupted (Ctrl-C), it stops\n" +
 			"and says so; the same command resumes it.\n\n" +
 			"A document's id is its path relative to the folder given, its path relative to the current\n" +
 			"directory for a file named directly, or a JSON Lines record's \"id\"; a file already stored keeps\n" +
@@ -74,7 +77,11 @@ type ingestOutput struct {
 	Store       *storeCounts       `json:"store,omitempty"` // what the store holds after the run
 	TimingsMS   map[string]float64 `json:"timings_ms"`
 	Malformed   malformedByStage   `json:"malformed_answers"`
-	// Error and Code are set when some inputs failed or were skipped (exit code 3), so that the
+	// Unusable lists the stages whose answers the model mostly could not give in the format
+	// asked for (see unusable); any makes the run exit 3.
+	Unusable []string `json:"unusable_stages"`
+	// Error and Code are set when some inputs failed or were skipped, or some stage was unusable
+	// (exit code 3), so that the
 	// report is also the one {"error", "code"} object every failure prints with --json.
 	Error string `json:"error,omitempty"`
 	Code  int    `json:"code,omitempty"`
@@ -101,8 +108,14 @@ func runIngest(c *cli.Context) error {
 	if err := opt.Validate(); err != nil {
 		return usageError{err}
 	}
-	if _, err := extractionOptions(c); err != nil {
+	extOpt, err := extractionOptions(c)
+	if err != nil {
 		return err
+	}
+	if c.Bool("dry-run") {
+		if err := keepCacheUnwritten(c); err != nil {
+			return err
+		}
 	}
 	m, err := setupModels(c, log)
 	if err != nil {
@@ -158,6 +171,7 @@ func runIngest(c *cli.Context) error {
 		out.LLM = &st
 	}
 	out.Malformed = malformedAnswers(out.LLM)
+	out.Unusable = unusableStages(out.LLM)
 	if err == nil {
 		st, serr := store.Stats(c.Context)
 		if serr != nil {
@@ -176,10 +190,18 @@ func runIngest(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	// Some inputs lost is not success: exit 3 tells a script so, with or without --json.
-	var partial error
+	// Some inputs lost is not success, and neither is a graph the model contributed next to
+	// nothing to: exit 3 tells a script so, with or without --json.
+	var problems []string
 	if out.Failed > 0 || len(out.Skipped) > 0 {
-		partial = partialError{fmt.Errorf("%d document(s) failed and %d input(s) skipped; see the report, fix the inputs and run the same command again", out.Failed, len(out.Skipped))}
+		problems = append(problems, fmt.Sprintf("%d document(s) failed and %d input(s) skipped; see the report, fix the inputs and run the same command again", out.Failed, len(out.Skipped)))
+	}
+	if line := describeUnusable(out.LLM, extOpt.Mode); line != "" {
+		problems = append(problems, line)
+	}
+	var partial error
+	if len(problems) > 0 {
+		partial = partialError{errors.New(strings.Join(problems, "; and "))}
 		out.Error, out.Code = partial.Error(), exitPartial
 	}
 	if c.Bool(flagJSON) {

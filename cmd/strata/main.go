@@ -19,7 +19,7 @@ import (
 const (
 	exitFailure = 1 // the command failed
 	exitUsage   = 2 // bad command line: unknown command or flag, missing or invalid argument
-	exitPartial = 3 // ingest finished, but some inputs failed or were skipped
+	exitPartial = 3 // ingest finished, but some inputs failed or were skipped, or the model's answers were unusable
 	// exitSignal + the signal's number: interrupted by SIGINT (130) or SIGTERM (143).
 	exitSignal = 128
 )
@@ -113,8 +113,9 @@ type usageError struct{ error }
 
 func (e usageError) Unwrap() error { return e.error }
 
-// partialError marks an ingest that finished with some inputs failed or skipped (exit code 3);
-// its report, printed already, names them.
+// partialError marks an ingest that finished with some inputs failed or skipped, or with a stage
+// whose model answers were mostly unreadable (exit code 3); its report, printed already, names
+// them.
 type partialError struct{ error }
 
 func (e partialError) Unwrap() error { return e.error }
@@ -140,7 +141,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			"relations, communities) stored in Neo4j or in an embedded store, and answers questions with\n" +
 			"context assembled from it. Without Neo4j and without an LLM it runs fully offline.\n\n" +
 			"A command's options may come before or after its arguments; -- ends them. Exit codes: 0\n" +
-			"success, 1 failure, 2 bad usage, 3 ingest finished with some inputs failed or skipped,\n" +
+			"success, 1 failure, 2 bad usage, 3 ingest finished with some inputs failed or skipped (or a\n" +
+			"model that cannot follow the answer format),\n" +
 			"130/143 interrupted (SIGINT/SIGTERM). With --json, stdout holds exactly one JSON object; a\n" +
 			"failure is {\"error\": \"...\", \"code\": <exit code>}.",
 		Writer:               stdout,

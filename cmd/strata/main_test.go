@@ -77,11 +77,11 @@ func TestQueryJSONShape(t *testing.T) {
 		if dec.More() {
 			t.Fatalf("%s: more than one JSON value on stdout", mode)
 		}
-		want := []string{"answer", "context", "context_text", "mode", "query", "timings_ms", "usage"}
+		want := []string{"answer", "answer_notes", "context", "context_text", "mode", "query", "timings_ms", "usage"}
 		if got := keys(res); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: keys %v, want %v", mode, got, want)
 		}
-		if res["answer"] != nil || res["mode"] != mode {
+		if res["answer"] != nil || res["answer_notes"] != nil || res["mode"] != mode {
 			t.Errorf("%s: answer %v mode %v", mode, res["answer"], res["mode"])
 		}
 		ctx := res["context"].(map[string]any)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -160,14 +161,24 @@ func runQuery(c *cli.Context) error {
 	}
 	res.Usage = m.usage()
 	if c.Bool(flagJSON) {
-		return writeJSON(c, queryOutput{Result: res, Warnings: warnings})
+		err = writeJSON(c, queryOutput{Result: res, Warnings: warnings})
+	} else {
+		writeQueryText(c.App.Writer, res, opt)
 	}
-	w := c.App.Writer
+	// After the answer, on stderr: its text alone looks complete whether it was cut or not.
+	writeAnswerWarnings(c.App.ErrWriter, res.AnswerNotes)
+	return err
+}
+
+// writeQueryText prints the answer and its sources, or without an answer the context.
+func writeQueryText(w io.Writer, res *retrieval.Result, opt retrieval.Options) {
 	switch {
 	case res.Answer != nil:
 		fmt.Fprintln(w, *res.Answer)
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "Sources:")
+		if len(res.Context.Chunks) > 0 {
+			fmt.Fprintln(w)
+			fmt.Fprintln(w, "Sources:")
+		}
 		for _, ch := range res.Context.Chunks {
 			fmt.Fprintf(w, "  [doc:%s] %s\n", ch.DocumentID, ch.Title)
 		}
@@ -178,7 +189,14 @@ func runQuery(c *cli.Context) error {
 		}
 		fmt.Fprintln(w, res.ContextText)
 	}
-	return nil
+}
+
+// writeAnswerWarnings prints on stderr what the answer's notes say a reader must know: that it
+// was cut at the token limit, that made-up citations were removed.
+func writeAnswerWarnings(w io.Writer, notes *retrieval.AnswerNotes) {
+	for _, line := range notes.Warnings() {
+		fmt.Fprintf(w, "strata: warning: %s\n", line)
+	}
 }
 
 // queryOutput is query's --json object: the result, and "warnings" only when there are any, so

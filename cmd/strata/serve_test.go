@@ -530,10 +530,10 @@ func TestServeProcess(t *testing.T) {
 // blockingAnswerer answers only when its context ends, as a model that takes too long.
 type blockingAnswerer struct{ started chan struct{} }
 
-func (b blockingAnswerer) Answer(ctx context.Context, _, _ string) (string, error) {
+func (b blockingAnswerer) Answer(ctx context.Context, _, _ string) (retrieval.Answer, error) {
 	close(b.started)
 	<-ctx.Done()
-	return "", ctx.Err()
+	return retrieval.Answer{}, ctx.Err()
 }
 
 // TestServeClientGoesAway: a query whose client hangs up is cancelled and logged as 499, not as a

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/prompts"
+	"github.com/stratarag/strata/retrieval"
 )
 
 // DefaultMaxTokens caps an answer.
@@ -68,11 +69,12 @@ func GenerateWith(ctx context.Context, chat llm.Chatter, ps *prompts.Set, questi
 		Temperature: opts.Temperature,
 	})
 	if err != nil {
-		return Answer{}, fmt.Errorf("generate answer: %w", err)
+		// The client's error names the stage and model already; callers say what failed.
+		return Answer{}, err
 	}
 	text := prompts.CleanAnswer(resp.Content)
 	if text == "" {
-		return Answer{}, fmt.Errorf("generate answer: %w: the model returned an empty answer", prompts.ErrUnreadable)
+		return Answer{}, fmt.Errorf("%w: nothing was left once the model's reasoning was removed", prompts.ErrUnreadable)
 	}
 	keep := func(c prompts.Citation) bool {
 		return opts.KeepUnknownCitations || strings.Contains(contextText, c.Kind+":"+c.ID)
@@ -94,11 +96,12 @@ func New(chat llm.Chatter, opts Options) *Generator {
 	return &Generator{chat: chat, prompts: prompts.New(), opts: opts}
 }
 
-// Answer answers question from contextText and returns the answer text.
-func (g *Generator) Answer(ctx context.Context, question, contextText string) (string, error) {
+// Answer answers question from contextText; the answer says whether it was cut at the token
+// limit and how many made-up citations were removed.
+func (g *Generator) Answer(ctx context.Context, question, contextText string) (retrieval.Answer, error) {
 	a, err := GenerateWith(ctx, g.chat, g.prompts, question, contextText, g.opts)
 	if err != nil {
-		return "", err
+		return retrieval.Answer{}, err
 	}
-	return a.Text, nil
+	return retrieval.Answer{Text: a.Text, Truncated: a.Truncated, CitationsRemoved: len(a.Removed)}, nil
 }

@@ -66,12 +66,13 @@ func TestGenerateWithFake(t *testing.T) {
 
 type canned struct {
 	resp llm.ChatResponse
+	err  error
 	req  llm.ChatRequest
 }
 
 func (c *canned) Chat(_ context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
 	c.req = req
-	return c.resp, nil
+	return c.resp, c.err
 }
 
 func TestGenerateWith(t *testing.T) {
@@ -108,6 +109,33 @@ func TestGenerateWith(t *testing.T) {
 	}
 }
 
+// TestGeneratorAnswerNotes: the Generator passes on what GenerateWith found, the token limit
+// and the made-up citations, for the engine's answer notes.
+func TestGeneratorAnswerNotes(t *testing.T) {
+	tests := []struct {
+		name      string
+		resp      llm.ChatResponse
+		want      string
+		truncated bool
+		removed   int
+	}{
+		{"whole", llm.ChatResponse{Content: "Ilsa Marrow [doc:guild].", FinishReason: "stop"}, "Ilsa Marrow [doc:guild].", false, 0},
+		{"cut", llm.ChatResponse{Content: "Ilsa Marrow [doc:guild] founded", FinishReason: "length"}, "Ilsa Marrow [doc:guild] founded", true, 0},
+		{"made up", llm.ChatResponse{Content: "Ilsa Marrow [doc:annals] [doc:guild] [chunk:c9].", FinishReason: "stop"}, "Ilsa Marrow [doc:guild].", false, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := New(&canned{resp: tc.resp}, Options{}).Answer(context.Background(), "Who?", contextText)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Text != tc.want || a.Truncated != tc.truncated || a.CitationsRemoved != tc.removed {
+				t.Errorf("got %+v", a)
+			}
+		})
+	}
+}
+
 func TestGenerateErrors(t *testing.T) {
 	chat := &canned{}
 	if _, err := Generate(context.Background(), chat, "Who?", "  "); !errors.Is(err, ErrEmptyContext) {
@@ -121,5 +149,11 @@ func TestGenerateErrors(t *testing.T) {
 	}
 	if _, err := Generate(context.Background(), chat, " ", contextText); err == nil {
 		t.Error("empty question: want error")
+	}
+	// The client's error names the stage already: it is returned as it is, for the caller to
+	// say what failed ("generate the answer: chat completion (answer, …)"), once.
+	apiErr := errors.New("chat completion (answer, model m): status 400")
+	if _, err := Generate(context.Background(), &canned{err: apiErr}, "Who?", contextText); err != apiErr {
+		t.Errorf("API error: %v", err)
 	}
 }
