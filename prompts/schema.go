@@ -5,13 +5,14 @@ import (
 )
 
 // The JSON schemas below are sent with a task's prompt to servers that enforce them (see
-// llm.Structured), and describe exactly what each task's parser reads. Arrays and strings are
-// bounded: a small model under a grammar otherwise tends to repeat items until the token cap
-// cuts the JSON, which no parser can read.
+// llm.Structured), and describe exactly what each task's parser reads. Arrays are bounded: a
+// small model under a grammar otherwise tends to repeat items until the token cap cuts the
+// JSON, which no parser can read. Strings are not: llama-cpp-python's grammar builder unrolls
+// a maxLength into one nested rule per character, and a report's few such bounds crashed its
+// server.
 const (
 	maxSchemaEntities  = 30
 	maxSchemaRelations = 40
-	maxSchemaText      = 400 // characters of one description
 )
 
 // ExtractionSchema is the schema of an extraction answer: the entities of the given types, the
@@ -21,17 +22,17 @@ func ExtractionSchema(entityTypes []string, entities, relations bool) json.RawMe
 	var required []string
 	if entities {
 		props["entities"] = arrayOf(object(map[string]any{
-			"name":        text(120),
+			"name":        text(),
 			"type":        map[string]any{"type": "string", "enum": entityTypes},
-			"description": text(maxSchemaText),
+			"description": text(),
 		}, "name", "type", "description"), maxSchemaEntities)
 		required = append(required, "entities")
 	}
 	if relations {
 		props["relationships"] = arrayOf(object(map[string]any{
-			"source":      text(120),
-			"target":      text(120),
-			"description": text(maxSchemaText),
+			"source":      text(),
+			"target":      text(),
+			"description": text(),
 			"strength":    map[string]any{"type": "integer", "minimum": 1, "maximum": 10},
 		}, "source", "target", "description", "strength"), maxSchemaRelations)
 		required = append(required, "relationships")
@@ -42,13 +43,13 @@ func ExtractionSchema(entityTypes []string, entities, relations bool) json.RawMe
 // ReportSchema is the schema of a community report answer.
 func ReportSchema() json.RawMessage {
 	return mustJSON(object(map[string]any{
-		"title":              text(120),
-		"summary":            text(1200),
+		"title":              text(),
+		"summary":            text(),
 		"rating":             map[string]any{"type": "number", "minimum": 0, "maximum": 10},
-		"rating_explanation": text(maxSchemaText),
+		"rating_explanation": text(),
 		"findings": arrayOf(object(map[string]any{
-			"summary":     text(200),
-			"explanation": text(800),
+			"summary":     text(),
+			"explanation": text(),
 		}, "summary", "explanation"), 10),
 	}, "title", "summary", "rating", "rating_explanation", "findings"))
 }
@@ -57,7 +58,7 @@ func ReportSchema() json.RawMessage {
 func PointsSchema() json.RawMessage {
 	return mustJSON(object(map[string]any{
 		"points": arrayOf(object(map[string]any{
-			"description": text(600),
+			"description": text(),
 			"score":       map[string]any{"type": "integer", "minimum": 0, "maximum": 100},
 		}, "description", "score"), 20),
 	}, "points"))
@@ -71,9 +72,7 @@ func arrayOf(items map[string]any, maxItems int) map[string]any {
 	return map[string]any{"type": "array", "items": items, "maxItems": maxItems}
 }
 
-func text(maxLen int) map[string]any {
-	return map[string]any{"type": "string", "maxLength": maxLen}
-}
+func text() map[string]any { return map[string]any{"type": "string"} }
 
 func mustJSON(v any) json.RawMessage {
 	b, err := json.Marshal(v)

@@ -57,6 +57,13 @@ func (e *Engine) Query(ctx context.Context, question string, opt Options) (*Resu
 	if question == "" {
 		return nil, ErrEmptyQuery
 	}
+	if b, ok := e.Answerer.(interface{ ContextBudget() int }); ok && !opt.ContextOnly {
+		// A context the model's window cannot hold would fail the answer, so every mode's
+		// budget is fitted to it (a local model's 4k or 8k window, against the 65k default).
+		if n := b.ContextBudget(); n > 0 && n < opt.MaxContextTokens {
+			opt.MaxContextTokens = max(n, 1)
+		}
+	}
 	res := &Result{Query: question, Mode: opt.Mode, Context: emptyContext(), TimingsMS: map[string]float64{}}
 	start := time.Now()
 	lap := func(name string, t time.Time) { res.TimingsMS[name] = ms(time.Since(t)) }

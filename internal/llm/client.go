@@ -137,8 +137,10 @@ func (c *Client) call(ctx context.Context, lim *limiter, stage string, charge, s
 		actx, cancel := context.WithCancelCause(ctx)
 		meta := &respMeta{idle: newWatchdog(c.cfg.Timeout, cancel)}
 		slow := time.AfterFunc(c.cfg.SlowRequest, func() {
-			c.warn(fmt.Errorf("%s request (attempt %d) outstanding for %s; it is given up after %s without data from the server (--llm-timeout)",
-				stage, n+1, c.cfg.SlowRequest, c.cfg.Timeout))
+			if !meta.idle.heard() {
+				c.warn(fmt.Errorf("%s request (attempt %d): no data from the server for %s; it is given up after %s without data (--llm-timeout)",
+					stage, n+1, c.cfg.SlowRequest, c.cfg.Timeout))
+			}
 		})
 		err = attempt(context.WithValue(actx, metaKey{}, meta))
 		slow.Stop()
@@ -150,6 +152,9 @@ func (c *Client) call(ctx context.Context, lim *limiter, stage string, charge, s
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if formatRejected(err) {
+			return err // refused before any work: the caller asks again in another format
 		}
 		c.record(ctx, stage, StageUsage{FailedTokens: sent})
 		if idle {

@@ -636,7 +636,7 @@ func TestSlowRequestWarns(t *testing.T) {
 			if got := warned.Load(); got != tt.want {
 				t.Fatalf("%d warnings (%v), want %d", got, msg.Load(), tt.want)
 			}
-			if tt.want > 0 && !strings.Contains(msg.Load().(string), "extract request (attempt 1) outstanding") {
+			if tt.want > 0 && !strings.Contains(msg.Load().(string), "extract request (attempt 1): no data from the server") {
 				t.Errorf("warning %q does not name the stage and attempt", msg.Load())
 			}
 		})

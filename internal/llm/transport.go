@@ -67,9 +67,10 @@ type watchdog struct {
 	period time.Duration
 	cancel context.CancelCauseFunc
 
-	mu    sync.Mutex
-	timer *time.Timer
-	fired bool
+	mu     sync.Mutex
+	timer  *time.Timer
+	fired  bool
+	kicked bool // the server has sent something
 }
 
 func newWatchdog(period time.Duration, cancel context.CancelCauseFunc) *watchdog {
@@ -88,9 +89,17 @@ func (w *watchdog) fire() {
 func (w *watchdog) kick() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.kicked = true
 	if !w.fired {
 		w.timer.Reset(w.period)
 	}
+}
+
+// heard reports whether the server has sent anything yet.
+func (w *watchdog) heard() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.kicked
 }
 
 // stop ends the watchdog and reports whether it had fired.

@@ -96,6 +96,27 @@ func New(chat llm.Chatter, opts Options) *Generator {
 	return &Generator{chat: chat, prompts: prompts.New(), opts: opts}
 }
 
+// answerPromptTokens is what the answer prompt takes besides the context: its instructions and
+// the question, generously.
+const answerPromptTokens = 500
+
+// ContextBudget is the most context, in tokens, that fits the chat model's window together with
+// the answer prompt and an answer of up to a quarter of the window (at most the answer's cap),
+// or 0 when the window is not known. retrieval.Engine fits every mode's budget to it.
+func (g *Generator) ContextBudget() int {
+	w, ok := g.chat.(interface{ ContextWindow() int })
+	if !ok || w.ContextWindow() <= 0 {
+		return 0
+	}
+	window := w.ContextWindow()
+	maxTokens := g.opts.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = DefaultMaxTokens
+	}
+	// The client estimates prompts in cl100k and keeps a fifth more for the server's tokenizer.
+	return max(0, (window-min(maxTokens, window/4))*5/6-answerPromptTokens)
+}
+
 // Answer answers question from contextText; the answer says whether it was cut at the token
 // limit and how many made-up citations were removed.
 func (g *Generator) Answer(ctx context.Context, question, contextText string) (retrieval.Answer, error) {

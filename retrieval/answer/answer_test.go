@@ -157,3 +157,27 @@ func TestGenerateErrors(t *testing.T) {
 		t.Errorf("API error: %v", err)
 	}
 }
+
+type windowed struct {
+	llm.Chatter
+	window int
+}
+
+func (w windowed) ContextWindow() int { return w.window }
+
+func TestContextBudgetFitsTheWindow(t *testing.T) {
+	tests := []struct{ window, want int }{
+		{0, 0},
+		{4096, (4096-1024)*5/6 - 500},
+		{32768, (32768-1500)*5/6 - 500},
+		{600, 0},
+	}
+	for _, tc := range tests {
+		if got := New(windowed{window: tc.window}, Options{}).ContextBudget(); got != tc.want {
+			t.Errorf("window %d: budget %d, want %d", tc.window, got, tc.want)
+		}
+	}
+	if got := New(struct{ llm.Chatter }{}, Options{}).ContextBudget(); got != 0 {
+		t.Errorf("a chatter without a window: budget %d", got)
+	}
+}
