@@ -7,7 +7,8 @@ NOTEBOOK_VENV ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/strata/notebook-venv
 DATA_DIR  ?= .strata
 QUESTION  ?= Who founded the guild that Edda Fenwick led from 1124?
 
-.PHONY: build demo test test-go test-notebook notebook-env lint lint-go lint-cypher bench clean neo4j-up neo4j-down
+.PHONY: build demo test test-go test-notebook notebook-env lint lint-go lint-cypher bench clean neo4j-up neo4j-down \
+	model-env models-up models-down
 
 build:
 	$(GO) build -o bin/strata ./cmd/strata
@@ -18,10 +19,12 @@ demo: build
 	STRATA_OFFLINE=1 ./bin/strata query --data-dir $(DATA_DIR) --log-level warn "$(QUESTION)"
 
 # Every test, the Neo4j ones against a real Neo4j 5.26 + GDS server: the one at NEO4J_URI, or a
-# throw-away one assembled from Maven Central (docker/local; needs Java 17 and Maven). -count=1:
-# a cached result would claim a Neo4j test passed without a server.
-test: lint test-notebook
-	docker/local/with-neo4j.sh $(GO) test -count=1 -timeout 30m ./...
+# throw-away one assembled from Maven Central (docker/local; needs Java 17 and Maven); the model
+# ones against a real chat and embedding model: the servers at STRATA_TEST_LLM_BASE_URL, or
+# throw-away ones on 127.0.0.1:18090/18091 (models/local; model-env installs them first). -count=1:
+# a cached result would claim a Neo4j or model test passed without a server.
+test: lint test-notebook model-env
+	docker/local/with-neo4j.sh models/local/with-models.sh $(GO) test -count=1 -timeout 30m ./...
 
 # The tests without a server: the Neo4j ones skip and say so.
 test-go: lint
@@ -49,6 +52,20 @@ neo4j-up:
 
 neo4j-down:
 	docker/local/neo4j.sh down
+
+# The local model servers' venv (models/local/requirements.txt, llama-cpp-python built from source)
+# and the SmolLM2 GGUF, under ~/.cache/strata/models; rebuilt only when the requirements change.
+model-env:
+	models/local/models.sh install
+
+# A chat model (SmolLM2-135M-Instruct, as smollm2) on http://127.0.0.1:18080/v1 and an embedding
+# model (multilingual-e5-small-q4) on http://127.0.0.1:18081/v1; `models/local/models.sh env`
+# prints the variables that point the tests at them.
+models-up:
+	models/local/models.sh up
+
+models-down:
+	models/local/models.sh down
 
 lint: lint-go lint-cypher
 
