@@ -100,7 +100,7 @@ func (c *Client) postChat(ctx context.Context, body chatWire, onDelta func(strin
 	var out wireAnswer
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	done := false
+	done, events := false, 0
 	for sc.Scan() {
 		line := sc.Text()
 		data, ok := strings.CutPrefix(line, "data:")
@@ -112,6 +112,7 @@ func (c *Client) postChat(ctx context.Context, body chatWire, onDelta func(strin
 			done = true
 			break
 		}
+		events++
 		var ch chatChunk
 		if err := json.Unmarshal([]byte(data), &ch); err != nil {
 			return out, fmt.Errorf("read chat stream: %w", err)
@@ -122,6 +123,11 @@ func (c *Client) postChat(ctx context.Context, body chatWire, onDelta func(strin
 	}
 	if err := sc.Err(); err != nil {
 		return out, err
+	}
+	if events == 0 && !done {
+		// llama-cpp-python answers a prompt longer than its window this way: 200, then nothing.
+		// Sending it again would get the same.
+		return out, permanent{errors.New("the server accepted the request and closed the stream without a word; a prompt longer than its context window does this with llama-cpp-python: set --llm-context to the server's n_ctx")}
 	}
 	if !done && out.finishReason == "" {
 		return out, fmt.Errorf("chat stream ended before the answer did: %w", io.ErrUnexpectedEOF)

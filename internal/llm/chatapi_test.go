@@ -320,3 +320,19 @@ func TestProbeReadsLlamaCppProps(t *testing.T) {
 		t.Errorf("a server without /props: %+v, %v", info, err)
 	}
 }
+
+func TestSilentStreamIsNotRetried(t *testing.T) {
+	var r recorded
+	url := r.start(t, func(w http.ResponseWriter, _ int, _ map[string]any) {
+		w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+		w.WriteHeader(http.StatusOK) // and nothing more, as llama-cpp-python on an overflow
+	})
+	c := client(t, url, Config{MaxRetries: 3})
+	_, err := c.Chat(context.Background(), extractRequest(t, "x"))
+	if err == nil || !strings.Contains(err.Error(), "--llm-context") {
+		t.Fatalf("err = %v, want one naming --llm-context", err)
+	}
+	if n := len(r.requests()); n != 1 {
+		t.Errorf("%d requests: a silent stream is not asked for again", n)
+	}
+}
