@@ -217,7 +217,7 @@ func (e *ContextOverflowError) Error() string {
 	if e.PromptTokens > 0 && e.ContextWindow > 0 {
 		nums = fmt.Sprintf(" (%d prompt tokens, window %d)", e.PromptTokens, e.ContextWindow)
 	}
-	return fmt.Sprintf("prompt too long for the model's context window%s: %s", nums, e.Err.Message)
+	return fmt.Sprintf("prompt too long for the model's context window%s: %s (a smaller --chunk-size, or --max-context-tokens for queries, shortens it; --llm-context tells strata the server's window)", nums, e.Err.Message)
 }
 
 func (e *ContextOverflowError) Unwrap() error { return e.Err }
