@@ -15,6 +15,16 @@ func DefaultMetaTypes() []string {
 // answer is in the tuple format: entity records for the summaries, relationship records from
 // each member to its summary; read it with ParseRecords.
 func (s *Set) SummaryEntities(clusterText string, types []string) (Prompt, error) {
+	return s.summaryEntities(clusterText, types, false)
+}
+
+// SummaryEntitiesJSON is SummaryEntities asking for the records as one JSON object, which
+// ExtractionSchema(types, true, true) describes, for servers that enforce a schema.
+func (s *Set) SummaryEntitiesJSON(clusterText string, types []string) (Prompt, error) {
+	return s.summaryEntities(clusterText, types, true)
+}
+
+func (s *Set) summaryEntities(clusterText string, types []string, asJSON bool) (Prompt, error) {
 	if strings.TrimSpace(clusterText) == "" {
 		return Prompt{}, errors.New("summary entities prompt: empty cluster")
 	}
@@ -26,5 +36,5 @@ func (s *Set) SummaryEntities(clusterText string, types []string) (Prompt, error
 		Types                       []string
 		WantEntities, WantRelations bool
 		JSON                        bool
-	}{fence(ClusterLabel, clusterText), types, true, true, false})
+	}{fence(ClusterLabel, clusterText), types, true, true, asJSON})
 }

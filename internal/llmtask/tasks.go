@@ -106,11 +106,19 @@ func KeyPoints(ctx context.Context, chat llm.Chatter, ps *prompts.Set, question,
 // records are dropped and counted in Records.Dropped, and the rest kept; an answer without a
 // single entity is unreadable. The answer is not asked for again.
 func SummaryEntities(ctx context.Context, chat llm.Chatter, ps *prompts.Set, clusterText string, types []string) (prompts.Records, error) {
+	if len(types) == 0 {
+		types = prompts.DefaultMetaTypes()
+	}
 	p, err := ps.SummaryEntities(clusterText, types)
 	if err != nil {
 		return prompts.Records{}, err
 	}
-	resp, err := chat.Chat(ctx, llm.ChatRequest{Stage: llm.StageLayers, Messages: promptMessages(p), MaxTokens: SummaryEntitiesMaxTokens, Judge: judgeSummaryEntities})
+	pj, err := ps.SummaryEntitiesJSON(clusterText, types)
+	if err != nil {
+		return prompts.Records{}, err
+	}
+	resp, err := chat.Chat(ctx, llm.ChatRequest{Stage: llm.StageLayers, Messages: promptMessages(p), MaxTokens: SummaryEntitiesMaxTokens, Judge: judgeSummaryEntities,
+		Structured: &llm.Structured{Name: "summary_entities", Schema: prompts.ExtractionSchema(types, true, true), Messages: promptMessages(pj)}})
 	if err != nil {
 		return prompts.Records{}, fmt.Errorf("summary entities: %w", err)
 	}
