@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,15 +114,7 @@ type queryAnswer struct {
 func TestQueryAnswerNotesCLI(t *testing.T) {
 	api := &answerAPI{}
 	dir := llmIngested(t, api)
-	srv, err := serverFromCLI(serveContext(t, "--data-dir", dir, "--no-cache", "--log-format", "json", "--log-level", "error"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.handler())
-	t.Cleanup(func() {
-		hs.Close()
-		srv.closeStore()
-	})
+	hs := serveFlags(t, "--data-dir", dir, "--no-cache")
 	const question = "Who founded the Saltmere Cartographers' Guild?"
 	tests := []struct {
 		name, reply, finish string

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -170,13 +169,7 @@ func TestRealModel(t *testing.T) {
 	}
 
 	step("delete")
-	srv, err := serverFromCLI(serveContext(t, "--data-dir", dir, "--log-format", "json", "--log-level", "error"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.handler())
-	defer srv.closeStore()
-	defer hs.Close()
+	hs := serveFlags(t, "--data-dir", dir)
 	status, _, body := do(t, http.MethodPost, hs.URL+"/query", `{"question":"Who is Edda Fenwick?","mode":"hi"}`)
 	answer, _ := body["answer"].(string)
 	if status != http.StatusOK || strings.TrimSpace(answer) == "" {

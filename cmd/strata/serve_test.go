@@ -65,6 +65,13 @@ func testServerEnv(t *testing.T, args ...string) *httptest.Server {
 	t.Helper()
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("OPENAI_BASE_URL", "")
+	return serveFlags(t, args...)
+}
+
+// serveFlags runs strata serve's handler with the given flags and the environment as the test
+// set it, until the test ends.
+func serveFlags(t *testing.T, args ...string) *httptest.Server {
+	t.Helper()
 	srv, err := serverFromCLI(serveContext(t, append([]string{"--log-format", "json", "--log-level", "error"}, args...)...))
 	if err != nil {
 		t.Fatal(err)
