@@ -6,7 +6,8 @@
 
 query() runs ``strata query --json`` (the binary named by STRATA_BIN, else ``strata`` on PATH), or
 POSTs to a running ``strata serve`` when url is given, and returns the parsed ``query --json``
-object. Every failure raises StrataError with strata's own message; its ``code`` is strata's exit
+object; with on_delta (serve only) the answer's text reaches on_delta while the model writes it.
+Every failure raises StrataError with strata's own message; its ``code`` is strata's exit
 code (CLI) or the HTTP status (serve). serve() starts ``strata serve`` for the length of a
 ``with`` block. Settings other than the query's own (offline mode, Neo4j, the LLM) come from the
 environment, as for the CLI: STRATA_OFFLINE, NEO4J_URI, OPENAI_API_KEY, ...
@@ -74,13 +75,18 @@ def _run(args, timeout=None):
     return out
 
 
-def _request(url, path, body=None, timeout=None):
-    """Sends a request to strata serve at url and returns the JSON object it answers with."""
+def _request(url, path, body=None, timeout=None, on_delta=None):
+    """Sends a request to strata serve at url and returns the JSON object it answers with.
+
+    With on_delta the body asks for a stream, whose lines are read as they come (_read_stream).
+    """
     data = None if body is None else json.dumps(body).encode()
     req = urllib.request.Request(url.rstrip("/") + path, data=data, method="GET" if body is None else "POST",
                                  headers={"Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(req, timeout=timeout) as resp:
+            if on_delta is not None:
+                return _read_stream(resp, on_delta)
             return json.load(resp)
     except urllib.error.HTTPError as e:
         raw = e.read()
@@ -93,27 +99,61 @@ def _request(url, path, body=None, timeout=None):
         raise StrataError(f"cannot reach strata serve at {url}: {e.reason}") from e
 
 
+def _read_stream(resp, on_delta):
+    """Reads a streamed POST /query answer (NDJSON) and returns its last line, the query object.
+
+    {"delta": text} lines go to on_delta(text), {"reset": true} to on_delta(None), and a last line
+    {"error", "code"} (a query that failed after the stream began) raises StrataError.
+    """
+    last = None
+    for raw in resp:
+        if not raw.strip():
+            continue
+        line = json.loads(raw)
+        if "delta" in line:
+            on_delta(line["delta"])
+        elif line.get("reset") is True:
+            on_delta(None)
+        elif set(line) == {"error", "code"}:
+            raise StrataError(line["error"], line["code"])
+        else:
+            last = line
+    if last is None:
+        raise StrataError("strata serve ended the stream before the answer's object")
+    return last
+
+
 def _check_options(opts):
     unknown = sorted(set(opts) - set(QUERY_OPTIONS))
     if unknown:
         raise TypeError(f"unknown query option(s) {', '.join(unknown)} (want {', '.join(QUERY_OPTIONS)})")
 
 
-def query(question, data_dir=None, mode=None, url=None, timeout=None, **opts):
+def query(question, data_dir=None, mode=None, url=None, timeout=None, on_delta=None, **opts):
     """Asks strata a question and returns the ``query --json`` object as a dict.
 
     data_dir: the embedded store (default: STRATA_DATA_DIR, else .strata); mode: hi (default),
     naive, local, global or an hi ablation; url: a strata serve URL (data_dir is then the server's,
     and must be None); opts: top_k, entities, max_context_tokens, context_only.
+
+    on_delta (with url only): called with each piece of the answer's text while the model writes
+    it, e.g. ``on_delta=lambda s: print(s or "\n", end="", flush=True)``. The pieces make up the
+    returned object's "answer". None, which is rare, withdraws the pieces before it: the model's
+    answer broke off and was asked for again, and the pieces that follow start it over. timeout
+    bounds each wait for the next piece, not the whole answer.
     """
     _check_options(opts)
+    if on_delta is not None and url is None:
+        raise TypeError("on_delta needs url: answers are streamed by strata serve")
     if url is not None:
         if data_dir is not None:
             raise TypeError("data_dir is the server's when url is given; pass one of them")
         body = {"question": question, **{k: v for k, v in opts.items() if v is not None}}
         if mode is not None:
             body["mode"] = mode
-        return _request(url, "/query", body, timeout)
+        if on_delta is not None:
+            body["stream"] = True
+        return _request(url, "/query", body, timeout, on_delta)
     args = ["query", "--json", "--log-level", "warn"]
     if data_dir is not None:
         args += ["--data-dir", os.fspath(data_dir)]

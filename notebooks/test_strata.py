@@ -4,10 +4,13 @@ Run from the repository root: STRATA_BIN=bin/strata python3 -m unittest discover
 (make test-notebook does this).
 """
 
+import http.server
+import json
 import os
 import pathlib
 import shutil
 import tempfile
+import threading
 import unittest
 from unittest import mock
 
@@ -116,6 +119,43 @@ class WrapperTest(unittest.TestCase):
             with self.assertRaises(TypeError):
                 strata.query(QUESTION, url=url, data_dir=self.data_dir)
 
+    def test_serve_stream_offline(self):
+        with strata.serve(data_dir=self.data_dir) as url:
+            deltas = []
+            got = strata.query(QUESTION, url=url, mode="naive", top_k=3, on_delta=deltas.append)
+            want = strata.query(QUESTION, url=url, mode="naive", top_k=3)
+        # No model, no answer: the stream is the object alone.
+        self.assertEqual(deltas, [])
+        self.assertIsNone(got["answer"])
+        del got["timings_ms"], want["timings_ms"]
+        self.assertEqual(got, want)
+        with self.assertRaises(TypeError):
+            strata.query(QUESTION, data_dir=self.data_dir, on_delta=print)
+
+    def test_serve_stream(self):
+        # A chat model that streams an answer with reasoning and a made-up citation, which the
+        # streamed text must not show; embeddings stay offline, as the store was built.
+        api = http.server.ThreadingHTTPServer(("127.0.0.1", 0), StreamingChat)
+        threading.Thread(target=api.serve_forever, daemon=True).start()
+        self.addCleanup(api.server_close)
+        self.addCleanup(api.shutdown)
+        env = {"STRATA_OFFLINE": "", "OPENAI_API_KEY": "not-a-secret", "STRATA_EMBEDDING_MODEL": "offline",
+               "OPENAI_BASE_URL": f"http://127.0.0.1:{api.server_address[1]}/v1"}
+        # A copy: the server writes its LLM cache into the data dir, which the other tests share.
+        data_dir = os.path.join(self.tmp, "stream-store")
+        shutil.copytree(self.data_dir, data_dir)
+        with mock.patch.dict(os.environ, env), strata.serve(data_dir=data_dir) as url:
+            deltas = []
+            got = strata.query(QUESTION, url=url, mode="naive", top_k=3, on_delta=deltas.append)
+            want = strata.query(QUESTION, url=url, mode="naive", top_k=3)
+        self.assertEqual(got["answer"], "Ilsa Marrow founded the guild [doc:harbor-guild.md].")
+        self.assertEqual(got["answer_notes"]["citations_removed"], 1)
+        self.assertGreaterEqual(len(deltas), 2, deltas)
+        self.assertNotIn(None, deltas)
+        self.assertEqual("".join(deltas), got["answer"])
+        del got["timings_ms"], want["timings_ms"], got["usage"], want["usage"]
+        self.assertEqual(got, want)
+
     def test_serve_bad_data_dir(self):
         missing = os.path.join(self.tmp, "no-store-here")
         with strata.serve(data_dir=missing) as url:
@@ -138,6 +178,33 @@ class WrapperTest(unittest.TestCase):
                 self.fail("the block ran without a server")
         self.assertEqual(cm.exception.code, 1)
         self.assertIn("listen", cm.exception.message)
+
+
+class StreamingChat(http.server.BaseHTTPRequestHandler):
+    """An OpenAI-compatible chat endpoint that streams one answer in pieces, whatever is asked."""
+
+    PIECES = ["<think>Who was it? The annals", "?</think>Ilsa Marrow", " founded the guild [doc:harbor-", "guild.md] [doc:annals].", ""]
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if not self.path.endswith("/chat/completions"):
+            self.send_error(404)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        for i, piece in enumerate(self.PIECES):
+            last = i == len(self.PIECES) - 1
+            event = {"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": "stop" if last else None}]}
+            self.wfile.write(b"data: " + json.dumps(event).encode() + b"\n\n")
+            self.wfile.flush()
+        self.wfile.write(b"data: [DONE]\n\n")
+
+    def do_GET(self):
+        self.send_error(404)
+
+    def log_message(self, *args):
+        pass
 
 
 if __name__ == "__main__":

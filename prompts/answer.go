@@ -26,6 +26,23 @@ var citationRe = regexp.MustCompile(`\[((?:[a-z]+:[^\]\s,;]+[,;]?\s*)+)\]`)
 
 var citationIDRe = regexp.MustCompile(`([a-z]+):([^\]\s,;]+)`)
 
+// citationStartRe matches what a citation (citationRe) may begin with: its bracket and the ids
+// so far, the last one possibly cut anywhere.
+var citationStartRe = regexp.MustCompile(`^\[(?:[a-z]+:[^\]\s,;]+[,;]?\s*)*(?:[a-z]+(?::[^\]\s,;]*)?)?$`)
+
+// OpenCitation returns the index of the first bracket in s that is not closed and may yet become
+// a citation once more text follows, or -1. A stream of an answer holds back the text from there:
+// FilterCitations may still remove it, with the space before it.
+func OpenCitation(s string) int {
+	from := strings.LastIndexByte(s, ']') + 1 // a bracket before the last ']' is closed
+	for i := from; i < len(s); i++ {
+		if s[i] == '[' && citationStartRe.MatchString(s[i:]) {
+			return i
+		}
+	}
+	return -1
+}
+
 // Citation is a source cited in an answer.
 type Citation struct {
 	Kind string // "doc", "chunk", "report", …

@@ -183,3 +183,27 @@ func TestFilterCitations(t *testing.T) {
 		}
 	}
 }
+
+func TestOpenCitation(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int
+	}{
+		{"no bracket", -1},
+		{"closed [doc:a] here", -1},
+		{"open [", 5},
+		{"open [doc", 5},
+		{"open [doc:a, chunk:", 5},
+		{"open [doc:a; ", 5},
+		{"[doc:a] then [chunk:b", 13},
+		{"not one [the note", -1},
+		{"not one [1", -1},
+		{"not one [Doc:a", -1},
+		{"[x [doc:a", 3},
+	}
+	for _, tc := range tests {
+		if got := OpenCitation(tc.in); got != tc.want {
+			t.Errorf("OpenCitation(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}

@@ -113,9 +113,18 @@ func (e *Engine) answer(ctx context.Context, question string, res *Result) error
 	if strings.TrimSpace(res.ContextText) == "" {
 		text := NothingFoundAnswer
 		res.Answer, res.AnswerNotes = &text, &AnswerNotes{NothingFound: true}
+		if send := answerStream(ctx); send != nil {
+			sendWhole(send, text)
+		}
 		return nil
 	}
-	a, err := e.Answerer.Answer(ctx, question, res.ContextText)
+	var a Answer
+	var err error
+	if send := answerStream(ctx); send != nil {
+		a, err = e.streamedAnswer(ctx, question, res.ContextText, send)
+	} else {
+		a, err = e.Answerer.Answer(ctx, question, res.ContextText)
+	}
 	if err != nil {
 		return fmt.Errorf("generate the answer: %w", err)
 	}

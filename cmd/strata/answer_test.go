@@ -27,12 +27,23 @@ type answerAPI struct {
 	reply, finish string
 	status        int
 	calls         int
+	// breakAt > 0 ends a streamed reply after its first breakAt runes with an error event, as
+	// llama.cpp reports a failure found after the stream started.
+	breakAt int
+}
+
+// setBreak makes the answer reply's first breakAt runes, streamed, then an error.
+func (a *answerAPI) setBreak(reply string, breakAt int) {
+	a.set(reply, "stop", 0)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.breakAt = breakAt
 }
 
 func (a *answerAPI) set(reply, finish string, status int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.reply, a.finish, a.status, a.calls = reply, finish, status, 0
+	a.reply, a.finish, a.status, a.calls, a.breakAt = reply, finish, status, 0, 0
 }
 
 func (a *answerAPI) answerCalls() int {
@@ -47,6 +58,7 @@ func (a *answerAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Model    string
 		Messages []struct{ Role, Content string }
+		Stream   bool
 	}
 	if !strings.HasSuffix(r.URL.Path, "/chat/completions") || json.Unmarshal(body, &req) != nil ||
 		len(req.Messages) == 0 || prompts.TaskOf(req.Messages[0].Content) != prompts.TaskAnswer {
@@ -55,8 +67,12 @@ func (a *answerAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	a.mu.Lock()
 	a.calls++
-	reply, finish, status := a.reply, a.finish, a.status
+	reply, finish, status, breakAt := a.reply, a.finish, a.status, a.breakAt
 	a.mu.Unlock()
+	if reply != "" && req.Stream {
+		streamReply(w, reply, finish, breakAt)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	switch {
 	case status != 0:
@@ -71,6 +87,28 @@ func (a *answerAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		a.fake.ServeHTTP(w, r)
 	}
+}
+
+// streamReply writes reply as server-sent events of three runes each, then finish and usage, or
+// after breakAt runes (when > 0) an error event.
+func streamReply(w http.ResponseWriter, reply, finish string, breakAt int) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	event := func(v any) {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		w.(http.Flusher).Flush()
+	}
+	runes := []rune(reply)
+	for i := 0; i < len(runes); i += 3 {
+		if breakAt > 0 && i >= breakAt {
+			event(map[string]any{"error": map[string]any{"message": "the model crashed (fake)", "type": "server_error"}})
+			return
+		}
+		event(map[string]any{"choices": []map[string]any{{"index": 0, "delta": map[string]any{"content": string(runes[i:min(i+3, len(runes))])}, "finish_reason": nil}}})
+	}
+	event(map[string]any{"choices": []map[string]any{{"index": 0, "delta": map[string]any{}, "finish_reason": finish}}})
+	event(map[string]any{"choices": []any{}, "usage": map[string]int{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}})
+	fmt.Fprint(w, "data: [DONE]\n\n")
 }
 
 // llmIngested ingests a few documents of the test corpus with the fake model behind api, and

@@ -31,12 +31,66 @@ func queryCommand() *cli.Command {
 			"with --arch, descending from the top, filtered into scored points per layer, plus source\n" +
 			"chunks), lca (LeanRAG: entities, the summaries on the paths up to their lowest common ancestor\n" +
 			"and the relations among them, plus source chunks), and the ablations hi_local, hi_global,\n" +
-			"hi_bridge, hi_nobridge. With --json, stdout holds exactly one JSON object.",
+			"hi_bridge, hi_nobridge. With --json, stdout holds exactly one JSON object.\n\n" +
+			"On a terminal the answer is printed while the model writes it (--stream auto), its reasoning\n" +
+			"and the citations it made up held back, so that the text ends up as it would be printed whole;\n" +
+			"--stream always does the same into a pipe, --stream never prints it once it is complete.\n" +
+			"--json never streams.",
 		Flags: commonFlags(append(retrievalFlags(),
 			&cli.BoolFlag{Name: "context-only", Usage: "retrieve the context but do not generate an answer"},
 			&cli.BoolFlag{Name: flagJSON, Usage: "print one JSON object on stdout (shape in the README)"},
+			&cli.StringFlag{Name: flagStream, Value: streamAuto,
+				Usage: "print the answer while it is written: auto (when stdout is a terminal), always, never"},
 		)...),
 		Action: runQuery,
+	}
+}
+
+// The values of query's --stream.
+const (
+	flagStream   = "stream"
+	streamAuto   = "auto"
+	streamAlways = "always"
+	streamNever  = "never"
+)
+
+// streamAnswer tells whether query prints the answer while it is written: on a terminal unless
+// --stream says otherwise, and never with --json, whose stdout is one object.
+func streamAnswer(c *cli.Context) (bool, error) {
+	switch v := c.String(flagStream); v {
+	case streamAuto:
+		return !c.Bool(flagJSON) && isTerminal(c.App.Writer), nil
+	case streamAlways:
+		if c.Bool(flagJSON) {
+			return false, usageError{fmt.Errorf("--%s %s and --%s do not go together: --%s prints one object once the answer is complete", flagStream, v, flagJSON, flagJSON)}
+		}
+		return true, nil
+	case streamNever:
+		return false, nil
+	default:
+		return false, usageError{fmt.Errorf("--%s: want %s, %s or %s, got %q", flagStream, streamAuto, streamAlways, streamNever, v)}
+	}
+}
+
+// answerPrinter prints an answer's text while it is written (retrieval.WithAnswerStream).
+type answerPrinter struct {
+	w, errw io.Writer
+	printed bool // some text is on w, without the newline that ends the answer
+}
+
+func (p *answerPrinter) write(d retrieval.Delta) {
+	if d.Reset {
+		// What was printed cannot be taken back from a terminal: a note says that the answer
+		// starts again below it.
+		if p.printed {
+			fmt.Fprint(p.w, "\n\n")
+		}
+		fmt.Fprintln(p.errw, "strata: warning: the model's answer broke off and was asked for again; it follows in full")
+		p.printed = false
+	}
+	if d.Text != "" {
+		fmt.Fprint(p.w, d.Text)
+		p.printed = true
 	}
 }
 
@@ -143,6 +197,10 @@ func runQuery(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	stream, err := streamAnswer(c)
+	if err != nil {
+		return err
+	}
 	engine, m, closeFn, err := newEngine(c, false)
 	if err != nil {
 		return err
@@ -152,29 +210,44 @@ func runQuery(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := engine.Query(c.Context, c.Args().First(), opt)
+	ctx := c.Context
+	var printer *answerPrinter
+	if stream {
+		printer = &answerPrinter{w: c.App.Writer, errw: c.App.ErrWriter}
+		ctx = retrieval.WithAnswerStream(ctx, printer.write)
+	}
+	res, err := engine.Query(ctx, c.Args().First(), opt)
 	if err == nil {
 		err = engine.Tokenizer.Err()
 	}
 	if err != nil {
+		if printer != nil && printer.printed {
+			fmt.Fprintln(c.App.Writer) // the error line is not to follow the answer's start
+		}
 		return err
 	}
 	res.Usage = m.usage()
 	if c.Bool(flagJSON) {
 		err = writeJSON(c, queryOutput{Result: res, Warnings: warnings})
 	} else {
-		writeQueryText(c.App.Writer, res, opt)
+		// A streamed answer is on stdout already, exactly (retrieval.WithAnswerStream).
+		writeQueryText(c.App.Writer, res, opt, printer != nil && printer.printed)
 	}
 	// After the answer, on stderr: its text alone looks complete whether it was cut or not.
 	writeAnswerWarnings(c.App.ErrWriter, res.AnswerNotes)
 	return err
 }
 
-// writeQueryText prints the answer and its sources, or without an answer the context.
-func writeQueryText(w io.Writer, res *retrieval.Result, opt retrieval.Options) {
+// writeQueryText prints the answer and its sources, or without an answer the context. streamed:
+// the answer's text is printed already, without its newline.
+func writeQueryText(w io.Writer, res *retrieval.Result, opt retrieval.Options, streamed bool) {
 	switch {
 	case res.Answer != nil:
-		fmt.Fprintln(w, *res.Answer)
+		if streamed {
+			fmt.Fprintln(w)
+		} else {
+			fmt.Fprintln(w, *res.Answer)
+		}
 		if len(res.Context.Chunks) > 0 {
 			fmt.Fprintln(w)
 			fmt.Fprintln(w, "Sources:")

@@ -39,7 +39,11 @@ func serveCommand() *cli.Command {
 		Usage: "answer queries over HTTP from one store, kept open between requests",
 		Description: "Serves one store (the embedded one at --data-dir, or Neo4j) on --addr, loopback by default:\n" +
 			"  POST /query   JSON body {\"question\", \"mode\", \"top_k\", \"entities\", \"max_context_tokens\",\n" +
-			"                \"context_only\"}; answers with exactly the object of query --json\n" +
+			"                \"context_only\", \"stream\"}; answers with exactly the object of query --json;\n" +
+			"                with \"stream\": true, as NDJSON (application/x-ndjson): a line {\"delta\": \"...\"}\n" +
+			"                per piece of the answer while it is written ({\"reset\": true} withdraws the\n" +
+			"                pieces before it), then that object; a query that fails after the first\n" +
+			"                line ends with a line {\"error\", \"code\"}\n" +
 			"  GET  /status  the object of status --json\n" +
 			"  GET  /healthz {\"status\": \"ok\"} once the store is open\n" +
 			"Errors are {\"error\": \"...\", \"code\": <HTTP status>}. The embedded store is opened read-only, so an\n" +
@@ -260,7 +264,10 @@ func (s *server) handler() http.Handler {
 		default:
 			err = route.fn(w, r)
 		}
-		if err != nil {
+		switch {
+		case err != nil && w.streaming:
+			s.writeStreamError(w, r, err)
+		case err != nil:
 			s.writeError(w, r, err)
 		}
 		s.logRequest(r, w, start, err)
@@ -275,7 +282,13 @@ type responseRecorder struct {
 	bytes    int
 	mode     string
 	question string
+	// streaming: an NDJSON answer has begun (status 200 sent), so an error can only be its last
+	// line.
+	streaming bool
 }
+
+// Unwrap lets http.ResponseController reach the connection's writer, to flush a streamed answer.
+func (w *responseRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (w *responseRecorder) WriteHeader(code int) {
 	if w.status == 0 {
@@ -331,23 +344,74 @@ type httpError struct {
 func (e httpError) Error() string { return e.err.Error() }
 func (e httpError) Unwrap() error { return e.err }
 
-// writeError answers {"error", "code"} with the status err calls for: its own, 503 for a store
-// that cannot be opened, 500 otherwise.
+// writeError answers {"error", "code"} with the status err calls for (errorStatus).
 func (s *server) writeError(w *responseRecorder, r *http.Request, err error) {
-	status := http.StatusInternalServerError
+	status := errorStatus(r, err)
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
+	s.writeJSON(w, r, status, jsonError{Error: err.Error(), Code: status})
+}
+
+// errorStatus is the status err calls for: its own, 499 when the client went away, 503 for a
+// store that cannot be opened, 500 otherwise.
+func errorStatus(r *http.Request, err error) int {
 	var he httpError
 	var unavailable errUnavailable
 	switch {
 	case errors.As(err, &he):
-		status = he.status
+		return he.status
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
 		// The client went away; nobody reads this answer, but the log says why the query stopped.
-		status = statusClientClosed
+		return statusClientClosed
 	case errors.As(err, &unavailable):
-		status = http.StatusServiceUnavailable
-		w.Header().Set("Retry-After", "1")
+		return http.StatusServiceUnavailable
 	}
-	s.writeJSON(w, r, status, jsonError{Error: err.Error(), Code: status})
+	return http.StatusInternalServerError
+}
+
+// writeStreamError ends a streamed answer with the line {"error", "code"}, code being the status
+// the error would have had before the stream began.
+func (s *server) writeStreamError(w *responseRecorder, r *http.Request, err error) {
+	status := errorStatus(r, err)
+	s.writeLine(w, r, jsonError{Error: err.Error(), Code: status})
+	// The response went out as 200; the request log says how it ended.
+	w.status = status
+}
+
+// ndjsonType is the media type of a streamed answer: one JSON object per line.
+const ndjsonType = "application/x-ndjson"
+
+// writeLine writes v as one line of a streamed answer, starting the stream (status 200) when it
+// has not begun, and flushes it to the client.
+func (s *server) writeLine(w *responseRecorder, r *http.Request, v any) {
+	if !w.streaming {
+		w.streaming = true
+		w.Header().Set("Content-Type", ndjsonType)
+		w.WriteHeader(http.StatusOK)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		s.log.Error().Err(err).Str("path", r.URL.Path).Msg("encode response line")
+		buf.Reset()
+		fmt.Fprintf(&buf, "{\"error\":%q,\"code\":%d}\n", "encode the response: "+err.Error(), http.StatusInternalServerError)
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		s.log.Debug().Err(err).Str("path", r.URL.Path).Msg("write response") // the client went away
+		return
+	}
+	if err := http.NewResponseController(w).Flush(); err != nil {
+		s.log.Debug().Err(err).Str("path", r.URL.Path).Msg("flush response")
+	}
+}
+
+// streamLine is a line of a streamed answer before its last: a piece of the answer's text, or
+// a reset that withdraws the pieces before it (retrieval.Delta).
+type streamLine struct {
+	Delta string `json:"delta,omitempty"`
+	Reset bool   `json:"reset,omitempty"`
 }
 
 func (s *server) writeJSON(w *responseRecorder, r *http.Request, status int, v any) {
@@ -380,6 +444,8 @@ type queryRequest struct {
 	Entities         int    `json:"entities"`
 	MaxContextTokens int    `json:"max_context_tokens"`
 	ContextOnly      bool   `json:"context_only"`
+	// Stream asks for the answer as NDJSON lines while it is written (see the README).
+	Stream bool `json:"stream"`
 }
 
 // options turns the request into validated retrieval options, naming the bad field.
@@ -462,7 +528,15 @@ func (s *server) query(w *responseRecorder, r *http.Request) error {
 		return err
 	}
 	meter := llm.NewMeter()
-	res, err := st.engine.Query(llm.WithMeter(r.Context(), meter), q.Question, opt)
+	ctx := llm.WithMeter(r.Context(), meter)
+	if q.Stream {
+		// The stream begins with the first piece, so that a query failing before it (a bad
+		// option, retrieval) is answered with its status as without streaming.
+		ctx = retrieval.WithAnswerStream(ctx, func(d retrieval.Delta) {
+			s.writeLine(w, r, streamLine{Delta: d.Text, Reset: d.Reset})
+		})
+	}
+	res, err := st.engine.Query(ctx, q.Question, opt)
 	if err != nil {
 		if errors.Is(err, retrieval.ErrEmptyQuery) {
 			return httpError{http.StatusBadRequest, err}
@@ -471,7 +545,12 @@ func (s *server) query(w *responseRecorder, r *http.Request) error {
 	}
 	u := meter.Stats().Total
 	res.Usage = retrieval.Usage{LLMCalls: u.LLMCalls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, EmbeddingCalls: u.EmbeddingCalls}
-	s.writeJSON(w, r, http.StatusOK, queryOutput{Result: res, Warnings: state.Warnings()})
+	out := queryOutput{Result: res, Warnings: state.Warnings()}
+	if q.Stream {
+		s.writeLine(w, r, out)
+		return nil
+	}
+	s.writeJSON(w, r, http.StatusOK, out)
 	return nil
 }
 

@@ -38,6 +38,39 @@ func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // thinkRe matches the reasoning blocks some models (DeepSeek R1, Qwen 3…) put in their answer.
 var thinkRe = regexp.MustCompile(`(?is)<(think|thinking|reasoning)>.*?</(think|thinking|reasoning)>`)
 
+var (
+	thinkOpenRe  = regexp.MustCompile(`(?i)<(think|thinking|reasoning)>`)
+	thinkCloseRe = regexp.MustCompile(`(?i)</(think|thinking|reasoning)>`)
+)
+
+// OpenThinking returns the index in s of a reasoning block that is not closed (as thinkRe matches
+// blocks: from the first opening tag to the first closing one after it), or of an opening tag
+// that may be starting at its end, or -1. A stream of an answer holds back the text from there:
+// StripThinking may still remove it.
+func OpenThinking(s string) int {
+	for pos := 0; ; {
+		open := thinkOpenRe.FindStringIndex(s[pos:])
+		if open == nil {
+			break
+		}
+		end := thinkCloseRe.FindStringIndex(s[pos+open[1]:])
+		if end == nil {
+			return pos + open[0]
+		}
+		pos += open[1] + end[1]
+	}
+	// Only the last '<' can begin a tag cut short: a tag holds no other.
+	if i := strings.LastIndexByte(s, '<'); i >= 0 {
+		tail := strings.ToLower(s[i:])
+		for _, tag := range []string{"<think>", "<thinking>", "<reasoning>"} {
+			if len(tail) < len(tag) && strings.HasPrefix(tag, tail) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
 // StripThinking removes reasoning blocks from a model answer. An unterminated block at the start
 // (the answer was cut off while reasoning) removes everything. It lives here rather than with
 // the answer parsers because the LLM client strips the answers it returns as well: whichever

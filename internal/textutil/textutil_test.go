@@ -46,3 +46,26 @@ func TestStripThinking(t *testing.T) {
 		}
 	}
 }
+
+func TestOpenThinking(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int
+	}{
+		{"an answer", -1},
+		{"<think>x</think> an answer", -1},
+		{"an answer <think>still thinking", 10},
+		{"<think>a</think> b <REASONING>c", 19},
+		{"<think>a</think> b <thinking>c</reasoning> d", -1},
+		{"an answer <thi", 10},
+		{"an answer <Reasoning", 10},
+		{"an answer <b", -1},
+		{"1 < 2", -1},
+		{"a <", 2},
+	}
+	for _, tc := range tests {
+		if got := OpenThinking(tc.in); got != tc.want {
+			t.Errorf("OpenThinking(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}

@@ -52,6 +52,12 @@ func Generate(ctx context.Context, chat llm.Chatter, question, contextText strin
 // with nothing left once reasoning is removed is unreadable (the error wraps
 // prompts.ErrUnreadable); it is not asked for again.
 func GenerateWith(ctx context.Context, chat llm.Chatter, ps *prompts.Set, question, contextText string, opts Options) (Answer, error) {
+	return generate(ctx, chat, ps, question, contextText, opts, nil)
+}
+
+// generate is GenerateWith, sending the answer's text to onText while it is written when onText
+// is set (see newStreamFilter for what is sent).
+func generate(ctx context.Context, chat llm.Chatter, ps *prompts.Set, question, contextText string, opts Options, onText func(string)) (Answer, error) {
 	if strings.TrimSpace(contextText) == "" {
 		return Answer{}, ErrEmptyContext
 	}
@@ -62,12 +68,19 @@ func GenerateWith(ctx context.Context, chat llm.Chatter, ps *prompts.Set, questi
 	if err != nil {
 		return Answer{}, err
 	}
-	resp, err := chat.Chat(ctx, llm.ChatRequest{
+	keep := func(c prompts.Citation) bool {
+		return opts.KeepUnknownCitations || strings.Contains(contextText, c.Kind+":"+c.ID)
+	}
+	req := llm.ChatRequest{
 		Stage:       llm.StageAnswer,
 		Messages:    []llm.Message{{Role: llm.RoleSystem, Content: p.System}, {Role: llm.RoleUser, Content: p.User}},
 		MaxTokens:   opts.MaxTokens,
 		Temperature: opts.Temperature,
-	})
+	}
+	if onText != nil {
+		req.OnDelta = newStreamFilter(keep, onText).write
+	}
+	resp, err := chat.Chat(ctx, req)
 	if err != nil {
 		// The client's error names the stage and model already; callers say what failed.
 		return Answer{}, err
@@ -75,9 +88,6 @@ func GenerateWith(ctx context.Context, chat llm.Chatter, ps *prompts.Set, questi
 	text := prompts.CleanAnswer(resp.Content)
 	if text == "" {
 		return Answer{}, fmt.Errorf("%w: nothing was left once the model's reasoning was removed", prompts.ErrUnreadable)
-	}
-	keep := func(c prompts.Citation) bool {
-		return opts.KeepUnknownCitations || strings.Contains(contextText, c.Kind+":"+c.ID)
 	}
 	a := Answer{Truncated: resp.Truncated()}
 	a.Text, a.Citations, a.Removed = prompts.FilterCitations(text, keep)
@@ -121,6 +131,17 @@ func (g *Generator) ContextBudget() int {
 // limit and how many made-up citations were removed.
 func (g *Generator) Answer(ctx context.Context, question, contextText string) (retrieval.Answer, error) {
 	a, err := GenerateWith(ctx, g.chat, g.prompts, question, contextText, g.opts)
+	if err != nil {
+		return retrieval.Answer{}, err
+	}
+	return retrieval.Answer{Text: a.Text, Truncated: a.Truncated, CitationsRemoved: len(a.Removed)}, nil
+}
+
+// AnswerStream is Answer, sending the answer's text to onText while it is written: the pieces
+// concatenate to the start of the final text, with reasoning and made-up citations left out
+// (retrieval.StreamingAnswerer).
+func (g *Generator) AnswerStream(ctx context.Context, question, contextText string, onText func(string)) (retrieval.Answer, error) {
+	a, err := generate(ctx, g.chat, g.prompts, question, contextText, g.opts, onText)
 	if err != nil {
 		return retrieval.Answer{}, err
 	}
