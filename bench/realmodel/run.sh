@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Model extraction with the local CI model against offline extraction, on testdata (or
-# CORPUS=… QUESTIONS=…): model calls, LLM tokens per corpus token, the share of readable
-# answers per stage, wall time, and recall@2/5/10 of `strata eval` per mode, for three stores:
+# CORPUS=… QUESTIONS=…): model calls, LLM tokens per corpus token, answers per stage read whole,
+# salvaged in part (cut at the token cap, say) or unreadable, wall time, and recall@2/5/10 of
+# `strata eval` per mode, for three stores:
 #
 #   offline     offline extraction, hashing embedder (the README demo)
 #   offline+e5  offline extraction, the real embedder
@@ -38,7 +39,7 @@ ingest() {
 	t1=$(date +%s.%N)
 	echo "$t1 - $t0" | bc >"$out/$name.wall"
 	for mode in $MODES; do
-		env "${envs[@]}" "$out/strata" eval --data-dir "$out/$name" --json --mode "$mode" --questions "$QUESTIONS" >"$out/$name.eval.$mode.json"
+		env "${envs[@]}" "$out/strata" eval --data-dir "$out/$name" --json --mode "$mode" --questions "$QUESTIONS" "$@" >"$out/$name.eval.$mode.json"
 	done
 }
 
@@ -54,7 +55,7 @@ import json, sys
 out, corpus, modes = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 stores = ["offline", "offline+e5", "model+e5"]
 print(f"corpus: {corpus} tokens")
-print(f"{'store':<11} {'wall s':>7} {'calls':>6} {'tok/corpus tok':>15} {'entities':>9} {'relations':>10}  readable share per stage")
+print(f"{'store':<11} {'wall s':>7} {'calls':>6} {'tok/corpus tok':>15} {'entities':>9} {'relations':>10}  answers per stage: whole+salvaged+unreadable")
 for s in stores:
     r = json.load(open(f"{out}/{s}.ingest.json"))
     llm = r.get("llm") or {}
@@ -64,8 +65,8 @@ for s in stores:
     for name, st in sorted((llm.get("stages") or {}).items()):
         n = st.get("llm_calls", 0) + st.get("cache_hits", 0)
         if st.get("llm_calls", 0):
-            ok = n - st.get("unreadable", 0) - st.get("salvaged", 0)
-            shares.append(f"{name} {ok}/{n}")
+            bad, part = st.get("unreadable", 0), st.get("salvaged", 0)
+            shares.append(f"{name} {n - bad - part}+{part}+{bad}")
     wall = float(open(f"{out}/{s}.wall").read())
     print(f"{s:<11} {wall:7.1f} {tot.get('llm_calls', 0):6d} {tokens / corpus:15.2f} {r['entities']:9d} {r['relations']:10d}  {', '.join(shares) or '-'}")
 print()
