@@ -81,11 +81,6 @@ func runDelete(c *cli.Context) error {
 		return err
 	}
 	dryRun := c.Bool("dry-run")
-	if dryRun {
-		if err := keepCacheUnwritten(c); err != nil {
-			return err
-		}
-	}
 	m, err := setupModels(c, log)
 	if err != nil {
 		return err

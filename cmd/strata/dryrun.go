@@ -1,11 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -35,26 +31,3 @@ func runDryRun(c *cli.Context, in *pipeline.Ingester) error {
 	return nil
 }
 
-// keepCacheUnwritten turns the LLM response cache off (--no-cache) for a dry run when its
-// directory does not exist yet. Opening the cache creates its directory (llm.OpenCache), and a
-// dry run writes nothing; a cache that does not exist answers nothing, so the estimate is the
-// same without it. A cache that exists is left on: the dry run only reads it (Client.Lookup,
-// HasVector) to count the calls it already answers. It must run before setupModels.
-func keepCacheUnwritten(c *cli.Context) error {
-	if c.Bool(flagNoCache) {
-		return nil
-	}
-	// The same default as setupModels'.
-	dir := c.String(flagCacheDir)
-	if dir == "" {
-		dir = filepath.Join(c.String(flagDataDir), "llm-cache")
-	}
-	_, err := os.Stat(dir)
-	if !errors.Is(err, fs.ErrNotExist) {
-		return nil // there, or unreadable: opening it creates nothing, or says what is wrong
-	}
-	if err := c.Set(flagNoCache, "true"); err != nil {
-		return fmt.Errorf("dry run without the absent LLM cache %s: %w", dir, err)
-	}
-	return nil
-}

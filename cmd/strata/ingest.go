@@ -112,11 +112,6 @@ func runIngest(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.Bool("dry-run") {
-		if err := keepCacheUnwritten(c); err != nil {
-			return err
-		}
-	}
 	m, err := setupModels(c, log)
 	if err != nil {
 		return err

@@ -18,13 +18,15 @@ type Cache struct {
 	dir string
 }
 
-// OpenCache opens (creating if need be) a cache rooted at dir.
+// OpenCache opens a cache rooted at dir. The directory is created by the first entry written,
+// so that a client that only reads (a dry run) leaves no trace; a path that exists and is not a
+// directory is an error.
 func OpenCache(dir string) (*Cache, error) {
 	if dir == "" {
 		return nil, errors.New("open LLM cache: empty directory")
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("open LLM cache: %w", err)
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("open LLM cache %s: not a directory", dir)
 	}
 	return &Cache{dir: dir}, nil
 }
