@@ -84,17 +84,17 @@ func (in *Ingester) documents(ctx context.Context, docs []load.Document, meta ma
 		// Carry: a document's batches add evidence after what the batches before them wrote.
 		// A failed write ends the run, so the resolver never outlives an unwritten Output.
 		resolver := &resolve.Resolver{Store: in.Store, Tokenizer: in.Tokenizer, Summarizer: in.Summarizer, Carry: true}
+		src := newBatchSource(in, results)
 		for i := range docs {
-			var p prepared
-			select {
-			case p = <-results[i]:
-			case <-gctx.Done():
-				return gctx.Err()
-			}
-			written, err := in.write(gctx, resolver, p, meta, rep)
+			p, err := src.doc(gctx, i)
 			if err != nil {
 				return err
 			}
+			written, err := in.write(gctx, resolver, p, func() (docBatch, bool, error) { return src.next(gctx, i) }, meta, rep)
+			if err != nil {
+				return err
+			}
+			src.finish(i)
 			if written {
 				meta = nil // recorded with the first document written
 			}
@@ -108,8 +108,9 @@ func (in *Ingester) documents(ctx context.Context, docs []load.Document, meta ma
 }
 
 // prepared is a document after chunking and comparison with its stored chunks. A document to
-// write comes with its batches: consecutive runs of Options.ChunkBatch pieces, extracted and
-// embedded by the worker that prepared it while the writer resolves and writes the previous one.
+// write comes with its batches: consecutive runs of Options.ChunkBatch pieces, extracted by the
+// worker that prepared it while the writer resolves and writes the previous one, and embedded
+// across documents by the writer's batchSource.
 type prepared struct {
 	doc      load.Document
 	sha      string
@@ -204,8 +205,8 @@ func (in *Ingester) prepare(ctx context.Context, d load.Document, checkChunks bo
 	return p
 }
 
-// docBatch is one batch of a document: its new chunks (extracted and embedded) and kept ones
-// whose position changed.
+// docBatch is one batch of a document: its new chunks (extracted, one result each, and embedded
+// by the batchSource) and kept ones whose position changed.
 type docBatch struct {
 	first, count int           // pieces[first:first+count]
 	last         bool          // the document's last batch: it records the document's sha256
@@ -214,7 +215,7 @@ type docBatch struct {
 	err          error
 }
 
-// extractBatches extracts and embeds the document's pieces batch by batch and hands each batch to
+// extractBatches extracts the document's pieces batch by batch and hands each batch to
 // the writer, closing p.batches after the last one or after a failed one. Batches are cut at
 // fixed piece positions, so a resumed run cuts the batches a killed run cut; a batch with
 // nothing to write (stored by an earlier run) is not sent, except the last.
@@ -244,7 +245,6 @@ func (in *Ingester) extractBatches(ctx context.Context, p prepared) error {
 }
 
 func (in *Ingester) extractBatch(ctx context.Context, p prepared, pieces []chunk.Piece, b *docBatch) error {
-	var texts []string
 	var moved []graph.Chunk
 	subject := graph.Document{Title: p.doc.Title}.Subject()
 	for _, pc := range pieces {
@@ -264,14 +264,6 @@ func (in *Ingester) extractBatch(ctx context.Context, p prepared, pieces []chunk
 		res = extract.NameSubject(res, pc.Text, subject)
 		b.results = append(b.results, resolve.ChunkResult{ChunkID: pc.ID, DocumentID: p.doc.ID, Seq: pc.Seq, Result: res})
 		b.chunks = append(b.chunks, graph.Chunk{ID: pc.ID, DocumentID: p.doc.ID, Seq: pc.Seq, Text: pc.Text, Tokens: pc.Tokens})
-		texts = append(texts, pc.Text)
-	}
-	vecs, err := in.embed(ctx, texts)
-	if err != nil {
-		return fmt.Errorf("embed chunks of %s: %w", p.doc.ID, err)
-	}
-	for i := range texts {
-		b.chunks[i].Embedding = vecs[i]
 	}
 	b.chunks = append(b.chunks, moved...)
 	return nil

@@ -14,8 +14,10 @@ type Options struct {
 	Chunk chunk.Options
 	// Concurrency is the number of documents extracted at once.
 	Concurrency int
-	// EmbedBatch is the number of texts sent to the embedder at once.
-	EmbedBatch int
+	// EmbedBatch is the number of texts sent to the embedder at once at most, and EmbedTokens
+	// their tokens at most (a longer chunk goes alone); chunks are gathered across documents.
+	EmbedBatch  int
+	EmbedTokens int
 	// ChunkBatch is the number of consecutive chunks of one document extracted, resolved and
 	// written in one transaction. A huge document is written batch by batch, so memory stays
 	// bounded and a killed run resumes after the last batch written; a document of at most
@@ -45,10 +47,10 @@ type Options struct {
 }
 
 // DefaultOptions returns the options of the CLI's ingest: chunk.DefaultOptions, 4 documents at a
-// time, 64 texts per embedding call, 64 chunks per write, layers.DefaultOptions with the
+// time, 64 texts and 8000 tokens per embedding call, 64 chunks per write, layers.DefaultOptions with the
 // aggregation, no attributed communities (arch.DefaultOptions with MaxLayers 0) and seed 42.
 func DefaultOptions() Options {
-	return Options{Chunk: chunk.DefaultOptions(), Concurrency: 4, EmbedBatch: 64, ChunkBatch: 64, Layers: layers.DefaultOptions(), Aggregate: true, Arch: noArch(), Seed: 42}
+	return Options{Chunk: chunk.DefaultOptions(), Concurrency: 4, EmbedBatch: 64, EmbedTokens: 8000, ChunkBatch: 64, Layers: layers.DefaultOptions(), Aggregate: true, Arch: noArch(), Seed: 42}
 }
 
 // Validate reports the first option no run can use, naming it. Chunk options are checked by
@@ -62,6 +64,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("concurrency must be at least 1, got %d", o.Concurrency)
 	case o.EmbedBatch < 1:
 		return fmt.Errorf("embed batch must be at least 1, got %d", o.EmbedBatch)
+	case o.EmbedTokens < 1:
+		return fmt.Errorf("embed tokens must be at least 1, got %d", o.EmbedTokens)
 	case o.ChunkBatch < 1:
 		return fmt.Errorf("chunk batch must be at least 1, got %d", o.ChunkBatch)
 	case o.Layers.MaxLayers < 0:

@@ -30,11 +30,11 @@ func (in *Ingester) checkEmbeddingModel(ctx context.Context) (map[string]string,
 }
 
 // write resolves a prepared document against the store and writes it batch by batch, each batch
-// in one transaction, as the worker that prepared it hands the batches over. The document's
+// in one transaction, as next hands the batches over. The document's
 // sha256 is written with its last batch only: a document killed between two batches is not
 // "unchanged" to the next run, which re-reads its stored chunks and goes on after them. It
 // reports whether anything was written.
-func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p prepared, meta map[string]string, rep *Report) (bool, error) {
+func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p prepared, next func() (docBatch, bool, error), meta map[string]string, rep *Report) (bool, error) {
 	log := in.Log.With().Str("document", p.doc.ID).Logger()
 	switch {
 	case p.err != nil:
@@ -60,12 +60,9 @@ func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p pre
 	stale := p.stale // deleted with the first batch written
 	written, chunks, entities, relations := false, 0, 0, 0
 	for {
-		var b docBatch
-		var ok bool
-		select {
-		case b, ok = <-p.batches:
-		case <-ctx.Done():
-			return written, ctx.Err()
+		b, ok, err := next()
+		if err != nil {
+			return written, err
 		}
 		if !ok {
 			// The worker stopped before the last batch: the run is being cancelled.

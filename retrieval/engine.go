@@ -69,7 +69,7 @@ func (e *Engine) Query(ctx context.Context, question string, opt Options) (*Resu
 	lap := func(name string, t time.Time) { res.TimingsMS[name] = ms(time.Since(t)) }
 
 	t := time.Now()
-	vecs, err := e.Embedder.Embed(ctx, []string{question})
+	vecs, err := embedding.EmbedQuery(ctx, e.Embedder, []string{question})
 	if err != nil {
 		return nil, fmt.Errorf("embed the question: %w", err)
 	}

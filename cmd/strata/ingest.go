@@ -100,6 +100,7 @@ func runIngest(c *cli.Context) error {
 	opt := pipeline.DefaultOptions()
 	opt.Chunk.Size, opt.Chunk.Overlap = c.Int("chunk-size"), c.Int("chunk-overlap")
 	opt.Concurrency = c.Int("concurrency")
+	opt.EmbedBatch, opt.EmbedTokens = c.Int(flagEmbeddingBatch), c.Int(flagEmbeddingToks)
 	opt.Layers.MaxLayers = c.Int("layers")
 	opt.Aggregate, opt.Layers.AggregateK = c.Bool("aggregate"), c.Float64("aggregate-k")
 	opt.Arch.MaxLayers = c.Int("arch")

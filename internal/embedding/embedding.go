@@ -44,6 +44,20 @@ func PassageWeight(e Embedder) float64 {
 	return 1
 }
 
+// WithPassageWeight returns e with passage weight w in place of its own (--dense-weight).
+func WithPassageWeight(e Embedder, w float64) Embedder { return weighted{e, w} }
+
+type weighted struct {
+	Embedder
+	w float64
+}
+
+func (w weighted) PassageWeight() float64 { return w.w }
+
+func (w weighted) EmbedQuery(ctx context.Context, texts []string) ([][]float32, error) {
+	return EmbedQuery(ctx, w.Embedder, texts)
+}
+
 // OfflineModel is the model name the offline embedder reports.
 const OfflineModel = "strata-offline-hash-v1"
 

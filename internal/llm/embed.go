@@ -14,10 +14,20 @@ import (
 	"github.com/stratarag/strata/internal/embedding"
 )
 
-var _ embedding.Embedder = (*Client)(nil)
+var (
+	_ embedding.Embedder      = (*Client)(nil)
+	_ embedding.QueryEmbedder = (*Client)(nil)
+)
 
-// Model implements embedding.Embedder: the embedding model name.
-func (c *Client) Model() string { return c.cfg.EmbeddingModel }
+// Model implements embedding.Embedder: the embedding model name, followed by its marking of
+// queries and passages when it has one. Stores record it, so that a store built with one marking
+// is not searched with vectors of another: they are as far apart as two models'.
+func (c *Client) Model() string {
+	if c.cfg.EmbeddingMarking.None() {
+		return c.cfg.EmbeddingModel
+	}
+	return c.cfg.EmbeddingModel + " " + c.cfg.EmbeddingMarking.String()
+}
 
 // Dimensions implements embedding.Embedder. It is the configured EmbeddingDims, else the length of
 // the vectors of the first response, and 0 before any; DiscoverDimensions settles it up front.
@@ -38,15 +48,26 @@ func (c *Client) DiscoverDimensions(ctx context.Context) (int, error) {
 	return c.Dimensions(), nil
 }
 
-// Embed implements embedding.Embedder. Cached vectors are reused; the rest are requested in batches
-// of EmbeddingBatch texts, concurrently within the client's limits.
+// Embed implements embedding.Embedder: it embeds passages. Cached vectors are reused; the rest
+// are requested in batches of at most EmbeddingBatch texts and EmbeddingBatchTokens tokens,
+// concurrently within the client's limits.
 func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	return c.embed(ctx, embedding.Passage, texts)
+}
+
+// EmbedQuery implements embedding.QueryEmbedder: it embeds questions, marked as the model wants
+// them (Config.EmbeddingMarking).
+func (c *Client) EmbedQuery(ctx context.Context, texts []string) ([][]float32, error) {
+	return c.embed(ctx, embedding.Query, texts)
+}
+
+func (c *Client) embed(ctx context.Context, kind embedding.Kind, texts []string) ([][]float32, error) {
 	stage := stageOf(ctx, "", StageEmbed)
 	out := make([][]float32, len(texts))
 	var miss []int
 	saved := 0
 	for i, t := range texts {
-		if v, ok := c.cachedVector(t); ok {
+		if v, ok := c.cachedVector(kind, t); ok {
 			out[i] = v
 			saved++
 			continue
@@ -61,20 +82,19 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error)
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(c.cfg.EmbeddingConcurrency)
-	for start := 0; start < len(miss); start += c.cfg.EmbeddingBatch {
-		idx := miss[start:min(start+c.cfg.EmbeddingBatch, len(miss))]
+	for _, idx := range c.splitBatches(texts, miss) {
 		g.Go(func() error {
 			batch := make([]string, len(idx))
 			for k, i := range idx {
 				batch[k] = texts[i]
 			}
-			vecs, err := c.embedBatch(gctx, stage, batch)
+			vecs, err := c.embedBatch(gctx, stage, kind, batch)
 			if err != nil {
 				return err
 			}
 			for k, i := range idx {
 				out[i] = vecs[k]
-				c.storeVector(texts[i], vecs[k])
+				c.storeVector(kind, texts[i], vecs[k])
 			}
 			return nil
 		})
@@ -85,21 +105,45 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error)
 	return out, nil
 }
 
-func (c *Client) embedBatch(ctx context.Context, stage string, texts []string) ([][]float32, error) {
+// splitBatches cuts the texts at idx into requests of at most EmbeddingBatch texts and
+// EmbeddingBatchTokens tokens (a text longer than that alone goes on its own), in order.
+func (c *Client) splitBatches(texts []string, idx []int) [][]int {
+	var out [][]int
+	start, tokens := 0, 0
+	for k, i := range idx {
+		n := c.tok.Count(texts[i])
+		if k > start && (k-start == c.cfg.EmbeddingBatch || tokens+n > c.cfg.EmbeddingBatchTokens) {
+			out = append(out, idx[start:k])
+			start, tokens = k, 0
+		}
+		tokens += n
+	}
+	if start < len(idx) {
+		out = append(out, idx[start:])
+	}
+	return out
+}
+
+func (c *Client) embedBatch(ctx context.Context, stage string, kind embedding.Kind, texts []string) ([][]float32, error) {
 	input := make([]string, len(texts))
 	tokens := 0
+	prefix := c.cfg.EmbeddingMarking.Prefix(kind)
 	for i, t := range texts {
+		t = prefix + t
 		if t == "" {
 			t = " " // the API rejects empty inputs
 		}
 		input[i] = t
 		tokens += c.tok.Count(t)
 	}
-	req := openai.EmbeddingRequestStrings{
+	req := openai.EmbeddingRequest{
 		Input:          input,
 		Model:          openai.EmbeddingModel(c.cfg.EmbeddingModel),
 		Dimensions:     c.cfg.EmbeddingDims,
 		EncodingFormat: openai.EmbeddingEncodingFormatFloat,
+	}
+	if t := c.cfg.EmbeddingMarking.InputType(kind); t != "" {
+		req.ExtraBody = map[string]any{"input_type": t}
 	}
 	var res openai.EmbeddingResponse
 	err := c.call(ctx, c.elim, stage, tokens, tokens, func(actx context.Context) error {
@@ -147,16 +191,23 @@ func (c *Client) checkDims(n int) error {
 	return nil
 }
 
-func (c *Client) vectorKey(text string) string {
-	return Key("embed-v1", c.cfg.EmbeddingModel, strconv.Itoa(c.cfg.EmbeddingDims), text)
+// vectorKey is the cache key of text's vector as kind: what the request sends, prefix included,
+// and the input type. An unmarked model keeps the key it had before queries and passages were
+// told apart.
+func (c *Client) vectorKey(kind embedding.Kind, text string) string {
+	parts := []string{"embed-v1", c.cfg.EmbeddingModel, strconv.Itoa(c.cfg.EmbeddingDims), c.cfg.EmbeddingMarking.Prefix(kind) + text}
+	if t := c.cfg.EmbeddingMarking.InputType(kind); t != "" {
+		parts = append(parts, "input_type="+t)
+	}
+	return Key(parts...)
 }
 
 // cachedVector reads a vector stored as little-endian float32s.
-func (c *Client) cachedVector(text string) ([]float32, bool) {
+func (c *Client) cachedVector(kind embedding.Kind, text string) ([]float32, bool) {
 	if c.cache == nil {
 		return nil, false
 	}
-	key := c.vectorKey(text)
+	key := c.vectorKey(kind, text)
 	b, ok, err := c.cache.Get("embed", key)
 	if err != nil {
 		c.warn(err)
@@ -178,7 +229,7 @@ func (c *Client) cachedVector(text string) ([]float32, bool) {
 	return v, true
 }
 
-func (c *Client) storeVector(text string, v []float32) {
+func (c *Client) storeVector(kind embedding.Kind, text string, v []float32) {
 	if c.cache == nil {
 		return
 	}
@@ -186,5 +237,5 @@ func (c *Client) storeVector(text string, v []float32) {
 	for i, x := range v {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
 	}
-	c.warn(c.cache.Put("embed", c.vectorKey(text), b))
+	c.warn(c.cache.Put("embed", c.vectorKey(kind, text), b))
 }

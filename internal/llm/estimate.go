@@ -1,5 +1,7 @@
 package llm
 
+import "github.com/stratarag/strata/internal/embedding"
+
 // StageEstimate is the predicted work of one stage in a dry run.
 type StageEstimate struct {
 	Calls            int `json:"calls"`             // calls still to pay for
@@ -91,7 +93,7 @@ func EstimateEmbeddings(tok Counter, texts []string, batch int, cached func(stri
 
 // HasVector reports whether the embedding of text is cached, without calling anything.
 func (c *Client) HasVector(text string) bool {
-	_, ok := c.cachedVector(text)
+	_, ok := c.cachedVector(embedding.Passage, text)
 	return ok
 }
 

