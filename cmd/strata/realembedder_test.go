@@ -8,25 +8,6 @@ import (
 	"testing"
 )
 
-// realEmbedder points the CLI at the real embedding server only (no chat server: extraction is
-// offline), or skips as realModel does.
-func realEmbedder(t *testing.T) {
-	t.Helper()
-	url := os.Getenv("STRATA_TEST_EMBEDDING_BASE_URL")
-	if url == "" {
-		if os.Getenv("STRATA_REQUIRE_MODEL") == "1" {
-			t.Fatal("STRATA_REQUIRE_MODEL=1 but STRATA_TEST_EMBEDDING_BASE_URL is not set")
-		}
-		t.Skip("no real embedding server: run the tests through models/local/with-models.sh (make test does)")
-	}
-	t.Setenv("NEO4J_URI", "")
-	t.Setenv("STRATA_OFFLINE", "1")
-	t.Setenv("OPENAI_BASE_URL", "")
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("STRATA_EMBEDDING_BASE_URL", url)
-	t.Setenv("STRATA_EMBEDDING_MODEL", os.Getenv("STRATA_TEST_EMBEDDING_MODEL"))
-}
-
 // TestRealEmbedderRecall ingests testdata with offline extraction twice, with the real embedding
 // model and with the hashing embedder, and checks that hi mode's recall@5 with the model is at
 // least the hashing embedder's on testdata's questions.
