@@ -30,4 +30,3 @@ func runDryRun(c *cli.Context, in *pipeline.Ingester) error {
 	fmt.Fprintf(w, "Extraction: %.1f LLM tokens per corpus token\n", est.TokensPerCorpusToken)
 	return nil
 }
-
