@@ -43,9 +43,12 @@ type ChatRequest struct {
 	// way the server accepts (see Format); it implies JSON.
 	Structured *Structured
 	// OnDelta, when set, receives the answer's text as it arrives (the reasoning blocks
-	// included), for showing it while it is written. A cached answer arrives in one piece. If an
-	// attempt fails half-way and is retried, the retry's text follows what was already sent.
+	// included), for showing it while it is written. A cached answer arrives in one piece.
 	OnDelta func(string)
+	// OnRetry, when set, is called before the pieces of an attempt that follows one which had
+	// sent some to OnDelta and then failed: the text so far is not part of the answer. Without
+	// it, the retry's text follows the failed attempt's.
+	OnRetry func()
 	// Judge, when set, tells what the caller's parser makes of an answer. A damaged answer
 	// (salvaged in part, or unreadable) is returned and counted per stage (StageUsage.Salvaged,
 	// Unreadable, DroppedRecords) and logged through Config.OnWarning, but never cached, so a
@@ -217,8 +220,19 @@ func (c *Client) chatOnce(ctx context.Context, stage string, req ChatRequest, f 
 	}
 	body := c.wireRequest(msgs, maxTokens, req.Temperature, responseFormat(req, f))
 	var out wireAnswer
+	onDelta, sent := req.OnDelta, false
+	if onDelta != nil {
+		onDelta = func(piece string) {
+			sent = true
+			req.OnDelta(piece)
+		}
+	}
 	err := c.call(ctx, c.lim, stage, charge, promptEst, func(actx context.Context) error {
-		a, err := c.postChat(actx, body, req.OnDelta)
+		if sent && req.OnRetry != nil {
+			req.OnRetry()
+		}
+		sent = false
+		a, err := c.postChat(actx, body, onDelta)
 		if err != nil {
 			if a.content != "" {
 				c.record(ctx, stage, StageUsage{FailedTokens: c.tok.Count(a.content)})

@@ -120,9 +120,16 @@ func TestStreamCutShortIsRetried(t *testing.T) {
 		sse(w, delta("whole answer"), stopEvent, "[DONE]")
 	})
 	c := client(t, url, Config{})
-	resp, err := c.Chat(context.Background(), extractRequest(t, "x"))
+	var seen []string
+	req := extractRequest(t, "x")
+	req.OnDelta = func(p string) { seen = append(seen, p) }
+	req.OnRetry = func() { seen = append(seen, "<retry>") }
+	resp, err := c.Chat(context.Background(), req)
 	if err != nil || resp.Content != "whole answer" {
 		t.Fatalf("resp %q err %v", resp.Content, err)
+	}
+	if got := strings.Join(seen, "|"); got != "half an ans|<retry>|whole answer" {
+		t.Errorf("pieces %q: the retry must be announced between the attempts' pieces", got)
 	}
 	if st := c.Stats().Total; st.Retries != 1 || st.FailedTokens <= 0 {
 		t.Errorf("usage %+v: want one retry and the failed attempt's tokens counted", st)

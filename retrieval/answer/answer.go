@@ -78,7 +78,8 @@ func generate(ctx context.Context, chat llm.Chatter, ps *prompts.Set, question, 
 		Temperature: opts.Temperature,
 	}
 	if onText != nil {
-		req.OnDelta = newStreamFilter(keep, onText).write
+		f := newStreamFilter(keep, onText)
+		req.OnDelta, req.OnRetry = f.write, f.retry
 	}
 	resp, err := chat.Chat(ctx, req)
 	if err != nil {

@@ -43,6 +43,11 @@ func (f *streamFilter) write(piece string) {
 	f.out(rest)
 }
 
+// retry forgets the raw text of an attempt that failed half-way (llm.ChatRequest.OnRetry). At
+// temperature 0 the retry usually writes the same words again, so the pieces already sent stay
+// the start of its text and nothing is taken back.
+func (f *streamFilter) retry() { f.raw.Reset() }
+
 // stableText is the start of the answer text that raw's continuations all share.
 func stableText(raw string, keep func(prompts.Citation) bool) string {
 	if i := textutil.OpenThinking(raw); i >= 0 {

@@ -85,3 +85,19 @@ func TestAnswerStream(t *testing.T) {
 		}
 	}
 }
+
+// A retried attempt that writes the same words again continues the stream without repeating or
+// withdrawing anything.
+func TestStreamFilterRetry(t *testing.T) {
+	var out strings.Builder
+	f := newStreamFilter(func(prompts.Citation) bool { return true }, func(s string) { out.WriteString(s) })
+	f.write("The guild was ")
+	f.write("found")
+	f.retry()
+	for _, p := range []string{"The guild ", "was founded ", "in 1102."} {
+		f.write(p)
+	}
+	if got := out.String(); got != "The guild was founded in 1102." {
+		t.Errorf("streamed %q", got)
+	}
+}
