@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"sync"
@@ -158,15 +157,7 @@ func postStream(t *testing.T, url, body string) (int, string, []map[string]any) 
 func TestServeStream(t *testing.T) {
 	api := &answerAPI{}
 	dir := llmIngested(t, api)
-	srv, err := serverFromCLI(serveContext(t, "--data-dir", dir, "--no-cache", "--log-format", "json", "--log-level", "error"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.handler())
-	t.Cleanup(func() {
-		hs.Close()
-		srv.closeStore()
-	})
+	hs := serveFlags(t, "--data-dir", dir, "--no-cache")
 	body := `{"question": "` + streamQuestion + `", "mode": "naive"}`
 	streamBody := `{"question": "` + streamQuestion + `", "mode": "naive", "stream": true}`
 	for _, tc := range streamReplies {
