@@ -261,9 +261,8 @@ func overflowNumbers(msg string) (prompt, window int) {
 	if len(nums) != 2 {
 		return 0, 0
 	}
-	lower := strings.ToLower(msg)
-	if strings.Index(lower, "maximum context") >= 0 && strings.Index(lower, "maximum context") < strings.Index(lower, "resulted") {
-		return nums[1], nums[0]
+	if strings.Contains(strings.ToLower(msg), "maximum context") {
+		return nums[1], nums[0] // OpenAI's wording names the window first
 	}
 	return nums[0], nums[1]
 }
