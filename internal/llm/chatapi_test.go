@@ -343,3 +343,22 @@ func TestSilentStreamIsNotRetried(t *testing.T) {
 		t.Errorf("%d requests: a silent stream is not asked for again", n)
 	}
 }
+
+func TestServerThatIgnoresStream(t *testing.T) {
+	var r recorded
+	url := r.start(t, func(w http.ResponseWriter, _ int, body map[string]any) {
+		if body["stream"] != true {
+			t.Errorf("request not streamed: %v", body["stream"])
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"<think>hm</think>plain answer"},"finish_reason":"length"}],"usage":{"prompt_tokens":11,"completion_tokens":3}}`)
+	})
+	c := client(t, url, Config{})
+	resp, err := c.Chat(context.Background(), extractRequest(t, "x"))
+	if err != nil || resp.Content != "plain answer" || !resp.Truncated() || resp.PromptTokens != 11 || resp.CompletionTokens != 3 {
+		t.Fatalf("resp %+v err %v", resp, err)
+	}
+	if st := c.Stats().Total; st.Truncated != 1 || st.LLMCalls != 1 {
+		t.Errorf("usage %+v", st)
+	}
+}
