@@ -155,14 +155,9 @@ const minAnswerTokens = 128
 // chatAs answers req sent in format f: from the cache, or from the server with the answer's
 // token cap fitted to the context window when it is known.
 func (c *Client) chatAs(ctx context.Context, stage string, req ChatRequest, f Format) (ChatResponse, error) {
-	msgs := messagesFor(req, f)
-	maxTokens := req.MaxTokens
-	promptEst := c.CountMessages(msgs)
-	if w := c.ContextWindow(); w > 0 {
-		var err error
-		if maxTokens, err = fitAnswer(promptEst, maxTokens, w); err != nil {
-			return ChatResponse{}, fmt.Errorf("chat completion (%s, model %s): %w", stage, c.cfg.ChatModel, err)
-		}
+	msgs, promptEst, maxTokens, err := c.fitted(req, f)
+	if err != nil {
+		return ChatResponse{}, fmt.Errorf("chat completion (%s, model %s): %w", stage, c.cfg.ChatModel, err)
 	}
 	for refit := true; ; refit = false {
 		resp, err := c.chatOnce(ctx, stage, req, f, msgs, promptEst, maxTokens)
@@ -179,6 +174,17 @@ func (c *Client) chatAs(ctx context.Context, stage string, req ChatRequest, f Fo
 		}
 		maxTokens = room
 	}
+}
+
+// fitted returns the messages req is sent with in format f, their estimated tokens, and the
+// answer's cap fitted to the context window when it is known.
+func (c *Client) fitted(req ChatRequest, f Format) (msgs []Message, promptEst, maxTokens int, err error) {
+	msgs = messagesFor(req, f)
+	promptEst, maxTokens = c.CountMessages(msgs), req.MaxTokens
+	if w := c.ContextWindow(); w > 0 {
+		maxTokens, err = fitAnswer(promptEst, maxTokens, w)
+	}
+	return msgs, promptEst, maxTokens, err
 }
 
 // fitAnswer caps an answer's tokens so that prompt and answer fit window. The prompt estimate
@@ -401,10 +407,9 @@ func (c *Client) storeChat(key string, r ChatResponse) {
 // req.Judge finds damaged is not found, as Chat would ask again.
 func (c *Client) Lookup(req ChatRequest) (ChatResponse, bool) {
 	f := formatFor(req, Format(c.format.Load()))
-	msgs := messagesFor(req, f)
-	maxTokens := req.MaxTokens
-	if w := c.ContextWindow(); w > 0 {
-		maxTokens, _ = fitAnswer(c.CountMessages(msgs), maxTokens, w)
+	msgs, _, maxTokens, err := c.fitted(req, f)
+	if err != nil {
+		return ChatResponse{}, false // Chat would fail before sending: nothing is cached under it
 	}
 	resp, ok := c.cachedChat(c.chatKey(req, f, msgs, maxTokens))
 	if !ok || judge(req, resp).Damaged() {

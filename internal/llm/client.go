@@ -113,7 +113,8 @@ func stageOf(ctx context.Context, explicit, fallback string) string {
 }
 
 // ContextWindow is the chat model's context window in tokens: configured, discovered
-// (DiscoverServer) or learnt from an overflow error; 0 while unknown.
+// (Config.ContextWindow, which the CLI fills from Probe) or learnt from an overflow error; 0 while
+// unknown.
 func (c *Client) ContextWindow() int { return int(c.window.Load()) }
 
 // Format is the most constrained structured-output format the client sends now: the

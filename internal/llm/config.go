@@ -79,8 +79,8 @@ type Config struct {
 	EmbeddingDims int
 
 	// ContextWindow is the chat model's context window in tokens; answers are capped to fit
-	// it. 0: learnt from the server where it says (DiscoverServer) or from its first overflow
-	// error.
+	// it. 0: learnt from the server's first overflow error (Probe reads llama.cpp's window
+	// before any request).
 	ContextWindow int
 	// Structured is the most constrained structured-output format sent first (the zero value
 	// is FormatJSONSchema); the client steps down from it when the server refuses.
