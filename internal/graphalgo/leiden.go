@@ -2,6 +2,7 @@ package graphalgo
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime/debug"
@@ -38,6 +39,30 @@ type LeidenOptions struct {
 	// Seed seeds the random node orders and the refinement choices. The same seed on the same
 	// graph gives the same result.
 	Seed int64
+	// Initial, when not nil, starts Leiden from a known hierarchy (a stored one, so that an
+	// update of the graph keeps the communities it does not touch) instead of from singletons.
+	// Initial[k] is a partition of the nodes of the graph for level k, finest first like
+	// LeidenResult.Levels: one entry per node, a community number in [0, NumNodes) or -1 for a
+	// node that has none (a new one). Level 0's local moving starts with every node in its
+	// community of Initial[0] (a node with -1 alone); level k > 0, on the aggregate graph of the
+	// refined communities of level k-1, starts with every aggregate node in the community of
+	// Initial[k] of its smallest member that has one (alone when none has), where unseeded
+	// Leiden starts it in its community of level k-1. A seeded run is one iteration
+	// (Iterations is ignored): further ones rebuild the levels from singletons, which is what
+	// seeding avoids. It has len(Initial) levels at most (fewer when equal levels are merged),
+	// so that its levels correspond to the seeding ones; Tolerance does not stop it.
+	Initial [][]int32
+	// Frontier, with Initial, makes local moving visit only the nodes near a change, as dynamic
+	// Leiden's "dynamic frontier" does: at first the Affected nodes and those without an initial
+	// community; a node that moves queues its neighbours again as always. At a coarser level the
+	// aggregate nodes holding a node that was affected or moved at a finer level start in the
+	// queue. Where nothing changed, the seeded communities then stay exactly as they are, which
+	// a run visiting every node does not promise: the initial partition is rarely a local optimum
+	// of this run's aggregate graphs, and the moves it makes anywhere rename the communities
+	// they touch.
+	Frontier bool
+	// Affected lists the nodes whose neighbourhood changed (Frontier).
+	Affected []int32
 }
 
 // DefaultLeidenOptions returns the defaults spelled out.
@@ -156,6 +181,30 @@ func LeidenLevels(ctx context.Context, g *Graph, opt LeidenOptions) ([][]int32, 
 	for i := range part {
 		part[i] = int32(i)
 	}
+	if opt.Initial != nil {
+		for k, lv := range opt.Initial {
+			if len(lv) != n {
+				return nil, nil, fmt.Errorf("leiden: initial level %d has %d entries for %d nodes", k, len(lv), n)
+			}
+			for i, c := range lv {
+				if c < -1 || int(c) >= n {
+					return nil, nil, fmt.Errorf("leiden: initial level %d: node %d in community %d, outside [-1, %d)", k, i, c, n)
+				}
+			}
+		}
+		for _, u := range opt.Affected {
+			if u < 0 || int(u) >= n {
+				return nil, nil, fmt.Errorf("leiden: affected node %d outside [0, %d)", u, n)
+			}
+		}
+		l.seedLevel(part, opt.Initial[0], nil)
+		steps, _ := l.run(g, part, nil, opt, true, opt.Initial)
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		l.keepEqual = true
+		return l.finish(g, steps, nil)
+	}
 	start := *l.src // the random state the first iteration starts from
 	polishes := opt.Iterations <= 0 || opt.Iterations > 1
 	var steps []levelStep
@@ -163,12 +212,12 @@ func LeidenLevels(ctx context.Context, g *Graph, opt LeidenOptions) ([][]int32, 
 	if polishes {
 		// The first iteration's levels are not kept: they are what later iterations replace
 		// when they improve on it, and computed again below when they do not.
-		_, last := l.run(g, part, nil, opt, false)
+		_, last := l.run(g, part, nil, opt, false, nil)
 		for i, m := range l.member {
 			final[i] = last[m]
 		}
 	} else {
-		steps, _ = l.run(g, part, nil, opt, true)
+		steps, _ = l.run(g, part, nil, opt, true, nil)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
@@ -186,7 +235,7 @@ func LeidenLevels(ctx context.Context, g *Graph, opt LeidenOptions) ([][]int32, 
 	polish.Tolerance = 0 // these iterations only serve the final partition: run their levels out
 	for it := 1; opt.Iterations <= 0 || it < opt.Iterations; it++ {
 		copy(part, final)
-		_, last := l.run(g, part, nil, polish, false)
+		_, last := l.run(g, part, nil, polish, false, nil)
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
@@ -214,7 +263,7 @@ func LeidenLevels(ctx context.Context, g *Graph, opt LeidenOptions) ([][]int32, 
 		// No later iteration improved on the first: its levels again, from the same random
 		// state and the same singletons, which is all an iteration depends on.
 		*l.src = start
-		steps, _ = l.run(g, part, nil, opt, true)
+		steps, _ = l.run(g, part, nil, opt, true, nil)
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
@@ -225,7 +274,7 @@ func LeidenLevels(ctx context.Context, g *Graph, opt LeidenOptions) ([][]int32, 
 	// with one more iteration from singletons in which nodes may only join communities inside
 	// their final community, so that every level is a good partition on its way to the final
 	// one.
-	steps, _ = l.run(g, part, final, opt, true)
+	steps, _ = l.run(g, part, final, opt, true, nil)
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -235,7 +284,8 @@ func LeidenLevels(ctx context.Context, g *Graph, opt LeidenOptions) ([][]int32, 
 // finish maps the steps of the iteration that built the hierarchy to the nodes of g, nests the
 // levels and computes their modularities. final, when not nil, is the partition the
 // constrained iteration's levels lead up to: it becomes the last level unless the iteration's
-// own last level is no worse (Leiden found a split that pays off).
+// own last level is no worse (Leiden found a split that pays off). Equal consecutive levels are
+// merged unless l.keepEqual.
 func (l *leiden) finish(g *Graph, steps []levelStep, final []int32) ([][]int32, []float64, error) {
 	n := g.NumNodes()
 	// What is left of the iterations' arrays goes before the levels are mapped: the aggregate
@@ -246,6 +296,7 @@ func (l *leiden) finish(g *Graph, steps []levelStep, final []int32) ([][]int32, 
 	// levels do not fit the freed spans of other sizes (the 50 MiB adversarial document's
 	// communities stage peaked here, 40 MB above the plateau of the iterations).
 	member, first, id, parent, size := l.member, l.queue, l.size, l.pos, l.empty
+	keepEqual := l.keepEqual
 	*l = leiden{gamma: l.gamma}
 	if n >= collectNodes {
 		debug.FreeOSMemory()
@@ -265,7 +316,7 @@ func (l *leiden) finish(g *Graph, steps []levelStep, final []int32) ([][]int32, 
 		}
 	}
 	uf := unionFind{parent: parent[:0], size: size[:0]}
-	levels := nestLevels(g, raw, first, id, &uf)
+	levels := nestLevels(g, raw, first, id, &uf, keepEqual)
 	mods := make([]float64, len(levels))
 	for k, lv := range levels {
 		// nestLevels numbers every level densely in order of first node, which is what
@@ -288,7 +339,10 @@ func (l *leiden) finish(g *Graph, steps []levelStep, final []int32) ([][]int32, 
 // are l's, reused level after level, so that the iterations over a graph of millions of nodes
 // leave no garbage to collect (the collector would let the heap grow by a share of everything
 // live before it looked).
-func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, keepSteps bool) ([]levelStep, []int32) {
+//
+// With seeds (LeidenOptions.Initial; part is then seeds[0] made dense by the caller), level k's
+// graph starts from seeds[k] rather than from the communities of level k-1, for k < len(seeds).
+func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, keepSteps bool, seeds [][]int32) ([]levelStep, []int32) {
 	n := g.NumNodes()
 	cur := g
 	var member []int32 // without keepSteps: the node of cur that each node of g belongs to
@@ -308,12 +362,46 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, keepSteps 
 			member[i] = int32(i)
 		}
 	}
+	var seedMember []int32  // with seeds: the node of cur that each node of g belongs to
+	var dirty, front []bool // with a frontier: input nodes affected or moved so far; cur's frontier
+	if seeds != nil {
+		seedMember = make([]int32, n)
+		for i := range seedMember {
+			seedMember[i] = int32(i)
+		}
+		if opt.Frontier {
+			dirty, front = make([]bool, n), make([]bool, n)
+			for _, u := range opt.Affected {
+				dirty[u] = true
+			}
+			for u, c := range seeds[0] {
+				if c < 0 {
+					dirty[u] = true
+				}
+			}
+		}
+	}
 	var steps []levelStep
 	prevQ := math.Inf(-1)
 	for level := 0; level < opt.MaxLevels; level++ {
-		nc := l.moveNodes(cur, part, cons)
+		var fr []bool
+		if dirty != nil {
+			fr = front[:cur.NumNodes()]
+			clear(fr)
+			for u, d := range dirty {
+				if d {
+					fr[seedMember[u]] = true
+				}
+			}
+		}
+		nc := l.moveNodes(cur, part, cons, fr)
 		if l.ctx.Err() != nil {
 			return nil, nil // discarded by the caller
+		}
+		if fr != nil {
+			for u, m := range seedMember {
+				dirty[u] = dirty[u] || fr[m]
+			}
 		}
 		if keepSteps {
 			st := levelStep{part: part} // the first level's is the caller's buffer
@@ -323,10 +411,14 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, keepSteps 
 			}
 			steps = append(steps, st)
 		}
-		if nc == cur.NumNodes() || level == opt.MaxLevels-1 {
+		if seeds != nil {
+			if level+1 >= len(seeds) || level == opt.MaxLevels-1 {
+				break // a seeded run has the seeding levels, no more
+			}
+		} else if nc == cur.NumNodes() || level == opt.MaxLevels-1 {
 			break
 		}
-		if opt.Tolerance > 0 { // with no tolerance, levels run until nothing merges
+		if opt.Tolerance > 0 && seeds == nil { // with no tolerance, levels run until nothing merges
 			q := l.modularity(cur, part, nil, nc)
 			if q-prevQ < opt.Tolerance {
 				break
@@ -351,6 +443,12 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, keepSteps 
 			for u, r := range ref {
 				next[r] = part[u]
 			}
+		}
+		if seedMember != nil && level+1 < len(seeds) {
+			for i, m := range seedMember {
+				seedMember[i] = ref[m]
+			}
+			l.seedLevel(next, seeds[level+1], seedMember)
 		}
 		agg := l.aggregate(cur, ref, nr, &l.aggs[level%2])
 		if !keepSteps {
@@ -379,6 +477,41 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, keepSteps 
 		return steps, nil
 	}
 	return nil, part
+}
+
+// seedLevel sets part, a partition of the nodes of a graph, from seed, a partition of the input
+// nodes (community numbers below len(seed), -1 for none): with member nil the graph is the
+// input and node i starts in seed[i]; otherwise input node i is in the graph's node member[i],
+// which starts in the seed community of its smallest input node that has one. Nodes without a
+// seed community start alone. The result is numbered densely in order of first node, as local
+// moving expects.
+func (l *leiden) seedLevel(part, seed, member []int32) {
+	for i := range part {
+		part[i] = -1
+	}
+	if member == nil {
+		copy(part, seed)
+	} else {
+		for i, m := range member {
+			if part[m] < 0 {
+				part[m] = seed[i]
+			}
+		}
+	}
+	ids := make([]int32, len(seed)) // seed community -> dense number + 1
+	k := int32(0)
+	for u, c := range part {
+		if c < 0 {
+			part[u] = k
+			k++
+			continue
+		}
+		if ids[c] == 0 {
+			k++
+			ids[c] = k
+		}
+		part[u] = ids[c] - 1
+	}
 }
 
 // cut returns k int32s from the unused capacity of *spare and extends *spare over them, or new
@@ -432,6 +565,10 @@ type leiden struct {
 	// ctx stops a run early (LeidenLevels then returns its error): checked at every level
 	// and every cancelEvery node visits of local moving.
 	ctx context.Context
+	// keepEqual keeps equal consecutive levels (a seeded run, whose levels correspond to the
+	// seeding ones: a level that became equal to its neighbour where a change removed what
+	// told them apart must not shift the levels coarser than it).
+	keepEqual bool
 
 	pos      []int32   // community -> index in touched, or -1
 	touched  []int32   // communities seen around the current node
@@ -560,8 +697,10 @@ const collectNodes = 1 << 16
 
 // moveNodes runs the fast local moving phase on g starting from part, which it updates in place
 // and relabels densely (in order of first node). It returns the number of communities. With
-// cons non-nil only neighbours in the node's cons group are considered.
-func (l *leiden) moveNodes(g *Graph, part, cons []int32) int {
+// cons non-nil only neighbours in the node's cons group are considered. With front non-nil only
+// the nodes it marks are queued at first (LeidenOptions.Frontier), and every node that moves is
+// marked in it.
+func (l *leiden) moveNodes(g *Graph, part, cons []int32, front []bool) int {
 	n := g.NumNodes()
 	tot, size := l.tot[:n], l.size[:n]
 	clear(tot)
@@ -578,10 +717,21 @@ func (l *leiden) moveNodes(g *Graph, part, cons []int32) int {
 	}
 	queue, inQ := l.queue[:n], l.inQ[:n]
 	l.shuffled(queue)
-	for i := range inQ {
-		inQ[i] = true
-	}
 	head, count := 0, n
+	if front != nil {
+		count = 0
+		for _, u := range queue {
+			if front[u] {
+				queue[count] = u
+				count++
+			}
+		}
+		copy(inQ, front)
+	} else {
+		for i := range inQ {
+			inQ[i] = true
+		}
+	}
 	scale := l.gamma / (2 * g.total)
 	pos := l.pos
 
@@ -637,6 +787,9 @@ func (l *leiden) moveNodes(g *Graph, part, cons []int32) int {
 			empty = append(empty, cu)
 		}
 		part[u] = best
+		if front != nil {
+			front[u] = true
+		}
 		a, b := g.offsets[u], g.offsets[u+1]
 		for _, v := range g.targets[a:b] {
 			if !inQ[v] && part[v] != best {
@@ -939,17 +1092,20 @@ func modularityInto(g *Graph, part, member []int32, nc int, gamma float64, in, t
 
 // nestLevels turns the raw per-level partitions into a strict hierarchy, in place: each level is
 // intersected with the (already nested) next one, every community is split into its connected
-// components, and consecutive duplicates are dropped. Splitting keeps or raises modularity
+// components, and consecutive duplicates are dropped unless keepEqual. Splitting keeps or raises modularity
 // (separating a piece from a community it shares no edges with only removes a negative term);
 // the intersection changes a level only where Leiden moved a refined sub-community away in the
 // next level, which is rare and costs little. first and id are scratch of one entry per node of
 // g, and uf's storage is reused.
-func nestLevels(g *Graph, raw [][]int32, first, id []int32, uf *unionFind) [][]int32 {
+func nestLevels(g *Graph, raw [][]int32, first, id []int32, uf *unionFind, keepEqual bool) [][]int32 {
 	for i := len(raw) - 2; i >= 0; i-- {
 		meet(raw[i], raw[i+1], first, id)
 	}
 	for _, lv := range raw {
 		splitDisconnected(g, lv, uf, id)
+	}
+	if keepEqual {
+		return raw
 	}
 	dedup := raw[:1]
 	for _, lv := range raw[1:] {

@@ -392,7 +392,7 @@ func TestExpandedStepsMatchLastLevel(t *testing.T) {
 			}
 			l := newLeiden(tt.n, opt)
 			start := *l.src
-			_, lastPart := l.run(g, singletons(), c, opt, false)
+			_, lastPart := l.run(g, singletons(), c, opt, false, nil)
 			last := make([]int32, tt.n)
 			for i, m := range l.member {
 				last[i] = lastPart[m]
@@ -402,7 +402,7 @@ func TestExpandedStepsMatchLastLevel(t *testing.T) {
 				t.Errorf("n=%d constrained=%v: modularity through the node map %v, of the mapped level %v", tt.n, c != nil, got, want)
 			}
 			*l.src = start
-			steps, _ := l.run(g, singletons(), c, opt, true)
+			steps, _ := l.run(g, singletons(), c, opt, true, nil)
 			if len(steps) == 0 || steps[len(steps)-1].ref != nil {
 				t.Fatalf("n=%d constrained=%v: %d steps, the last with a map to a next level", tt.n, c != nil, len(steps))
 			}
