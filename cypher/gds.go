@@ -2,6 +2,7 @@ package cypher
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/stratarag/strata/internal/graph"
@@ -49,6 +50,16 @@ func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("cypher: compute components: degree: %w", err)
 	}
 	return int(components), nil
+}
+
+// UpdateCommunities implements graph.Store; the Neo4j backend does not support it yet.
+//
+// TODO(neo): seed gds.leiden with the stored communities (seedProperty), store the result
+// over them with graph.MatchCommunities, record per-level modularity
+// (graph.CommunityModularityKey) in ComputeCommunities and apply the drift bound
+// (graph.Drifted); then remove this stub and the skip in storetest's UpdateCommunities cases.
+func (s *Store) UpdateCommunities(ctx context.Context, p graph.LeidenParams, changed []string) (graph.CommunityUpdate, error) {
+	return graph.CommunityUpdate{}, fmt.Errorf("cypher: update communities: %w", errors.ErrUnsupported)
 }
 
 // ComputeCommunities implements graph.Store with GDS: on the entity projection it runs

@@ -16,7 +16,8 @@ import (
 
 // ComputeCommunities runs hierarchical Leiden over the entity graph and replaces every
 // community, IN_COMMUNITY and CHILD_OF in one transaction. Reports written for the previous
-// communities are dropped with them.
+// communities are dropped with them. The modularity of each level is recorded
+// (graph.CommunityModularityKey), the reference of UpdateCommunities' drift bound.
 func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([]graph.Community, error) {
 	var out []graph.Community
 	err := s.write(ctx, "compute communities", func(tx *sql.Tx) error {
@@ -35,7 +36,7 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 		// next step's allocations pile on it, up to half again what was live at its last look.
 		// Leiden itself allocates next to nothing once it has started.
 		debug.FreeOSMemory()
-		levels, _, err := graphalgo.LeidenLevels(ctx, g, graphalgo.LeidenOptions{
+		levels, q, err := graphalgo.LeidenLevels(ctx, g, graphalgo.LeidenOptions{
 			Gamma: p.Gamma, Theta: p.Theta, Tolerance: p.Tolerance, MaxLevels: p.MaxLevels, Seed: p.Seed,
 		})
 		if err != nil {
@@ -54,6 +55,9 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 			return err
 		}
 		out = comms
+		if err := setMeta(ctx, tx, graph.CommunityModularityKey, graph.FormatModularity(coarsestFirst(q))); err != nil {
+			return err
+		}
 		return bumpGeneration(ctx, tx, string(graph.CommunityEmbedding))
 	})
 	if err != nil {

@@ -300,6 +300,22 @@ type Analyzer interface {
 	// every Community node, IN_COMMUNITY (entity to its community at every level) and CHILD_OF,
 	// and returns the new communities (without reports), ordered by level then community id.
 	ComputeCommunities(ctx context.Context, p LeidenParams) ([]Community, error)
+	// UpdateCommunities recomputes the communities starting from the stored ones (see
+	// CommunityUpdate), so that an update of the graph re-reports what it changed rather than
+	// every community. changed lists the entities (any layer) added, rewritten or removed
+	// since the stored communities were reported, and the ends of relations added, rewritten
+	// or removed.
+	//
+	// Leiden starts every level from the stored communities of that level (entities without
+	// one alone); the result is stored over the stored communities by MatchCommunities, in
+	// one transaction, and nothing is written when it keeps every community with its parent.
+	// Drift bound: ComputeCommunities, and every fresh computation here, records the
+	// modularity of each level (meta CommunityModularityKey); when a level of the seeded
+	// result, compared from the coarsest, falls below 98 % of the recorded modularity of that
+	// level (or when none is recorded and it falls below the fresh computation's), Leiden runs
+	// from scratch instead, Fresh is set and the new modularities are recorded. The record is
+	// left alone after a seeded update, so that drift cannot accumulate over updates.
+	UpdateCommunities(ctx context.Context, p LeidenParams, changed []string) (CommunityUpdate, error)
 }
 
 // ReadWriter is what a stage that reads the graph and writes to it needs.

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -17,6 +18,10 @@ func communityTests() []test {
 		{"ComputeCommunities/RingOfCliques", testRingOfCliques},
 		{"ComputeCommunities/Rerun", testCommunityRerun},
 		{"ComputeCommunities/Reports", testCommunityReports},
+		{"UpdateCommunities/Unchanged", testUpdateUnchanged},
+		{"UpdateCommunities/NewPair", testUpdateNewPair},
+		{"UpdateCommunities/DeletedEntity", testUpdateDeletedEntity},
+		{"UpdateCommunities/ChangedEntity", testUpdateChangedEntity},
 		{"ExpandLocal/Communities", testLocalCommunities},
 		{"ExpandLocal/DistinctCommunities", testLocalDistinctCommunities},
 	}
@@ -442,4 +447,247 @@ func testLocalDistinctCommunities(t *testing.T, s graph.Store) {
 		}
 		check(t, "distinct communities with TopCommunities "+itoa(top), lc.Communities, distinct[:min(top, len(distinct))])
 	}
+}
+
+// updateCommunities runs UpdateCommunities with the default parameters and checks the order of
+// the report and the counts against the stored communities. A backend that does not support it
+// yet (errors.ErrUnsupported) skips the test.
+func updateCommunities(t *testing.T, s graph.Store, changed []string) graph.CommunityUpdate {
+	t.Helper()
+	u, err := s.UpdateCommunities(ctx(t), graph.DefaultLeidenParams(), changed)
+	if errors.Is(err, errors.ErrUnsupported) {
+		t.Skipf("UpdateCommunities: %v", err)
+	}
+	if err != nil {
+		t.Fatalf("UpdateCommunities: %v", err)
+	}
+	if !slices.IsSortedFunc(u.Report, compareCommunities) {
+		t.Errorf("UpdateCommunities report is not ordered by level then community id: %v", u.Report)
+	}
+	all := must[[]graph.Community](t, "CommunitiesByLevel")(s.CommunitiesByLevel(ctx(t), -1))
+	if u.Total != len(all) || u.Kept > u.Total || u.Kept < 0 || u.Removed < 0 {
+		t.Errorf("UpdateCommunities: Total %d, Kept %d, Removed %d; %d communities stored", u.Total, u.Kept, u.Removed, len(all))
+	}
+	byID := map[string]graph.Community{}
+	for _, c := range all {
+		byID[c.ID] = c
+	}
+	for _, c := range u.Report {
+		stored, ok := byID[c.ID]
+		if !ok {
+			t.Errorf("reported community %s is not stored", c.ID)
+			continue
+		}
+		if c.Title != "" || c.Report != "" || c.Embedding != nil {
+			t.Errorf("reported community %s comes with a report: %+v", c.ID, c)
+		}
+		stored.Title, stored.Summary, stored.Report, stored.Rating, stored.Embedding = "", "", "", 0, nil
+		check(t, "reported community "+c.ID, c, stored)
+	}
+	return u
+}
+
+// reportAll writes a report for every stored community, named after its id.
+func reportAll(t *testing.T, s graph.Store) []graph.Community {
+	t.Helper()
+	var reports []graph.Community
+	for _, c := range must[[]graph.Community](t, "CommunitiesByLevel")(s.CommunitiesByLevel(ctx(t), -1)) {
+		reports = append(reports, graph.Community{ID: c.ID, Title: "report " + c.ID, Summary: "summary", Report: "{}", Rating: 4})
+	}
+	apply(t, s, graph.Batch{Communities: reports})
+	return must[[]graph.Community](t, "CommunitiesByLevel")(s.CommunitiesByLevel(ctx(t), -1))
+}
+
+// checkParents checks the stored hierarchy over the entities ids: every entity is in one
+// community of every level, sizes are member counts, and every community below level 0 has a
+// parent one level coarser holding its members (and level 0 none). It returns the member ids
+// of every community.
+func checkParents(t *testing.T, s graph.Store, ids []string) map[string][]string {
+	t.Helper()
+	all := must[[]graph.Community](t, "CommunitiesByLevel")(s.CommunitiesByLevel(ctx(t), -1))
+	if len(all) == 0 {
+		t.Fatal("no communities stored")
+	}
+	levels := all[len(all)-1].Level + 1
+	byID := map[string]graph.Community{}
+	members := map[string][]string{}
+	levelOf := map[string]map[int]string{}
+	for _, c := range all {
+		byID[c.ID] = c
+		ents := must[map[string][]graph.Entity](t, "CommunityEntities")(s.CommunityEntities(ctx(t), []string{c.ID}))[c.ID]
+		if len(ents) != c.Size || c.Size == 0 {
+			t.Errorf("community %s: Size %d, %d members", c.ID, c.Size, len(ents))
+		}
+		for _, e := range ents {
+			members[c.ID] = append(members[c.ID], e.ID)
+			if levelOf[e.ID] == nil {
+				levelOf[e.ID] = map[int]string{}
+			}
+			if prev, dup := levelOf[e.ID][c.Level]; dup {
+				t.Errorf("entity %s is in %s and %s, both of level %d", e.ID, prev, c.ID, c.Level)
+			}
+			levelOf[e.ID][c.Level] = c.ID
+		}
+	}
+	for _, id := range ids {
+		if len(levelOf[id]) != levels {
+			t.Errorf("entity %s has communities at %d of %d levels: %v", id, len(levelOf[id]), levels, levelOf[id])
+		}
+	}
+	if len(levelOf) != len(ids) {
+		t.Errorf("%d entities have communities, want %d", len(levelOf), len(ids))
+	}
+	for _, c := range all {
+		if c.Level == 0 {
+			if c.ParentID != "" {
+				t.Errorf("level-0 community %s has parent %q", c.ID, c.ParentID)
+			}
+			continue
+		}
+		parent, ok := byID[c.ParentID]
+		if !ok || parent.Level != c.Level-1 {
+			t.Errorf("community %s (level %d) has parent %q, want a community of level %d", c.ID, c.Level, c.ParentID, c.Level-1)
+			continue
+		}
+		for _, e := range members[c.ID] {
+			if levelOf[e][parent.Level] != parent.ID {
+				t.Errorf("entity %s is in %s but not in its parent %s", e, c.ID, parent.ID)
+			}
+		}
+	}
+	return members
+}
+
+// testUpdateUnchanged: on the graph the communities were computed from, with nothing changed,
+// UpdateCommunities keeps every community with its id and report and reports none.
+func testUpdateUnchanged(t *testing.T, s graph.Store) {
+	b := RingOfCliques(16, 4)
+	apply(t, s, b)
+	computeCommunities(t, s)
+	before := reportAll(t, s)
+	st := stats(t, s)
+	u := updateCommunities(t, s, nil)
+	if len(u.Report) != 0 || u.Kept != len(before) || u.Total != len(before) || u.Removed != 0 || u.Fresh {
+		t.Errorf("UpdateCommunities of an unchanged graph: %d reported, Total %d, Kept %d, Removed %d, Fresh %v; want none reported and all %d kept",
+			len(u.Report), u.Total, u.Kept, u.Removed, u.Fresh, len(before))
+	}
+	check(t, "communities after the update", must[[]graph.Community](t, "CommunitiesByLevel")(s.CommunitiesByLevel(ctx(t), -1)), before)
+	check(t, "Stats after the update", stats(t, s), st)
+}
+
+// testUpdateNewPair: a new pair of related entities, apart from the rest, gets communities of
+// its own, reported; every stored community is kept with its report.
+func testUpdateNewPair(t *testing.T, s graph.Store) {
+	apply(t, s, clusterBatch())
+	computeCommunities(t, s)
+	before := reportAll(t, s)
+	apply(t, s, graph.Batch{
+		Entities: []graph.Entity{
+			{ID: "N1", Name: "N1", Type: "thing", Description: "new"},
+			{ID: "N2", Name: "N2", Type: "thing", Description: "new"},
+		},
+		Relations: []graph.Relation{{Source: "N1", Target: "N2", Description: "pair", Weight: 1}},
+	})
+	u := updateCommunities(t, s, []string{"N1", "N2"})
+	members := checkParents(t, s, append(clusterEntityIDs(), "N1", "N2"))
+	if u.Kept != len(before) || u.Removed != 0 {
+		t.Errorf("Kept %d, Removed %d; want all %d stored communities kept", u.Kept, u.Removed, len(before))
+	}
+	got := must[[]graph.Community](t, "Communities")(s.Communities(ctx(t), ids(before)))
+	check(t, "stored communities after the update", got, before)
+	levels := before[len(before)-1].Level + 1
+	if len(u.Report) != levels || u.Total != len(before)+levels {
+		t.Errorf("reported %v, Total %d; want one new community per level (%d) over %d", u.Report, u.Total, levels, len(before))
+	}
+	for _, c := range u.Report {
+		check(t, "members of reported community "+c.ID, members[c.ID], []string{"N1", "N2"})
+	}
+}
+
+// testUpdateDeletedEntity: every community that held a deleted entity is reported again or
+// removed; the hierarchy stays consistent.
+func testUpdateDeletedEntity(t *testing.T, s graph.Store) {
+	apply(t, s, clusterBatch())
+	computeCommunities(t, s)
+	before := reportAll(t, s)
+	var held []string
+	for id, ms := range communityMembers(t, s, before) {
+		if slices.Contains(ms, "P5") {
+			held = append(held, id)
+		}
+	}
+	apply(t, s, graph.Batch{DeleteEntities: []string{"P5"}})
+	u := updateCommunities(t, s, []string{"P5", "P1", "P2", "P3", "P4"})
+	checkParents(t, s, slices.DeleteFunc(clusterEntityIDs(), func(id string) bool { return id == "P5" }))
+	stored := map[string]bool{}
+	for _, c := range must[[]graph.Community](t, "CommunitiesByLevel")(s.CommunitiesByLevel(ctx(t), -1)) {
+		stored[c.ID] = true
+	}
+	for _, id := range held {
+		if stored[id] && !slices.ContainsFunc(u.Report, func(c graph.Community) bool { return c.ID == id }) {
+			t.Errorf("community %s held the deleted entity and is neither removed nor reported: %v", id, u.Report)
+		}
+	}
+	if u.Removed == 0 {
+		t.Errorf("Removed %d; the communities of the deleted entity lost a member", u.Removed)
+	}
+}
+
+// testUpdateChangedEntity: a rewritten entity has its communities of every level reported
+// again, the rest kept with their reports.
+func testUpdateChangedEntity(t *testing.T, s graph.Store) {
+	b := RingOfCliques(16, 4)
+	apply(t, s, b)
+	computeCommunities(t, s)
+	before := reportAll(t, s)
+	apply(t, s, graph.Batch{Entities: []graph.Entity{{ID: "R05-2", Name: "R05-2", Type: "thing", Description: "rewritten"}}})
+	u := updateCommunities(t, s, []string{"R05-2"})
+	var want []graph.Community
+	for id, ms := range communityMembers(t, s, before) {
+		if slices.Contains(ms, "R05-2") {
+			c := must[[]graph.Community](t, "Communities")(s.Communities(ctx(t), []string{id}))[0]
+			c.Title, c.Summary, c.Report, c.Rating, c.Embedding = "", "", "", 0, nil
+			want = append(want, c)
+		}
+	}
+	slices.SortFunc(want, compareCommunities)
+	check(t, "reported communities", u.Report, want)
+	if levels := before[len(before)-1].Level + 1; len(want) != levels {
+		t.Errorf("R05-2 is in %d communities, want one per level (%d)", len(want), levels)
+	}
+	if u.Kept != len(before) || u.Total != len(before) || u.Removed != 0 {
+		t.Errorf("Total %d, Kept %d, Removed %d; want all %d kept", u.Total, u.Kept, u.Removed, len(before))
+	}
+	var ents []string
+	for _, e := range b.Entities {
+		ents = append(ents, e.ID)
+	}
+	checkParents(t, s, ents)
+	// The communities not reported keep their reports.
+	for _, c := range must[[]graph.Community](t, "Communities")(s.Communities(ctx(t), ids(before))) {
+		if c.Title != "report "+c.ID {
+			t.Errorf("community %s lost its report: %+v", c.ID, c)
+		}
+	}
+}
+
+func ids(comms []graph.Community) []string {
+	var out []string
+	for _, c := range comms {
+		out = append(out, c.ID)
+	}
+	return out
+}
+
+// communityMembers returns the member ids of each of comms.
+func communityMembers(t *testing.T, s graph.Store, comms []graph.Community) map[string][]string {
+	t.Helper()
+	m := must[map[string][]graph.Entity](t, "CommunityEntities")(s.CommunityEntities(ctx(t), ids(comms)))
+	out := map[string][]string{}
+	for id, es := range m {
+		for _, e := range es {
+			out[id] = append(out[id], e.ID)
+		}
+	}
+	return out
 }
