@@ -53,6 +53,37 @@ func (s *Store) Ancestors(ctx context.Context, ids []string) (graph.Hierarchy, e
 	return h, nil
 }
 
+// LayerLinks implements graph.Store (read_layer_links.cypher); the links are ordered here.
+func (s *Store) LayerLinks(ctx context.Context, layer int) ([]graph.SummaryLink, error) {
+	rows, err := s.readRows(ctx, qReadLayerLinks, map[string]any{"layer": int64(layer)})
+	if err != nil {
+		return nil, fmt.Errorf("cypher: summary links of layer %d: %w", layer, err)
+	}
+	links := make([]graph.SummaryLink, 0, len(rows))
+	for _, row := range rows {
+		l, err := decodeSummaryLink(row)
+		if err != nil {
+			return nil, fmt.Errorf("cypher: summary links of layer %d: %w", layer, err)
+		}
+		links = append(links, l)
+	}
+	sortLinks(links)
+	return links, nil
+}
+
+func decodeSummaryLink(m map[string]any) (graph.SummaryLink, error) {
+	g := fields{m: m}
+	l := graph.SummaryLink{Member: g.str("member"), Summary: g.str("summary"), Description: g.str("description"), Weight: g.float("weight")}
+	return l, g.err
+}
+
+// sortLinks orders links by member, then summary.
+func sortLinks(links []graph.SummaryLink) {
+	slices.SortFunc(links, func(a, b graph.SummaryLink) int {
+		return cmp.Or(cmp.Compare(a.Member, b.Member), cmp.Compare(a.Summary, b.Summary))
+	})
+}
+
 func decodeHierarchy(row map[string]any) (graph.Hierarchy, error) {
 	f := &fields{m: row}
 	var h graph.Hierarchy
@@ -60,20 +91,14 @@ func decodeHierarchy(row map[string]any) (graph.Hierarchy, error) {
 	if h.Entities, err = decodeList(f, "entities", decodeEntity); err != nil {
 		return h, err
 	}
-	if h.Links, err = decodeList(f, "links", func(m map[string]any) (graph.SummaryLink, error) {
-		g := fields{m: m}
-		l := graph.SummaryLink{Member: g.str("member"), Summary: g.str("summary"), Description: g.str("description"), Weight: g.float("weight")}
-		return l, g.err
-	}); err != nil {
+	if h.Links, err = decodeList(f, "links", decodeSummaryLink); err != nil {
 		return h, err
 	}
 	if h.Relations, err = decodeList(f, "relations", decodeRelation); err != nil {
 		return h, err
 	}
 	slices.SortFunc(h.Entities, func(a, b graph.Entity) int { return cmp.Or(cmp.Compare(a.Layer, b.Layer), cmp.Compare(a.ID, b.ID)) })
-	slices.SortFunc(h.Links, func(a, b graph.SummaryLink) int {
-		return cmp.Or(cmp.Compare(a.Member, b.Member), cmp.Compare(a.Summary, b.Summary))
-	})
+	sortLinks(h.Links)
 	slices.SortFunc(h.Relations, func(a, b graph.Relation) int {
 		return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Target, b.Target))
 	})

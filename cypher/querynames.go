@@ -58,6 +58,7 @@ const (
 	qReadEntitiesAfter      = "read_entities_after"
 	qReadLayerEdges         = "read_layer_edges"
 	qReadAncestors          = "read_ancestors"
+	qReadLayerLinks         = "read_layer_links"
 	qReadCommunitiesLevel   = "read_communities_by_level"
 	qReadCommunityMembers   = "read_community_members"
 	qReadCommunityEntities  = "read_community_entities"

@@ -61,11 +61,7 @@ func (s *Store) Ancestors(ctx context.Context, ids []string) (graph.Hierarchy, e
 			found[i] = e.ID
 		}
 		set := encodeStrings(found)
-		h.Links, err = queryAll(ctx, tx, func(sc scanner, _ ...any) (graph.SummaryLink, error) {
-			var l graph.SummaryLink
-			err := sc.Scan(&l.Member, &l.Summary, &l.Description, &l.Weight)
-			return l, err
-		}, `SELECT l.member, l.summary, l.description, l.weight FROM summary_links l
+		h.Links, err = queryAll(ctx, tx, scanSummaryLink, `SELECT l.member, l.summary, l.description, l.weight FROM summary_links l
 			WHERE l.member IN (SELECT value FROM json_each(?)) AND l.summary IN (SELECT value FROM json_each(?))
 			ORDER BY l.member, l.summary`, set, set)
 		if err != nil {
@@ -80,4 +76,30 @@ func (s *Store) Ancestors(ctx context.Context, ids []string) (graph.Hierarchy, e
 		return graph.Hierarchy{}, err
 	}
 	return h, nil
+}
+
+// LayerLinks returns the SUMMARIZED_BY links from the entities of one layer to the summaries of
+// the layer above, ordered by member then summary (the primary key's order).
+func (s *Store) LayerLinks(ctx context.Context, layer int) ([]graph.SummaryLink, error) {
+	var links []graph.SummaryLink
+	err := s.read(ctx, fmt.Sprintf("summary links of layer %d", layer), func(tx *sql.Tx) error {
+		var err error
+		links, err = queryAll(ctx, tx, scanSummaryLink, `SELECT l.member, l.summary, l.description, l.weight
+			FROM summary_links l
+			JOIN entities m ON m.id = l.member
+			JOIN entities s ON s.id = l.summary
+			WHERE m.layer = ? AND s.layer = ?
+			ORDER BY l.member, l.summary`, layer, layer+1)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return links, nil
+}
+
+func scanSummaryLink(sc scanner, _ ...any) (graph.SummaryLink, error) {
+	var l graph.SummaryLink
+	err := sc.Scan(&l.Member, &l.Summary, &l.Description, &l.Weight)
+	return l, err
 }

@@ -33,6 +33,9 @@ type HierarchyReader interface {
 	// and the SUMMARIZED_BY and RELATED relationships among them (see Hierarchy). Missing ids are
 	// skipped.
 	Ancestors(ctx context.Context, ids []string) (Hierarchy, error)
+	// LayerLinks returns every SUMMARIZED_BY link from an entity of the given layer to a summary
+	// of the layer above, ordered by member then summary.
+	LayerLinks(ctx context.Context, layer int) ([]SummaryLink, error)
 }
 
 // LayerEdges collects what r.EachLayerEdge streams: for a caller that holds a layer's edges

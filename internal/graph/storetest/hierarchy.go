@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/stratarag/strata/internal/graph"
@@ -11,6 +12,7 @@ func hierarchyTests() []test {
 	return []test{
 		{"LayerEdges", testLayerEdges},
 		{"Ancestors", testAncestors},
+		{"LayerLinks", testLayerLinks},
 	}
 }
 
@@ -111,6 +113,38 @@ func testAncestors(t *testing.T, s graph.Store) {
 		got := see(must[graph.Hierarchy](t, "Ancestors")(s.Ancestors(t.Context(), tc.ids)))
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("Ancestors(%q) = %+v, want %+v", tc.ids, got, tc.want)
+		}
+	}
+}
+
+// testLayerLinks: the SUMMARIZED_BY links out of one layer, with their descriptions and weights,
+// ordered by member then summary; a member in two clusters has both links; a layer with no
+// links above it (the top, one beyond it, an empty store) has none.
+func testLayerLinks(t *testing.T, s graph.Store) {
+	if got := must[[]graph.SummaryLink](t, "LayerLinks")(s.LayerLinks(t.Context(), 0)); len(got) != 0 {
+		t.Errorf("LayerLinks(0) of an empty store = %+v, want none", got)
+	}
+	b := hierarchyBatch()
+	slices.Reverse(b.SummaryLinks) // written out of order, read back in order
+	apply(t, s, b)
+	link := func(m, sum string, w float64) graph.SummaryLink {
+		return graph.SummaryLink{Member: m, Summary: sum, Description: m + " belongs to " + sum, Weight: w}
+	}
+	for _, tc := range []struct {
+		layer int
+		want  []graph.SummaryLink
+	}{
+		{0, []graph.SummaryLink{link("A", "S1", 1), link("B", "S1", 0.6), link("B", "S2", 0.4), link("C", "S2", 1), link("D", "S3", 1)}},
+		{1, []graph.SummaryLink{link("S1", "T", 1), link("S2", "T", 0.9)}},
+		{2, nil},
+		{3, nil},
+	} {
+		got := must[[]graph.SummaryLink](t, "LayerLinks")(s.LayerLinks(t.Context(), tc.layer))
+		if len(got) == 0 {
+			got = nil
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("LayerLinks(%d) = %+v, want %+v", tc.layer, got, tc.want)
 		}
 	}
 }
