@@ -65,7 +65,8 @@ func (s *Store) UpdateCommunities(ctx context.Context, p graph.LeidenParams, cha
 // ComputeCommunities implements graph.Store with GDS: on the entity projection it runs
 // gds.leiden.stream with every intermediate level, a fixed seed and one thread, converts the
 // levels (see buildHierarchy) and replaces all Community nodes, IN_COMMUNITY and CHILD_OF in
-// batches. A run that stops halfway leaves part of a hierarchy, which the ingest pipeline's
+// batches, then records the modularity of each level (gds.leiden.stats, the same run again:
+// stream does not yield it) as UpdateCommunities' reference. A run that stops halfway leaves part of a hierarchy, which the ingest pipeline's
 // stale-structure marker makes the next run replace.
 func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([]graph.Community, error) {
 	if err := s.algorithmReady(ctx); err != nil {
@@ -81,6 +82,7 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 		return nil, fmt.Errorf("cypher: compute communities: %w", err)
 	}
 	var rows []leidenRow
+	var modularity []float64 // per level, coarsest first; none without relationships
 	if n > 0 {
 		name, rels, err := s.projection(ctx)
 		if err != nil {
@@ -90,8 +92,8 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 			// Leiden needs the weight property, which a graph without relationships lacks;
 			// its answer would be one community per entity, so give that directly.
 			rows, err = s.singletons(ctx)
-		} else {
-			rows, err = s.leiden(ctx, name, p)
+		} else if rows, err = s.leiden(ctx, name, p); err == nil {
+			modularity, err = s.leidenModularity(ctx, name, p)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("cypher: compute communities: %w", err)
@@ -103,6 +105,13 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 	}
 	if err := s.writeHierarchy(ctx, h); err != nil {
 		return nil, fmt.Errorf("cypher: compute communities: %w", err)
+	}
+	// The reference of UpdateCommunities' drift bound; an empty record removes the key.
+	err = s.run.write(ctx, func(t tx) error {
+		return s.unwind(ctx, t, qWriteMeta, []map[string]any{{"key": graph.CommunityModularityKey, "value": graph.FormatModularity(modularity)}})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cypher: compute communities: record modularity: %w", err)
 	}
 	return h.communities, nil
 }

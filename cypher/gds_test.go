@@ -79,6 +79,7 @@ func TestComputeCommunities(t *testing.T) {
 			{"entityId": "C", "communityId": int64(4), "intermediateCommunityIds": []any{int64(2), int64(4)}},
 			{"entityId": nil, "communityId": int64(1), "intermediateCommunityIds": []any{int64(1), int64(1)}},
 		},
+		qGDSLeidenStats: {{"modularities": []any{0.25, 0.5}}}, // finest first
 	})
 	p := graph.LeidenParams{Gamma: 1, Theta: 0.01, Tolerance: 1e-4, MaxLevels: 10, Seed: 42}
 	got, err := s.ComputeCommunities(t.Context(), p)
@@ -93,8 +94,15 @@ func TestComputeCommunities(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("communities\n got  %+v\n want %+v", got, want)
 	}
-	sequence(t, f, qCountEntities, qReadMeta, qGDSList, qGDSLeidenStream,
-		qCommunitiesDelete, qCommunitiesCreate, qCommunitiesMembers, qCommunitiesMembers, qCommunitiesParents)
+	sequence(t, f, qCountEntities, qReadMeta, qGDSList, qGDSLeidenStream, qGDSLeidenStats,
+		qCommunitiesDelete, qCommunitiesCreate, qCommunitiesMembers, qCommunitiesMembers, qCommunitiesParents, qWriteMeta)
+	if stats := f.only(qGDSLeidenStats)[0].params; !reflect.DeepEqual(stats, f.only(qGDSLeidenStream)[0].params) {
+		t.Errorf("leiden stats params = %#v, want the stream's %#v", stats, f.only(qGDSLeidenStream)[0].params)
+	}
+	// The modularity of each level, coarsest first, is recorded for UpdateCommunities.
+	if meta := rowsParam(t, f.only(qWriteMeta)[0]); !reflect.DeepEqual(meta, []map[string]any{{"key": graph.CommunityModularityKey, "value": "0.5 0.25"}}) {
+		t.Errorf("meta rows %v, want the modularities coarsest first", meta)
+	}
 	leiden := f.only(qGDSLeidenStream)[0].params
 	wantParams := map[string]any{"graphName": "strata-entities::0", "gamma": 1.0, "theta": 0.01, "tolerance": 1e-4,
 		"maxLevels": int64(10), "randomSeed": int64(42)}
@@ -104,7 +112,7 @@ func TestComputeCommunities(t *testing.T) {
 	// One write transaction per batch of BatchSize (3) rows.
 	var members []map[string]any
 	txns := map[int]bool{}
-	for _, c := range f.calls[len(f.calls)-5:] {
+	for _, c := range f.calls[len(f.calls)-6 : len(f.calls)-1] {
 		if !c.write || txns[c.txn] {
 			t.Errorf("%s did not run in a write transaction of its own", c.name)
 		}
@@ -143,8 +151,12 @@ func TestComputeCommunitiesWithoutRelationships(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("communities = %+v, want one per entity: %+v", got, want)
 	}
-	if len(f.only(qGDSLeidenStream)) != 0 {
+	if len(f.only(qGDSLeidenStream)) != 0 || len(f.only(qGDSLeidenStats)) != 0 {
 		t.Error("ran Leiden on a graph without relationships (it would fail on the missing weight property)")
+	}
+	// No modularity to record: the empty value removes an older record.
+	if meta := rowsParam(t, f.only(qWriteMeta)[0]); !reflect.DeepEqual(meta, []map[string]any{{"key": graph.CommunityModularityKey, "value": ""}}) {
+		t.Errorf("meta rows %v, want the record removed", meta)
 	}
 
 	// No entities: the old hierarchy is removed and nothing else runs.
@@ -153,5 +165,5 @@ func TestComputeCommunitiesWithoutRelationships(t *testing.T) {
 	if got, err := s.ComputeCommunities(t.Context(), graph.DefaultLeidenParams()); err != nil || len(got) != 0 {
 		t.Errorf("ComputeCommunities on an empty graph = %v, %v", got, err)
 	}
-	sequence(t, f, qCountEntities, qCommunitiesDelete)
+	sequence(t, f, qCountEntities, qCommunitiesDelete, qWriteMeta)
 }

@@ -24,6 +24,8 @@ var allQueryNames = []string{
 	qPathsCypherLong, qBumpGeneration,
 	qPathsGDS, qCountEntities, qGDSDrop, qGDSList, qGDSListStale, qGDSProject, qGDSWCCWrite, qGDSLeidenStream,
 	qCommunitiesDelete, qCommunitiesCreate, qCommunitiesMembers, qCommunitiesParents,
+	qCommunitiesRemove, qCommunitiesReparent, qReadStoredCommunities, qGDSProjectSeeded,
+	qGDSLeidenStats, qGDSLeidenSeededStats, qGDSLeidenSeededStream,
 	qReadAllDocuments, qGDSProjectRelated, qDeleteDocuments, qDeleteMentions, qDeleteRelations, qDeleteEntities,
 	qReadEntityEvidence, qReadRelationEvidence, qReadChunkMentions, qReadChunkRelEvidence, qCountUnsupported,
 }

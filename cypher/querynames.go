@@ -92,4 +92,11 @@ const (
 	qCommunitiesCreate      = "communities_create"
 	qCommunitiesMembers     = "communities_members"
 	qCommunitiesParents     = "communities_parents"
+	qCommunitiesRemove      = "communities_remove"
+	qCommunitiesReparent    = "communities_reparent"
+	qReadStoredCommunities  = "read_stored_communities"
+	qGDSProjectSeeded       = "gds_project_seeded"
+	qGDSLeidenStats         = "gds_leiden_stats"
+	qGDSLeidenSeededStats   = "gds_leiden_seeded_stats"
+	qGDSLeidenSeededStream  = "gds_leiden_seeded_stream"
 )
