@@ -2,7 +2,6 @@ package cypher
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/stratarag/strata/internal/graph"
@@ -52,22 +51,13 @@ func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
 	return int(components), nil
 }
 
-// UpdateCommunities implements graph.Store; the Neo4j backend does not support it yet.
-//
-// TODO(neo): seed gds.leiden with the stored communities (seedProperty), store the result
-// over them with graph.MatchCommunities, record per-level modularity
-// (graph.CommunityModularityKey) in ComputeCommunities and apply the drift bound
-// (graph.Drifted); then remove this stub and the skip in storetest's UpdateCommunities cases.
-func (s *Store) UpdateCommunities(ctx context.Context, p graph.LeidenParams, changed []string) (graph.CommunityUpdate, error) {
-	return graph.CommunityUpdate{}, fmt.Errorf("cypher: update communities: %w", errors.ErrUnsupported)
-}
-
 // ComputeCommunities implements graph.Store with GDS: on the entity projection it runs
 // gds.leiden.stream with every intermediate level, a fixed seed and one thread, converts the
 // levels (see buildHierarchy) and replaces all Community nodes, IN_COMMUNITY and CHILD_OF in
 // batches, then records the modularity of each level (gds.leiden.stats, the same run again:
-// stream does not yield it) as UpdateCommunities' reference. A run that stops halfway leaves part of a hierarchy, which the ingest pipeline's
-// stale-structure marker makes the next run replace.
+// stream does not yield it) as UpdateCommunities' reference. A run that stops halfway leaves
+// part of a hierarchy, which the ingest pipeline's stale-structure marker makes the next run
+// replace.
 func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([]graph.Community, error) {
 	if err := s.algorithmReady(ctx); err != nil {
 		return nil, fmt.Errorf("cypher: compute communities: %w", err)

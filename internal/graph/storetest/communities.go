@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -450,14 +449,10 @@ func testLocalDistinctCommunities(t *testing.T, s graph.Store) {
 }
 
 // updateCommunities runs UpdateCommunities with the default parameters and checks the order of
-// the report and the counts against the stored communities. A backend that does not support it
-// yet (errors.ErrUnsupported) skips the test.
+// the report and the counts against the stored communities.
 func updateCommunities(t *testing.T, s graph.Store, changed []string) graph.CommunityUpdate {
 	t.Helper()
 	u, err := s.UpdateCommunities(ctx(t), graph.DefaultLeidenParams(), changed)
-	if errors.Is(err, errors.ErrUnsupported) {
-		t.Skipf("UpdateCommunities: %v", err)
-	}
 	if err != nil {
 		t.Fatalf("UpdateCommunities: %v", err)
 	}
