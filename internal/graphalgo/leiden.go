@@ -47,19 +47,27 @@ type LeidenOptions struct {
 	// community of Initial[0] (a node with -1 alone); level k > 0, on the aggregate graph of the
 	// refined communities of level k-1, starts with every aggregate node in the community of
 	// Initial[k] of its smallest member that has one (alone when none has), where unseeded
-	// Leiden starts it in its community of level k-1. A seeded run is one iteration
+	// Leiden starts it in its community of level k-1. Below the last seeded level, local moving
+	// keeps every node in its seeded community of the next level (that of its smallest member
+	// that has one; a node none of whose members has one is free), so that the levels stay
+	// nested as the seeding ones were. A build's intermediate levels are local optima only under
+	// such a constraint (they were computed within the final partition, and nested after), so
+	// that free nodes moved far from any change. What must cross the communities of a level
+	// goes up to the next level, whose aggregate nodes move between them; the last seeded level
+	// is free. A seeded run is one iteration
 	// (Iterations is ignored): further ones rebuild the levels from singletons, which is what
 	// seeding avoids. It has len(Initial) levels at most (fewer when equal levels are merged),
 	// so that its levels correspond to the seeding ones; Tolerance does not stop it.
 	Initial [][]int32
 	// Frontier, with Initial, makes local moving visit only the nodes near a change, as dynamic
 	// Leiden's "dynamic frontier" does: at first the Affected nodes and those without an initial
-	// community; a node that moves queues its neighbours again as always. At a coarser level the
-	// aggregate nodes holding a node that was affected or moved at a finer level start in the
-	// queue. Where nothing changed, the seeded communities then stay exactly as they are, which
-	// a run visiting every node does not promise: the initial partition is rarely a local optimum
-	// of this run's aggregate graphs, and the moves it makes anywhere rename the communities
-	// they touch.
+	// community; a node that moves queues again the neighbours that may join its communities
+	// (those constrained to another community of the next level may not: see moveNodes). At a
+	// coarser level the aggregate nodes holding a node that was affected or moved at a finer
+	// level start in the queue. Where nothing changed, the seeded communities then stay exactly
+	// as they are, which a run visiting every node does not promise: the initial partition is
+	// rarely a local optimum of this run's aggregate graphs, and the moves it makes anywhere
+	// rename the communities they touch.
 	Frontier bool
 	// Affected lists the nodes whose neighbourhood changed (Frontier).
 	Affected []int32
@@ -363,9 +371,10 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, keepSteps 
 		}
 	}
 	var seedMember []int32  // with seeds: the node of cur that each node of g belongs to
+	var nested []int32      // with seeds: the seeded community of the next level of cur's nodes
 	var dirty, front []bool // with a frontier: input nodes affected or moved so far; cur's frontier
 	if seeds != nil {
-		seedMember = make([]int32, n)
+		seedMember, nested = make([]int32, n), make([]int32, n)
 		for i := range seedMember {
 			seedMember[i] = int32(i)
 		}
@@ -394,7 +403,21 @@ func (l *leiden) run(g *Graph, part, cons []int32, opt LeidenOptions, keepSteps 
 				}
 			}
 		}
-		nc := l.moveNodes(cur, part, cons, fr)
+		moveCons := cons
+		if seeds != nil && level+1 < len(seeds) {
+			// Below the coarsest seeded level a node moves within its seeded community of the
+			// next level, -1 when it has none (see LeidenOptions.Initial).
+			moveCons = nested[:cur.NumNodes()]
+			for i := range moveCons {
+				moveCons[i] = -2
+			}
+			for i, m := range seedMember {
+				if moveCons[m] == -2 {
+					moveCons[m] = seeds[level+1][i]
+				}
+			}
+		}
+		nc := l.moveNodes(cur, part, moveCons, fr)
 		if l.ctx.Err() != nil {
 			return nil, nil // discarded by the caller
 		}
@@ -656,9 +679,9 @@ func (l *leiden) shuffled(buf []int32) {
 }
 
 // gather accumulates, in l.touched/l.touchedW, the weight from u to each community of its
-// neighbours, as given by comm. With within >= 0 only neighbours v with part[v] == within count.
-// The caller must reset l.pos for the touched communities. It returns the strength of u, summed
-// from the row it reads anyway when g keeps none.
+// neighbours, as given by comm. With within >= 0 only neighbours v with part[v] == within or
+// part[v] < 0 count. The caller must reset l.pos for the touched communities. It returns the
+// strength of u, summed from the row it reads anyway when g keeps none.
 func (l *leiden) gather(g *Graph, u int32, comm, part []int32, within int32) (strength float64) {
 	touched, tw := l.touched[:0], l.touchedW[:0]
 	pos := l.pos
@@ -668,7 +691,7 @@ func (l *leiden) gather(g *Graph, u int32, comm, part []int32, within int32) (st
 	for i, v := range ts {
 		w := float64(ws[i])
 		strength += w
-		if within >= 0 && part[v] != within {
+		if within >= 0 && part[v] != within && part[v] >= 0 {
 			continue
 		}
 		c := comm[v]
@@ -697,9 +720,14 @@ const collectNodes = 1 << 16
 
 // moveNodes runs the fast local moving phase on g starting from part, which it updates in place
 // and relabels densely (in order of first node). It returns the number of communities. With
-// cons non-nil only neighbours in the node's cons group are considered. With front non-nil only
-// the nodes it marks are queued at first (LeidenOptions.Frontier), and every node that moves is
-// marked in it.
+// cons non-nil only neighbours in the node's cons group are considered; a node in group -1 (a
+// seeded run's node without a seeded community) considers every neighbour and every node
+// considers it. With front non-nil only the nodes it marks are queued at first
+// (LeidenOptions.Frontier), and every node that moves is marked in it; a move then queues again
+// only the neighbours that may join the moved node's communities (with cons, those of its group
+// or of none): a neighbour of another group weighs the same communities as before, and a run
+// that queued it would move it wherever the seeded partition is not a local optimum of this
+// run's aggregate graphs, far from any change.
 func (l *leiden) moveNodes(g *Graph, part, cons []int32, front []bool) int {
 	n := g.NumNodes()
 	tot, size := l.tot[:n], l.size[:n]
@@ -792,6 +820,10 @@ func (l *leiden) moveNodes(g *Graph, part, cons []int32, front []bool) int {
 		}
 		a, b := g.offsets[u], g.offsets[u+1]
 		for _, v := range g.targets[a:b] {
+			if front != nil && cons != nil && cons[u] >= 0 && cons[v] >= 0 && cons[v] != cons[u] {
+				// v may not join u's communities, so the move leaves its choice as it was.
+				continue
+			}
 			if !inQ[v] && part[v] != best {
 				inQ[v] = true
 				tail := head + count

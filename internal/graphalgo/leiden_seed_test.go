@@ -121,3 +121,93 @@ func TestLeidenSeededInvalid(t *testing.T) {
 		}
 	}
 }
+
+// TestLeidenSeededDeletion: a few nodes of one community deleted, as a document's entities are,
+// move only the communities near them. The intermediate levels of a hierarchy are local optima
+// only within the coarser levels that were computed with them, so a seeded run whose moves
+// cascaded across those would rework communities far from the change.
+func TestLeidenSeededDeletion(t *testing.T) {
+	for _, seed := range []int64{1, 2, 3, 4, 5} {
+		g, _, err := Planted(PlantedConfig{N: 5000, AvgDegree: 8, MaxDegree: 80, DegreeExp: 2.5,
+			MinCommunity: 5, MaxCommunity: 300, CommunityExp: 1.5, Mu: 0.45, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		levels, _, err := LeidenLevels(ctx, g, LeidenOptions{Seed: 42})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := g.NumNodes()
+		// The deleted nodes: up to 5 of the finest community of node 0.
+		deleted := map[int]bool{}
+		for u, c := range levels[0] {
+			if c == levels[0][0] && len(deleted) < 5 {
+				deleted[u] = true
+			}
+		}
+		newID := make([]int, n)
+		k := 0
+		for u := range n {
+			newID[u] = -1
+			if !deleted[u] {
+				newID[u] = k
+				k++
+			}
+		}
+		var edges []Edge
+		affected := map[int32]bool{}
+		for u := range n {
+			ts, ws := g.Neighbors(u)
+			for i, v := range ts {
+				switch {
+				case deleted[u] && !deleted[int(v)]:
+					affected[int32(newID[v])] = true
+				case !deleted[u] && !deleted[int(v)] && u <= int(v):
+					edges = append(edges, Edge{U: newID[u], V: newID[v], W: float64(ws[i])})
+				}
+			}
+		}
+		h := NewGraph(k, edges)
+		initial := make([][]int32, len(levels))
+		for l, lv := range levels {
+			initial[l] = make([]int32, k)
+			for u, c := range lv {
+				if newID[u] >= 0 {
+					initial[l][newID[u]] = c
+				}
+			}
+		}
+		var aff []int32
+		for u := range affected {
+			aff = append(aff, u)
+		}
+		slices.Sort(aff)
+		seeded, sq, err := LeidenLevels(ctx, h, LeidenOptions{Seed: 42, Initial: initial, Frontier: true, Affected: aff})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, fq, err := LeidenLevels(ctx, h, LeidenOptions{Seed: 42})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for l := range seeded {
+			same, total := sameCommunities(initial[l], seeded[l])
+			// The communities that held a deleted node or hold an affected one.
+			near := map[int32]bool{}
+			for u := range affected {
+				near[initial[l][u]] = true
+			}
+			t.Logf("graph %d, level %d (finest first): %d of %d communities kept, %d near the change, modularity %.4f (fresh %.4f)",
+				seed, l, same, total, len(near), sq[l], fq[min(l, len(fq)-1)])
+			if total-same > 2*len(near)+2 {
+				t.Errorf("graph %d, level %d: %d of %d communities changed, %d near the change", seed, l, total-same, total, len(near))
+			}
+		}
+		// The levels' count may differ from a fresh run's, which makes only the coarsest
+		// comparable.
+		if a, b := sq[len(sq)-1], fq[len(fq)-1]; a < 0.98*b {
+			t.Errorf("graph %d, coarsest level: modularity %.4f seeded, %.4f fresh", seed, a, b)
+		}
+	}
+}
