@@ -78,6 +78,9 @@ func (x *Extractive) Reports(ctx context.Context, store graph.ReadWriter, commun
 	if size <= 0 {
 		size = 128
 	}
+	if d, ok := store.(graph.CommunityDigester); ok {
+		return x.fromDigests(ctx, store, d, communities, size)
+	}
 	limit := newMemberLimiter()
 	for start := 0; start < len(communities); start += size {
 		part := slices.Clone(communities[start:min(start+size, len(communities))])
@@ -105,6 +108,32 @@ func (x *Extractive) Reports(ctx context.Context, store graph.ReadWriter, commun
 		if err := write(ctx, store, x.Embedder, part, reps); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// fromDigests builds the reports from the digests of a store that reads them in one pass, and
+// writes them size communities at a time. A report names a few members and relations; on the
+// embedded store reading each community's members and relations apart was most of the stage.
+func (x *Extractive) fromDigests(ctx context.Context, store graph.Writer, d graph.CommunityDigester, communities []graph.Community, size int) error {
+	ids := make([]string, len(communities))
+	for i, c := range communities {
+		ids[i] = c.ID
+	}
+	var part []graph.Community
+	var reps []Report
+	err := d.CommunityDigests(ctx, ids, max(titleEntities, summaryEntities), maxFindings, func(i int, dg graph.CommunityDigest) error {
+		part = append(part, communities[i])
+		reps = append(reps, buildFrom(dg.Entities, dg.EntityCount, dg.Relations, dg.RelationCount, dg.RelationWeight))
+		if len(part) < size && i < len(communities)-1 {
+			return nil
+		}
+		err := write(ctx, store, x.Embedder, part, reps)
+		part, reps = nil, nil
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("read community digests: %w", err)
 	}
 	return nil
 }
@@ -137,14 +166,21 @@ func write(ctx context.Context, store graph.Writer, emb embedding.Embedder, part
 // relations it names without sorting or copying the rest: the largest communities of a huge
 // graph have tens of thousands of members.
 func buildReport(m graph.Members) Report {
-	entities := topk.Of(m.Entities, max(titleEntities, summaryEntities), func(a, b graph.Entity) int {
+	return buildFrom(m.Entities, len(m.Entities), m.Relations, m.RelationCount, m.RelationWeight)
+}
+
+// buildFrom writes the report of a community of count members, of which members holds at least
+// the most connected and the ends of rels, the heaviest of its relCount relations of total
+// weight.
+func buildFrom(members []graph.Entity, count int, rels []graph.Relation, relCount int, weight float64) Report {
+	entities := topk.Of(members, max(titleEntities, summaryEntities), func(a, b graph.Entity) int {
 		return cmp.Or(cmp.Compare(b.Degree, a.Degree), cmp.Compare(a.ID, b.ID))
 	})
 	var names []string
 	for _, e := range entities[:min(titleEntities, len(entities))] {
 		names = append(names, e.Name)
 	}
-	r := Report{Title: joinNames(names, len(m.Entities))}
+	r := Report{Title: joinNames(names, count)}
 
 	var summary []string
 	for _, e := range entities[:min(summaryEntities, len(entities))] {
@@ -154,17 +190,16 @@ func buildReport(m graph.Members) Report {
 	}
 	r.Summary = textutil.Clip(strings.Join(summary, " "), maxSummaryRunes)
 
-	rels := m.Relations[:min(maxFindings, len(m.Relations))] // heaviest first
+	rels = rels[:min(maxFindings, len(rels))] // heaviest first
 	name := make(map[string]string, 2*len(rels))
 	for _, rel := range rels {
 		name[rel.Source], name[rel.Target] = "", ""
 	}
-	for _, e := range m.Entities {
+	for _, e := range members {
 		if _, ok := name[e.ID]; ok {
 			name[e.ID] = e.Name
 		}
 	}
-	weight := m.RelationWeight
 	for _, rel := range rels {
 		r.Findings = append(r.Findings, Finding{
 			Summary:     name[rel.Source] + " – " + name[rel.Target],
@@ -173,8 +208,8 @@ func buildReport(m graph.Members) Report {
 	}
 	// Bigger, denser communities matter more to a reader: log-scaled so that ratings spread over
 	// 0–10 for communities of a handful to thousands of entities.
-	r.Rating = math.Round(min(10, math.Log2(1+float64(len(m.Entities)))+math.Log2(1+weight)/2)*10) / 10
-	r.RatingExplanation = fmt.Sprintf("extractive: %d entities, %d relations, total relation weight %.0f", len(m.Entities), m.RelationCount, weight)
+	r.Rating = math.Round(min(10, math.Log2(1+float64(count))+math.Log2(1+weight)/2)*10) / 10
+	r.RatingExplanation = fmt.Sprintf("extractive: %d entities, %d relations, total relation weight %.0f", count, relCount, weight)
 	return r
 }
 
