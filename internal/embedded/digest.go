@@ -23,8 +23,8 @@ const digestPart = 256
 // relations the digests name, digestPart communities at a time. Reading each community's
 // members and relations apart (CommunityMembers) visits the rows of every entity and relation
 // once per level, scattered over the database: on the mix corpus (5 300 communities over six
-// levels) most of the reports stage was SQLite fetching pages. It holds the entity ids, two
-// 32-bit numbers per membership and the per-community counts: about 100 bytes an entity.
+// levels) most of the reports stage was SQLite fetching pages. It holds the entity ids, one
+// 64-bit number per membership and, per community, its counts and kept ranks (about 130 bytes).
 func (s *Store) CommunityDigests(ctx context.Context, communityIDs []string, topEntities, maxRelations int, fn func(i int, d graph.CommunityDigest) error) error {
 	const what = "community digests"
 	if topEntities < 0 || maxRelations < 0 {
@@ -118,11 +118,11 @@ func (p *digestPass) scan(ctx context.Context, tx *sql.Tx, communityIDs []string
 	n := len(communityIDs)
 	p.members, p.nTop, p.relCount, p.nRels = make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
 	p.top, p.weight, p.rels = make([]int32, n*p.topEntities), make([]float64, n), make([]relRef, n*p.maxRelations)
-	start, list, err := p.scanMembers(ctx, tx, communityIDs)
+	start, pairs, err := p.scanMembers(ctx, tx, communityIDs)
 	if err != nil {
 		return err
 	}
-	return p.scanRelations(ctx, tx, start, list)
+	return p.scanRelations(ctx, tx, start, pairs)
 }
 
 // scanEntities reads the id and degree of every entity, in table order, and sorts them by id.
@@ -187,14 +187,14 @@ func (p *digestPass) moreConnected(a, b int32) int {
 
 // scanMembers reads the members of communityIDs, counts them and keeps each community's most
 // connected ones. It returns each entity's communities, by index in communityIDs and in
-// ascending order: those of rank r are list[start[r]:start[r+1]].
-func (p *digestPass) scanMembers(ctx context.Context, tx *sql.Tx, communityIDs []string) (start, list []int32, err error) {
+// ascending order: those of rank r are the low 32 bits of pairs[start[r]:start[r+1]], sorted
+// pairs of rank<<32 | community (8 bytes a membership).
+func (p *digestPass) scanMembers(ctx context.Context, tx *sql.Tx, communityIDs []string) (start []int32, pairs []uint64, err error) {
 	rows, err := tx.QueryContext(ctx, digestMembersSQL(), encodeStrings(communityIDs))
 	if err != nil {
 		return nil, nil, err
 	}
 	defer rows.Close()
-	var ents, comms []int32
 	var c int
 	var id sql.RawBytes
 	for rows.Next() {
@@ -205,30 +205,22 @@ func (p *digestPass) scanMembers(ctx context.Context, tx *sql.Tx, communityIDs [
 		if r < 0 || c < 0 || c >= len(communityIDs) {
 			continue // a member that is not an entity is not one (memberEntitiesSQL joins)
 		}
-		ents, comms = append(ents, r), append(comms, int32(c))
+		pairs = append(pairs, uint64(r)<<32|uint64(c))
 		p.members[c]++
 		p.keepEntity(c, r)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, nil, err
 	}
+	slices.Sort(pairs)
 	start = make([]int32, len(p.ids)+1)
-	for _, r := range ents {
-		start[r+1]++
+	for _, pr := range pairs {
+		start[pr>>32+1]++
 	}
 	for r := range p.ids {
 		start[r+1] += start[r]
 	}
-	list = make([]int32, len(ents))
-	next := slices.Clone(start[:len(p.ids)])
-	for i, r := range ents {
-		list[next[r]] = comms[i]
-		next[r]++
-	}
-	for r := range p.ids {
-		slices.Sort(list[start[r]:start[r+1]])
-	}
-	return start, list, nil
+	return start, pairs, nil
 }
 
 // keepEntity offers rank r to the most connected members of community c.
@@ -252,7 +244,7 @@ func (p *digestPass) keepEntity(c int, r int32) {
 
 // scanRelations reads the keys and weights of all relations in key order and adds each to the
 // communities holding both its ends, the order CommunityMembers sums weights in.
-func (p *digestPass) scanRelations(ctx context.Context, tx *sql.Tx, start, list []int32) error {
+func (p *digestPass) scanRelations(ctx context.Context, tx *sql.Tx, start []int32, pairs []uint64) error {
 	rows, err := tx.QueryContext(ctx, digestRelationsSQL())
 	if err != nil {
 		return err
@@ -268,15 +260,16 @@ func (p *digestPass) scanRelations(ctx context.Context, tx *sql.Tx, start, list 
 		if s < 0 || t < 0 {
 			continue
 		}
-		a, b := list[start[s]:start[s+1]], list[start[t]:start[t+1]]
+		a, b := pairs[start[s]:start[s+1]], pairs[start[t]:start[t+1]]
 		for len(a) > 0 && len(b) > 0 {
+			ca, cb := uint32(a[0]), uint32(b[0])
 			switch {
-			case a[0] < b[0]:
+			case ca < cb:
 				a = a[1:]
-			case a[0] > b[0]:
+			case ca > cb:
 				b = b[1:]
 			default:
-				c := int(a[0])
+				c := int(ca)
 				p.relCount[c]++
 				p.weight[c] += w
 				p.keepRelation(c, relRef{weight: w, source: s, target: t})
