@@ -4,8 +4,9 @@
 # articles, then 20 random operations on it (ingest one article it lacks, or delete one it holds,
 # each from its own JSON Lines file), then a fresh store of the final set. Prints per community
 # level the communities and modularity of both (bench/update/modularity) and their ratio (target:
-# within 2 %), recall@2/5/10 of `hi` and `lca` on both with `strata eval` (target: within 0.01),
-# and the wall time of the 20 operations against the fresh ingest.
+# within 2 %), with the NMI of the two partitions of the layer-0 entities; recall@2/5/10 of `hi`
+# and `lca` on both with `strata eval` (target: within 0.01); and the wall time of the 20
+# operations against the fresh ingest.
 # Questions: only those whose gold documents are all in the final set (QFILTER=all, the default);
 # QFILTER=any keeps every question with one of them, its gold list cut to the final set.
 # Usage: bench/update/drift.sh   (SEED=1, START=37, OPS=20, MODES="hi lca"; CORPUS=…,
@@ -135,8 +136,8 @@ t=$(now)
 fw=$(since "$t")
 echo "fresh ingest: $fw s"
 
-./bin/update-modularity --data-dir "$upd" >"$work/mod-updated.json"
-./bin/update-modularity --data-dir "$fresh" >"$work/mod-fresh.json"
+./bin/update-modularity --data-dir "$upd" --partition "$work/part-updated.json" >"$work/mod-updated.json"
+./bin/update-modularity --data-dir "$fresh" --partition "$work/part-fresh.json" >"$work/mod-fresh.json"
 for m in $modes; do
   for s in updated fresh; do
     "$strata" eval --json --log-level warn --data-dir "$work/$s" --questions "$work/questions.jsonl" --mode "$m" >"$work/eval-$s-$m.json"
@@ -144,14 +145,34 @@ for m in $modes; do
 done
 
 python3 - "$work" "$modes" "$total" "$fw" <<'PY'
-import json, sys
+import json, math, sys
+from collections import Counter
 work, modes, total, fw = sys.argv[1], sys.argv[2].split(), float(sys.argv[3]), float(sys.argv[4])
 u, f = (json.load(open(f"{work}/mod-{s}.json")) for s in ("updated", "fresh"))
+pu, pf = (json.load(open(f"{work}/part-{s}.json")) for s in ("updated", "fresh"))
 def ok(b): return "ok" if b else "MISSED"
+def nmi(a, b):
+    """NMI (arithmetic mean normalisation) of two labelings of the same items, and whether the
+    labels correspond one to one."""
+    n = len(a)
+    if n == 0:
+        return float("nan"), True
+    ca, cb, cab = Counter(a), Counter(b), Counter(zip(a, b))
+    h = lambda c: -sum(v / n * math.log(v / n) for v in c.values())
+    mi = sum(v / n * math.log(v * n / (ca[x] * cb[y])) for (x, y), v in cab.items())
+    ha, hb = h(ca), h(cb)
+    same = len(cab) == len(ca) == len(cb)
+    return (1.0 if ha + hb == 0 else 2 * mi / (ha + hb)), same
+def compare(level):
+    a, b = pu.get(str(level), {}), pf.get(str(level), {})
+    ids = sorted(set(a) | set(b))
+    la = [a.get(i, "none:" + i) for i in ids]
+    lb = [b.get(i, "none:" + i) for i in ids]
+    return nmi(la, lb)
 print("== updated vs fresh")
 for k in ("layer0_entities", "summaries", "related", "summarized_by"):
     print(f"{k:16} {u[k]:>8} {f[k]:>8}")
-print(f"{'level':5} {'communities':>17} {'modularity':>17} {'ratio':>7}  target |ratio-1| <= 2 %")
+print(f"{'level':5} {'communities':>17} {'modularity':>17} {'ratio':>7}  target |ratio-1| <= 2 %   layer-0 entities: NMI, same partition")
 lu, lf = {l["level"]: l for l in u["levels"]}, {l["level"]: l for l in f["levels"]}
 for lvl in sorted(set(lu) | set(lf)):
     a, b = lu.get(lvl), lf.get(lvl)
@@ -164,7 +185,8 @@ for lvl in sorted(set(lu) | set(lf)):
         rs = f"{r:.4f}  {ok(abs(r - 1) <= 0.02)}"
     else:
         rs = "-"
-    print(f"{lvl:5} {cu:>8} {cf:>8} {qu:>8} {qf:>8} {rs}")
+    m, same = compare(lvl)
+    print(f"{lvl:5} {cu:>8} {cf:>8} {qu:>8} {qf:>8} {rs:<12}  {m:.3f} {'yes' if same else 'no'}")
 print(f"{'mode':5} {'k':10} {'updated':>8} {'fresh':>8} {'diff':>7}  target |diff| <= 0.01")
 for m in modes:
     eu, ef = (json.load(open(f"{work}/eval-{s}-{m}.json")) for s in ("updated", "fresh"))

@@ -19,7 +19,7 @@
 # KEEP=DIR keeps the stores and raw reports in DIR (a new or empty directory).
 set -euo pipefail
 export LC_ALL=C
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 parts=${*:-offline model}
 for p in $parts; do case $p in offline|model) ;; -h|--help) usage ;; *) echo "run.sh: unknown part $p" >&2; usage ;; esac; done
 cd "$(dirname "$0")/../.."

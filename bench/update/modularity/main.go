@@ -5,7 +5,11 @@
 // resolution gamma 1 (graph.DefaultLeidenParams). bench/update/drift.sh runs it on a store
 // updated document by document and on a fresh store of the same documents.
 //
-//	go run ./bench/update/modularity --data-dir DIR
+//	go run ./bench/update/modularity --data-dir DIR [--partition FILE]
+//
+// --partition writes the community of every layer-0 entity per level, {"0": {"ENTITY": "c0-3",
+// ...}, ...}, so that the partitions of two stores can be compared entity by entity (summary
+// entities are left out: their ids depend on how the layers were built).
 //
 // The store is opened read-only, so it may run next to a writer. An entity in no community of a
 // level counts as a community of its own there (and is counted as unassigned).
@@ -21,6 +25,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/stratarag/strata/internal/embedded"
@@ -56,12 +61,13 @@ type output struct {
 
 func main() {
 	dir := flag.String("data-dir", "", "embedded store directory")
+	partition := flag.String("partition", "", "write the community of each layer-0 entity per level to this file (JSON)")
 	flag.Parse()
 	if *dir == "" || flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "usage: modularity --data-dir DIR")
 		os.Exit(2)
 	}
-	out, err := run(context.Background(), *dir)
+	out, err := run(context.Background(), *dir, *partition)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "modularity:", err)
 		os.Exit(1)
@@ -74,7 +80,7 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, dir string) (*output, error) {
+func run(ctx context.Context, dir, partition string) (*output, error) {
 	start := time.Now()
 	s, err := embedded.Open(ctx, dir, embedded.Options{ReadOnly: true})
 	if err != nil {
@@ -232,6 +238,25 @@ func run(ctx context.Context, dir string) (*output, error) {
 		}
 		row.Modularity = graphalgo.Modularity(g, membership, out.Gamma)
 		out.Levels = append(out.Levels, row)
+	}
+	if partition != "" {
+		parts := map[string]map[string]string{}
+		for l, m := range levels {
+			p := make(map[string]string, len(layer0))
+			for _, id := range layer0 {
+				if c, ok := m[id]; ok {
+					p[id] = c
+				}
+			}
+			parts[strconv.Itoa(l)] = p
+		}
+		data, err := json.Marshal(parts)
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(partition, data, 0o644); err != nil {
+			return nil, err
+		}
 	}
 	out.ReadMS = float64(time.Since(start).Microseconds()) / 1000
 	return out, nil
