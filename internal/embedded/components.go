@@ -37,16 +37,38 @@ func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
 		if err != nil {
 			return fmt.Errorf("entity graph: %w", err)
 		}
-		// Rows that already hold the right values are left alone, so a re-run writes little.
-		stmt, err := tx.PrepareContext(ctx, `
-			UPDATE entities SET component_id = ?1, degree = ?2
-			WHERE id = ?3 AND (component_id <> ?1 OR degree <> ?2)`)
+		// Only rows whose values change are written: the stored ones are read in one scan in
+		// id order (the order of ids), so that an update of a few entities makes a few writes
+		// rather than a statement per entity.
+		rows, err := tx.QueryContext(ctx, `SELECT component_id, degree FROM entities ORDER BY id`)
+		if err != nil {
+			return err
+		}
+		var stale []int32
+		for i := 0; rows.Next(); i++ {
+			var c, d int64
+			if err := rows.Scan(&c, &d); err != nil {
+				rows.Close()
+				return err
+			}
+			if i >= ids.Len() {
+				rows.Close()
+				return fmt.Errorf("read components: more entities than the %d read before", ids.Len())
+			}
+			if c != int64(component[i]) || d != int64(related[i]) {
+				stale = append(stale, int32(i))
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return fmt.Errorf("read components: %w", err)
+		}
+		stmt, err := tx.PrepareContext(ctx, `UPDATE entities SET component_id = ?1, degree = ?2 WHERE id = ?3`)
 		if err != nil {
 			return err
 		}
 		defer stmt.Close()
-		for i := range ids.Len() {
-			id := ids.At(i)
+		for _, i := range stale {
+			id := ids.At(int(i))
 			if _, err := stmt.ExecContext(ctx, int64(component[i]), int64(related[i]), id); err != nil {
 				return fmt.Errorf("write component of entity %s: %w", id, err)
 			}
