@@ -158,10 +158,18 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 	if err != nil {
 		return nil, err
 	}
+	return b.buildFrom(ctx, current, dims, between, opt)
+}
+
+// buildFrom builds up to opt.MaxLayers layers above current (layer 0, or the top layer an
+// update grows) until a stop rule holds; between is the number of layer-0 relations between
+// base entities, which the aggregation (from layer 0 only) reads.
+func (b *Builder) buildFrom(ctx context.Context, current layerSet, dims int, between int, opt Options) ([]Layer, error) {
 	var base layerSet // layer 0, for the aggregation
 	var ag *aggregator
 	var built []Layer
-	for layer := 1; layer <= opt.MaxLayers && current.ids.Len() > max(opt.ClusterSize, 2); layer++ {
+	last := current.layer + opt.MaxLayers
+	for layer := current.layer + 1; layer <= last && current.ids.Len() > max(opt.ClusterSize, 2); layer++ {
 		if current.layer == 0 {
 			// Layer 0 is clustered without its ids, read again after: the passes over its
 			// embeddings follow the store's id order, and the clustering is the stage's peak.
@@ -317,7 +325,7 @@ func (b *Builder) baseMembers(ctx context.Context) (layerSet, int, error) {
 	var ids idlist.Builder
 	dims := 0
 	h := fnv.New64a()
-	err := b.eachBase(ctx, func(es []graph.Entity) error {
+	err := b.eachLayer(ctx, 0, func(es []graph.Entity) error {
 		for _, e := range es {
 			digestID(h, e.ID)
 			dims = cmp.Or(dims, len(e.Embedding))
@@ -407,29 +415,6 @@ func (b *Builder) baseEdges(ctx context.Context, base layerSet, n int) (edgeList
 	return fe, nil
 }
 
-// eachBase calls fn with every page of layer-0 entities that have an embedding, in id order.
-func (b *Builder) eachBase(ctx context.Context, fn func([]graph.Entity) error) error {
-	after := ""
-	for {
-		es, err := b.Store.EntitiesAfter(ctx, 0, after, page)
-		if err != nil {
-			return fmt.Errorf("read layer 0: %w", err)
-		}
-		if len(es) == 0 {
-			return nil
-		}
-		after = es[len(es)-1].ID
-		full := len(es) == page
-		es = slices.DeleteFunc(es, func(e graph.Entity) bool { return len(e.Embedding) == 0 })
-		if err := fn(es); err != nil {
-			return err
-		}
-		if !full {
-			return nil
-		}
-	}
-}
-
 // entities calls fn with the stored entities of the n ids id(0), id(1), …, in that order, a
 // page at a time.
 func (b *Builder) entities(ctx context.Context, layer int, n int, id func(int) string, fn func([]graph.Entity) error) error {
@@ -481,7 +466,7 @@ func (b *Builder) embeddings(ctx context.Context, set layerSet) cluster.RowSourc
 		}
 		var err error
 		if set.layer == 0 {
-			err = b.eachBase(ctx, visit)
+			err = b.eachLayer(ctx, 0, visit)
 			if err == nil && i == n && h.Sum64() != set.digest {
 				err = fmt.Errorf("read layer 0: its entities changed while it was clustered")
 			}
