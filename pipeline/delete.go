@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/pipeline/arch"
 	"github.com/stratarag/strata/pipeline/resolve"
 )
@@ -31,6 +32,10 @@ type DeleteReport struct {
 	Deleted []graph.Document // documents deleted (or, in a dry run, that would be)
 	Unknown []string         // ids asked for that the store does not hold
 	Report                   // chunks, entity and relation updates, structure
+	// Estimate is, in a dry run, the model calls of the structure update the deletion would
+	// make (estimateStructure); empty when no structure stage calls a model (Offline).
+	Estimate llm.Estimate
+	Offline  bool
 }
 
 // Delete removes the documents with their chunks and what their chunks said: the entities and
@@ -74,19 +79,31 @@ func (in *Ingester) Delete(ctx context.Context, ids []string, dryRun bool) (Dele
 			ErrUnknownDocuments, strings.Join(quoted(rep.Unknown), ", "))
 	}
 	started := false
+	predicted := newPredictedChange()
 	for _, d := range docs {
 		if !dryRun && !started {
 			if err := in.markStarted(ctx); err != nil {
 				return rep, err
 			}
+			var err error
+			if in.changes, err = in.trackChanges(ctx); err != nil {
+				return rep, err
+			}
 			started = true
 		}
-		if err := in.deleteDocument(ctx, resolver, d, dryRun, &rep); err != nil {
+		if err := in.deleteDocument(ctx, resolver, d, dryRun, predicted, &rep); err != nil {
 			return rep, err
 		}
 		rep.Deleted = append(rep.Deleted, d)
 	}
 	in.stageDone(&rep.Report, "delete", t)
+	if dryRun && len(docs) > 0 {
+		var err error
+		if rep.Estimate, err = in.estimateStructure(ctx, predicted); err != nil {
+			return rep, err
+		}
+		rep.Offline = in.structureOffline()
+	}
 	if !dryRun && !started {
 		// Nothing deleted now, but an earlier deletion or ingest may have been interrupted
 		// before its structure was rebuilt: this run completes it.
@@ -121,7 +138,7 @@ func (in *Ingester) Delete(ctx context.Context, ids []string, dryRun bool) (Dele
 	return rep, nil
 }
 
-func (in *Ingester) deleteDocument(ctx context.Context, resolver *resolve.Resolver, d graph.Document, dryRun bool, rep *DeleteReport) error {
+func (in *Ingester) deleteDocument(ctx context.Context, resolver *resolve.Resolver, d graph.Document, dryRun bool, predicted *predictedChange, rep *DeleteReport) error {
 	ids, err := in.documentChunkIDs(ctx, d.ID)
 	if err != nil {
 		return err
@@ -136,9 +153,10 @@ func (in *Ingester) deleteDocument(ctx context.Context, resolver *resolve.Resolv
 	rep.DeletedEntities += len(out.DeleteEntities)
 	rep.DeletedRelations += len(out.DeleteRelations)
 	if dryRun {
+		predicted.add(out)
 		return nil
 	}
-	meta := map[string]string{graph.MetaStructureStale: "true"}
+	meta := map[string]string{}
 	// The file's id is released with it: ingesting the file again gives it the id of the rule.
 	if id, ok, err := in.Store.Meta(ctx, graph.MetaSourcePrefix+d.Source); err != nil {
 		return fmt.Errorf("read the stored id of %s: %w", d.Source, err)
@@ -150,6 +168,9 @@ func (in *Ingester) deleteDocument(ctx context.Context, resolver *resolve.Resolv
 		Entities:        out.Entities, Relations: out.Relations,
 		DeleteEntities: out.DeleteEntities, DeleteRelations: out.DeleteRelations,
 		Meta: meta,
+	}
+	if err := in.changes.record(ctx, in.Store, &b); err != nil {
+		return fmt.Errorf("delete %s: %w", d.ID, err)
 	}
 	if err := in.Store.Apply(ctx, b); err != nil {
 		return fmt.Errorf("delete %s: %w", d.ID, err)

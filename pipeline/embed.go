@@ -3,6 +3,8 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -17,7 +19,8 @@ const entityPage = 2048
 const embedWriteBatch = 1024
 
 // embedEntities embeds every layer-0 entity that has no embedding (new, or whose description
-// changed), from its name, type and description. It reads the layer a page at a time, embeds
+// changed), from its name, type and description. It reads the entities a page at a time
+// (entityPages), embeds
 // Options.EmbedBatch texts at a time, and writes embedWriteBatch embedded entities at a time.
 func (in *Ingester) embedEntities(ctx context.Context) (int, error) {
 	done := 0
@@ -52,14 +55,14 @@ func (in *Ingester) embedEntities(ctx context.Context) (int, error) {
 		todo, embedded = todo[:0], 0
 		return nil
 	}
-	after := ""
+	next := in.entityPages()
 	for {
-		page, err := in.Store.EntitiesAfter(ctx, 0, after, entityPage)
+		page, last, err := next(ctx)
 		if err != nil {
 			return done, fmt.Errorf("read entities to embed: %w", err)
 		}
 		for _, e := range page {
-			if len(e.Embedding) > 0 {
+			if len(e.Embedding) > 0 || e.Layer != 0 {
 				continue
 			}
 			todo = append(todo, e)
@@ -74,10 +77,9 @@ func (in *Ingester) embedEntities(ctx context.Context) (int, error) {
 				return done, err
 			}
 		}
-		if len(page) < entityPage {
+		if last {
 			break
 		}
-		after = page[len(page)-1].ID
 	}
 	if err := flush(); err != nil {
 		return done, err
@@ -86,6 +88,30 @@ func (in *Ingester) embedEntities(ctx context.Context) (int, error) {
 		in.Log.Info().Int("entities", done).Msg("embedded entities")
 	}
 	return done, nil
+}
+
+// entityPages returns what hands embedEntities the entities that may lack an embedding, a page
+// at a time, and whether the page is the last: when the run records its changes (an update),
+// only the entities it changed, since every other one was embedded when it was written;
+// otherwise every layer-0 entity, read in id order.
+func (in *Ingester) entityPages() func(context.Context) ([]graph.Entity, bool, error) {
+	if in.changes != nil && !in.changes.full {
+		ids := slices.Sorted(maps.Keys(in.changes.ids))
+		return func(ctx context.Context) ([]graph.Entity, bool, error) {
+			part := ids[:min(entityPage, len(ids))]
+			ids = ids[len(part):]
+			es, err := in.Store.Entities(ctx, part)
+			return es, len(ids) == 0, err
+		}
+	}
+	after := ""
+	return func(ctx context.Context) ([]graph.Entity, bool, error) {
+		page, err := in.Store.EntitiesAfter(ctx, 0, after, entityPage)
+		if len(page) > 0 {
+			after = page[len(page)-1].ID
+		}
+		return page, len(page) < entityPage, err
+	}
 }
 
 func (in *Ingester) embed(ctx context.Context, texts []string) ([][]float32, error) {

@@ -7,6 +7,7 @@ import (
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/pipeline/chunk"
 	"github.com/stratarag/strata/pipeline/load"
+	"github.com/stratarag/strata/pipeline/resolve"
 )
 
 // Estimate is what ingesting some inputs would take: the documents and chunks they make and, with
@@ -18,11 +19,17 @@ type Estimate struct {
 	Ignored      []load.Problem `json:"ignored"` // folder entries a run would leave out by rule
 	Chunks       int            `json:"chunks"`
 	CorpusTokens int            `json:"corpus_tokens"`
+	// Unchanged counts the documents the store holds with the same text (a store-less dry run:
+	// 0); ExtractChunks and ExtractTokens are the chunks that would be extracted and their
+	// tokens (without a store: all of them).
+	Unchanged     int `json:"unchanged"`
+	ExtractChunks int `json:"chunks_to_extract"`
+	ExtractTokens int `json:"tokens_to_extract"`
 	// Offline is true when neither the extractor nor the embedder calls a model.
 	Offline bool         `json:"offline"`
 	LLM     llm.Estimate `json:"estimate"`
-	// TokensPerCorpusToken is chat prompt+completion tokens per corpus token (extraction stages;
-	// the attributed-community estimate, stage "arch", is left out).
+	// TokensPerCorpusToken is chat prompt+completion tokens per token extracted (extraction
+	// stages; the structure stages and the attributed-community estimate are left out).
 	TokensPerCorpusToken float64 `json:"llm_tokens_per_corpus_token"`
 }
 
@@ -38,23 +45,54 @@ type embeddingEstimator interface {
 }
 
 // Estimate loads and chunks the documents under paths, as Run would, and predicts the model work
-// of extracting and embedding them, without calling a model or touching the store (in.Store may
-// be nil). Calls the response cache already answers count as cached. Description summaries, entity
-// embeddings, the summary entities of the hierarchical index and community reports are not
-// counted: they depend on the graph that extraction builds. The aggregation's inter-summary
-// relations are, from the corpus size and ratios measured offline (estimate_aggregate.go), since
-// it is an option whose cost a user weighs before turning it off. in.Options must pass Validate.
+// of extracting and embedding them, without calling a model or writing anything. Calls the
+// response cache already answers count as cached.
+//
+// Without a store (in.Store nil) or with an empty one, every document is new: description
+// summaries, entity embeddings, the summary entities of the hierarchical index and community
+// reports are not counted, since they depend on the graph that extraction builds. The
+// aggregation's inter-summary relations are, from the corpus size and ratios measured offline
+// (estimate_aggregate.go), since it is an option whose cost a user weighs before turning it off.
+//
+// Against a store that holds documents (read only), documents whose text is stored unchanged
+// are left out, as Run leaves them, and only the chunks Run would extract are counted; the
+// structure stages are predicted as the update (or build) that would follow
+// (estimateStructure): the chunks that would be replaced say through their evidence which
+// entities change, new chunks count by measured ratios. in.Options must pass Validate.
 func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, error) {
 	docs, problems, _, err := LoadDocuments(ctx, paths, in.Log)
 	if err != nil {
 		return Estimate{}, err
 	}
-	if docs, _, err = dedupeIDs(docs, in.Log); err != nil {
-		return Estimate{}, err
-	}
 	skipped, ignored := splitIgnored(problems)
 	est := Estimate{Problems: append([]load.Problem{}, skipped...), Ignored: append([]load.Problem{}, ignored...)} // [] rather than null in JSON
+	stored := false
+	var plan settingsPlan
+	if in.Store != nil && len(docs) > 0 {
+		st, err := in.Store.Stats(ctx)
+		if err != nil {
+			return est, fmt.Errorf("read store counts: %w", err)
+		}
+		if stored = st.Nodes["Document"] > 0; stored {
+			if err := in.keepStoredIDs(ctx, docs); err != nil {
+				return est, err
+			}
+			if plan, err = in.planSettings(ctx); err != nil {
+				return est, err
+			}
+		}
+	}
+	if docs, _, err = dedupeIDs(docs, in.Log); err != nil {
+		return est, err
+	}
+	if stored {
+		if err := in.checkStoredOwners(ctx, docs); err != nil {
+			return est, err
+		}
+	}
 	var texts []string
+	predicted := newPredictedChange()
+	resolver := &resolve.Resolver{Store: in.Store, Tokenizer: in.Tokenizer} // extractive: a dry run calls no model
 	for _, d := range docs {
 		pieces, err := chunk.Split(in.Tokenizer, d.ID, d.Text, in.Options.Chunk)
 		if err != nil {
@@ -62,14 +100,43 @@ func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, err
 		}
 		est.Documents++
 		for _, p := range pieces {
-			texts = append(texts, p.Text)
 			est.CorpusTokens += p.Tokens
+		}
+		est.Chunks += len(pieces)
+		if !stored {
+			for _, p := range pieces {
+				texts = append(texts, p.Text)
+				est.ExtractTokens += p.Tokens
+			}
+			continue
+		}
+		p := in.prepare(ctx, d, plan.checkChunks)
+		if p.err != nil {
+			return est, p.err
+		}
+		if p.unchanged {
+			est.Unchanged++
+			continue
+		}
+		for _, pc := range p.pieces {
+			if _, ok := p.have[pc.ID]; !ok {
+				texts = append(texts, pc.Text)
+				est.ExtractTokens += pc.Tokens
+				predicted.newChunks++
+			}
+		}
+		if len(p.stale) > 0 {
+			out, err := resolver.Resolve(ctx, nil, p.stale)
+			if err != nil {
+				return est, fmt.Errorf("resolve the chunks %s would lose: %w", d.ID, err)
+			}
+			predicted.add(out)
 		}
 	}
 	if est.Documents == 0 {
 		return est, fmt.Errorf("%w: %d input(s) skipped, %d ignored", ErrNothingIngested, len(skipped), len(ignored))
 	}
-	est.Chunks = len(texts)
+	est.ExtractChunks = len(texts)
 
 	x, extracts := in.Extractor.(extractionEstimator)
 	e, embeds := in.Embedder.(embeddingEstimator)
@@ -86,16 +153,35 @@ func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, err
 	if embeds {
 		est.LLM.Add(llm.StageEmbed, e.EstimateEmbeddings(texts))
 	}
-	// The ratio below is extraction's: it is taken before the aggregation and the attributed
-	// communities are added.
-	if est.CorpusTokens > 0 {
+	// The ratio below is extraction's: it is taken before the structure stages and the
+	// attributed communities are added.
+	if est.ExtractTokens > 0 {
 		chat := 0
 		for stage, s := range est.LLM.Stages {
 			if stage != llm.StageEmbed {
 				chat += s.PromptTokens + s.CompletionTokens
 			}
 		}
-		est.TokensPerCorpusToken = float64(chat) / float64(est.CorpusTokens)
+		est.TokensPerCorpusToken = float64(chat) / float64(est.ExtractTokens)
+	}
+	if stored {
+		if est.Unchanged > 0 {
+			est.LLM.Assumptions = append(est.LLM.Assumptions, fmt.Sprintf("%d documents stored unchanged are not extracted again", est.Unchanged))
+		}
+		u, err := in.estimateStructure(ctx, predicted)
+		if err != nil {
+			return est, err
+		}
+		est.LLM.Merge(u)
+		st, err := in.Store.Stats(ctx)
+		if err != nil {
+			return est, fmt.Errorf("read store counts: %w", err)
+		}
+		if a, why, ok := in.archEstimate(int(st.Nodes["Chunk"]) + predicted.newChunks); ok {
+			est.LLM.Add(llm.StageArch, a) // the attributed communities are built whole every run
+			est.LLM.Assumptions = append(est.LLM.Assumptions, why)
+		}
+		return est, nil
 	}
 	if err := in.estimateAggregate(&est); err != nil {
 		return est, err

@@ -161,7 +161,7 @@ const (
 var deletedDocs = []string{"grey-heron.md", "salt-tariff.txt"}
 
 // TestDeleteResumesAfterKill kills (SIGKILL) a deletion of two documents after the first
-// document's transaction and at every kill point of the structure stages: the store it leaves
+// document's transaction and at every kill point of the update of the structure: the store it leaves
 // has no entity or relation without evidence, and deleting the documents still stored completes
 // it into exactly what a clean ingest of the remaining documents builds, with the structure
 // settings the store records.
@@ -178,7 +178,7 @@ func TestDeleteResumesAfterKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns child processes")
 	}
-	for _, at := range append([]string{"delete"}, killPoints...) {
+	for _, at := range append([]string{"delete"}, updateKillPoints...) {
 		t.Run(at, func(t *testing.T) {
 			corpus := t.TempDir()
 			if err := os.CopyFS(corpus, os.DirFS(corpusDir)); err != nil {

@@ -71,6 +71,8 @@ type Ingester struct {
 	Progress       Progress // nil: no progress display
 	Log            zerolog.Logger
 	Options        Options // used as they are: see DefaultOptions and Validate
+
+	changes *changeSet // what the current run changed, for an update of the structure
 }
 
 // Report summarizes a run.
@@ -90,8 +92,9 @@ type Report struct {
 	DeletedEntities  int
 	DeletedRelations int
 	EntityEmbeds     int            // entities (re-)embedded
-	Layers           []layers.Layer // summary layers built
-	Arch             []arch.Layer   // attributed-community layers built (Options.Arch)
+	Layers           []layers.Layer // summary layers built (by a build, or on top by an update)
+	Structure        StructureReport
+	Arch             []arch.Layer // attributed-community layers built (Options.Arch)
 	Components       int
 	Communities      int
 	Problems         []load.Problem // inputs skipped: broken, unreadable, or named directly with an unsupported type
@@ -152,6 +155,9 @@ func (in *Ingester) Run(ctx context.Context, paths []string) (Report, error) {
 	}
 	in.Log.Info().Int("documents", len(docs)).Str("extractor", in.Extractor.Name()).Str("embedder", in.Embedder.Model()).Msg("ingesting")
 	if err := in.markStarted(ctx); err != nil {
+		return rep, err
+	}
+	if in.changes, err = in.trackChanges(ctx); err != nil {
 		return rep, err
 	}
 

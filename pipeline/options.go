@@ -41,6 +41,9 @@ type Options struct {
 	// document of the run is re-chunked (and its new chunks extracted). Without it such a run is
 	// refused before anything is written.
 	Rebuild bool
+	// Restructure builds the structure (summary layers, communities, reports) whole, as a first
+	// ingest does, rather than updating it with what the run changed.
+	Restructure bool
 	// Replace lets an input take over a document id the store holds for another source. Without
 	// it such a run is refused before anything is written.
 	Replace bool

@@ -2,7 +2,10 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -11,35 +14,69 @@ import (
 	"github.com/stratarag/strata/pipeline/layers"
 )
 
-// structure runs the graph-wide stages when the graph changed since they last completed: the
-// hierarchical index, WCC, Leiden, reports. Each is a function of the stored graph and
-// Options.Seed alone (the index counts degrees from the relations rather than reading those the
-// previous components stage wrote), so a run resumed after an interruption, or one that added
-// documents, builds what a clean run over the same documents builds; model-written summaries and
-// reports come from the response cache.
+// StructureReport says how a run brought the structure up to date.
+type StructureReport struct {
+	// Mode is "update" (only what the run changed: see docs/ARCHITECTURE.md, Updates), "build"
+	// (everything from scratch) or "" (the structure was up to date).
+	Mode string
+	// Reason says why a run that could have updated built instead.
+	Reason string
+	// Changed is the number of changed entities an update applied.
+	Changed int
+	// Layers is what an update did to each summary layer.
+	Layers []layers.LayerUpdate
+	// Communities is what UpdateCommunities kept (a build reports every community).
+	Communities graph.CommunityUpdate
+}
+
+// structure brings the graph-wide stages up to date when the graph changed since they last
+// completed: the hierarchical index, WCC, Leiden, reports. A store whose structure was complete
+// before the run is updated with what the run changed (update); otherwise, on --restructure, or
+// past the drift bound (updateShare), everything is built again (build).
 func (in *Ingester) structure(ctx context.Context, rep *Report) error {
-	stale, _, err := in.Store.Meta(ctx, graph.MetaStructureStale)
+	stale, c, err := readChanges(ctx, in.Store)
 	if err != nil {
-		return fmt.Errorf("read store metadata: %w", err)
+		return err
 	}
-	if !graph.StructurePending(stale) {
+	if !graph.StructurePending(stale) && !in.Options.Restructure {
 		in.Log.Info().Msg("graph unchanged; communities are up to date")
 		return nil
 	}
-	t := time.Now()
-	if stale == graph.StructureLayersBuilt {
-		in.Log.Info().Msg("summary layers already rebuilt by an interrupted run; resuming after them")
-	} else if in.LayerSummarizer != nil && in.Options.Layers.MaxLayers > 0 {
-		b := &layers.Builder{
-			Store: in.Store, Embedder: in.Embedder, Summarizer: in.LayerSummarizer, Log: in.Log,
-			Options: in.Options.Layers, Seed: in.Options.Seed,
+	if stale == graph.StructureChanged && !in.Options.Restructure {
+		within, err := withinUpdateBound(ctx, in.Store, c.drift+c.size())
+		if err != nil {
+			return err
 		}
-		if in.Options.Aggregate {
-			b.Describer = in.RelationDescriber
-			if b.Describer == nil {
-				b.Describer = layers.ExtractiveRelations{}
+		if within {
+			err := in.updateStructure(ctx, rep, c)
+			if !errors.Is(err, layers.ErrNeedsBuild) {
+				return err
 			}
+			rep.Structure.Reason = "the graph has grown big enough for summary layers"
+		} else {
+			rep.Structure.Reason = fmt.Sprintf("more than %.0f %% of the graph changed since the structure was last built (%d entities)", 100*updateShare, c.drift+c.size())
 		}
+	} else if in.Options.Restructure {
+		rep.Structure.Reason = "--restructure"
+	} else if in.changes != nil {
+		rep.Structure.Reason = in.changes.reason
+	}
+	return in.buildStructure(ctx, rep, stale)
+}
+
+// buildStructure builds every structure stage from scratch. Each is a function of the stored
+// graph and Options.Seed alone (the index counts degrees from the relations rather than reading
+// those the previous components stage wrote), so a run resumed after an interruption, or one
+// that added documents, builds what a clean run over the same documents builds; model-written
+// summaries and reports come from the response cache.
+func (in *Ingester) buildStructure(ctx context.Context, rep *Report, stale string) error {
+	rep.Structure.Mode = "build"
+	in.Log.Info().Str("reason", rep.Structure.Reason).Msg("building the structure from scratch")
+	t := time.Now()
+	var err error
+	if stale == graph.StructureLayersBuilt && !in.Options.Restructure {
+		in.Log.Info().Msg("summary layers already rebuilt by an interrupted run; resuming after them")
+	} else if b := in.layerBuilder(); b != nil {
 		if rep.Layers, err = b.Build(ctx); err != nil {
 			return fmt.Errorf("hierarchical index: %w", err)
 		}
@@ -65,26 +102,130 @@ func (in *Ingester) structure(ctx context.Context, rep *Report) error {
 	}
 	in.stageDone(rep, "components", t)
 	t = time.Now()
-	leiden := graph.DefaultLeidenParams()
-	leiden.Seed = in.Options.Seed
-	communities, err := in.Store.ComputeCommunities(ctx, leiden)
+	communities, err := in.Store.ComputeCommunities(ctx, in.leidenParams())
 	if err != nil {
 		return fmt.Errorf("communities: %w", err)
 	}
 	rep.Communities = len(communities)
+	rep.Structure.Communities = graph.CommunityUpdate{Total: len(communities), Report: communities}
 	in.stageDone(rep, "communities", t)
 	in.Log.Info().Int("components", rep.Components).Int("communities", rep.Communities).Msg("graph structure computed")
-	if in.Reporter != nil {
-		t = time.Now()
-		if err := in.Reporter.Reports(ctx, in.Store, communities); err != nil {
-			return fmt.Errorf("community reports: %w", err)
-		}
-		in.stageDone(rep, "reports", t)
+	if err := in.reports(ctx, rep, communities); err != nil {
+		return err
 	}
 	if err := in.archHierarchy(ctx, rep); err != nil {
 		return err
 	}
-	if err := in.Store.Apply(ctx, graph.Batch{Meta: map[string]string{graph.MetaStructureStale: "false"}}); err != nil {
+	st, err := in.Store.Stats(ctx)
+	if err != nil {
+		return fmt.Errorf("read store counts: %w", err)
+	}
+	return in.structureDone(ctx, 0, st.Nodes["Entity"])
+}
+
+// updateStructure updates the structure with the entities changed since it was complete: the
+// summary layers (layers.Builder.Update), then WCC, then communities started from the stored
+// ones (graph.Analyzer.UpdateCommunities), and reports for the communities that changed. It
+// returns layers.ErrNeedsBuild, having written nothing, when the graph has grown big enough for
+// summary layers it does not have.
+func (in *Ingester) updateStructure(ctx context.Context, rep *Report, c *changeSet) error {
+	rep.Structure.Mode = "update"
+	rep.Structure.Changed = c.size()
+	in.Log.Info().Int("changed_entities", c.size()).Msg("updating the structure with what changed")
+	// The summary layers follow the entities that changed; a relation changes the communities
+	// that hold its ends (their reports read it), not the summaries of its ends' clusters.
+	changed := slices.Sorted(maps.Keys(c.ids))
+	reported := slices.Concat(changed, slices.Sorted(maps.Keys(c.ends)))
+	t := time.Now()
+	if b := in.layerBuilder(); b != nil {
+		up, err := b.Update(ctx, changed)
+		if err != nil {
+			if errors.Is(err, layers.ErrNeedsBuild) {
+				return err
+			}
+			return fmt.Errorf("hierarchical index: %w", err)
+		}
+		rep.Structure.Layers, rep.Layers = up.Layers, up.Built
+		reported = slices.Concat(reported, up.Changed)
+		in.Log.Info().Int("summaries_changed", len(up.Changed)).Int("layers_built", len(up.Built)).Msg("summary layers updated")
+		in.stageDone(rep, "layers", t)
+		for _, l := range up.Layers {
+			in.Log.Info().Int("layer", l.Layer).Int("assigned", l.Assigned).Int("regenerated", l.Regenerated).
+				Int("kept", l.Kept).Int("split", l.Split).Int("dissolved", l.Dissolved).Int("written", l.Written).
+				Int("removed", l.Removed).Msg("summary layer updated")
+		}
+		t = time.Now()
+	}
+	var err error
+	if rep.Components, err = in.Store.ComputeComponents(ctx); err != nil {
+		return fmt.Errorf("components: %w", err)
+	}
+	in.stageDone(rep, "components", t)
+	t = time.Now()
+	cu, err := in.Store.UpdateCommunities(ctx, in.leidenParams(), reported)
+	if err != nil {
+		return fmt.Errorf("communities: %w", err)
+	}
+	rep.Communities = cu.Total
+	rep.Structure.Communities = cu
+	in.stageDone(rep, "communities", t)
+	in.Log.Info().Int("components", rep.Components).Int("communities", cu.Total).Int("kept", cu.Kept).
+		Int("to_report", len(cu.Report)).Int("removed", cu.Removed).Bool("fresh", cu.Fresh).Msg("communities updated")
+	if err := in.reports(ctx, rep, cu.Report); err != nil {
+		return err
+	}
+	if err := in.archHierarchy(ctx, rep); err != nil {
+		return err
+	}
+	return in.structureDone(ctx, c.drift+c.size(), -1)
+}
+
+// layerBuilder is the builder of the summary layers, nil when the run builds none.
+func (in *Ingester) layerBuilder() *layers.Builder {
+	if in.LayerSummarizer == nil || in.Options.Layers.MaxLayers <= 0 {
+		return nil
+	}
+	b := &layers.Builder{
+		Store: in.Store, Embedder: in.Embedder, Summarizer: in.LayerSummarizer, Log: in.Log,
+		Options: in.Options.Layers, Seed: in.Options.Seed,
+	}
+	if in.Options.Aggregate {
+		b.Describer = in.RelationDescriber
+		if b.Describer == nil {
+			b.Describer = layers.ExtractiveRelations{}
+		}
+	}
+	return b
+}
+
+func (in *Ingester) leidenParams() graph.LeidenParams {
+	p := graph.DefaultLeidenParams()
+	p.Seed = in.Options.Seed
+	return p
+}
+
+// reports writes the reports of communities.
+func (in *Ingester) reports(ctx context.Context, rep *Report, communities []graph.Community) error {
+	if in.Reporter == nil {
+		return nil
+	}
+	t := time.Now()
+	if err := in.Reporter.Reports(ctx, in.Store, communities); err != nil {
+		return fmt.Errorf("community reports: %w", err)
+	}
+	in.stageDone(rep, "reports", t)
+	return nil
+}
+
+// structureDone records a finished structure: nothing pending, the changes applied by updates
+// since the last build and, after a build (size >= 0), the entities it was built over.
+func (in *Ingester) structureDone(ctx context.Context, drift int, size int64) error {
+	meta := map[string]string{graph.MetaStructureStale: "false", graph.MetaStructureChanged: "",
+		graph.MetaStructureChangedEnds: "", graph.MetaStructureDrift: strconv.Itoa(drift)}
+	if size >= 0 {
+		meta[graph.MetaStructureSize] = strconv.FormatInt(size, 10)
+	}
+	if err := in.Store.Apply(ctx, graph.Batch{Meta: meta}); err != nil {
 		return fmt.Errorf("record the finished structure: %w", err)
 	}
 	return nil

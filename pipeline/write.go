@@ -54,7 +54,6 @@ func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p pre
 	if meta == nil {
 		meta = map[string]string{}
 	}
-	meta[graph.MetaStructureStale] = "true"
 	maps.Copy(meta, sourceMeta(p))
 	batches := (len(p.pieces) + in.Options.ChunkBatch - 1) / in.Options.ChunkBatch
 	stale := p.stale // deleted with the first batch written
@@ -103,6 +102,9 @@ func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p pre
 			DeleteMentions:  subject.del,
 			DeleteEntities:  out.DeleteEntities,
 			DeleteRelations: out.DeleteRelations,
+		}
+		if err := in.changes.record(ctx, in.Store, &batch); err != nil {
+			return written, fmt.Errorf("write %s: %w", p.doc.ID, err)
 		}
 		if err := in.Store.Apply(ctx, batch); err != nil {
 			return written, fmt.Errorf("write %s (chunks %d to %d): %w", p.doc.ID, b.first, b.first+b.count, err)

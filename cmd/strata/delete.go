@@ -30,12 +30,13 @@ func deleteCommand() *cli.Command {
 			"With --missing, the arguments are files or folders: every stored document that came from under\n" +
 			"them and is no longer there (its file is gone, or its JSON Lines record's id is) is deleted.\n" +
 			"With --dry-run, nothing is written: the documents that would go are listed with what their\n" +
-			"deletion would change. Interrupted, it stops and says so; each document goes in one\n" +
+			"deletion would change and, with a model, the calls the structure update would make. Interrupted, it stops and says so; each document goes in one\n" +
 			"transaction, so the store stays consistent: run the command again with the ids still stored\n" +
 			"(--missing finds them by itself), or any ingest, and the structure is completed.",
 		Flags: commonFlags(append(extractionFlags(),
 			&cli.BoolFlag{Name: "missing", Usage: "the arguments are PATHs: delete the stored documents from under them that are no longer there"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "list what would be deleted and changed without writing anything"},
+			&cli.BoolFlag{Name: flagRestructure, Usage: restructureUsage},
 			&cli.BoolFlag{Name: flagJSON, Usage: "print the report as one JSON object on stdout"},
 		)...),
 		Action: runDelete,
@@ -49,21 +50,26 @@ type deletedDocument struct {
 }
 
 type deleteOutput struct {
-	Backend          backend            `json:"backend"`
-	DryRun           bool               `json:"dry_run"`
-	Deleted          []deletedDocument  `json:"deleted"`
-	Unknown          []string           `json:"unknown"`
-	Chunks           int                `json:"chunks"`
-	EntitiesUpdated  int                `json:"entities_updated"`
-	EntitiesRemoved  int                `json:"entities_removed"`
-	RelationsUpdated int                `json:"relations_updated"`
-	RelationsRemoved int                `json:"relations_removed"`
-	Components       int                `json:"components"`
-	Communities      int                `json:"communities"`
-	Usage            retrieval.Usage    `json:"usage"`
-	LLM              *llm.Stats         `json:"llm,omitempty"`
-	Store            *storeCounts       `json:"store,omitempty"`
-	TimingsMS        map[string]float64 `json:"timings_ms"`
+	Backend          backend           `json:"backend"`
+	DryRun           bool              `json:"dry_run"`
+	Deleted          []deletedDocument `json:"deleted"`
+	Unknown          []string          `json:"unknown"`
+	Chunks           int               `json:"chunks"`
+	EntitiesUpdated  int               `json:"entities_updated"`
+	EntitiesRemoved  int               `json:"entities_removed"`
+	RelationsUpdated int               `json:"relations_updated"`
+	RelationsRemoved int               `json:"relations_removed"`
+	Components       int               `json:"components"`
+	Communities      int               `json:"communities"`
+	Structure        structureOutput   `json:"structure"`
+	Usage            retrieval.Usage   `json:"usage"`
+	LLM              *llm.Stats        `json:"llm,omitempty"`
+	// Offline and Estimate (dry run only): the model calls of the structure update, in the shape
+	// of ingest --dry-run's; Offline when no structure stage calls a model.
+	Offline   *bool              `json:"offline,omitempty"`
+	Estimate  *llm.Estimate      `json:"estimate,omitempty"`
+	Store     *storeCounts       `json:"store,omitempty"`
+	TimingsMS map[string]float64 `json:"timings_ms"`
 }
 
 func runDelete(c *cli.Context) error {
@@ -104,8 +110,8 @@ func runDelete(c *cli.Context) error {
 		Summarizer: m.summarizer, LayerSummarizer: m.layerSummarizer(tok), RelationDescriber: m.relationDescriber(),
 		Reporter: m.reporter(tok, log), ArchSummarizer: m.archSummarizer(tok),
 		Log: log, Options: pipeline.DefaultOptions(), // the structure settings come from the store
-
 	}
+	in.Options.Restructure = c.Bool(flagRestructure)
 	ids := c.Args().Slice()
 	if c.Bool("missing") {
 		docs, err := in.MissingDocuments(c.Context, ids)
@@ -128,8 +134,11 @@ func runDelete(c *cli.Context) error {
 		Backend: be, DryRun: dryRun, Deleted: []deletedDocument{}, Unknown: append([]string{}, rep.Unknown...),
 		Chunks: rep.DeletedChunks, EntitiesUpdated: rep.Entities, EntitiesRemoved: rep.DeletedEntities,
 		RelationsUpdated: rep.Relations, RelationsRemoved: rep.DeletedRelations,
-		Components: rep.Components, Communities: rep.Communities, Usage: m.usage(),
+		Components: rep.Components, Communities: rep.Communities, Structure: newStructureOutput(rep.Structure), Usage: m.usage(),
 		TimingsMS: map[string]float64{"total": ms(rep.Duration)},
+	}
+	if dryRun && len(rep.Deleted) > 0 {
+		out.Offline, out.Estimate = &rep.Offline, &rep.Estimate
 	}
 	for _, d := range rep.Deleted {
 		out.Deleted = append(out.Deleted, deletedDocument{ID: d.ID, Title: d.Title, Source: d.Source})
@@ -151,11 +160,10 @@ func runDelete(c *cli.Context) error {
 	if c.Bool(flagJSON) {
 		return writeJSON(c, out)
 	}
-	printDelete(c, out)
-	return nil
+	return printDelete(c, out)
 }
 
-func printDelete(c *cli.Context, out deleteOutput) {
+func printDelete(c *cli.Context, out deleteOutput) error {
 	w := c.App.Writer
 	verb := "Deleted"
 	if out.DryRun {
@@ -174,8 +182,17 @@ func printDelete(c *cli.Context, out deleteOutput) {
 	if !out.DryRun && len(out.Deleted) > 0 {
 		fmt.Fprintf(w, "  structure  %d components, %d communities (recomputed)\n", out.Components, out.Communities)
 	}
+	if out.Offline != nil && *out.Offline {
+		fmt.Fprintln(w, "Offline: updating the structure makes no LLM calls.")
+	} else if out.Estimate != nil {
+		fmt.Fprintln(w, "Structure update, predicted:")
+		if err := writeEstimateTable(w, *out.Estimate); err != nil {
+			return err
+		}
+	}
 	if out.Store != nil {
 		fmt.Fprintf(w, "  store now  %s\n", out.Store.summary())
 	}
 	writeTimings(w, out.TimingsMS)
+	return nil
 }

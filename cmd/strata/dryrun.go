@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -9,7 +10,8 @@ import (
 )
 
 // runDryRun prints what ingesting the inputs would take (pipeline.Ingester.Estimate), without
-// calling a model or opening the store.
+// calling a model or writing the store (in.Store is the store opened read-only when one exists,
+// else nil).
 func runDryRun(c *cli.Context, in *pipeline.Ingester) error {
 	est, err := in.Estimate(c.Context, c.Args().Slice())
 	if err != nil {
@@ -20,6 +22,9 @@ func runDryRun(c *cli.Context, in *pipeline.Ingester) error {
 	}
 	w := c.App.Writer
 	fmt.Fprintf(w, "Dry run: %d documents, %d chunks, %d corpus tokens, %d inputs skipped, %d ignored\n", est.Documents, est.Chunks, est.CorpusTokens, len(est.Problems), len(est.Ignored))
+	if in.Store != nil {
+		fmt.Fprintf(w, "Against the store: %d documents unchanged, %d chunks to extract (%d tokens)\n", est.Unchanged, est.ExtractChunks, est.ExtractTokens)
+	}
 	if est.Offline {
 		fmt.Fprintln(w, "Offline: ingesting makes no LLM calls.")
 		return nil
@@ -29,4 +34,10 @@ func runDryRun(c *cli.Context, in *pipeline.Ingester) error {
 	}
 	fmt.Fprintf(w, "Extraction: %.1f LLM tokens per corpus token\n", est.TokensPerCorpusToken)
 	return nil
+}
+
+// fileExists reports whether path names an existing file.
+func fileExists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }

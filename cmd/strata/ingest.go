@@ -13,6 +13,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 
+	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline"
@@ -51,6 +52,7 @@ func ingestCommand() *cli.Command {
 			&cli.BoolFlag{Name: "aggregate", Value: def.Aggregate, Usage: "LeanRAG's aggregation: relate summary entities whose members share many relations (--aggregate=false: HiRAG's hierarchy alone)"},
 			&cli.Float64Flag{Name: "aggregate-k", Value: def.Layers.AggregateK, Usage: "threshold of the aggregation per layer: pairs of summaries whose members share at least mean + k·sd (and 2) relations are related"},
 			&cli.IntFlag{Name: "arch", Value: def.Arch.MaxLayers, Usage: fmt.Sprintf("layers of ArchRAG attributed communities at most, for --mode arch (0: none; %d neighbours per node, see the README)", arch.DefaultOptions().K)},
+			&cli.BoolFlag{Name: flagRestructure, Usage: restructureUsage},
 			&cli.BoolFlag{Name: "rebuild", Usage: "re-chunk (and extract again) every document of the run when --chunk-size or --chunk-overlap differ from the store's, and rebuild a store an older strata built (no per-chunk evidence) from the run's documents; without it such a run is refused"},
 			&cli.BoolFlag{Name: "replace", Usage: "let an input take over a document id the store holds for another file; without it such a run is refused"},
 			&cli.BoolFlag{Name: flagJSON, Usage: "print the run report as one JSON object on stdout"},
@@ -72,6 +74,7 @@ type ingestOutput struct {
 	Components  int                `json:"components"`
 	Communities int                `json:"communities"`
 	Arch        []arch.Layer       `json:"arch,omitempty"` // attributed-community layers built (--arch)
+	Structure   structureOutput    `json:"structure"`
 	Usage       retrieval.Usage    `json:"usage"`
 	LLM         *llm.Stats         `json:"llm,omitempty"`   // per-stage accounting, with a model
 	Store       *storeCounts       `json:"store,omitempty"` // what the store holds after the run
@@ -105,7 +108,7 @@ func runIngest(c *cli.Context) error {
 	opt.Aggregate, opt.Layers.AggregateK = c.Bool("aggregate"), c.Float64("aggregate-k")
 	opt.Arch.MaxLayers = c.Int("arch")
 	opt.Seed = c.Int64("seed")
-	opt.Rebuild, opt.Replace = c.Bool("rebuild"), c.Bool("replace")
+	opt.Rebuild, opt.Replace, opt.Restructure = c.Bool("rebuild"), c.Bool("replace"), c.Bool(flagRestructure)
 	if err := opt.Validate(); err != nil {
 		return usageError{err}
 	}
@@ -127,7 +130,16 @@ func runIngest(c *cli.Context) error {
 		ArchSummarizer: m.archSummarizer(tok), Log: log, Options: opt,
 	}
 	if c.Bool("dry-run") {
-		return runDryRun(c, in) // no store: a dry run writes nothing
+		// A store that exists is read, never written: the estimate leaves out what it holds.
+		if c.String(flagNeo4jURI) != "" || fileExists(embedded.DatabaseFile(c.String(flagDataDir))) {
+			store, _, err := openStore(c.Context, c, log, true)
+			if err != nil {
+				return err
+			}
+			defer closeStore(store, log)
+			in.Store = store
+		}
+		return runDryRun(c, in)
 	}
 	if err := m.prepareEmbedder(c.Context); err != nil {
 		return err
@@ -154,7 +166,8 @@ func runIngest(c *cli.Context) error {
 	out := ingestOutput{
 		Backend: be, Documents: rep.Documents, Unchanged: rep.Unchanged, Failed: rep.Failed, Skipped: []string{}, Ignored: []string{},
 		Chunks: rep.Chunks, Entities: rep.Entities, Relations: rep.Relations, Components: rep.Components,
-		Communities: rep.Communities, Arch: rep.Arch, Usage: m.usage(), TimingsMS: map[string]float64{"total": ms(rep.Duration)},
+		Communities: rep.Communities, Arch: rep.Arch, Structure: newStructureOutput(rep.Structure), Usage: m.usage(),
+		TimingsMS: map[string]float64{"total": ms(rep.Duration)},
 	}
 	for _, p := range rep.Problems {
 		out.Skipped = append(out.Skipped, p.String())

@@ -15,10 +15,22 @@ const (
 	// MetaExtractor names the extractor that built the graph.
 	MetaExtractor = "extractor"
 	// MetaStructureStale is "true" from the moment a document changes the graph until the
-	// summary layers, components, communities and reports have been recomputed, so a run killed
+	// summary layers, components, communities and reports have been rebuilt, so a run killed
 	// in between finishes the job next time; StructureLayersBuilt once only the summary layers
-	// are, so that it does not build them again; "false" (or unset) when all are.
+	// are, so that it does not build them again; StructureChanged when a complete structure
+	// needs only the changes listed in MetaStructureChanged; "false" (or unset) when all is done.
 	MetaStructureStale = "structure.stale"
+	// MetaStructureChanged lists, one per line, the entities changed since the structure was
+	// complete (extracted entities written or removed, and the summaries that lost a member),
+	// and MetaStructureChangedEnds the ends of the relations written or removed since: what an
+	// update of the structure reads (the summary layers the first, communities both).
+	MetaStructureChanged     = "structure.changed"
+	MetaStructureChangedEnds = "structure.changed_ends"
+	// MetaStructureDrift counts the changed entities updates have applied since the structure
+	// was last built whole, and MetaStructureSize the extracted entities it was built over; past
+	// a share of those the next run builds it whole again.
+	MetaStructureDrift = "structure.drift"
+	MetaStructureSize  = "structure.size"
 	// MetaChunking records how the chunks were cut, as "TOKENIZER size=N overlap=M".
 	MetaChunking = "chunking"
 	// MetaChunkingPending is "true" while some stored documents may still hold chunks cut
@@ -97,5 +109,11 @@ func wrapMeta(err error) error {
 // after them are not.
 const StructureLayersBuilt = "layers"
 
+// StructureChanged is MetaStructureStale when the structure is complete but for the changes
+// listed in MetaStructureChanged.
+const StructureChanged = "changed"
+
 // StructurePending reports whether a value of MetaStructureStale leaves structure stages to run.
-func StructurePending(stale string) bool { return stale == "true" || stale == StructureLayersBuilt }
+func StructurePending(stale string) bool {
+	return stale == "true" || stale == StructureLayersBuilt || stale == StructureChanged
+}

@@ -2,10 +2,13 @@ package layers
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/llmtask"
+	"github.com/stratarag/strata/prompts"
 )
 
 // Sizes of the typical inter-summary relation prompt EstimateCall renders: summary descriptions
@@ -29,4 +32,20 @@ func (x *LLMRelations) EstimateCall(tok llm.Counter) (llm.StageEstimate, error) 
 		return llm.StageEstimate{}, fmt.Errorf("estimate the aggregation: %w", err)
 	}
 	return llm.StageEstimate{Calls: 1, PromptTokens: tok.Count(p.System) + tok.Count(p.User), CompletionTokens: llmtask.SummaryRelationMaxTokens}, nil
+}
+
+// EstimateSummary predicts the prompt and completion tokens of one Summarize call over members
+// as they are stored (a dry run's update: the members a cluster will have are not known yet). The
+// prompt is rendered, in cl100k; the answer is counted at its token cap, an upper bound.
+func (x *LLM) EstimateSummary(tok llm.Counter, members []graph.Entity) (llm.StageEstimate, error) {
+	ms := make([]Member, len(members))
+	for i, e := range members {
+		ms[i] = Member{Entity: e, Connections: e.Degree, Label: e.Name}
+	}
+	slices.SortFunc(ms, byConnections)
+	p, err := x.Prompts.SummaryEntities(x.clusterText(ms), prompts.DefaultMetaTypes())
+	if err != nil {
+		return llm.StageEstimate{}, fmt.Errorf("estimate a summary: %w", err)
+	}
+	return llm.StageEstimate{Calls: 1, PromptTokens: tok.Count(p.System) + tok.Count(p.User), CompletionTokens: llmtask.SummaryEntitiesMaxTokens}, nil
 }

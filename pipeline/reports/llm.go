@@ -180,3 +180,23 @@ func (x *LLM) communityText(m graph.Members, written map[string]Report) string {
 	}
 	return sb.String()
 }
+
+// EstimateReport predicts the call Reports would make for a community as it is stored: none
+// when it has no relation (an extractive report) or repeats its only child (the child's report
+// is reused, and the child is reported with it); otherwise one, whose prompt is rendered from the
+// stored members without the child reports (which take the place of members when the community
+// does not fit) and whose answer is counted at its token cap.
+func (x *LLM) EstimateReport(ctx context.Context, store graph.Reader, c graph.Community) (llm.StageEstimate, error) {
+	m, err := store.CommunityMembers(ctx, c.ID, x.maxRelations())
+	if err != nil {
+		return llm.StageEstimate{}, fmt.Errorf("read members of community %s: %w", c.ID, err)
+	}
+	if m.RelationCount == 0 || (len(m.Children) == 1 && m.Children[0].Size == len(m.Entities)) {
+		return llm.StageEstimate{}, nil
+	}
+	p, err := x.Prompts.ReportPrompt(x.communityText(m, nil), 0, 0)
+	if err != nil {
+		return llm.StageEstimate{}, fmt.Errorf("estimate the report of community %s: %w", c.ID, err)
+	}
+	return llm.StageEstimate{Calls: 1, PromptTokens: x.Tokenizer.Count(p.System) + x.Tokenizer.Count(p.User), CompletionTokens: llmtask.ReportMaxTokens}, nil
+}
