@@ -29,12 +29,11 @@ type structureSummaries struct {
 	Removed             int `json:"removed"`
 }
 
-// structureCommunities counts the communities a run kept with their reports and the ones it
-// reported again.
+// structureCommunities counts the communities a run kept and the ones it reported again.
 type structureCommunities struct {
 	Total    int  `json:"total"`
-	Kept     int  `json:"kept"`
-	Reported int  `json:"reported"`
+	Kept     int  `json:"kept"`     // kept a stored id (reported again when they hold a changed entity)
+	Reported int  `json:"reported"` // reports written: Total - Reported kept their report
 	Removed  int  `json:"removed"`
 	Fresh    bool `json:"fresh"` // an update computed them from scratch (drift bound)
 }
