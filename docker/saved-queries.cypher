@@ -1,19 +1,18 @@
 // strata: saved queries for Neo4j Browser.
-// Add them to Favorites (star icon, then paste) or run one by selecting it. Queries with
-// parameters need them set first; these values exist in the demo graph (testdata/corpus
-// ingested, as cmd/strata/savedqueries_test.go checks):
-//   :param entityId => 'EDDA FENWICK'
-//   :param from => 'EDDA FENWICK'
-//   :param to => 'KESTREL POINT LIGHTHOUSE'
-//   :param communityId => '0-0'
-//   :param level => 0
-//   :param documentId => 'edda-fenwick.txt'
-//   :param text => 'lighthouse keeper'
-// Entity ids are upper-cased names ("Edda Fenwick" is 'EDDA FENWICK'); document ids are file
-// paths relative to the folder ingested (or the "id" of a JSONL line); community ids are
-// '<level>-<communityId>' with level 0 the coarsest. Graph queries return nodes and paths
-// (captioned by name or title with docker/strata.grass); the others return tables.
+// Browser runs everything in its editor, one statement after another, so select-and-run runs
+// the whole editor. To run one query, copy its block, from its "// strata:" line to the ";"
+// that ends it, into the editor and run it (Ctrl+Enter): the ":param" lines of the block set
+// the parameters the query needs, then the query runs. Star the editor to keep the block under
+// Favorites, named by its first line. Pasting the whole file runs every query in turn.
+// The values given exist in the demo graph (testdata/corpus ingested, as
+// cmd/strata/savedqueries_test.go checks); edit them to look elsewhere. Entity ids are
+// upper-cased names ("Edda Fenwick" is 'EDDA FENWICK'); document ids are file paths relative to
+// the folder ingested (or the "id" of a JSONL line); community ids are '<level>-<communityId>'
+// with level 0 the coarsest. Graph queries return nodes and paths (styled by
+// docker/strata.grass); the others return tables.
+// The lines below declare the parameters' types for the Cypher lint (cypher/lint/lint.mjs).
 // @statements many
+// @browser
 // @param entityId STRING
 // @param from STRING
 // @param to STRING
@@ -40,6 +39,7 @@ LIMIT 100;
 
 // strata: one document as its chain of chunks ($documentId)
 // One row per chunk, in document order: a chunk has at most one NEXT.
+:param documentId => 'edda-fenwick.txt';
 MATCH (d:Document {id: $documentId})<-[p:PART_OF]-(c:Chunk)
 OPTIONAL MATCH (c)-[n:NEXT]->(next:Chunk)
 RETURN d, p, c, n, next
@@ -57,6 +57,7 @@ LIMIT 25;
 // strata: an entity, its relations and the chunks it comes from ($entityId)
 // Each kind is gathered on its own, at most 50 of each: matched together they would multiply
 // (every relation once per chunk).
+:param entityId => 'EDDA FENWICK';
 MATCH (e:Entity {id: $entityId})
 RETURN e,
        COLLECT { MATCH rel = (e)-[:RELATED]-(:Entity) RETURN rel LIMIT 50 } AS relations,
@@ -65,6 +66,7 @@ RETURN e,
 // strata: what each chunk said about an entity, in the order it is merged ($entityId)
 // The entity's name, type and description are derived from these rows; a subject link says
 // nothing (the chunk's document is about the entity). Deleting a document takes its rows away.
+:param entityId => 'EDDA FENWICK';
 MATCH (c:Chunk)-[m:HAS_ENTITY]->(e:Entity {id: $entityId})
 RETURN c.documentId AS document, c.seq AS seq, m.name AS name, m.type AS type,
        m.description AS said, m.subject AS subjectLink
@@ -81,7 +83,10 @@ ORDER BY layer;
 // layer, then the smallest id, wins); without one, each entity's paths go up to its top
 // summaries. With them: the inter-summary relations (LeanRAG's aggregation) among the
 // summaries on the paths.
-MATCH (a:Entity {id: $from}), (b:Entity {id: $to})
+:param from => 'EDDA FENWICK';
+:param to => 'KESTREL POINT LIGHTHOUSE';
+MATCH (a:Entity {id: $from})
+MATCH (b:Entity {id: $to})
 OPTIONAL MATCH (a)-[:SUMMARIZED_BY*0..]->(c:Entity)<-[:SUMMARIZED_BY*0..]-(b)
 WITH a, b, c
 ORDER BY c.layer, c.id
@@ -101,6 +106,7 @@ RETURN ancestor, paths,
 
 // strata: the summaries above an entity, layer by layer ($entityId)
 // Clustering is soft, so an entity can have several summaries: one path per way to the top.
+:param entityId => 'EDDA FENWICK';
 MATCH p = (:Entity {id: $entityId})-[:SUMMARIZED_BY*1..]->(top:Summary)
 WHERE NOT (top)-[:SUMMARIZED_BY]->()
 RETURN p
@@ -127,6 +133,7 @@ RETURN c.level AS level, count(*) AS communities, avg(c.size) AS meanSize, max(c
 ORDER BY level;
 
 // strata: best-rated community reports of a level ($level)
+:param level => 0;
 MATCH (c:Community)
 WHERE c.level = $level
 RETURN c.id AS id, c.title AS title, c.rating AS rating, c.size AS size, c.summary AS summary
@@ -143,6 +150,7 @@ LIMIT 300;
 
 // strata: one community, its members and the relations among them ($communityId)
 // At most 100 members and 200 relations: a coarse community can hold most of the graph.
+:param communityId => '0-0';
 MATCH (c:Community {id: $communityId})
 RETURN c,
        COLLECT { MATCH m = (:Entity)-[:IN_COMMUNITY]->(c) RETURN m LIMIT 100 } AS members,
@@ -155,6 +163,7 @@ RETURN c,
        } AS relations;
 
 // strata: the communities of an entity at every level ($entityId)
+:param entityId => 'EDDA FENWICK';
 MATCH (e:Entity {id: $entityId})-[:IN_COMMUNITY]->(c:Community)
 RETURN c.level AS level, c.id AS id, c.title AS title, c.size AS size
 ORDER BY level;
@@ -170,6 +179,7 @@ ORDER BY layer;
 // strata: the attributed communities above an entity, with their links ($entityId)
 // The entity's way up ARCH_MEMBER_OF to the top layer, and the ARCH_RELATED links of every
 // community on it (at most 50 each): the part of the hierarchy arch mode descends through.
+:param entityId => 'EDDA FENWICK';
 MATCH p = (:Entity {id: $entityId})-[:ARCH_MEMBER_OF*1..]->(top:ArchCommunity)
 WHERE NOT (top)-[:ARCH_MEMBER_OF]->()
 RETURN p,
@@ -184,6 +194,8 @@ LIMIT 10;
 // strata: a shortest path between two entities, as bridge retrieval walks it ($from, $to)
 // Retrieval takes paths of at most 4 hops over RELATED and SUMMARIZED_BY, in either direction,
 // fewest hops first; no row means that it finds no bridge between the two either.
+:param from => 'EDDA FENWICK';
+:param to => 'KESTREL POINT LIGHTHOUSE';
 MATCH (a:Entity {id: $from})
 MATCH (b:Entity {id: $to})
 WHERE b <> a
@@ -195,6 +207,7 @@ RETURN p;
 // not operators), every character Lucene reads as syntax is escaped, and words with nothing to
 // search are left out. Only its first 400 characters count: Lucene refuses a query of more than
 // 1024 terms, and each character makes at most one term in each of the two indexed properties.
+:param text => 'lighthouse keeper';
 WITH [w IN split(left(toLower($text), 400), ' ') WHERE w =~ '(?s).*[\\p{L}\\p{N}\\p{So}].*'] AS words
 WITH reduce(q = '', ch IN split(reduce(s = '', w IN words | s + ' ' + w), '') |
   q + CASE

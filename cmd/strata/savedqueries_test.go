@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j/dbtype"
 
 	"github.com/stratarag/strata/internal/neo4jtest"
@@ -19,48 +20,59 @@ var savedQueriesFile = filepath.Join("..", "..", "docker", "saved-queries.cypher
 
 // savedQuery is one statement of docker/saved-queries.cypher.
 type savedQuery struct {
-	title     string   // the text after "// strata: " in the comment above it
-	statement string   // what a user pastes into Browser, comments included, without the ";"
-	params    []string // the parameters it uses, sorted
+	title     string         // the text after "// strata: " in the comment above it
+	statement string         // the query Browser runs, comments included, without the ";"
+	params    []string       // the parameters it uses, sorted
+	values    map[string]any // what the ":param name => value;" lines of its block set
 }
 
 // savedQueryFile is docker/saved-queries.cypher read as Browser users read it.
 type savedQueryFile struct {
 	queries  []savedQuery
-	examples map[string]any // the ":param name => value" examples of the header
-	declared []string       // the "// @param" declarations the Cypher lint checks
+	declared []string // the "// @param" declarations the Cypher lint checks
 }
 
 var (
-	paramUse     = regexp.MustCompile(`\$([A-Za-z_][A-Za-z0-9_]*)`)
-	paramExample = regexp.MustCompile(`^//\s+:param\s+(\w+)\s*=>\s*(.+?)\s*$`)
-	paramDecl    = regexp.MustCompile(`^//\s*@param\s+(\w+)\s+\S+\s*$`)
+	paramUse  = regexp.MustCompile(`\$([A-Za-z_][A-Za-z0-9_]*)`)
+	paramSet  = regexp.MustCompile(`^:param\s+(\w+)\s*=>\s*(.+?)\s*;$`)
+	paramDecl = regexp.MustCompile(`^//\s*@param\s+(\w+)\s+\S+\s*$`)
 )
 
-// readSavedQueries splits the file into its statements: each ends with a line ending in ";"
-// (the Cypher lint, with "// @statements many", splits it with Neo4j's parser and checks that
-// it parses), and is named by the last "// strata: " comment before it.
+// readSavedQueries splits the file into its blocks as a user copies them into Browser: the
+// "// strata: " comment that names a query, the ":param name => value;" lines that set its
+// parameters (Browser runs them first, one statement each), and the query, which ends with a
+// line ending in ";" (the Cypher lint, with "// @statements many", splits the file with Neo4j's
+// parser, console commands included, and checks that it parses).
 func readSavedQueries(t *testing.T) savedQueryFile {
 	t.Helper()
 	b, err := os.ReadFile(savedQueriesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := savedQueryFile{examples: map[string]any{}}
+	var f savedQueryFile
 	var lines []string
 	title := ""
+	values := map[string]any{}
 	for i, line := range strings.Split(string(b), "\n") {
 		trimmed := strings.TrimSpace(line)
 		if strings.HasPrefix(trimmed, "//") {
 			if rest, ok := strings.CutPrefix(trimmed, "// strata: "); ok {
 				title = rest
 			}
-			if m := paramExample.FindStringSubmatch(trimmed); m != nil {
-				f.examples[m[1]] = exampleValue(t, i+1, m[2])
-			}
 			if m := paramDecl.FindStringSubmatch(trimmed); m != nil {
 				f.declared = append(f.declared, m[1])
 			}
+		}
+		if strings.HasPrefix(trimmed, ":") {
+			m := paramSet.FindStringSubmatch(trimmed)
+			if m == nil {
+				t.Fatalf("%s:%d: %q: want \":param name => value;\" (a quoted string or an integer)", savedQueriesFile, i+1, trimmed)
+			}
+			if _, dup := values[m[1]]; dup {
+				t.Errorf("%s:%d: $%s is set twice for one query", savedQueriesFile, i+1, m[1])
+			}
+			values[m[1]] = exampleValue(t, i+1, m[2])
+			continue
 		}
 		if trimmed == "" && len(lines) == 0 {
 			continue
@@ -76,7 +88,7 @@ func readSavedQueries(t *testing.T) savedQueryFile {
 				code = append(code, l)
 			}
 		}
-		q := savedQuery{title: title, statement: stmt}
+		q := savedQuery{title: title, statement: stmt, values: values}
 		for _, m := range paramUse.FindAllStringSubmatch(strings.Join(code, "\n"), -1) {
 			if !slices.Contains(q.params, m[1]) {
 				q.params = append(q.params, m[1])
@@ -84,18 +96,18 @@ func readSavedQueries(t *testing.T) savedQueryFile {
 		}
 		slices.Sort(q.params)
 		f.queries = append(f.queries, q)
-		lines, title = nil, ""
+		lines, title, values = nil, "", map[string]any{}
 	}
-	if rest := strings.TrimSpace(strings.Join(lines, "\n")); rest != "" {
+	if rest := strings.TrimSpace(strings.Join(lines, "\n")); rest != "" || len(values) > 0 {
 		t.Fatalf("%s ends with text that is not a statement ending in \";\":\n%s", savedQueriesFile, rest)
 	}
 	return f
 }
 
-// exampleValue reads the value of a ":param" example: a quoted string or an integer.
+// exampleValue reads the value of a ":param" line: a quoted string or an integer.
 func exampleValue(t *testing.T, line int, s string) any {
 	t.Helper()
-	if len(s) >= 2 && s[0] == '\'' && s[len(s)-1] == '\'' {
+	if len(s) >= 2 && s[0] == '\'' && s[len(s)-1] == '\'' && !strings.ContainsAny(s[1:len(s)-1], `'\`) {
 		return s[1 : len(s)-1]
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
@@ -106,7 +118,7 @@ func exampleValue(t *testing.T, line int, s string) any {
 }
 
 // savedQueryCheck is what a saved query must give on the demo graph (testdata/corpus ingested
-// offline) with the parameter values of the file's header.
+// offline) with the parameter values its ":param" lines set.
 type savedQueryCheck struct {
 	// mayBeEmpty says why the demo graph may give no rows; "" when it must give some.
 	mayBeEmpty string
@@ -217,8 +229,9 @@ var savedQueryChecks = map[string]savedQueryCheck{
 }
 
 // TestSavedQueriesFile needs no server: every saved query has an entry in savedQueryChecks, and
-// every parameter a query uses has a ":param" example in the header and a "// @param"
-// declaration.
+// every parameter a query uses is set by a ":param" line of its block, so that the block runs
+// as pasted, and declared with "// @param" for the lint; a block sets no parameter its query
+// does not use.
 func TestSavedQueriesFile(t *testing.T) {
 	f := readSavedQueries(t)
 	if len(f.queries) < len(savedQueryChecks) {
@@ -238,11 +251,16 @@ func TestSavedQueriesFile(t *testing.T) {
 			t.Errorf("saved query %q has no entry in savedQueryChecks: say what it must return on the demo graph", q.title)
 		}
 		for _, p := range q.params {
-			if _, ok := f.examples[p]; !ok {
-				t.Errorf("saved query %q uses $%s, which the header gives no \":param %s => …\" example for", q.title, p, p)
+			if _, ok := q.values[p]; !ok {
+				t.Errorf("saved query %q uses $%s, which no \":param %s => …;\" line of its block sets", q.title, p, p)
 			}
 			if !slices.Contains(f.declared, p) {
 				t.Errorf("saved query %q uses $%s, which the header does not declare with \"// @param\"", q.title, p)
+			}
+		}
+		for name := range q.values {
+			if !slices.Contains(q.params, name) {
+				t.Errorf("saved query %q sets $%s, which it does not use", q.title, name)
 			}
 		}
 	}
@@ -251,17 +269,14 @@ func TestSavedQueriesFile(t *testing.T) {
 			t.Errorf("savedQueryChecks names %q, which is not in %s", title, savedQueriesFile)
 		}
 	}
-	for name := range f.examples {
-		if !slices.Contains(f.declared, name) {
-			t.Errorf("the header's \":param %s\" example is used by no query", name)
-		}
-	}
 }
 
 // checkSavedQueries runs every saved Browser query as a user following docker/README.md does,
 // on srv holding the demo graph (TestNeo4jEndToEnd ingests testdata/corpus offline and calls
-// it), with the parameter values the file's header gives, and checks what savedQueryChecks says
-// of each; then the queries that take free input with input a user might type.
+// it), with the parameter values its ":param" lines set, and checks what savedQueryChecks says
+// of each and that Neo4j notifies nothing when it plans it (a cartesian product, a deprecated
+// feature, an unknown label); then the queries that take free input with input a user might
+// type.
 func checkSavedQueries(t *testing.T, srv neo4jtest.Server) {
 	t.Helper()
 	f := readSavedQueries(t)
@@ -274,9 +289,9 @@ func checkSavedQueries(t *testing.T, srv neo4jtest.Server) {
 			if !ok {
 				t.Fatal("no entry in savedQueryChecks")
 			}
-			params := map[string]any{}
-			for _, p := range q.params {
-				params[p] = f.examples[p]
+			params := q.values
+			for _, n := range planNotifications(t, srv, q.statement, params) {
+				t.Errorf("Neo4j notifies when it plans the query: %s", n)
 			}
 			rows, err := srv.Query(ctx, q.statement, params)
 			if err != nil {
@@ -331,4 +346,36 @@ func drawable(v any) bool {
 		}
 	}
 	return false
+}
+
+// planNotifications returns the notifications Neo4j gives when it plans statement (EXPLAIN:
+// nothing runs), as Browser shows them beside a query's result. All of them count: Neo4j 5.26
+// reports a cartesian product at severity INFORMATION, not WARNING.
+func planNotifications(t *testing.T, srv neo4jtest.Server, statement string, params map[string]any) []string {
+	t.Helper()
+	ctx := context.Background()
+	auth := neo4j.NoAuth()
+	if srv.Username != "" || srv.Password != "" {
+		auth = neo4j.BasicAuth(srv.Username, srv.Password, "")
+	}
+	driver, err := neo4j.NewDriverWithContext(srv.URI, auth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer driver.Close(ctx)
+	session := driver.NewSession(ctx, neo4j.SessionConfig{DatabaseName: srv.Database})
+	defer session.Close(ctx)
+	result, err := session.Run(ctx, "EXPLAIN\n"+statement, params)
+	if err != nil {
+		t.Fatalf("EXPLAIN: %v", err)
+	}
+	summary, err := result.Consume(ctx)
+	if err != nil {
+		t.Fatalf("EXPLAIN: %v", err)
+	}
+	var notes []string
+	for _, n := range summary.Notifications() {
+		notes = append(notes, n.RawSeverityLevel()+" "+n.Code()+": "+n.Description())
+	}
+	return notes
 }

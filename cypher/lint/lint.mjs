@@ -7,7 +7,10 @@
 //   // @param k INTEGER
 //
 // A file of several statements separated by semicolons (docker/saved-queries.cypher) says so
-// with a "// @statements many" line; its parameters are declared the same way.
+// with a "// @statements many" line; its parameters are declared the same way. A file written
+// to be pasted into Neo4j Browser says so with a "// @browser" line: Browser's console commands
+// (":param name => value;", which set a query's parameters before it) are then parsed and
+// checked as Browser's own editor does; elsewhere they are an error.
 //
 // The schema the linter checks against is testData.mockSchema (real db.* and gds.* procedure and
 // function signatures) with strata's labels, relationship types and property keys from
@@ -101,10 +104,11 @@ function lintFile(path, schema) {
   const params = declaredParams(text, report);
   const statements = parseStatementsStrs(text);
   const many = /^\s*\/\/\s*@statements\s+many\s*$/m.test(text);
+  const browser = /^\s*\/\/\s*@browser\s*$/m.test(text);
   if (many ? statements.length === 0 : statements.length !== 1) {
     report(1, 1, 'error', `want exactly one statement per file, found ${statements.length}`);
   }
-  const used = new Set(parseParameters(text, false));
+  const used = new Set(parseParameters(text, browser));
   for (const name of Object.keys(params)) {
     if (!used.has(name)) report(1, 1, 'error', `parameter $${name} is declared but never used`);
   }
@@ -114,7 +118,7 @@ function lintFile(path, schema) {
     const { diagnostics } = lintCypherQuery(
       text,
       { ...schema, parameters: params, defaultLanguage: version },
-      { consoleCommandsEnabled: false },
+      { consoleCommandsEnabled: browser },
     );
     for (const d of diagnostics) {
       const severity = d.severity === 1 ? 'error' : d.severity === 2 ? 'warning' : 'info';
