@@ -59,7 +59,7 @@ assemble() {
 	sum="$(sha256sum "$here/pom.xml" | cut -d' ' -f1)"
 	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$sum" ]; then return; fi
 	command -v "$mvn" >/dev/null || die "Maven ($mvn) not found: install Maven 3.8+"
-	echo "neo4j.sh: assembling Neo4j + GDS from Maven Central into $dist (first run downloads ~140 MB)" >&2
+	echo "neo4j.sh: assembling Neo4j + GDS from Maven Central into $dist (first run downloads ~175 MB)" >&2
 	rm -rf "$dist/lib" "$dist/plugins"
 	# Maven's quiet mode still prints colour resets; strip them so CI logs stay readable.
 	"$mvn" -B -q -Dstyle.color=never -f "$here/pom.xml" package -Dstrata.neo4j.dist="$dist" 2>&1 |
