@@ -131,7 +131,9 @@ func (s *Store) countEntities(ctx context.Context) (int64, error) {
 
 // The entity projection is named after the database and the entity graph's generation, a
 // counter every Apply that changes entities, RELATED or SUMMARIZED_BY increments in its own
-// transaction. So the name says which state of the graph a projection holds: runs on the same
+// transaction (starting from the clock, so that a database emptied of its nodes but not of its
+// projections does not count through its old projections' names again; see
+// bump_generation.cypher). So the name says which state of the graph a projection holds: runs on the same
 // state share it (components, then communities, then every query's paths, in any process),
 // a projection of an older state is never used, and two ingests on one database cannot drop
 // or recreate each other's projection of the current state.

@@ -1,6 +1,10 @@
 // Counts changes to the entity graph (entities, RELATED, SUMMARIZED_BY), in the transaction that
 // makes them. GDS projection names end with this number, so a projection made before a change
-// is recognisably stale and never used for paths.
+// is recognisably stale and never used for paths. A new counter starts at the clock in
+// microseconds, not at 0: a database whose nodes were deleted (StrataMeta with them) but whose
+// GDS catalog was kept would otherwise count through the names of its old projections again
+// and take one of them, whose node ids name deleted or reused nodes, for the current graph
+// (the old counter would have needed a change per microsecond to reach the new one's start).
 // @param key STRING
 MERGE (m:StrataMeta {key: $key})
-SET m.value = toString(coalesce(toInteger(m.value), 0) + 1)
+SET m.value = toString(coalesce(toInteger(m.value), datetime().epochMillis * 1000) + 1)
