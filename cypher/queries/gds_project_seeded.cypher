@@ -4,10 +4,14 @@
 // leaves the property out, which GDS's seeding puts alone. GDS infers a property's type from
 // its values and fails on a property no node has, so the levels from $levels on, never used,
 // hold 0. Targets repeat their seeds: a node first seen as a target would otherwise have none.
+// Rows come in a fixed order, as in gds_project.cypher, so that Leiden's result does not depend on
+// the database's history.
 // @param graphName STRING
 // @param levels INTEGER
 MATCH (source:Entity)
 OPTIONAL MATCH (source)-[r:RELATED|SUMMARIZED_BY]->(target:Entity)
+WITH source, r, target
+ORDER BY source.id, target.id, type(r), r.weight
 WITH source, r, target,
   [k IN range(0, 9) | coalesce(
     head([(source)-[:IN_COMMUNITY]->(c:Community) WHERE c.level = k | c.communityId]),
