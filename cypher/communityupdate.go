@@ -307,41 +307,7 @@ func (s *Store) freshLeiden(ctx context.Context, p graph.LeidenParams) ([]leiden
 		rows, err := s.singletons(ctx)
 		return rows, nil, err
 	}
-	rows, err := s.leiden(ctx, name, p)
-	if err != nil {
-		return nil, nil, err
-	}
-	q, err := s.leidenModularity(ctx, name, p)
-	return rows, q, err
-}
-
-// leidenModularity is the modularity of each level of s.leiden's run, coarsest first.
-func (s *Store) leidenModularity(ctx context.Context, graphName string, p graph.LeidenParams) ([]float64, error) {
-	rows, err := s.readWriteRows(ctx, qGDSLeidenStats, map[string]any{
-		"graphName":  graphName,
-		"gamma":      p.Gamma,
-		"theta":      p.Theta,
-		"tolerance":  p.Tolerance,
-		"maxLevels":  int64(p.MaxLevels),
-		"randomSeed": p.Seed,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("leiden modularity: %w", err)
-	}
-	if len(rows) == 0 {
-		return nil, fmt.Errorf("%s: no result", qGDSLeidenStats)
-	}
-	f := fields{m: rows[0]}
-	var q []float64
-	for _, v := range f.list("modularities") {
-		x, ok := v.(float64)
-		if !ok {
-			return nil, fmt.Errorf("%s: modularity %T, want float", qGDSLeidenStats, v)
-		}
-		q = append(q, x)
-	}
-	slices.Reverse(q)
-	return q, f.err
+	return s.leiden(ctx, name, p)
 }
 
 // readWriteRows runs one statement in a write transaction (GDS procedures run where the catalog

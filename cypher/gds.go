@@ -2,7 +2,10 @@ package cypher
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
+	"slices"
 
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -52,10 +55,10 @@ func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
 }
 
 // ComputeCommunities implements graph.Store with GDS: on the entity projection it runs
-// gds.leiden.stream with every intermediate level, a fixed seed and one thread, converts the
-// levels (see buildHierarchy) and replaces all Community nodes, IN_COMMUNITY and CHILD_OF in
-// batches, then records the modularity of each level (gds.leiden.stats, the same run again:
-// stream does not yield it) as UpdateCommunities' reference. A run that stops halfway leaves
+// Leiden once (gds.leiden.mutate, every intermediate level, a fixed seed and one thread; see
+// leiden), converts the levels (see buildHierarchy) and replaces all Community nodes,
+// IN_COMMUNITY and CHILD_OF in batches, then records the modularity of each level, which the
+// same run yields, as UpdateCommunities' reference. A run that stops halfway leaves
 // part of a hierarchy, which the ingest pipeline's stale-structure marker makes the next run
 // replace.
 func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([]graph.Community, error) {
@@ -82,8 +85,8 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 			// Leiden needs the weight property, which a graph without relationships lacks;
 			// its answer would be one community per entity, so give that directly.
 			rows, err = s.singletons(ctx)
-		} else if rows, err = s.leiden(ctx, name, p); err == nil {
-			modularity, err = s.leidenModularity(ctx, name, p)
+		} else {
+			rows, modularity, err = s.leiden(ctx, name, p)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("cypher: compute communities: %w", err)
@@ -240,11 +243,33 @@ func (s *Store) drop(ctx context.Context, name string) {
 	})
 }
 
-func (s *Store) leiden(ctx context.Context, graphName string, p graph.LeidenParams) ([]leidenRow, error) {
+// leiden runs hierarchical Leiden once on the projection graphName (gds_leiden_mutate.cypher)
+// and returns its rows and each level's modularity, coarsest first. The levels are written into
+// the projection as a node property of this call's own (the projection may be shared with other
+// processes), read back and removed.
+func (s *Store) leiden(ctx context.Context, graphName string, p graph.LeidenParams) ([]leidenRow, []float64, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, nil, fmt.Errorf("leiden: name a property: %w", err)
+	}
+	property := "strataLeiden" + hex.EncodeToString(b[:])
+	dropParams := map[string]any{"graphName": graphName, "property": property}
+	defer func() {
+		_ = s.run.write(context.WithoutCancel(ctx), func(t tx) error {
+			_, err := t.run(context.WithoutCancel(ctx), s.q.get(qGDSPropertyDrop), dropParams)
+			return err
+		})
+	}()
 	var out []leidenRow
+	var q []float64
 	err := s.run.write(ctx, func(t tx) error {
-		rows, err := t.run(ctx, s.q.get(qGDSLeidenStream), map[string]any{
+		// A retried transaction finds the property of the attempt before.
+		if _, err := t.run(ctx, s.q.get(qGDSPropertyDrop), dropParams); err != nil {
+			return err
+		}
+		rows, err := t.run(ctx, s.q.get(qGDSLeidenMutate), map[string]any{
 			"graphName":  graphName,
+			"property":   property,
 			"gamma":      p.Gamma,
 			"theta":      p.Theta,
 			"tolerance":  p.Tolerance,
@@ -254,15 +279,37 @@ func (s *Store) leiden(ctx context.Context, graphName string, p graph.LeidenPara
 		if err != nil {
 			return err
 		}
+		if len(rows) == 0 {
+			return fmt.Errorf("%s: no result", qGDSLeidenMutate)
+		}
+		q = q[:0]
+		f := fields{m: rows[0]}
+		for _, v := range f.list("modularities") {
+			x, ok := v.(float64)
+			if !ok {
+				return fmt.Errorf("%s: modularity %T, want float", qGDSLeidenMutate, v)
+			}
+			q = append(q, x)
+		}
+		if f.err != nil {
+			return fmt.Errorf("%s: %w", qGDSLeidenMutate, f.err)
+		}
+		slices.Reverse(q)
+		rows, err = t.run(ctx, s.q.get(qGDSLeidenLevels), dropParams)
+		if err != nil {
+			return err
+		}
 		out = out[:0]
 		for _, row := range rows {
 			f := fields{m: row}
-			r := leidenRow{entityID: f.str("entityId"), levels: f.ints("intermediateCommunityIds")}
-			if len(r.levels) == 0 {
-				r.levels = []int64{f.int("communityId")}
+			r := leidenRow{entityID: f.str("entityId")}
+			if c, ok := row["levels"].(int64); ok { // one level, should GDS give it bare
+				r.levels = []int64{c}
+			} else {
+				r.levels = f.ints("levels")
 			}
 			if f.err != nil {
-				return fmt.Errorf("%s: %w", qGDSLeidenStream, f.err)
+				return fmt.Errorf("%s: %w", qGDSLeidenLevels, f.err)
 			}
 			if r.entityID == "" { // deleted since the projection was made
 				continue
@@ -272,9 +319,9 @@ func (s *Store) leiden(ctx context.Context, graphName string, p graph.LeidenPara
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("leiden: %w", err)
+		return nil, nil, fmt.Errorf("leiden: %w", err)
 	}
-	return out, nil
+	return out, q, nil
 }
 
 // singletons puts every entity in a community of its own at one level.

@@ -72,14 +72,14 @@ func TestComputeCommunities(t *testing.T) {
 		qCountEntities: {{"entities": int64(3)}},
 		// The projection of the current graph (generation 0: no meta value yet) exists, as
 		// ComputeComponents leaves it: it is reused, not projected again.
-		qGDSList: {{"graphName": "strata-entities::0", "relationshipCount": int64(2)}},
-		qGDSLeidenStream: {
-			{"entityId": "B", "communityId": int64(4), "intermediateCommunityIds": []any{int64(9), int64(4)}},
-			{"entityId": "A", "communityId": int64(4), "intermediateCommunityIds": []any{int64(9), int64(4)}},
-			{"entityId": "C", "communityId": int64(4), "intermediateCommunityIds": []any{int64(2), int64(4)}},
-			{"entityId": nil, "communityId": int64(1), "intermediateCommunityIds": []any{int64(1), int64(1)}},
+		qGDSList:         {{"graphName": "strata-entities::0", "relationshipCount": int64(2)}},
+		qGDSLeidenMutate: {{"modularities": []any{0.25, 0.5}}}, // finest first
+		qGDSLeidenLevels: {
+			{"entityId": "B", "levels": []any{int64(9), int64(4)}},
+			{"entityId": "A", "levels": []any{int64(9), int64(4)}},
+			{"entityId": "C", "levels": []any{int64(2), int64(4)}},
+			{"entityId": nil, "levels": []any{int64(1), int64(1)}},
 		},
-		qGDSLeidenStats: {{"modularities": []any{0.25, 0.5}}}, // finest first
 	})
 	p := graph.LeidenParams{Gamma: 1, Theta: 0.01, Tolerance: 1e-4, MaxLevels: 10, Seed: 42}
 	got, err := s.ComputeCommunities(t.Context(), p)
@@ -94,17 +94,26 @@ func TestComputeCommunities(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("communities\n got  %+v\n want %+v", got, want)
 	}
-	sequence(t, f, qCountEntities, qReadMeta, qGDSList, qGDSLeidenStream, qGDSLeidenStats,
+	// One Leiden run, whose levels are read from and then removed from the projection (also
+	// before, for a retried transaction).
+	sequence(t, f, qCountEntities, qReadMeta, qGDSList, qGDSPropertyDrop, qGDSLeidenMutate, qGDSLeidenLevels, qGDSPropertyDrop,
 		qCommunitiesDelete, qCommunitiesCreate, qCommunitiesMembers, qCommunitiesMembers, qCommunitiesParents, qWriteMeta)
-	if stats := f.only(qGDSLeidenStats)[0].params; !reflect.DeepEqual(stats, f.only(qGDSLeidenStream)[0].params) {
-		t.Errorf("leiden stats params = %#v, want the stream's %#v", stats, f.only(qGDSLeidenStream)[0].params)
+	leiden := f.only(qGDSLeidenMutate)[0].params
+	property, _ := leiden["property"].(string)
+	wantProperty := map[string]any{"graphName": "strata-entities::0", "property": property}
+	for _, c := range append(f.only(qGDSLeidenLevels), f.only(qGDSPropertyDrop)...) {
+		if !reflect.DeepEqual(c.params, wantProperty) {
+			t.Errorf("%s params = %#v, want %#v", c.name, c.params, wantProperty)
+		}
 	}
 	// The modularity of each level, coarsest first, is recorded for UpdateCommunities.
 	if meta := rowsParam(t, f.only(qWriteMeta)[0]); !reflect.DeepEqual(meta, []map[string]any{{"key": graph.CommunityModularityKey, "value": "0.5 0.25"}}) {
 		t.Errorf("meta rows %v, want the modularities coarsest first", meta)
 	}
-	leiden := f.only(qGDSLeidenStream)[0].params
-	wantParams := map[string]any{"graphName": "strata-entities::0", "gamma": 1.0, "theta": 0.01, "tolerance": 1e-4,
+	if !strings.HasPrefix(property, "strataLeiden") {
+		t.Errorf("leiden property = %q, want a name of its own", property)
+	}
+	wantParams := map[string]any{"graphName": "strata-entities::0", "property": property, "gamma": 1.0, "theta": 0.01, "tolerance": 1e-4,
 		"maxLevels": int64(10), "randomSeed": int64(42)}
 	if !reflect.DeepEqual(leiden, wantParams) {
 		t.Errorf("leiden params = %#v, want %#v", leiden, wantParams)
@@ -138,10 +147,9 @@ func TestComputeCommunities(t *testing.T) {
 func TestComputeCommunitiesWithoutRelationships(t *testing.T) {
 	s, f := newFakeStore(t, Config{}, "2.13.0")
 	f.answer = answers(map[string][]map[string]any{
-		qCountEntities:   {{"entities": int64(2)}},
-		qGDSProject:      {{"nodeCount": int64(2), "relationshipCount": int64(0)}},
-		qReadEntityIDs:   {{"id": "A"}, {"id": "B"}},
-		qGDSLeidenStream: nil,
+		qCountEntities: {{"entities": int64(2)}},
+		qGDSProject:    {{"nodeCount": int64(2), "relationshipCount": int64(0)}},
+		qReadEntityIDs: {{"id": "A"}, {"id": "B"}},
 	})
 	got, err := s.ComputeCommunities(t.Context(), graph.DefaultLeidenParams())
 	if err != nil {
@@ -151,7 +159,7 @@ func TestComputeCommunitiesWithoutRelationships(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("communities = %+v, want one per entity: %+v", got, want)
 	}
-	if len(f.only(qGDSLeidenStream)) != 0 || len(f.only(qGDSLeidenStats)) != 0 {
+	if len(f.only(qGDSLeidenMutate)) != 0 || len(f.only(qGDSLeidenLevels)) != 0 {
 		t.Error("ran Leiden on a graph without relationships (it would fail on the missing weight property)")
 	}
 	// No modularity to record: the empty value removes an older record.

@@ -22,10 +22,10 @@ var allQueryNames = []string{
 	qReadDocumentChunks, qReadEntitiesByLayer, qReadEntitiesAfter, qReadLayerEdges, qReadAncestors, qReadLayerLinks, qReadCommunitiesLevel, qReadCommunityMembers, qReadCommunityEntities, qReadCommunityRelations, qReadCommunityChildren,
 	qReadMeta, qReadStats, qReadEntityIDs, qSearchVector, qSearchText, qExpandLocal, qDocumentLinks, qPathsCypher,
 	qPathsCypherLong, qBumpGeneration,
-	qPathsGDS, qCountEntities, qGDSDrop, qGDSList, qGDSListStale, qGDSProject, qGDSWCCWrite, qGDSLeidenStream,
+	qPathsGDS, qCountEntities, qGDSDrop, qGDSList, qGDSListStale, qGDSProject, qGDSWCCWrite, qGDSLeidenMutate, qGDSLeidenLevels, qGDSPropertyDrop,
 	qCommunitiesDelete, qCommunitiesCreate, qCommunitiesMembers, qCommunitiesParents,
 	qCommunitiesRemove, qCommunitiesReparent, qReadStoredCommunities, qGDSProjectSeeded,
-	qGDSLeidenStats, qGDSLeidenSeededStats, qGDSLeidenSeededStream,
+	qGDSLeidenSeededStats, qGDSLeidenSeededStream,
 	qReadAllDocuments, qGDSProjectRelated, qDeleteDocuments, qDeleteMentions, qDeleteRelations, qDeleteEntities,
 	qReadEntityEvidence, qReadRelationEvidence, qReadChunkMentions, qReadChunkRelEvidence, qCountUnsupported,
 }

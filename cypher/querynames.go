@@ -87,7 +87,9 @@ const (
 	qGDSProject             = "gds_project"
 	qGDSProjectRelated      = "gds_project_related"
 	qGDSWCCWrite            = "gds_wcc_write"
-	qGDSLeidenStream        = "gds_leiden_stream"
+	qGDSLeidenMutate        = "gds_leiden_mutate"
+	qGDSLeidenLevels        = "gds_leiden_levels"
+	qGDSPropertyDrop        = "gds_property_drop"
 	qCommunitiesDelete      = "communities_delete"
 	qCommunitiesCreate      = "communities_create"
 	qCommunitiesMembers     = "communities_members"
@@ -96,7 +98,6 @@ const (
 	qCommunitiesReparent    = "communities_reparent"
 	qReadStoredCommunities  = "read_stored_communities"
 	qGDSProjectSeeded       = "gds_project_seeded"
-	qGDSLeidenStats         = "gds_leiden_stats"
 	qGDSLeidenSeededStats   = "gds_leiden_seeded_stats"
 	qGDSLeidenSeededStream  = "gds_leiden_seeded_stream"
 )
