@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+
+	"github.com/rs/zerolog"
 )
 
 // DefaultBatchSize is the number of rows sent per UNWIND statement when Config.BatchSize is 0.
@@ -22,6 +24,9 @@ type Config struct {
 	// BatchSize is the number of rows per UNWIND statement within a write transaction
 	// (DefaultBatchSize when <= 0).
 	BatchSize int
+	// Log receives a debug line per statement sent (its name, records and time); the zero
+	// Logger logs nothing.
+	Log zerolog.Logger
 }
 
 // ConfigFromEnv reads NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD, NEO4J_DATABASE and

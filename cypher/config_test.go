@@ -2,6 +2,7 @@ package cypher
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -13,7 +14,7 @@ func TestConfigFromEnv(t *testing.T) {
 	t.Setenv("NEO4J_DATABASE", "strata")
 	t.Setenv("STRATA_NEO4J_BATCH_SIZE", "42")
 	want := Config{URI: "neo4j://db.example:7687", Username: "neo4j", Password: "s3cret", Database: "strata", BatchSize: 42}
-	if got := ConfigFromEnv(); got != want {
+	if got := ConfigFromEnv(); !reflect.DeepEqual(got, want) {
 		t.Errorf("ConfigFromEnv() = %+v, want %+v", got, want)
 	}
 }

@@ -3,6 +3,7 @@ package cypher
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
@@ -27,6 +28,7 @@ type tx interface {
 type driverRunner struct {
 	driver   neo4j.DriverWithContext
 	database string // "" is the server's default database
+	stmts    statements
 }
 
 func (r *driverRunner) read(ctx context.Context, work func(tx) error) error {
@@ -52,10 +54,12 @@ func (r *driverRunner) auto(ctx context.Context, q query, params map[string]any)
 		BookmarkManager: r.driver.ExecuteQueryBookmarkManager(),
 	})
 	defer session.Close(ctx)
+	start := time.Now()
 	res, err := session.Run(ctx, q.text, params)
 	if err == nil {
 		_, err = res.Consume(ctx)
 	}
+	r.stmts.record(q.name, 0, time.Since(start))
 	if err != nil {
 		return fmt.Errorf("%s: %w", q.name, err)
 	}
@@ -74,7 +78,7 @@ func (r *driverRunner) exec(ctx context.Context, mode neo4j.AccessMode, work fun
 		BookmarkManager: r.driver.ExecuteQueryBookmarkManager(),
 	})
 	defer session.Close(ctx)
-	t := &driverTx{}
+	t := &driverTx{stmts: &r.stmts}
 	fn := func(mt neo4j.ManagedTransaction) (any, error) {
 		t.tx = mt
 		return nil, work(t)
@@ -97,16 +101,20 @@ func (r *driverRunner) exec(ctx context.Context, mode neo4j.AccessMode, work fun
 type driverTx struct {
 	tx     neo4j.ManagedTransaction
 	failed string
+	stmts  *statements
 }
 
 func (t *driverTx) run(ctx context.Context, q query, params map[string]any) ([]map[string]any, error) {
 	t.failed = ""
+	start := time.Now()
 	res, err := t.tx.Run(ctx, q.text, params)
 	if err != nil {
 		t.failed = q.name
+		t.stmts.record(q.name, 0, time.Since(start))
 		return nil, err
 	}
 	records, err := res.Collect(ctx)
+	t.stmts.record(q.name, len(records), time.Since(start))
 	if err != nil {
 		t.failed = q.name
 		return nil, err

@@ -62,7 +62,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		_ = driver.Close(ctx)
 		return nil, explainOpen(cfg, err)
 	}
-	s := newStore(&driverRunner{driver: driver, database: cfg.Database}, qs, cfg)
+	s := newStore(&driverRunner{driver: driver, database: cfg.Database, stmts: statements{log: cfg.Log}}, qs, cfg)
 	if err := s.init(ctx); err != nil {
 		_ = driver.Close(ctx)
 		return nil, explainOpen(cfg, err)

@@ -34,7 +34,7 @@ func openStore(ctx context.Context, c *cli.Context, log zerolog.Logger, readOnly
 func openStoreWith(ctx context.Context, c *cli.Context, log zerolog.Logger, opt embedded.Options) (graph.Store, backend, error) {
 	if uri := c.String(flagNeo4jURI); uri != "" {
 		b := backend{Kind: "neo4j", Location: uri}
-		s, err := openNeo4j(ctx, c, &b)
+		s, err := openNeo4j(ctx, c, log, &b)
 		if err != nil {
 			return nil, b, err
 		}

@@ -62,24 +62,26 @@ func ingestCommand() *cli.Command {
 }
 
 type ingestOutput struct {
-	Backend     backend            `json:"backend"`
-	Documents   int                `json:"documents"`
-	Unchanged   int                `json:"unchanged"`
-	Failed      int                `json:"failed"`
-	Skipped     []string           `json:"skipped"`
-	Ignored     []string           `json:"ignored"` // folder entries left out by rule: listed, not failures
-	Chunks      int                `json:"chunks"`
-	Entities    int                `json:"entities"`
-	Relations   int                `json:"relations"`
-	Components  int                `json:"components"`
-	Communities int                `json:"communities"`
-	Arch        []arch.Layer       `json:"arch,omitempty"` // attributed-community layers built (--arch)
-	Structure   structureOutput    `json:"structure"`
-	Usage       retrieval.Usage    `json:"usage"`
-	LLM         *llm.Stats         `json:"llm,omitempty"`   // per-stage accounting, with a model
-	Store       *storeCounts       `json:"store,omitempty"` // what the store holds after the run
-	TimingsMS   map[string]float64 `json:"timings_ms"`
-	Malformed   malformedByStage   `json:"malformed_answers"`
+	Backend     backend         `json:"backend"`
+	Documents   int             `json:"documents"`
+	Unchanged   int             `json:"unchanged"`
+	Failed      int             `json:"failed"`
+	Skipped     []string        `json:"skipped"`
+	Ignored     []string        `json:"ignored"` // folder entries left out by rule: listed, not failures
+	Chunks      int             `json:"chunks"`
+	Entities    int             `json:"entities"`
+	Relations   int             `json:"relations"`
+	Components  int             `json:"components"`
+	Communities int             `json:"communities"`
+	Arch        []arch.Layer    `json:"arch,omitempty"` // attributed-community layers built (--arch)
+	Structure   structureOutput `json:"structure"`
+	// Neo4jStatements is what each Cypher statement cost, the most time first (Neo4j only).
+	Neo4jStatements []statementOutput  `json:"neo4j_statements,omitempty"`
+	Usage           retrieval.Usage    `json:"usage"`
+	LLM             *llm.Stats         `json:"llm,omitempty"`   // per-stage accounting, with a model
+	Store           *storeCounts       `json:"store,omitempty"` // what the store holds after the run
+	TimingsMS       map[string]float64 `json:"timings_ms"`
+	Malformed       malformedByStage   `json:"malformed_answers"`
 	// Unusable lists the stages whose answers the model mostly could not give in the format
 	// asked for (see unusable); any makes the run exit 3.
 	Unusable []string `json:"unusable_stages"`
@@ -193,6 +195,7 @@ func runIngest(c *cli.Context) error {
 	for stage, d := range rep.StageDuration {
 		out.TimingsMS[stage] = ms(d)
 	}
+	out.Neo4jStatements = neo4jStatements(store)
 	if m.client != nil {
 		_ = writeUsageTable(c.App.ErrWriter, m.client.Stats())
 	}

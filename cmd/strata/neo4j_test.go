@@ -87,6 +87,21 @@ func TestNeo4jEndToEnd(t *testing.T) {
 		rep.Arch[0].Nodes != embArch[0].Nodes {
 		t.Fatalf("ingest report: %+v; embedded attributed communities %+v: want 17 documents and layer 1 over the same nodes", rep, embArch)
 	} else {
+		// Every statement the run sent is accounted for, named, the most time first: the
+		// entity writes among them, and the meta reads with the records they returned.
+		calls := map[string]statementOutput{}
+		for i, st := range rep.Neo4jStatements {
+			if st.Name == "" || st.Calls < 1 || st.MS < 0 {
+				t.Errorf("neo4j_statements[%d] = %+v", i, st)
+			}
+			if i > 0 && st.MS > rep.Neo4jStatements[i-1].MS {
+				t.Errorf("neo4j_statements not ordered by time: %+v after %+v", st, rep.Neo4jStatements[i-1])
+			}
+			calls[st.Name] = st
+		}
+		if calls["write_entities"].Calls == 0 || calls["read_meta"].Rows == 0 {
+			t.Errorf("neo4j_statements %+v: want write_entities, and read_meta with the records it read", rep.Neo4jStatements)
+		}
 		// gds.knn is approximate and GDS Leiden visits nodes in another order: the communities
 		// may differ, the layer they are built over may not.
 		t.Logf("attributed communities: Neo4j %+v, embedded %+v", rep.Arch, embArch)
