@@ -53,15 +53,14 @@ type reportEstimator interface {
 // written or removed, the relations written or removed (and their ends), the removed entities,
 // and the new chunks whose entities are not known before extraction.
 type predictedChange struct {
-	ids       map[string]bool
-	ends      map[string]bool
+	changeSet // ids and ends as the batches would record them
 	relations []graph.RelationKey
 	removed   map[string]bool
 	newChunks int
 }
 
 func newPredictedChange() *predictedChange {
-	return &predictedChange{ids: map[string]bool{}, ends: map[string]bool{}, removed: map[string]bool{}}
+	return &predictedChange{changeSet: changeSet{ids: map[string]bool{}, ends: map[string]bool{}}, removed: map[string]bool{}}
 }
 
 // add records a resolve output as changeSet.record records its batch. The summaries a removed
@@ -99,7 +98,7 @@ func (in *Ingester) estimateStructure(ctx context.Context, ch *predictedChange) 
 	if err != nil {
 		return est, err
 	}
-	if changedCount(ch) == 0 && ch.newChunks == 0 && !graph.StructurePending(stale) && !in.Options.Restructure {
+	if ch.size() == 0 && ch.newChunks == 0 && !graph.StructurePending(stale) && !in.Options.Restructure {
 		est.Assumptions = append(est.Assumptions, "structure: up to date, no call")
 		return est, nil
 	}
@@ -111,7 +110,7 @@ func (in *Ingester) estimateStructure(ctx context.Context, ch *predictedChange) 
 	}
 	drift := pending.drift
 	newEntities := int(math.Ceil(float64(ch.newChunks) * estimateEntitiesPerKToken * 1.2)) // chunks of 1 200 tokens
-	within, err := withinUpdateBound(ctx, in.Store, drift+changedCount(ch)+newEntities)
+	within, err := withinUpdateBound(ctx, in.Store, drift+ch.size()+newEntities)
 	if err != nil {
 		return est, err
 	}
@@ -124,7 +123,7 @@ func (in *Ingester) estimateStructure(ctx context.Context, ch *predictedChange) 
 	case stale == "" && st.Nodes["Document"] > 0:
 		reason = "the store records no finished structure"
 	case !within:
-		reason = fmt.Sprintf("about %d entities changed since the last build, more than %.0f %% of the graph", drift+changedCount(ch)+newEntities, 100*updateShare)
+		reason = fmt.Sprintf("about %d entities changed since the last build, more than %.0f %% of the graph", drift+ch.size()+newEntities, 100*updateShare)
 	}
 	h, err := readStoredHierarchy(ctx, in.Store)
 	if err != nil {
@@ -187,17 +186,6 @@ func (in *Ingester) estimateStructure(ctx context.Context, ch *predictedChange) 
 			ch.newChunks, updateClustersPerChunk, updateRelationsPerChunk, updateCommunitiesPerChunk))
 	}
 	return est, nil
-}
-
-// changedCount is the number of distinct entities the change records, relation ends included.
-func changedCount(ch *predictedChange) int {
-	n := len(ch.ids)
-	for id := range ch.ends {
-		if !ch.ids[id] {
-			n++
-		}
-	}
-	return n
 }
 
 // structureEstimators returns the structure stages that call a model, as estimators (nil: the

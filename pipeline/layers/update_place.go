@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 )
 
@@ -73,7 +74,7 @@ func (b *Builder) nearest(ctx context.Context, layer int, ids []string, memberOf
 		} else {
 			for _, n := range adj[id] {
 				if w := vec[n]; len(w) > 0 && len(memberOf[n]) > 0 {
-					hits = append(hits, graph.Hit{ID: n, Score: cosine(v, w)})
+					hits = append(hits, graph.Hit{ID: n, Score: embedding.Cosine(v, w)})
 				}
 			}
 		}
@@ -120,23 +121,9 @@ func (p *vectorPool) search(v []float32) []graph.Hit {
 	hits := make([]graph.Hit, 0, len(p.ids))
 	for i, w := range p.vecs {
 		if len(w) == len(v) {
-			hits = append(hits, graph.Hit{ID: p.ids[i], Score: cosine(v, w)})
+			hits = append(hits, graph.Hit{ID: p.ids[i], Score: embedding.Cosine(v, w)})
 		}
 	}
 	slices.SortFunc(hits, func(a, b graph.Hit) int { return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID)) })
 	return hits[:min(neighbours, len(hits))]
-}
-
-// cosine is the cosine similarity of two vectors of one length, 0 when either is zero.
-func cosine(v, w []float32) float64 {
-	var dot, nv, nw float64
-	for j := range v {
-		dot += float64(v[j]) * float64(w[j])
-		nv += float64(v[j]) * float64(v[j])
-		nw += float64(w[j]) * float64(w[j])
-	}
-	if nv == 0 || nw == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(nv*nw)
 }
