@@ -6,10 +6,10 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/pipeline/layers"
 	"github.com/stratarag/strata/pipeline/resolve"
 )
 
@@ -212,14 +212,7 @@ func (in *Ingester) structureOffline() bool {
 // storedHierarchy is the summary layers as clusters: per layer of summaries (index 0 is layer
 // 1), the summaries with the same members grouped.
 type storedHierarchy struct {
-	layers []hierarchyLayer
-}
-
-type hierarchyLayer struct {
-	memberOf  map[string][]string // member -> its summaries
-	clusterOf map[string]string   // summary -> its cluster's key
-	clusters  map[string][]string // key -> members
-	summaries map[string][]string // key -> summaries
+	layers []layers.Clusters
 }
 
 func readStoredHierarchy(ctx context.Context, store graph.HierarchyReader) (storedHierarchy, error) {
@@ -232,21 +225,7 @@ func readStoredHierarchy(ctx context.Context, store graph.HierarchyReader) (stor
 		if len(links) == 0 {
 			return h, nil
 		}
-		l := hierarchyLayer{memberOf: map[string][]string{}, clusterOf: map[string]string{},
-			clusters: map[string][]string{}, summaries: map[string][]string{}}
-		members := map[string][]string{}
-		for _, k := range links {
-			l.memberOf[k.Member] = append(l.memberOf[k.Member], k.Summary)
-			members[k.Summary] = append(members[k.Summary], k.Member)
-		}
-		for s, ms := range members {
-			slices.Sort(ms)
-			key := strings.Join(ms, "\x00")
-			l.clusterOf[s] = key
-			l.clusters[key] = ms
-			l.summaries[key] = append(l.summaries[key], s)
-		}
-		h.layers = append(h.layers, l)
+		h.layers = append(h.layers, layers.ClustersOf(links))
 	}
 }
 
@@ -257,7 +236,7 @@ func (h storedHierarchy) top() int { return len(h.layers) }
 func (h storedHierarchy) clusterCount() int {
 	n := 0
 	for _, l := range h.layers {
-		n += len(l.clusters)
+		n += len(l.Members)
 	}
 	return n
 }
@@ -269,7 +248,7 @@ func (h storedHierarchy) pairsAbove(relations []graph.RelationKey) map[graph.Rel
 	for _, r := range relations {
 		a, b := []string{r.Source}, []string{r.Target}
 		for _, l := range h.layers {
-			a, b = l.up(a), l.up(b)
+			a, b = up(l, a), up(l, b)
 			for _, x := range a {
 				for _, y := range b {
 					if x != y {
@@ -282,11 +261,11 @@ func (h storedHierarchy) pairsAbove(relations []graph.RelationKey) map[graph.Rel
 	return out
 }
 
-// up returns the summaries of the ids in this layer's clusters, each once.
-func (l hierarchyLayer) up(ids []string) []string {
+// up returns the summaries of the ids in the layer l, each once.
+func up(l layers.Clusters, ids []string) []string {
 	var out []string
 	for _, id := range ids {
-		for _, s := range l.memberOf[id] {
+		for _, s := range l.MemberOf[id] {
 			if !slices.Contains(out, s) {
 				out = append(out, s)
 			}
@@ -304,15 +283,15 @@ func (h storedHierarchy) climb(changed map[string]bool) map[string]bool {
 	for _, l := range h.layers {
 		keys := map[string]bool{}
 		for id := range dirty {
-			for _, s := range l.memberOf[id] {
-				keys[l.clusterOf[s]] = true
+			for _, s := range l.MemberOf[id] {
+				keys[l.ClusterOf[s]] = true
 			}
-			if key, ok := l.clusterOf[id]; ok {
+			if key, ok := l.ClusterOf[id]; ok {
 				keys[key] = true
 			}
 		}
 		for key := range keys {
-			for _, s := range l.summaries[key] {
+			for _, s := range l.Summaries[key] {
 				dirty[s], touched[s] = true, true
 			}
 		}
@@ -325,12 +304,12 @@ func (h storedHierarchy) climb(changed map[string]bool) map[string]bool {
 func (in *Ingester) estimateSummaries(ctx context.Context, h storedHierarchy, touched map[string]bool, ch *predictedChange, x summaryEstimator) (llm.StageEstimate, error) {
 	var total llm.StageEstimate
 	for _, l := range h.layers {
-		for _, key := range slices.Sorted(maps.Keys(l.clusters)) {
-			if touched != nil && !touched[l.summaries[key][0]] {
+		for _, key := range slices.Sorted(maps.Keys(l.Members)) {
+			if touched != nil && !touched[l.Summaries[key][0]] {
 				continue
 			}
 			var ids []string
-			for _, m := range l.clusters[key] {
+			for _, m := range l.Members[key] {
 				if !ch.removed[m] {
 					ids = append(ids, m)
 				}
@@ -360,7 +339,7 @@ func (in *Ingester) estimateSummaries(ctx context.Context, h storedHierarchy, to
 		addPerCall(&total, n, func() (llm.StageEstimate, error) {
 			// Sized as the first stored cluster of layer 1.
 			l := h.layers[0]
-			es, err := in.Store.Entities(ctx, l.clusters[slices.Min(slices.Collect(maps.Keys(l.clusters)))])
+			es, err := in.Store.Entities(ctx, l.Members[slices.Min(slices.Collect(maps.Keys(l.Members)))])
 			if err != nil {
 				return llm.StageEstimate{}, err
 			}

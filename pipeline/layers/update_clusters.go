@@ -107,6 +107,37 @@ func (l *labeller) label(ctx context.Context, id string) (string, error) {
 	return s, nil
 }
 
+// Clusters is one summary layer's clusters, read from the links into it (LayerLinks): the
+// summaries with the same members are one cluster, keyed by its members, sorted and joined.
+type Clusters struct {
+	MemberOf  map[string][]string // member -> its summaries
+	ClusterOf map[string]string   // summary -> its cluster's key
+	Members   map[string][]string // key -> the cluster's members, sorted
+	Summaries map[string][]string // key -> the cluster's summaries, sorted
+}
+
+// ClustersOf groups the links into one layer by cluster.
+func ClustersOf(links []graph.SummaryLink) Clusters {
+	c := Clusters{MemberOf: map[string][]string{}, ClusterOf: map[string]string{},
+		Members: map[string][]string{}, Summaries: map[string][]string{}}
+	members := map[string][]string{}
+	for _, k := range links {
+		c.MemberOf[k.Member] = append(c.MemberOf[k.Member], k.Summary)
+		members[k.Summary] = append(members[k.Summary], k.Member)
+	}
+	for s, ms := range members {
+		slices.Sort(ms)
+		key := strings.Join(ms, "\x00")
+		c.ClusterOf[s] = key
+		c.Members[key] = ms
+		c.Summaries[key] = append(c.Summaries[key], s)
+	}
+	for _, ss := range c.Summaries {
+		slices.Sort(ss)
+	}
+	return c
+}
+
 // layerOutcome is what updating one layer changed: the summaries of the layer above written
 // and removed, and the summaries two layers up that lost a member with them.
 type layerOutcome struct {
@@ -127,30 +158,21 @@ func (b *Builder) updateLayer(ctx context.Context, layer int, links, above []gra
 	lu := LayerUpdate{Layer: layer + 1}
 	var out layerOutcome
 	lbl.learn(links)
-	memberOf := map[string][]string{}
-	membersOf := map[string][]string{}
-	weight := map[graph.SummaryLink]float64{}
+	cl := ClustersOf(links)
+	memberOf, clusterKey := cl.MemberOf, cl.ClusterOf
+	weight := make(map[graph.SummaryLink]float64, len(links))
 	for _, k := range links {
-		memberOf[k.Member] = append(memberOf[k.Member], k.Summary)
-		membersOf[k.Summary] = append(membersOf[k.Summary], k.Member)
 		weight[graph.SummaryLink{Member: k.Member, Summary: k.Summary}] = k.Weight
 	}
-	// Summaries with the same members form one cluster.
-	clusters := map[string]*clusterOf{}
-	clusterKey := map[string]string{} // summary -> its cluster's key
-	for s, ms := range membersOf {
-		slices.Sort(ms)
-		key := strings.Join(ms, "\x00")
-		c := clusters[key]
-		if c == nil {
-			c = &clusterOf{members: ms, weights: map[string]float64{}}
-			clusters[key] = c
+	clusters := make(map[string]*clusterOf, len(cl.Members))
+	for key, ms := range cl.Members {
+		c := &clusterOf{summaries: cl.Summaries[key], members: ms, weights: map[string]float64{}}
+		for _, s := range c.summaries {
+			for _, m := range ms {
+				c.weights[m] = max(c.weights[m], weight[graph.SummaryLink{Member: m, Summary: s}])
+			}
 		}
-		c.summaries = append(c.summaries, s)
-		clusterKey[s] = key
-		for _, m := range ms {
-			c.weights[m] = max(c.weights[m], weight[graph.SummaryLink{Member: m, Summary: s}])
-		}
+		clusters[key] = c
 	}
 	touched := map[string]bool{}
 	var orphans []string // summaries every member of which was removed
