@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -45,14 +44,7 @@ func TestUpdatesDriftWithinBounds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("ingests the corpus some 20 times per seed")
 	}
-	entries, err := os.ReadDir(corpusDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
+	names := corpusFiles(t)
 	questions, err := eval.ReadQuestions(testcorpus.Questions())
 	if err != nil {
 		t.Fatal(err)
