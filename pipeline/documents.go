@@ -36,8 +36,9 @@ func LoadDocuments(ctx context.Context, paths []string, log zerolog.Logger) ([]l
 	return docs, problems, repeats, err
 }
 
-// documents prepares documents concurrently and writes them one at a time, in input order, so the
-// merged graph does not depend on scheduling.
+// documents prepares documents concurrently and writes them in input order, so the merged graph
+// does not depend on scheduling: consecutive small documents (a batch of chunks or fewer) in one
+// transaction of at most Options.ChunkBatch chunks, a larger one batch by batch.
 //
 // checkChunks compares each document's stored chunks with the chunks this run cuts, so that a
 // document whose text is unchanged is re-chunked all the same when the chunk settings changed.
@@ -85,10 +86,61 @@ func (in *Ingester) documents(ctx context.Context, docs []load.Document, meta ma
 		// A failed write ends the run, so the resolver never outlives an unwritten Output.
 		resolver := &resolve.Resolver{Store: in.Store, Tokenizer: in.Tokenizer, Summarizer: in.Summarizer, Carry: true}
 		src := newBatchSource(in, results)
+		var group []docPart // consecutive small documents, written in one transaction
+		size := 0           // their chunks
+		flush := func() error {
+			if len(group) == 0 {
+				return nil
+			}
+			if err := in.writeParts(gctx, resolver, group, meta, rep); err != nil {
+				return err
+			}
+			meta = nil // recorded with the first documents written
+			if in.Progress != nil {
+				in.Progress.Add(len(group))
+			}
+			group, size = nil, 0
+			return nil
+		}
 		for i := range docs {
 			p, err := src.doc(gctx, i)
 			if err != nil {
 				return err
+			}
+			if small := p.err == nil && !p.unchanged && len(p.pieces) <= in.Options.ChunkBatch; small {
+				// A group holds at most a batch's worth of chunks; where it ends depends on
+				// the documents alone, not on how fast they are extracted.
+				if size+len(p.pieces) > in.Options.ChunkBatch {
+					if err := flush(); err != nil {
+						return err
+					}
+				}
+				b, ok, err := src.next(gctx, i)
+				switch {
+				case err != nil:
+					return err
+				case !ok:
+					// The worker stopped before the batch: the run is being cancelled.
+					return gctx.Err()
+				}
+				src.finish(i)
+				if b.err != nil {
+					rep.Failed++
+					in.Log.Error().Err(b.err).Str("document", p.doc.ID).Msg("document failed; a re-run retries it")
+					if in.Progress != nil {
+						in.Progress.Add(1)
+					}
+					continue
+				}
+				group = append(group, docPart{p: p, b: b, stale: p.stale})
+				size += len(p.pieces)
+				continue
+			}
+			if !p.unchanged || p.relabel {
+				// Writes stay in input order.
+				if err := flush(); err != nil {
+					return err
+				}
 			}
 			written, err := in.write(gctx, resolver, p, func() (docBatch, bool, error) { return src.next(gctx, i) }, meta, rep)
 			if err != nil {
@@ -102,7 +154,7 @@ func (in *Ingester) documents(ctx context.Context, docs []load.Document, meta ma
 				in.Progress.Add(1)
 			}
 		}
-		return nil
+		return flush()
 	})
 	return g.Wait()
 }

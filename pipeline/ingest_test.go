@@ -245,7 +245,7 @@ func (s *slowExtractor) Extract(ctx context.Context, text string) (extract.Resul
 
 // TestIngestResumesAfterKill runs an ingest in a child process, kills it with SIGKILL once a few
 // documents are stored, and checks that the store is readable and a re-run completes to the same
-// graph as an uninterrupted run.
+// graph as an uninterrupted run (whose transactions group the documents otherwise).
 func TestIngestResumesAfterKill(t *testing.T) {
 	if dir := os.Getenv("STRATA_TEST_CHILD_INGEST"); dir != "" {
 		store, err := embedded.Open(context.Background(), dir, embedded.Options{})
@@ -254,6 +254,7 @@ func TestIngestResumesAfterKill(t *testing.T) {
 		}
 		in := newIngester(t, store, &slowExtractor{})
 		in.Options.Concurrency = 1
+		in.Options.ChunkBatch = 3 // documents of one chunk, written three to a transaction
 		_, _ = in.Run(context.Background(), []string{corpusDir})
 		os.Exit(0)
 	}

@@ -18,11 +18,13 @@ type Options struct {
 	// their tokens at most (a longer chunk goes alone); chunks are gathered across documents.
 	EmbedBatch  int
 	EmbedTokens int
-	// ChunkBatch is the number of consecutive chunks of one document extracted, resolved and
-	// written in one transaction. A huge document is written batch by batch, so memory stays
-	// bounded and a killed run resumes after the last batch written; a document of at most
-	// ChunkBatch chunks is written at once. Resolution merges within a batch and with what the
-	// store holds, so a document's graph depends on this number: keep it between runs.
+	// ChunkBatch is the number of chunks resolved and written in one transaction at most. A
+	// huge document is written batch by batch, so memory stays bounded and a killed run resumes
+	// after the last batch written; consecutive documents of at most ChunkBatch chunks in all
+	// are written together (a transaction per small document was most of an ingest into
+	// Neo4j). Evidence merges in document and chunk order whatever the batches, so the graph
+	// does not depend on this number, except where a description grows past the summarizer's
+	// limit at another point: keep it between runs.
 	ChunkBatch int
 	// Layers configures the hierarchical index. Layers.MaxLayers 0 skips the index (the
 	// layers.Builder itself would read 0 as its default).

@@ -29,9 +29,16 @@ func (in *Ingester) checkEmbeddingModel(ctx context.Context) (map[string]string,
 	return meta, nil
 }
 
-// write resolves a prepared document against the store and writes it batch by batch, each batch
-// in one transaction, as next hands the batches over. The document's
-// sha256 is written with its last batch only: a document killed between two batches is not
+// docPart is one batch of one document, to be written in a transaction with other parts.
+type docPart struct {
+	p     prepared
+	b     docBatch
+	stale []string // the document's chunks that go: with its first batch written only
+}
+
+// write writes a prepared document that is not part of a group (see documents): batch by
+// batch, each batch in one transaction, as next hands the batches over. The document's sha256
+// is written with its last batch only: a document killed between two batches is not
 // "unchanged" to the next run, which re-reads its stored chunks and goes on after them. It
 // reports whether anything was written.
 func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p prepared, next func() (docBatch, bool, error), meta map[string]string, rep *Report) (bool, error) {
@@ -50,14 +57,9 @@ func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p pre
 		log.Debug().Msg("unchanged")
 		return false, nil
 	}
-	meta = maps.Clone(meta)
-	if meta == nil {
-		meta = map[string]string{}
-	}
-	maps.Copy(meta, sourceMeta(p))
 	batches := (len(p.pieces) + in.Options.ChunkBatch - 1) / in.Options.ChunkBatch
 	stale := p.stale // deleted with the first batch written
-	written, chunks, entities, relations := false, 0, 0, 0
+	written, chunks := false, 0
 	for {
 		b, ok, err := next()
 		if err != nil {
@@ -72,73 +74,118 @@ func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p pre
 			log.Error().Err(b.err).Int("chunks_written", chunks).Msg("document failed; a re-run retries it")
 			return written, nil
 		}
-		out, err := resolver.Resolve(ctx, b.results, stale)
-		if err != nil {
-			return written, fmt.Errorf("resolve %s: %w", p.doc.ID, err)
+		if err := in.writeParts(ctx, resolver, []docPart{{p: p, b: b, stale: stale}}, meta, rep); err != nil {
+			return written, err
 		}
-		var subject subjectChange
-		if b.last {
-			// A document's subject links depend on all its chunks: they are settled with its
-			// last batch, in the same transaction.
-			if subject, err = in.documentSubject(ctx, p, out.Mentions, b.results, stale); err != nil {
-				return written, err
-			}
-		}
-		doc := graph.Document{
-			ID: p.doc.ID, Title: p.doc.Title, Source: p.doc.Source, Metadata: p.metadata,
-			IngestedAt: time.Now().UTC().Truncate(time.Millisecond),
-		}
-		if b.last {
-			doc.SHA256 = p.sha
-		}
-		batch := graph.Batch{
-			Documents:       []graph.Document{doc},
-			Chunks:          b.chunks,
-			Entities:        out.Entities,
-			Relations:       out.Relations,
-			Mentions:        append(out.Mentions, subject.add...),
-			Meta:            meta,
-			DeleteChunks:    stale,
-			DeleteMentions:  subject.del,
-			DeleteEntities:  out.DeleteEntities,
-			DeleteRelations: out.DeleteRelations,
-		}
-		if err := in.changes.record(ctx, in.Store, &batch); err != nil {
-			return written, fmt.Errorf("write %s: %w", p.doc.ID, err)
-		}
-		if err := in.Store.Apply(ctx, batch); err != nil {
-			return written, fmt.Errorf("write %s (chunks %d to %d): %w", p.doc.ID, b.first, b.first+b.count, err)
-		}
-		written = true
-		rep.Chunks += len(b.chunks)
-		rep.DeletedChunks += len(stale)
-		rep.Entities += len(out.Entities)
-		rep.Relations += len(out.Relations)
-		rep.DeletedEntities += len(out.DeleteEntities)
-		rep.DeletedRelations += len(out.DeleteRelations)
-		stale = nil
+		written, meta, stale = true, nil, nil
 		chunks += len(b.chunks)
-		entities += len(out.Entities)
-		relations += len(out.Relations)
 		if batches > 1 {
 			memstat.Now().Fields(log.Info().Int("batch", b.first/in.Options.ChunkBatch+1).Int("batches", batches).
 				Int("chunks_done", b.first+b.count).Int("chunks_total", len(p.pieces)).
-				Int("chunks", len(b.chunks)).Int("entities", len(out.Entities))).Msg("document batch written")
+				Int("chunks", len(b.chunks))).Msg("document batch written")
 		}
 		if b.last {
-			break
+			return true, nil
 		}
 	}
-	rep.Documents++
-	if p.rechunked {
-		rep.Rechunked++
-		log.Info().Int("old_chunks", len(p.stale)).Int("chunks", chunks).Msg("document re-chunked with this run's chunk settings")
-	} else if len(p.stale) > 0 {
-		rep.Changed++
-		log.Info().Int("old_chunks", len(p.stale)).Msg("document changed; its old chunks and what was extracted from them were replaced")
+}
+
+// writeParts resolves the parts together and writes them in one transaction: several small
+// documents at once (a transaction per document was most of an ingest into Neo4j), or one
+// batch of a large one. Evidence is merged in document id, then chunk order whatever the
+// transactions, so the graph does not depend on how documents are grouped. meta is written
+// with the parts.
+func (in *Ingester) writeParts(ctx context.Context, resolver *resolve.Resolver, parts []docPart, meta map[string]string, rep *Report) error {
+	var results []resolve.ChunkResult
+	var stale []string
+	for _, pt := range parts {
+		results = append(results, pt.b.results...)
+		stale = append(stale, pt.stale...)
 	}
-	log.Debug().Int("chunks", chunks).Int("entities", entities).Int("relations", relations).Msg("written")
-	return true, nil
+	ids := parts[0].p.doc.ID
+	if len(parts) > 1 {
+		ids = fmt.Sprintf("%s and %d more documents", ids, len(parts)-1)
+	}
+	out, err := resolver.Resolve(ctx, results, stale)
+	if err != nil {
+		return fmt.Errorf("resolve %s: %w", ids, err)
+	}
+	batch := graph.Batch{
+		Entities:        out.Entities,
+		Relations:       out.Relations,
+		Mentions:        out.Mentions,
+		Meta:            maps.Clone(meta),
+		DeleteChunks:    stale,
+		DeleteEntities:  out.DeleteEntities,
+		DeleteRelations: out.DeleteRelations,
+	}
+	if batch.Meta == nil {
+		batch.Meta = map[string]string{}
+	}
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	for _, pt := range parts {
+		p := pt.p
+		if pt.b.last {
+			// A document's subject links depend on all its chunks: they are settled with its
+			// last batch, in the same transaction.
+			subject, err := in.documentSubject(ctx, p, mentionsOf(out.Mentions, p.doc.ID), pt.b.results, pt.stale)
+			if err != nil {
+				return err
+			}
+			batch.Mentions = append(batch.Mentions, subject.add...)
+			batch.DeleteMentions = append(batch.DeleteMentions, subject.del...)
+		}
+		doc := graph.Document{ID: p.doc.ID, Title: p.doc.Title, Source: p.doc.Source, Metadata: p.metadata, IngestedAt: now}
+		if pt.b.last {
+			doc.SHA256 = p.sha
+		}
+		batch.Documents = append(batch.Documents, doc)
+		batch.Chunks = append(batch.Chunks, pt.b.chunks...)
+		maps.Copy(batch.Meta, sourceMeta(p))
+	}
+	if err := in.changes.record(ctx, in.Store, &batch); err != nil {
+		return fmt.Errorf("write %s: %w", ids, err)
+	}
+	if err := in.Store.Apply(ctx, batch); err != nil {
+		if len(parts) == 1 {
+			b := parts[0].b
+			return fmt.Errorf("write %s (chunks %d to %d): %w", ids, b.first, b.first+b.count, err)
+		}
+		return fmt.Errorf("write %s: %w", ids, err)
+	}
+	rep.Chunks += len(batch.Chunks)
+	rep.DeletedChunks += len(stale)
+	rep.Entities += len(out.Entities)
+	rep.Relations += len(out.Relations)
+	rep.DeletedEntities += len(out.DeleteEntities)
+	rep.DeletedRelations += len(out.DeleteRelations)
+	for _, pt := range parts {
+		if !pt.b.last {
+			continue
+		}
+		p, log := pt.p, in.Log.With().Str("document", pt.p.doc.ID).Logger()
+		rep.Documents++
+		if p.rechunked {
+			rep.Rechunked++
+			log.Info().Int("old_chunks", len(p.stale)).Int("chunks", len(p.pieces)).Msg("document re-chunked with this run's chunk settings")
+		} else if len(p.stale) > 0 {
+			rep.Changed++
+			log.Info().Int("old_chunks", len(p.stale)).Msg("document changed; its old chunks and what was extracted from them were replaced")
+		}
+		log.Debug().Int("chunks", len(p.pieces)).Int("written_with", len(parts)-1).Msg("written")
+	}
+	return nil
+}
+
+// mentionsOf is the mentions of one document's chunks.
+func mentionsOf(ms []graph.Mention, docID string) []graph.Mention {
+	var out []graph.Mention
+	for _, m := range ms {
+		if m.DocumentID == docID {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // documentSubject settles the subject links of a document written by this run (see
