@@ -59,6 +59,17 @@ func (s *statements) stats() []StatementStat {
 	return out
 }
 
+// StatementTotal returns how many statements this store sent to Neo4j so far and their time
+// summed; 0 for stores not opened by Open (tests).
+func (s *Store) StatementTotal() (int, time.Duration) {
+	calls, elapsed := 0, time.Duration(0)
+	for _, st := range s.StatementStats() {
+		calls += st.Calls
+		elapsed += st.Elapsed
+	}
+	return calls, elapsed
+}
+
 // StatementStats returns what the statements this store sent to Neo4j cost so far, the most time
 // first (see StatementStat). Stores not opened by Open (tests) have none.
 func (s *Store) StatementStats() []StatementStat {

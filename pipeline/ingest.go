@@ -101,6 +101,23 @@ type Report struct {
 	Ignored          []load.Problem // folder entries left out by rule (hidden, symbolic links, other types)
 	Duration         time.Duration
 	StageDuration    map[string]time.Duration
+	// StageStatements is what each stage sent to a database server (Neo4j): nil for a store in
+	// the process.
+	StageStatements map[string]StatementCount
+	statementsSeen  StatementCount // the store's totals when the last stage finished
+}
+
+// StatementCount is what the statements sent to a database server cost: how many, and their
+// time summed (concurrent statements overlap, so the sum can pass the wall time).
+type StatementCount struct {
+	Calls   int
+	Elapsed time.Duration
+}
+
+// statementCounter is a store that counts the statements it sends to a server, so that a run's
+// report can say which stage's round trips its time goes to.
+type statementCounter interface {
+	StatementTotal() (calls int, elapsed time.Duration)
 }
 
 // ErrNothingIngested is returned when no input could be used.
@@ -214,6 +231,17 @@ type idleReleaser interface{ ReleaseIdle() }
 func (in *Ingester) stageDone(rep *Report, stage string, start time.Time) {
 	d := time.Since(start)
 	rep.StageDuration[stage] = d
+	ev := in.Log.Info()
+	if c, ok := in.Store.(statementCounter); ok {
+		calls, elapsed := c.StatementTotal()
+		st := StatementCount{Calls: calls - rep.statementsSeen.Calls, Elapsed: elapsed - rep.statementsSeen.Elapsed}
+		rep.statementsSeen = StatementCount{Calls: calls, Elapsed: elapsed}
+		if rep.StageStatements == nil {
+			rep.StageStatements = map[string]StatementCount{}
+		}
+		rep.StageStatements[stage] = st
+		ev = ev.Int("statements", st.Calls).Dur("statements_took", st.Elapsed)
+	}
 	// The stage's garbage is collected, and its pages handed back, before the next stage starts:
 	// left to the collector's pacing, the next stage's allocations would pile on that garbage (up
 	// to half again what was live at its last look), and pages kept free in pieces would not hold
@@ -226,5 +254,5 @@ func (in *Ingester) stageDone(rep *Report, stage string, start time.Time) {
 	}
 	debug.FreeOSMemory()
 	m := memstat.Now()
-	m.Fields(in.Log.Info().Str("stage", stage).Dur("took", d)).Msg("stage finished")
+	m.Fields(ev.Str("stage", stage).Dur("took", d)).Msg("stage finished")
 }

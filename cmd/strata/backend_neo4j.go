@@ -8,6 +8,7 @@ import (
 
 	"github.com/stratarag/strata/cypher"
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/pipeline"
 )
 
 // openNeo4j connects to the Neo4j server named by the flags (or NEO4J_* variables).
@@ -31,6 +32,24 @@ type statementOutput struct {
 	Calls int     `json:"calls"`
 	Rows  int     `json:"rows"`
 	MS    float64 `json:"ms"`
+}
+
+// stageStatements is what one stage's statements to Neo4j cost: how many, and their time summed.
+type stageStatements struct {
+	Statements int     `json:"statements"`
+	MS         float64 `json:"ms"`
+}
+
+// neo4jStages is a run's statements per stage; nil for the embedded store.
+func neo4jStages(byStage map[string]pipeline.StatementCount) map[string]stageStatements {
+	if len(byStage) == 0 {
+		return nil
+	}
+	out := make(map[string]stageStatements, len(byStage))
+	for stage, st := range byStage {
+		out[stage] = stageStatements{Statements: st.Calls, MS: ms(st.Elapsed)}
+	}
+	return out
 }
 
 // neo4jStatements lists what the statements a Neo4j store sent cost, the most time first; nil

@@ -70,6 +70,8 @@ type deleteOutput struct {
 	Estimate  *llm.Estimate      `json:"estimate,omitempty"`
 	Store     *storeCounts       `json:"store,omitempty"`
 	TimingsMS map[string]float64 `json:"timings_ms"`
+	// Neo4jStages is each stage's share of the statements (Neo4j only).
+	Neo4jStages map[string]stageStatements `json:"neo4j_stages,omitempty"`
 }
 
 func runDelete(c *cli.Context) error {
@@ -146,6 +148,7 @@ func runDelete(c *cli.Context) error {
 	for stage, d := range rep.StageDuration {
 		out.TimingsMS[stage] = ms(d)
 	}
+	out.Neo4jStages = neo4jStages(rep.StageStatements)
 	if m.client != nil {
 		st := m.client.Stats()
 		out.LLM = &st
@@ -193,6 +196,6 @@ func printDelete(c *cli.Context, out deleteOutput) error {
 	if out.Store != nil {
 		fmt.Fprintf(w, "  store now  %s\n", out.Store.summary())
 	}
-	writeTimings(w, out.TimingsMS)
+	writeTimings(w, out.TimingsMS, out.Neo4jStages)
 	return nil
 }

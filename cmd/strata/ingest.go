@@ -81,7 +81,9 @@ type ingestOutput struct {
 	LLM             *llm.Stats         `json:"llm,omitempty"`   // per-stage accounting, with a model
 	Store           *storeCounts       `json:"store,omitempty"` // what the store holds after the run
 	TimingsMS       map[string]float64 `json:"timings_ms"`
-	Malformed       malformedByStage   `json:"malformed_answers"`
+	// Neo4jStages is each stage's share of the statements (Neo4j only).
+	Neo4jStages map[string]stageStatements `json:"neo4j_stages,omitempty"`
+	Malformed   malformedByStage           `json:"malformed_answers"`
 	// Unusable lists the stages whose answers the model mostly could not give in the format
 	// asked for (see unusable); any makes the run exit 3.
 	Unusable []string `json:"unusable_stages"`
@@ -195,6 +197,7 @@ func runIngest(c *cli.Context) error {
 	for stage, d := range rep.StageDuration {
 		out.TimingsMS[stage] = ms(d)
 	}
+	out.Neo4jStages = neo4jStages(rep.StageStatements)
 	out.Neo4jStatements = neo4jStatements(store)
 	if m.client != nil {
 		_ = writeUsageTable(c.App.ErrWriter, m.client.Stats())
@@ -242,7 +245,7 @@ func runIngest(c *cli.Context) error {
 	if out.Store != nil {
 		fmt.Fprintf(w, "  store now  %s\n", out.Store.summary())
 	}
-	writeTimings(w, out.TimingsMS)
+	writeTimings(w, out.TimingsMS, out.Neo4jStages)
 	reportMalformed(log, w, out.LLM)
 	if out.Failed > 0 {
 		fmt.Fprintf(w, "  %d document(s) failed; run the same command again to retry them\n", out.Failed)
@@ -252,8 +255,9 @@ func runIngest(c *cli.Context) error {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// writeTimings prints a run's stage times on one line, stages by name.
-func writeTimings(w io.Writer, timings map[string]float64) {
+// writeTimings prints a run's stage times on one line, stages by name, and on Neo4j each
+// stage's statements on another.
+func writeTimings(w io.Writer, timings map[string]float64, statements map[string]stageStatements) {
 	stages := make([]string, 0, len(timings))
 	for s := range timings {
 		stages = append(stages, s)
@@ -262,6 +266,16 @@ func writeTimings(w io.Writer, timings map[string]float64) {
 	fmt.Fprint(w, "  time      ")
 	for _, s := range stages {
 		fmt.Fprintf(w, " %s %s", s, time.Duration(timings[s]*float64(time.Millisecond)).Round(time.Millisecond))
+	}
+	fmt.Fprintln(w)
+	if len(statements) == 0 {
+		return
+	}
+	fmt.Fprint(w, "  neo4j     ")
+	for _, s := range stages {
+		if st, ok := statements[s]; ok && st.Statements > 0 {
+			fmt.Fprintf(w, " %s %d statements (%s)", s, st.Statements, time.Duration(st.MS*float64(time.Millisecond)).Round(time.Millisecond))
+		}
 	}
 	fmt.Fprintln(w)
 }

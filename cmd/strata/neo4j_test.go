@@ -102,6 +102,18 @@ func TestNeo4jEndToEnd(t *testing.T) {
 		if calls["write_entities"].Calls == 0 || calls["read_meta"].Rows == 0 {
 			t.Errorf("neo4j_statements %+v: want write_entities, and read_meta with the records it read", rep.Neo4jStatements)
 		}
+		// Each stage's share: the documents stage writes, and the shares add up to the statements
+		// of the run but for those after its last stage (the store's counts on closing).
+		total, staged := 0, 0
+		for _, st := range rep.Neo4jStatements {
+			total += st.Calls
+		}
+		for _, st := range rep.Neo4jStages {
+			staged += st.Statements
+		}
+		if rep.Neo4jStages["documents"].Statements == 0 || staged == 0 || staged > total {
+			t.Errorf("neo4j_stages %+v: want the documents stage's statements, %d in all at most", rep.Neo4jStages, total)
+		}
 		// gds.knn is approximate and GDS Leiden visits nodes in another order: the communities
 		// may differ, the layer they are built over may not.
 		t.Logf("attributed communities: Neo4j %+v, embedded %+v", rep.Arch, embArch)
