@@ -25,11 +25,12 @@ func ingestCommand() *cli.Command {
 	def := pipeline.DefaultOptions()
 	return &cli.Command{
 		Name:      "ingest",
-		Usage:     "load documents into the graph (files, folders, .txt/.md/.jsonl)",
+		Usage:     "load documents into the graph (files, folders, .txt/.md/.jsonl/.pdf/.html/.docx)",
 		ArgsUsage: "PATH...",
-		Description: "Loads every .txt, .md and .jsonl file under the given paths, chunks it, extracts entities and\n" +
-			"relations, merges them into the graph, embeds them, and recomputes components, communities and\n" +
-			"community reports. Unchanged documents are skipped, so re-running is cheap; an interrupted run\n" +
+		Description: "Loads every .txt, .md, .jsonl, .pdf, .html/.htm and .docx file under the given paths (the\n" +
+			"text of PDF, HTML and Word documents; encrypted, corrupt or image-only ones are skipped), chunks\n" +
+			"it, extracts entities and relations, merges them into the graph, embeds them, and recomputes\n" +
+			"components, communities and community reports. Unchanged documents are skipped, so re-running is cheap; an interrupted run\n" +
 			"resumes where it stopped. Bad inputs are reported and skipped: the run goes on and exits with\n" +
 			"code 3; it fails (exit 1) when nothing could be ingested. A model that cannot follow the answer\n" +
 			"format (half or more of a stage's answers unreadable, and at least 3 of them or all) also makes\n" +

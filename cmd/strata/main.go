@@ -137,9 +137,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
 		Name:  "strata",
 		Usage: "build a hierarchical knowledge graph from documents and answer questions from it",
-		Description: "strata ingests .txt, .md and .jsonl documents into a knowledge graph (chunks, entities,\n" +
-			"relations, communities) stored in Neo4j or in an embedded store, and answers questions with\n" +
-			"context assembled from it. Without Neo4j and without an LLM it runs fully offline.\n\n" +
+		Description: "strata ingests .txt, .md, .jsonl, PDF, HTML and Word (.docx) documents into a knowledge\n" +
+			"graph (chunks, entities, relations, communities) stored in Neo4j or in an embedded store, and\n" +
+			"answers questions with context assembled from it. Without Neo4j and without an LLM it runs\n" +
+			"fully offline.\n\n" +
 			"A command's options may come before or after its arguments; -- ends them. Exit codes: 0\n" +
 			"success, 1 failure, 2 bad usage, 3 ingest finished with some inputs failed or skipped (or a\n" +
 			"model that cannot follow the answer format),\n" +

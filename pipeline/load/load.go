@@ -1,7 +1,9 @@
-// Package load reads documents from files and folders: plain text, Markdown and JSON Lines.
-// Inputs that cannot be used (binary, empty, not UTF-8, unreadable, malformed lines) and entries
-// a folder walk leaves out (hidden, symbolic links, unsupported types) are reported by name and
-// skipped, so that one bad file never stops a run and nothing is dropped unseen.
+// Package load reads documents from files and folders: plain text, Markdown, JSON Lines, and the
+// text of PDF, HTML and DOCX files (pdf.go, html.go, docx.go). Inputs that cannot be used
+// (binary, empty, not UTF-8, unreadable, malformed lines, corrupt or encrypted documents, PDFs
+// without a text layer) and entries a folder walk leaves out (hidden, symbolic links, unsupported
+// types) are reported by name and skipped, so that one bad file never stops a run and nothing is
+// dropped unseen.
 package load
 
 import (
@@ -32,6 +34,10 @@ type Document struct {
 	Line     int    // line of a JSON Lines record, from 1; 0 for a text file
 	Text     string
 	Metadata map[string]any // nil when there is none
+	// Pages holds, for a paged document (PDF), the byte offset in Text where each page starts:
+	// Pages[i] is where page i+1 begins, so a span of Text maps to its pages (PageSpan). Nil
+	// for documents without pages.
+	Pages []int
 }
 
 // Problem is an input that was skipped, and why.
@@ -55,17 +61,25 @@ var (
 	ErrEmpty       = errors.New("empty document")
 	ErrBinary      = errors.New("binary content (NUL bytes)")
 	ErrNotUTF8     = errors.New("not valid UTF-8 text")
-	ErrUnsupported = errors.New("unsupported file type (want .txt, .md, .markdown or .jsonl)")
+	ErrUnsupported = errors.New("unsupported file type (want .txt, .md, .markdown, .jsonl, .pdf, .html, .htm or .docx)")
 	ErrMalformed   = errors.New("malformed JSON Lines record")
+	ErrTooLarge    = errors.New("file larger than the limit")
+	ErrCorrupt     = errors.New("corrupt or unreadable document")
+	ErrEncrypted   = errors.New("encrypted document (save an unprotected copy to ingest it)")
+	ErrNoText      = errors.New("no text layer: run OCR first")
 	// The inputs a folder walk leaves out by rule; naming such a file directly loads it.
 	ErrHidden     = errors.New("hidden (name starts with a dot; name it directly to ingest it)")
 	ErrSymlink    = errors.New("symbolic link, not followed (name its target to ingest it)")
 	ErrNotRegular = errors.New("not a regular file")
 )
 
-// MaxFileSize bounds a single input file; larger files are reported and skipped rather than
-// read into memory.
+// MaxFileSize bounds a single text or JSON Lines input file; larger files are reported and
+// skipped rather than read into memory.
 const MaxFileSize = 256 << 20
+
+// MaxDocumentFileSize bounds a PDF, HTML or DOCX file. Their parsers hold the whole file and
+// its decoded structure in memory, several times its size, so the bound is lower than for text.
+const MaxDocumentFileSize = 100 << 20
 
 // Walk loads every document under paths and calls fn for each, in a deterministic order (paths in
 // the order given, folder contents sorted by name).
@@ -193,11 +207,12 @@ func listFolder(root string, report, ignore func(string, error)) ([]string, erro
 }
 
 func supported(path string) bool {
-	switch strings.ToLower(filepath.Ext(path)) {
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".txt", ".md", ".markdown", ".jsonl":
 		return true
+	default:
+		return extractorFor(ext) != nil
 	}
-	return false
 }
 
 // loadFile reads one file; id is the document id for text files (see Walk).
@@ -205,10 +220,14 @@ func loadFile(ctx context.Context, path, id string, fn func(Document) error, rep
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if strings.EqualFold(filepath.Ext(path), ".jsonl") {
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext == ".jsonl" {
 		return loadJSONL(ctx, path, fn, report)
 	}
-	data, err := readFile(path)
+	if x := extractorFor(ext); x != nil {
+		return loadExtracted(path, id, x, fn, report)
+	}
+	data, err := readFile(path, MaxFileSize)
 	if err != nil {
 		report(path, err)
 		return nil
@@ -222,7 +241,8 @@ func loadFile(ctx context.Context, path, id string, fn func(Document) error, rep
 	return fn(Document{ID: id, Title: titleOf(path, text), Source: src, File: src, Text: text})
 }
 
-func readFile(path string) ([]byte, error) {
+// readFile reads a whole file of at most limit bytes.
+func readFile(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, unwrapPathError(err)
@@ -232,11 +252,11 @@ func readFile(path string) ([]byte, error) {
 	// does: io.ReadAll grows its buffer by doubling, which for a huge file held about twice its
 	// size at the last copy.
 	capacity := 512
-	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && info.Size() <= MaxFileSize {
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && info.Size() <= limit {
 		capacity = int(info.Size()) + 1
 	}
 	data := make([]byte, 0, capacity)
-	r := io.LimitReader(f, MaxFileSize+1)
+	r := io.LimitReader(f, limit+1)
 	for {
 		n, err := r.Read(data[len(data):cap(data)])
 		data = data[:len(data)+n]
@@ -250,8 +270,8 @@ func readFile(path string) ([]byte, error) {
 			data = append(data, 0)[:len(data)] // the file grew since Stat: let append grow it
 		}
 	}
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("file larger than %d MiB", MaxFileSize>>20)
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%w (%d MiB)", ErrTooLarge, limit>>20)
 	}
 	return data, nil
 }

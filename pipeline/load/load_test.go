@@ -102,7 +102,7 @@ func TestWalkBadInputs(t *testing.T) {
 		{"spaces.md", []byte("  \n\t\n"), ErrEmpty},
 		{"binary.txt", []byte("PNG\x00\x01\x02"), ErrBinary},
 		{"latin1.txt", []byte("caf\xe9 cr\xe8me"), ErrNotUTF8},
-		{"notes.pdf", []byte("%PDF"), ErrUnsupported},
+		{"notes.rtf", []byte("{\\rtf1}"), ErrUnsupported},
 	}
 	var paths []string
 	for _, tc := range tests {
@@ -242,7 +242,7 @@ func TestReadFileSizes(t *testing.T) {
 		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got, err := readFile(path)
+		got, err := readFile(path, MaxFileSize)
 		if err != nil || string(got) != want {
 			t.Errorf("size %d: read %d bytes, %v", n, len(got), err)
 		}
