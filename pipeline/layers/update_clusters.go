@@ -51,10 +51,11 @@ func (l *labeller) connections(id string) int32 {
 	return c
 }
 
-// members reads the entities of ids (of one layer) as a Summarizer sees them.
+// members reads the entities of ids (of one layer) as a Summarizer sees them, without their
+// embeddings.
 func (l *labeller) members(ctx context.Context, layer int, ids []string) ([]Member, error) {
 	out := make([]Member, 0, len(ids))
-	err := l.b.entities(ctx, layer, len(ids), func(i int) string { return ids[i] }, func(es []graph.Entity) error {
+	err := l.b.entities(ctx, layer, len(ids), func(i int) string { return ids[i] }, l.b.Store.EntityTexts, func(es []graph.Entity) error {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		for _, e := range es {
@@ -95,7 +96,7 @@ func (l *labeller) label(ctx context.Context, id string) (string, error) {
 			return "", err
 		}
 	} else {
-		es, err := l.b.Store.Entities(ctx, []string{best})
+		es, err := l.b.Store.EntityTexts(ctx, []string{best})
 		if err != nil {
 			return "", fmt.Errorf("read entity %s: %w", best, err)
 		}
@@ -351,7 +352,7 @@ func (b *Builder) regenerate(ctx context.Context, layer int, c *clusterOf, gains
 	weights := []map[string]float64{c.weights}
 	if len(members) > splitSize(opt) || (len(c.summaries) == 0 && len(members) > opt.MaxClusterSize) {
 		r.split = true
-		if groups, weights, err = b.split(ctx, members, opt); err != nil {
+		if groups, weights, err = b.split(ctx, layer, members, opt); err != nil {
 			return r, fmt.Errorf("cluster again a cluster of layer %d: %w", layer, err)
 		}
 	}
@@ -417,7 +418,7 @@ func (b *Builder) sameAsStored(ctx context.Context, stored []string, fresh []gra
 	if len(stored) != len(fresh) {
 		return false, nil
 	}
-	es, err := b.Store.Entities(ctx, stored)
+	es, err := b.Store.EntityTexts(ctx, stored)
 	if err != nil {
 		return false, fmt.Errorf("read summaries: %w", err)
 	}
@@ -438,12 +439,19 @@ func (b *Builder) sameAsStored(ctx context.Context, stored []string, fresh []gra
 }
 
 // split clusters the members of a cluster grown past MaxClusterSize again, as Build clusters a
-// layer (cluster.Bounded over their embeddings), and returns the groups with each member's
-// probability.
-func (b *Builder) split(ctx context.Context, members []Member, opt Options) ([][]Member, []map[string]float64, error) {
-	rows := make([][]float32, len(members))
-	for i, m := range members {
-		rows[i] = m.Embedding
+// layer (cluster.Bounded over their embeddings, read here: members come without them), and
+// returns the groups with each member's probability.
+func (b *Builder) split(ctx context.Context, layer int, members []Member, opt Options) ([][]Member, []map[string]float64, error) {
+	rows := make([][]float32, 0, len(members))
+	id := func(i int) string { return members[i].ID }
+	err := b.entities(ctx, layer, len(members), id, b.Store.Entities, func(es []graph.Entity) error {
+		for _, e := range es {
+			rows = append(rows, e.Embedding)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	groups, err := cluster.Bounded(rows, cluster.BoundedOptions{
 		Size: opt.ClusterSize, MaxSize: opt.MaxClusterSize, Dims: opt.Dims,
