@@ -303,6 +303,9 @@ func (b *Builder) grow(ctx context.Context, top int, lbl *labeller, opt Options)
 		return nil, nil
 	}
 	set := layerSet{layer: top, conns: make([]int32, len(order)), labels: make([]string, len(order))}
+	if err := lbl.labelAll(ctx, order); err != nil {
+		return nil, err
+	}
 	for i, id := range order {
 		if err := ids.AddString(id); err != nil {
 			return nil, fmt.Errorf("layer %d: %w", top, err)
