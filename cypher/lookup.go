@@ -157,6 +157,45 @@ func (s *Store) EntitiesAfter(ctx context.Context, layer int, after string, limi
 	return decodeAs("entities after", rows, "entity", decodeEntity)
 }
 
+// EntityTexts implements graph.EntityTextReader.
+func (s *Store) EntityTexts(ctx context.Context, ids []string) ([]graph.Entity, error) {
+	return byIDs(ctx, s, "entity texts", qReadEntitiesTexts, "entity", ids, decodeEntity,
+		func(e graph.Entity) string { return e.ID })
+}
+
+// EmbeddedIDsAfter implements graph.EntityScanner.
+func (s *Store) EmbeddedIDsAfter(ctx context.Context, layer int, after string, limit int) ([]string, error) {
+	what := fmt.Sprintf("ids of embedded entities of layer %d after %q", layer, after)
+	if limit <= 0 {
+		return nil, fmt.Errorf("cypher: %s: limit %d, want a positive one", what, limit)
+	}
+	rows, err := s.readRows(ctx, qReadEmbeddedIDsAfter, map[string]any{"layer": int64(layer), "after": after, "limit": int64(limit)})
+	if err != nil {
+		return nil, fmt.Errorf("cypher: %s: %w", what, err)
+	}
+	ids := make([]string, len(rows))
+	for i, row := range rows {
+		f := fields{m: row}
+		if ids[i] = f.str("id"); f.err != nil {
+			return nil, fmt.Errorf("cypher: %s: %w", what, f.err)
+		}
+	}
+	return ids, nil
+}
+
+// UnembeddedAfter implements graph.EntityScanner.
+func (s *Store) UnembeddedAfter(ctx context.Context, layer int, after string, limit int) ([]graph.Entity, error) {
+	what := fmt.Sprintf("entities without embeddings of layer %d after %q", layer, after)
+	if limit <= 0 {
+		return nil, fmt.Errorf("cypher: %s: limit %d, want a positive one", what, limit)
+	}
+	rows, err := s.readRows(ctx, qReadUnembeddedAfter, map[string]any{"layer": int64(layer), "after": after, "limit": int64(limit)})
+	if err != nil {
+		return nil, fmt.Errorf("cypher: %s: %w", what, err)
+	}
+	return decodeAs(what, rows, "entity", decodeEntity)
+}
+
 // CommunitiesByLevel implements graph.Store.
 func (s *Store) CommunitiesByLevel(ctx context.Context, level int) ([]graph.Community, error) {
 	rows, err := s.readRows(ctx, qReadCommunitiesLevel, map[string]any{"level": int64(level)})

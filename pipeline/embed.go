@@ -93,7 +93,8 @@ func (in *Ingester) embedEntities(ctx context.Context) (int, error) {
 // entityPages returns what hands embedEntities the entities that may lack an embedding, a page
 // at a time, and whether the page is the last: when the run records its changes (an update),
 // only the entities it changed, since every other one was embedded when it was written;
-// otherwise every layer-0 entity, read in id order.
+// otherwise the layer-0 entities without an embedding, in id order (the ones embedded get
+// theirs behind the pages read, so paging on after the last id read misses none).
 func (in *Ingester) entityPages() func(context.Context) ([]graph.Entity, bool, error) {
 	if in.changes != nil && !in.changes.full {
 		ids := slices.Sorted(maps.Keys(in.changes.ids))
@@ -106,7 +107,7 @@ func (in *Ingester) entityPages() func(context.Context) ([]graph.Entity, bool, e
 	}
 	after := ""
 	return func(ctx context.Context) ([]graph.Entity, bool, error) {
-		page, err := in.Store.EntitiesAfter(ctx, 0, after, entityPage)
+		page, err := in.Store.UnembeddedAfter(ctx, 0, after, entityPage)
 		if len(page) > 0 {
 			after = page[len(page)-1].ID
 		}

@@ -42,6 +42,8 @@ type Progress interface {
 type Store interface {
 	graph.ReadWriter
 	graph.EntityPager
+	graph.EntityScanner
+	graph.EntityTextReader
 	graph.Analyzer
 	graph.ArchIndex
 }

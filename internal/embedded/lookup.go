@@ -150,6 +150,45 @@ func (s *Store) EntitiesAfter(ctx context.Context, layer int, after string, limi
 	return out, err
 }
 
+// EmbeddedIDsAfter implements graph.EntityScanner, in the order of EntitiesAfter.
+func (s *Store) EmbeddedIDsAfter(ctx context.Context, layer int, after string, limit int) ([]string, error) {
+	what := fmt.Sprintf("ids of embedded entities of layer %d after %q", layer, after)
+	if limit <= 0 {
+		return nil, fmt.Errorf("%s: limit %d, want a positive one", what, limit)
+	}
+	var out []string
+	err := s.read(ctx, what, func(tx *sql.Tx) error {
+		var err error
+		out, err = queryAll(ctx, s.cached(tx), scanID,
+			`SELECT e.id FROM entities e WHERE e.layer = ? AND e.id > ? AND e.embedding IS NOT NULL ORDER BY e.id LIMIT ?`, layer, after, limit)
+		return err
+	})
+	return out, err
+}
+
+// UnembeddedAfter implements graph.EntityScanner, in the order of EntitiesAfter.
+func (s *Store) UnembeddedAfter(ctx context.Context, layer int, after string, limit int) ([]graph.Entity, error) {
+	what := fmt.Sprintf("entities without embeddings of layer %d after %q", layer, after)
+	if limit <= 0 {
+		return nil, fmt.Errorf("%s: limit %d, want a positive one", what, limit)
+	}
+	var out []graph.Entity
+	err := s.read(ctx, what, func(tx *sql.Tx) error {
+		var err error
+		out, err = queryAll(ctx, s.cached(tx), scanEntity,
+			`SELECT `+entityColsNoEmbedding("e")+` FROM entities e WHERE e.layer = ? AND e.id > ? AND e.embedding IS NULL ORDER BY e.id LIMIT ?`, layer, after, limit)
+		return err
+	})
+	return out, err
+}
+
+// EntityTexts implements graph.EntityTextReader.
+func (s *Store) EntityTexts(ctx context.Context, ids []string) ([]graph.Entity, error) {
+	return byIDs(ctx, s, "look up entity texts",
+		`SELECT `+entityColsNoEmbedding("e")+` FROM entities e WHERE e.id IN (SELECT value FROM json_each(?))`,
+		ids, scanEntity, func(e graph.Entity) string { return e.ID })
+}
+
 // CommunitiesByLevel returns the communities of one level (all levels when level < 0), ordered by
 // level then community id.
 func (s *Store) CommunitiesByLevel(ctx context.Context, level int) ([]graph.Community, error) {

@@ -119,6 +119,13 @@ func scanScoredCommunity(sc scanner, _ ...any) (graph.ScoredCommunity, error) {
 }
 
 // scanner is what *sql.Row and *sql.Rows have in common.
+// scanID scans a single id column.
+func scanID(sc scanner, _ ...any) (string, error) {
+	var id string
+	err := sc.Scan(&id)
+	return id, err
+}
+
 type scanner interface {
 	Scan(dest ...any) error
 }

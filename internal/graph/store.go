@@ -251,6 +251,28 @@ type EntityPager interface {
 	EntitiesAfter(ctx context.Context, layer int, after string, limit int) ([]Entity, error)
 }
 
+// EntityScanner pages through a layer reading only what a pass over it uses: the ids of the
+// entities with an embedding (the members a layer is clustered from), or the entities still to
+// embed. On Neo4j an embedding is most of an entity's row (a list of floats, each one boxed by
+// the driver), so a pass that reads whole entities to keep a few of their fields costs several
+// times what it uses.
+type EntityScanner interface {
+	// EmbeddedIDsAfter returns at most limit ids of the entities of one layer that have an
+	// embedding, sorting after after, in order; after "" starts at the first. A page shorter
+	// than limit is the last. limit must be positive.
+	EmbeddedIDsAfter(ctx context.Context, layer int, after string, limit int) ([]string, error)
+	// UnembeddedAfter returns, as EntityPager.EntitiesAfter does, at most limit entities of one
+	// layer that have no embedding, whose ids sort after after.
+	UnembeddedAfter(ctx context.Context, layer int, after string, limit int) ([]Entity, error)
+}
+
+// EntityTextReader looks entities up for what they say, not for their vectors.
+type EntityTextReader interface {
+	// EntityTexts returns the entities of ids as Reader.Entities does, without their
+	// embeddings (Embedding nil).
+	EntityTexts(ctx context.Context, ids []string) ([]Entity, error)
+}
+
 // EvidenceReader reads the per-chunk evidence that entities and relations are derived from.
 // Evidence comes ordered by entity id (relation key), then document id, Seq and chunk id: the
 // order in which it is merged, whatever the order documents were ingested in.
@@ -334,6 +356,8 @@ type ReadSearcher interface {
 type Store interface {
 	Reader
 	EntityPager
+	EntityScanner
+	EntityTextReader
 	Searcher
 	Writer
 	Analyzer

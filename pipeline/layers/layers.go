@@ -42,7 +42,9 @@ type Summary struct {
 	Description string
 }
 
-// Member is an entity of a cluster as a Summarizer sees it.
+// Member is an entity of a cluster as a Summarizer sees it: as stored, without its embedding
+// (a summary is written from what its members say; reading their vectors cost more than the
+// rest of them).
 type Member struct {
 	graph.Entity
 	// Connections ranks members, most connected first: for an extracted entity, its RELATED
@@ -93,10 +95,13 @@ func DefaultOptions() Options {
 	return Options{MaxLayers: 5, Dims: 10, ClusterSize: 20, MaxClusterSize: 40, MaxComponents: 50, Threshold: 0.1, Concurrency: 8, AggregateK: AggregateK}
 }
 
-// Store is what the index needs of a store: it reads the layer-0 entities a page at a time.
+// Store is what the index needs of a store: it reads the layer-0 entities a page at a time,
+// and reads embeddings only in the passes that use them.
 type Store interface {
 	graph.ReadWriter
 	graph.EntityPager
+	graph.EntityScanner
+	graph.EntityTextReader
 }
 
 // Builder builds the summary layers over the layer-0 entities of a store.
@@ -117,6 +122,7 @@ type Builder struct {
 	// or more: 16 bytes each), in a file removed as soon as it is created; "" is os.TempDir.
 	TempDir string
 	spillAt int // the number of relations kept in a file from; 0 is spillEdges (tests lower it)
+	holdAt  int // the bytes of a layer's embeddings held between passes at most; 0 is heldEmbeddings (tests lower it)
 }
 
 // Layer describes one built layer.
@@ -150,7 +156,11 @@ func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
 	if err := b.Store.Apply(ctx, graph.Batch{ClearSummaries: true}); err != nil {
 		return nil, fmt.Errorf("remove the previous summary layers: %w", err)
 	}
-	current, dims, err := b.baseMembers(ctx)
+	current, err := b.baseMembers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	dims, err := b.dimensions(ctx, current)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +190,7 @@ func (b *Builder) buildFrom(ctx context.Context, current layerSet, dims int, bet
 			return nil, fmt.Errorf("cluster layer %d: %w", layer-1, err)
 		}
 		if current.layer == 0 {
-			again, _, err := b.baseMembers(ctx)
+			again, err := b.baseMembers(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -308,7 +318,7 @@ func (b *Builder) cluster(ctx context.Context, set layerSet, dims int, opt Optio
 		GMM: cluster.GMMOptions{Covariance: cluster.Diag, Seed: b.Seed},
 	}
 	n := len(set.conns)
-	x, err := cluster.PCAStream(n, dims, b.embeddings(ctx, set), cluster.BoundedDims(n, bopt))
+	x, err := cluster.PCAStream(n, dims, b.embeddings(ctx, set, dims), cluster.BoundedDims(n, bopt))
 	if err != nil {
 		return nil, err
 	}
@@ -318,18 +328,20 @@ func (b *Builder) cluster(ctx context.Context, set layerSet, dims int, opt Optio
 // page is how many entities the index reads or writes at a time.
 const page = 2048
 
-// baseMembers reads the ids of the layer-0 entities that have an embedding, a page at a time,
-// and the embeddings' dimensions. The ids are packed (idlist), in allocations of their size.
-func (b *Builder) baseMembers(ctx context.Context) (layerSet, int, error) {
+// idPage is how many ids the index reads at a time when it needs the ids alone: a page of ids
+// weighs what a few entities with their embeddings do.
+const idPage = 16384
+
+// baseMembers reads the ids of the layer-0 entities that have an embedding, a page at a time.
+// The ids are packed (idlist), in allocations of their size.
+func (b *Builder) baseMembers(ctx context.Context) (layerSet, error) {
 	var set layerSet
 	var ids idlist.Builder
-	dims := 0
 	h := fnv.New64a()
-	err := b.eachLayer(ctx, 0, func(es []graph.Entity) error {
-		for _, e := range es {
-			digestID(h, e.ID)
-			dims = cmp.Or(dims, len(e.Embedding))
-			if err := ids.AddString(e.ID); err != nil {
+	err := b.eachID(ctx, 0, func(page []string) error {
+		for _, id := range page {
+			digestID(h, id)
+			if err := ids.AddString(id); err != nil {
 				return fmt.Errorf("layer 0: %w", err)
 			}
 		}
@@ -338,7 +350,45 @@ func (b *Builder) baseMembers(ctx context.Context) (layerSet, int, error) {
 	set.ids = ids.List().Clone()
 	set.conns = make([]int32, set.ids.Len())
 	set.digest = h.Sum64()
-	return set, dims, err
+	return set, err
+}
+
+// eachID calls fn with every page of the ids of the entities of a layer that have an
+// embedding, in id order.
+func (b *Builder) eachID(ctx context.Context, layer int, fn func([]string) error) error {
+	after := ""
+	for {
+		ids, err := b.Store.EmbeddedIDsAfter(ctx, layer, after, idPage)
+		if err != nil {
+			return fmt.Errorf("read the ids of layer %d: %w", layer, err)
+		}
+		if len(ids) > 0 {
+			if err := fn(ids); err != nil {
+				return err
+			}
+			after = ids[len(ids)-1]
+		}
+		if len(ids) < idPage {
+			return nil
+		}
+	}
+}
+
+// dimensions returns the dimensions of the embeddings of set, those of its first entity's (0
+// for an empty set).
+func (b *Builder) dimensions(ctx context.Context, set layerSet) (int, error) {
+	if set.ids.Len() == 0 {
+		return 0, nil
+	}
+	id := set.ids.At(0)
+	es, err := b.Store.Entities(ctx, []string{id})
+	if err != nil {
+		return 0, fmt.Errorf("read entity %s of layer %d: %w", id, set.layer, err)
+	}
+	if len(es) != 1 || len(es[0].Embedding) == 0 {
+		return 0, fmt.Errorf("read entity %s of layer %d: gone, or without its embedding, since the layer was read", id, set.layer)
+	}
+	return len(es[0].Embedding), nil
 }
 
 // digestID adds an id to a digest of ids in order.
@@ -415,16 +465,20 @@ func (b *Builder) baseEdges(ctx context.Context, base layerSet, n int) (edgeList
 	return fe, nil
 }
 
+// lookup reads entities by id: with their embeddings (graph.Reader.Entities) or without
+// (graph.EntityTextReader.EntityTexts).
+type lookup func(ctx context.Context, ids []string) ([]graph.Entity, error)
+
 // entities calls fn with the stored entities of the n ids id(0), id(1), …, in that order, a
-// page at a time.
-func (b *Builder) entities(ctx context.Context, layer int, n int, id func(int) string, fn func([]graph.Entity) error) error {
+// page at a time, read by read.
+func (b *Builder) entities(ctx context.Context, layer int, n int, id func(int) string, read lookup, fn func([]graph.Entity) error) error {
 	want := make([]string, 0, min(n, page))
 	for start := 0; start < n; start += page {
 		want = want[:0]
 		for i := start; i < min(start+page, n); i++ {
 			want = append(want, id(i))
 		}
-		es, err := b.Store.Entities(ctx, want)
+		es, err := read(ctx, want)
 		if err != nil {
 			return fmt.Errorf("read entities of layer %d: %w", layer, err)
 		}
@@ -447,7 +501,49 @@ func (b *Builder) entities(ctx context.Context, layer int, n int, id func(int) s
 // store: layer 0 in id order (its ids need not be held: the pass's digest must be the layer's),
 // a summary layer by id. The index is the store's one writer while it runs, so every pass reads
 // the same rows; a pass that finds others is an error all the same.
-func (b *Builder) embeddings(ctx context.Context, set layerSet) cluster.RowSource {
+//
+// A layer whose embeddings fit in heldEmbeddings bytes is read once and its later passes
+// (cluster.PCAStream makes three) come from memory; a larger one is read in every pass.
+func (b *Builder) embeddings(ctx context.Context, set layerSet, dims int) cluster.RowSource {
+	read := b.readEmbeddings(ctx, set)
+	n := len(set.conns)
+	if n*dims*4 > cmp.Or(b.holdAt, heldEmbeddings) || dims == 0 {
+		return read
+	}
+	var held []float32 // n×dims, once the first pass is through
+	return func(fn func(int, []float32) error) error {
+		if held != nil {
+			for i := range n {
+				if err := fn(i, held[i*dims:(i+1)*dims:(i+1)*dims]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		rows := make([]float32, n*dims)
+		err := read(func(i int, row []float32) error {
+			if len(row) != dims {
+				return fmt.Errorf("read layer %d: an embedding of %d dimensions, %d expected", set.layer, len(row), dims)
+			}
+			copy(rows[i*dims:], row)
+			return fn(i, row)
+		})
+		if err == nil {
+			held = rows
+		}
+		return err
+	}
+}
+
+// heldEmbeddings is how many bytes of a layer's embeddings the clustering holds between its
+// passes: on Neo4j reading them costs most of the clustering's time (boxed floats on the wire
+// and in the driver), held they cost 4 bytes a value. 32 MiB is 20 000 entities of 384
+// dimensions; a larger layer is streamed in every pass, as before.
+const heldEmbeddings = 32 << 20
+
+// readEmbeddings is the cluster.RowSource that reads the embeddings of a layer from the store in
+// every pass.
+func (b *Builder) readEmbeddings(ctx context.Context, set layerSet) cluster.RowSource {
 	return func(fn func(int, []float32) error) error {
 		n, i := len(set.conns), 0
 		h := fnv.New64a()
@@ -471,7 +567,7 @@ func (b *Builder) embeddings(ctx context.Context, set layerSet) cluster.RowSourc
 				err = fmt.Errorf("read layer 0: its entities changed while it was clustered")
 			}
 		} else {
-			err = b.entities(ctx, set.layer, set.ids.Len(), set.ids.At, visit)
+			err = b.entities(ctx, set.layer, set.ids.Len(), set.ids.At, b.Store.Entities, visit)
 		}
 		if err == nil && i != n {
 			err = fmt.Errorf("read layer %d: %d entities with embeddings, %d when the layer was first read", set.layer, i, n)
@@ -480,13 +576,13 @@ func (b *Builder) embeddings(ctx context.Context, set layerSet) cluster.RowSourc
 	}
 }
 
-// members returns the rows of set as the summarizer sees them: stored entities, with their
-// connections and labels. An extracted entity's Degree is its counted connections (the stored
-// one is what the previous components stage left).
+// members returns the rows of set as the summarizer sees them: stored entities without their
+// embeddings, with their connections and labels. An extracted entity's Degree is its counted
+// connections (the stored one is what the previous components stage left).
 func (b *Builder) members(ctx context.Context, set layerSet, rows []int) ([]Member, error) {
 	out := make([]Member, 0, len(rows))
 	id := func(i int) string { return set.ids.At(rows[i]) }
-	err := b.entities(ctx, set.layer, len(rows), id, func(es []graph.Entity) error {
+	err := b.entities(ctx, set.layer, len(rows), id, b.Store.EntityTexts, func(es []graph.Entity) error {
 		for _, e := range es {
 			r := rows[len(out)]
 			m := Member{Entity: e, Connections: int(set.conns[r]), Label: e.Name}
@@ -540,9 +636,10 @@ func (b *Builder) summarize(ctx context.Context, layer int, set layerSet, groups
 	links := make([]link, 0, n)
 	// A summary is written with the window that first gives it. One that a later window gives
 	// again has its description completed and is written again at the end (rare: soft clusters
-	// whose best members coincide).
+	// whose best members coincide): grown holds the descriptions it is given again, joined to
+	// the written one at the end, when the summaries written are read back in one pass.
 	written := 0
-	grown := map[int32]string{}
+	grown := map[int32][]string{}
 	dims := 0
 	for start := 0; start < len(groups); start += page {
 		window := groups[start:min(start+page, len(groups))]
@@ -572,15 +669,7 @@ func (b *Builder) summarize(ctx context.Context, layer int, set layerSet, groups
 				case int(i) >= written:
 					next.descs[i] = joinDescription(next.descs[i], s.Description)
 				default:
-					desc, ok := grown[i]
-					if !ok {
-						es, err := b.Store.Entities(ctx, []string{id})
-						if err != nil || len(es) != 1 {
-							return nil, nil, 0, fmt.Errorf("read summary %s of layer %d again: %d found, %v", id, layer, len(es), err)
-						}
-						desc = es[0].Description
-					}
-					grown[i] = joinDescription(desc, s.Description)
+					grown[i] = append(grown[i], s.Description)
 				}
 				if ok && byConnections(res.best, best[i]) < 0 {
 					best[i] = res.best
@@ -600,8 +689,8 @@ func (b *Builder) summarize(ctx context.Context, layer int, set layerSet, groups
 	}
 	if len(grown) > 0 {
 		again := slices.Sorted(maps.Keys(grown))
-		for _, i := range again {
-			next.descs[i] = grown[i]
+		if err := b.growDescriptions(ctx, next, again, grown); err != nil {
+			return nil, nil, 0, err
 		}
 		if _, err := b.writeEntities(ctx, next, again); err != nil {
 			return nil, nil, 0, err
@@ -626,6 +715,25 @@ func (b *Builder) summarize(ctx context.Context, layer int, set layerSet, groups
 	return next, slices.Clip(links), dims, nil
 }
 
+// growDescriptions sets the descriptions of the summaries again of next to their written
+// descriptions, read back a page at a time, joined with the ones more gives each.
+func (b *Builder) growDescriptions(ctx context.Context, next *summaries, again []int32, more map[int32][]string) error {
+	id := func(i int) string { return next.ids.At(int(again[i])) }
+	k := 0
+	return b.entities(ctx, next.layer, len(again), id, b.Store.EntityTexts, func(es []graph.Entity) error {
+		for _, e := range es {
+			i := again[k]
+			desc := e.Description
+			for _, d := range more[i] {
+				desc = joinDescription(desc, d)
+			}
+			next.descs[i] = desc
+			k++
+		}
+		return nil
+	})
+}
+
 // joinDescription adds the description of a summary given again to the one it has, unless it
 // holds it already.
 func joinDescription(desc, more string) string {
@@ -635,20 +743,56 @@ func joinDescription(desc, more string) string {
 	return desc + "\n" + more
 }
 
-// summarizeWindow summarizes the clusters of a window concurrently.
+// memberPage is how many members summarizeWindow reads at a time, for as many clusters as
+// they fill: a lookup per cluster made the stage a few thousand round trips on Neo4j.
+const memberPage = 2 * page
+
+// summarizeWindow summarizes the clusters of a window, reading their members memberPage at a
+// time and summarizing the clusters of each read concurrently.
 func (b *Builder) summarizeWindow(ctx context.Context, layer int, set layerSet, window []cluster.Group, opt Options) ([]clusterSummaries, error) {
 	results := make([]clusterSummaries, len(window))
+	for start := 0; start < len(window); {
+		end, n := start, 0
+		for ; end < len(window) && (n == 0 || n+len(window[end].Rows) <= memberPage); end++ {
+			if len(window[end].Rows) >= 2 {
+				n += len(window[end].Rows)
+			}
+		}
+		if err := b.summarizePart(ctx, layer, set, window[start:end], results[start:end], opt); err != nil {
+			return nil, err
+		}
+		start = end
+	}
+	return results, nil
+}
+
+// summarizePart reads the members of the clusters of part in one lookup (a member of several
+// is read once) and summarizes the clusters concurrently into results.
+func (b *Builder) summarizePart(ctx context.Context, layer int, set layerSet, part []cluster.Group, results []clusterSummaries, opt Options) error {
+	var rows []int
+	for _, grp := range part {
+		if len(grp.Rows) >= 2 { // a lone entity needs no summary: it would only repeat itself
+			rows = append(rows, grp.Rows...)
+		}
+	}
+	slices.Sort(rows)
+	rows = slices.Compact(rows)
+	members, err := b.members(ctx, set, rows)
+	if err != nil {
+		return fmt.Errorf("read the members of clusters of layer %d: %w", layer-1, err)
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opt.Concurrency)
-	for ci, grp := range window {
+	for ci, grp := range part {
 		if len(grp.Rows) < 2 {
-			continue // a lone entity needs no summary: it would only repeat itself
+			continue
+		}
+		group := make([]Member, len(grp.Rows))
+		for j, r := range grp.Rows {
+			i, _ := slices.BinarySearch(rows, r)
+			group[j] = members[i]
 		}
 		g.Go(func() error {
-			group, err := b.members(gctx, set, grp.Rows)
-			if err != nil {
-				return fmt.Errorf("read the members of a cluster of layer %d: %w", layer-1, err)
-			}
 			slices.SortFunc(group, byConnections)
 			s, err := b.Summarizer.Summarize(gctx, group)
 			if err != nil {
@@ -659,7 +803,7 @@ func (b *Builder) summarizeWindow(ctx context.Context, layer int, set layerSet, 
 			return nil
 		})
 	}
-	return results, g.Wait()
+	return g.Wait()
 }
 
 // writeSummaries embeds and writes the summaries [from, to) of next, dropping their
@@ -721,7 +865,7 @@ func (b *Builder) writeLinks(ctx context.Context, below layerSet, next *summarie
 			}
 		}
 		out := make([]graph.SummaryLink, 0, end-start)
-		err := b.entities(ctx, below.layer, len(ids), func(i int) string { return ids[i] }, func(es []graph.Entity) error {
+		err := b.entities(ctx, below.layer, len(ids), func(i int) string { return ids[i] }, b.Store.EntityTexts, func(es []graph.Entity) error {
 			for _, e := range es {
 				for ; start < end && below.ids.At(int(links[start].member)) == e.ID; start++ {
 					l := links[start]

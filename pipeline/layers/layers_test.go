@@ -261,27 +261,33 @@ func TestBuildCountsDegreesFromRelations(t *testing.T) {
 }
 
 // memberRecorder records, for every cluster of extracted entities it is asked to summarize, the
-// sorted ids of its members, and whether each member came with its description and embedding.
+// sorted ids of its members, and whether each member came with its description and without its
+// embedding.
 type memberRecorder struct {
 	mu       sync.Mutex
 	clusters []string
-	bare     int // layer-0 members without description or embedding
+	bare     int // layer-0 members without description
+	vectors  int // layer-0 members with their embedding, which no summarizer reads
 }
 
 func (r *memberRecorder) Summarize(ctx context.Context, members []layers.Member) ([]layers.Summary, error) {
 	if members[0].Layer == 0 {
 		ids := make([]string, len(members))
-		bare := 0
+		bare, vectors := 0, 0
 		for i, m := range members {
 			ids[i] = m.ID
-			if m.Description == "" || len(m.Embedding) == 0 {
+			if m.Description == "" {
 				bare++
+			}
+			if len(m.Embedding) > 0 {
+				vectors++
 			}
 		}
 		slices.Sort(ids)
 		r.mu.Lock()
 		r.clusters = append(r.clusters, strings.Join(ids, "|"))
 		r.bare += bare
+		r.vectors += vectors
 		r.mu.Unlock()
 	}
 	return layers.Extractive{}.Summarize(ctx, members)
@@ -289,8 +295,8 @@ func (r *memberRecorder) Summarize(ctx context.Context, members []layers.Member)
 
 // TestBuildReadsLayerZeroInPages: over a layer of several pages (entities without embeddings
 // among them), the clusters of layer 0 are those cluster.Bounded finds over all the embeddings
-// held in memory, and every member reaches the summarizer with its description and embedding,
-// though the index holds layer 0 without them.
+// held in memory, and every member reaches the summarizer with its description, though the
+// index holds layer 0 without it, and without its embedding, which no summarizer reads.
 // storeOf returns a new store holding n layer-0 entities named by name, embedded by emb unless
 // bare says the entity has no embedding yet.
 func storeOf(t *testing.T, emb embedding.Embedder, n int, name func(int) string, bare func(int) bool) *embedded.Store {
@@ -370,7 +376,10 @@ func TestBuildReadsLayerZeroInPages(t *testing.T) {
 		t.Errorf("layer 0 was summarized in %d clusters, in-memory clustering finds %d (or they differ)", len(rec.clusters), len(want))
 	}
 	if rec.bare > 0 {
-		t.Errorf("%d layer-0 members reached the summarizer without description or embedding", rec.bare)
+		t.Errorf("%d layer-0 members reached the summarizer without description", rec.bare)
+	}
+	if rec.vectors > 0 {
+		t.Errorf("%d layer-0 members reached the summarizer with their embedding", rec.vectors)
 	}
 }
 
@@ -430,5 +439,58 @@ func TestBuildMergesAcrossWindows(t *testing.T) {
 	led := strings.TrimSuffix(strings.TrimPrefix(sum.descs[0], "Led by "), ".")
 	if h, err := store.Ancestors(ctx, []string{led}); err != nil || len(h.Links) != 1 {
 		t.Errorf("%s, the best member of a cluster, has %d summary links (%v), want 1", led, len(h.Links), err)
+	}
+}
+
+// TestBuildHeldOrStreamedEmbeddings: a layer clustered from its embeddings held in memory
+// between the passes and one read from the store in every pass give the same hierarchy, summary
+// for summary and link for link.
+func TestBuildHeldOrStreamedEmbeddings(t *testing.T) {
+	ctx := context.Background()
+	emb := embedding.NewOffline(32)
+	store := storeOf(t, emb, 1500,
+		func(i int) string {
+			return fmt.Sprintf("Entity %05d %s", i, []string{"harbor", "guild", "treaty", "lighthouse", "salt"}[i%5])
+		},
+		func(i int) bool { return i%97 == 0 })
+	hierarchy := func(hold int) ([]layers.Layer, []graph.Entity, []graph.SummaryLink) {
+		b := &layers.Builder{Store: store, Embedder: emb, Summarizer: layers.Extractive{}, Log: zerolog.Nop(), Seed: 5}
+		layers.HoldEmbeddingsUpTo(b, hold)
+		built, err := b.Build(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sums []graph.Entity
+		var links []graph.SummaryLink
+		for l := 0; l <= len(built); l++ {
+			ls, err := store.LayerLinks(ctx, l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			links = append(links, ls...)
+			if l == 0 {
+				continue
+			}
+			es, err := store.EntitiesByLayer(ctx, l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sums = append(sums, es...)
+		}
+		return built, sums, links
+	}
+	heldLayers, heldSums, heldLinks := hierarchy(0)
+	streamedLayers, streamedSums, streamedLinks := hierarchy(1)
+	if len(heldLayers) < 2 || len(heldSums) == 0 {
+		t.Fatalf("built %d layers, %d summaries; want 2 layers or more", len(heldLayers), len(heldSums))
+	}
+	if !reflect.DeepEqual(heldLayers, streamedLayers) {
+		t.Errorf("layers: held %+v, streamed %+v", heldLayers, streamedLayers)
+	}
+	if !reflect.DeepEqual(heldSums, streamedSums) {
+		t.Errorf("summaries differ: held %d, streamed %d", len(heldSums), len(streamedSums))
+	}
+	if !reflect.DeepEqual(heldLinks, streamedLinks) {
+		t.Errorf("links differ: held %d, streamed %d", len(heldLinks), len(streamedLinks))
 	}
 }

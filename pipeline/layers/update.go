@@ -1,7 +1,6 @@
 package layers
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -199,7 +198,7 @@ func (b *Builder) classify(ctx context.Context, changed []string) (map[int][]str
 	ids := slices.Sorted(slices.Values(changed))
 	ids = slices.Compact(ids)
 	for start := 0; start < len(ids); start += page {
-		es, err := b.Store.Entities(ctx, ids[start:min(start+page, len(ids))])
+		es, err := b.Store.EntityTexts(ctx, ids[start:min(start+page, len(ids))])
 		if err != nil {
 			return nil, fmt.Errorf("read the changed entities: %w", err)
 		}
@@ -213,8 +212,8 @@ func (b *Builder) classify(ctx context.Context, changed []string) (map[int][]str
 // countLayer counts the entities of a layer that have an embedding.
 func (b *Builder) countLayer(ctx context.Context, layer int) (int, error) {
 	n := 0
-	err := b.eachLayer(ctx, layer, func(es []graph.Entity) error {
-		n += len(es)
+	err := b.eachID(ctx, layer, func(ids []string) error {
+		n += len(ids)
 		return nil
 	})
 	return n, err
@@ -248,10 +247,8 @@ func (b *Builder) eachLayer(ctx context.Context, layer int, fn func([]graph.Enti
 func (b *Builder) layerIDs(ctx context.Context, from, to int) ([]string, error) {
 	var ids []string
 	for l := from; l <= to; l++ {
-		err := b.eachLayer(ctx, l, func(es []graph.Entity) error {
-			for _, e := range es {
-				ids = append(ids, e.ID)
-			}
+		err := b.eachID(ctx, l, func(page []string) error {
+			ids = append(ids, page...)
 			return nil
 		})
 		if err != nil {
@@ -294,13 +291,9 @@ func (b *Builder) prune(ctx context.Context, top, related int, opt Options) ([]s
 // the layers allow more (Build stops there otherwise). It returns the layers built.
 func (b *Builder) grow(ctx context.Context, top int, lbl *labeller, opt Options) ([]Layer, error) {
 	var ids idlist.Builder
-	var dims int
 	var order []string
-	err := b.eachLayer(ctx, top, func(es []graph.Entity) error {
-		for _, e := range es {
-			order = append(order, e.ID)
-			dims = cmp.Or(dims, len(e.Embedding))
-		}
+	err := b.eachID(ctx, top, func(page []string) error {
+		order = append(order, page...)
 		return nil
 	})
 	if err != nil {
@@ -310,6 +303,9 @@ func (b *Builder) grow(ctx context.Context, top int, lbl *labeller, opt Options)
 		return nil, nil
 	}
 	set := layerSet{layer: top, conns: make([]int32, len(order)), labels: make([]string, len(order))}
+	if err := lbl.labelAll(ctx, order); err != nil {
+		return nil, err
+	}
 	for i, id := range order {
 		if err := ids.AddString(id); err != nil {
 			return nil, fmt.Errorf("layer %d: %w", top, err)
@@ -320,6 +316,10 @@ func (b *Builder) grow(ctx context.Context, top int, lbl *labeller, opt Options)
 		}
 	}
 	set.ids = ids.List()
+	dims, err := b.dimensions(ctx, set)
+	if err != nil {
+		return nil, err
+	}
 	describer := b.Describer
 	b.Describer = nil // the update aggregates every layer afterwards
 	defer func() { b.Describer = describer }()

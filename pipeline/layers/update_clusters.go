@@ -51,10 +51,11 @@ func (l *labeller) connections(id string) int32 {
 	return c
 }
 
-// members reads the entities of ids (of one layer) as a Summarizer sees them.
+// members reads the entities of ids (of one layer) as a Summarizer sees them, without their
+// embeddings.
 func (l *labeller) members(ctx context.Context, layer int, ids []string) ([]Member, error) {
 	out := make([]Member, 0, len(ids))
-	err := l.b.entities(ctx, layer, len(ids), func(i int) string { return ids[i] }, func(es []graph.Entity) error {
+	err := l.b.entities(ctx, layer, len(ids), func(i int) string { return ids[i] }, l.b.Store.EntityTexts, func(es []graph.Entity) error {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		for _, e := range es {
@@ -95,7 +96,7 @@ func (l *labeller) label(ctx context.Context, id string) (string, error) {
 			return "", err
 		}
 	} else {
-		es, err := l.b.Store.Entities(ctx, []string{best})
+		es, err := l.b.Store.EntityTexts(ctx, []string{best})
 		if err != nil {
 			return "", fmt.Errorf("read entity %s: %w", best, err)
 		}
@@ -105,6 +106,66 @@ func (l *labeller) label(ctx context.Context, id string) (string, error) {
 	}
 	l.labels[id] = s
 	return s, nil
+}
+
+// labelAll gives the summaries of ids their labels as label does, reading the names they come
+// from a page at a time rather than one by one. The caller is alone.
+func (l *labeller) labelAll(ctx context.Context, ids []string) error {
+	source := map[string][]string{} // extracted entity -> the summaries labelled with its name
+	for _, id := range ids {
+		chain, from := l.labelSource(id)
+		if from != "" {
+			source[from] = append(source[from], chain...)
+		}
+	}
+	from := slices.Sorted(maps.Keys(source))
+	for start := 0; start < len(from); start += page {
+		es, err := l.b.Store.EntityTexts(ctx, from[start:min(start+page, len(from))])
+		if err != nil {
+			return fmt.Errorf("read the entities summaries are named after: %w", err)
+		}
+		for _, e := range es {
+			for _, s := range source[e.ID] {
+				l.labels[s] = e.Name
+			}
+		}
+	}
+	for _, e := range from { // gone: labelled "", as label does
+		for _, s := range source[e] {
+			if _, ok := l.labels[s]; !ok {
+				l.labels[s] = ""
+			}
+		}
+	}
+	return nil
+}
+
+// labelSource follows label's choice of most connected members down from a summary without a
+// label yet to the extracted entity whose name it takes, and returns the summaries on the way
+// and that entity; "" when no name needs reading (the summaries on the way to a known label
+// are given it).
+func (l *labeller) labelSource(id string) ([]string, string) {
+	var chain []string
+	for {
+		if lab, ok := l.labels[id]; ok {
+			for _, s := range chain {
+				l.labels[s] = lab
+			}
+			return nil, ""
+		}
+		ms := l.below[id]
+		if len(ms) == 0 {
+			return nil, ""
+		}
+		chain = append(chain, id)
+		best := slices.MinFunc(ms, func(a, b string) int {
+			return cmp.Or(cmp.Compare(l.connections(b), l.connections(a)), cmp.Compare(a, b))
+		})
+		if _, summary := l.below[best]; !summary {
+			return chain, best
+		}
+		id = best
+	}
 }
 
 // Clusters is one summary layer's clusters, read from the links into it (LayerLinks): the
@@ -231,19 +292,29 @@ func (b *Builder) updateLayer(ctx context.Context, layer int, links, above []gra
 		parents[k.Member] = append(parents[k.Member], k.Summary)
 	}
 	keys := slices.Sorted(maps.Keys(touched))
-	results := make([]clusterResult, len(keys))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(opt.Concurrency)
-	for i, key := range keys {
-		c := clusters[key]
-		g.Go(func() error {
-			r, err := b.regenerate(gctx, layer, c, joined[key], lbl, opt)
-			results[i] = r
-			return err
-		})
+	if layer > 0 {
+		// The members are summaries: their labels, read together rather than by each cluster.
+		var ms []string
+		for _, key := range keys {
+			if c := clusters[key]; c != nil {
+				ms = append(ms, c.members...)
+			}
+			ms = append(ms, joined[key]...)
+		}
+		if err := lbl.labelAll(ctx, ms); err != nil {
+			return lu, out, err
+		}
 	}
-	if err := g.Wait(); err != nil {
-		return lu, out, err
+	results := make([]clusterResult, len(keys))
+	for start := 0; start < len(keys); {
+		end, n := start, 0
+		for ; end < len(keys) && (n == 0 || n+len(clusters[keys[end]].members)+len(joined[keys[end]]) <= memberPage); end++ {
+			n += len(clusters[keys[end]].members) + len(joined[keys[end]])
+		}
+		if err := b.regenerateAll(ctx, layer, keys[start:end], clusters, joined, lbl, results[start:end], opt); err != nil {
+			return lu, out, err
+		}
+		start = end
 	}
 	batch := graph.Batch{DeleteEntities: orphans}
 	for _, s := range orphans {
@@ -332,17 +403,56 @@ type clusterResult struct {
 	links     []graph.SummaryLink
 }
 
-// regenerate summarizes a touched cluster again with the members it has now and the ones it
-// gains, clustering it again first when it has grown past MaxClusterSize.
-func (b *Builder) regenerate(ctx context.Context, layer int, c *clusterOf, gains []string, lbl *labeller, opt Options) (clusterResult, error) {
-	var r clusterResult
-	ids := slices.Concat(c.members, gains)
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	members, err := lbl.members(ctx, layer, ids)
-	if err != nil {
-		return r, err
+// regenerateAll regenerates the touched clusters of keys concurrently into results, with their
+// members (those they have and those they gain) read in one lookup, a member of several once.
+func (b *Builder) regenerateAll(ctx context.Context, layer int, keys []string, clusters map[string]*clusterOf, joined map[string][]string, lbl *labeller, results []clusterResult, opt Options) error {
+	idsOf := func(key string) []string {
+		ids := slices.Concat(clusters[key].members, joined[key])
+		slices.Sort(ids)
+		return slices.Compact(ids)
 	}
+	var all []string
+	for _, key := range keys {
+		all = append(all, idsOf(key)...)
+	}
+	slices.Sort(all)
+	all = slices.Compact(all)
+	read, err := lbl.members(ctx, layer, all)
+	if err != nil {
+		return err
+	}
+	var sums []string
+	for _, key := range keys {
+		sums = append(sums, clusters[key].summaries...)
+	}
+	stored, err := b.storedSummaries(ctx, sums)
+	if err != nil {
+		return err
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opt.Concurrency)
+	for i, key := range keys {
+		ids := idsOf(key)
+		members := make([]Member, len(ids))
+		for j, id := range ids {
+			k, _ := slices.BinarySearch(all, id)
+			members[j] = read[k]
+		}
+		g.Go(func() error {
+			r, err := b.regenerate(gctx, layer, clusters[key], joined[key], members, stored, opt)
+			results[i] = r
+			return err
+		})
+	}
+	return g.Wait()
+}
+
+// regenerate summarizes a touched cluster again with its members, those it has now and those
+// it gains (gains), clustering it again first when it has grown past MaxClusterSize. stored
+// holds its stored summaries (storedSummaries).
+func (b *Builder) regenerate(ctx context.Context, layer int, c *clusterOf, gains []string, members []Member, stored map[string]graph.Entity, opt Options) (clusterResult, error) {
+	var r clusterResult
+	var err error
 	if len(members) < 2 {
 		r.dissolved, r.remove = true, c.summaries
 		return r, nil
@@ -351,7 +461,7 @@ func (b *Builder) regenerate(ctx context.Context, layer int, c *clusterOf, gains
 	weights := []map[string]float64{c.weights}
 	if len(members) > splitSize(opt) || (len(c.summaries) == 0 && len(members) > opt.MaxClusterSize) {
 		r.split = true
-		if groups, weights, err = b.split(ctx, members, opt); err != nil {
+		if groups, weights, err = b.split(ctx, layer, members, opt); err != nil {
 			return r, fmt.Errorf("cluster again a cluster of layer %d: %w", layer, err)
 		}
 	}
@@ -400,11 +510,7 @@ func (b *Builder) regenerate(ctx context.Context, layer int, c *clusterOf, gains
 		r.remove = c.summaries // their links to members now in other groups must go
 	}
 	if !r.split && len(r.ids) > 0 {
-		same, err := b.sameAsStored(ctx, c.summaries, r.entities)
-		if err != nil {
-			return r, err
-		}
-		if same {
+		if sameAsStored(stored, c.summaries, r.entities) {
 			r.unchanged = true
 			r.links = slices.DeleteFunc(r.links, func(l graph.SummaryLink) bool { return !slices.Contains(gains, l.Member) })
 		}
@@ -412,38 +518,56 @@ func (b *Builder) regenerate(ctx context.Context, layer int, c *clusterOf, gains
 	return r, nil
 }
 
-// sameAsStored reports whether the summaries written again are the stored ones, word for word.
-func (b *Builder) sameAsStored(ctx context.Context, stored []string, fresh []graph.Entity) (bool, error) {
-	if len(stored) != len(fresh) {
-		return false, nil
-	}
-	es, err := b.Store.Entities(ctx, stored)
-	if err != nil {
-		return false, fmt.Errorf("read summaries: %w", err)
-	}
-	if len(es) != len(fresh) {
-		return false, nil
-	}
-	byID := map[string]graph.Entity{}
-	for _, e := range es {
-		byID[e.ID] = e
-	}
-	for _, f := range fresh {
-		e, ok := byID[f.ID]
-		if !ok || e.Name != f.Name || e.Type != f.Type || e.Description != f.Description {
-			return false, nil
+// storedSummaries reads the summaries of ids that exist, without their embeddings, a page at
+// a time, by id.
+func (b *Builder) storedSummaries(ctx context.Context, ids []string) (map[string]graph.Entity, error) {
+	out := make(map[string]graph.Entity, len(ids))
+	for start := 0; start < len(ids); start += page {
+		es, err := b.Store.EntityTexts(ctx, ids[start:min(start+page, len(ids))])
+		if err != nil {
+			return nil, fmt.Errorf("read summaries: %w", err)
+		}
+		for _, e := range es {
+			out[e.ID] = e
 		}
 	}
-	return true, nil
+	return out, nil
+}
+
+// sameAsStored reports whether the summaries written again (fresh) are the stored ones of a
+// cluster (ids, found in stored), word for word.
+func sameAsStored(stored map[string]graph.Entity, ids []string, fresh []graph.Entity) bool {
+	if len(ids) != len(fresh) {
+		return false
+	}
+	for _, id := range ids {
+		if _, ok := stored[id]; !ok {
+			return false
+		}
+	}
+	for _, f := range fresh {
+		e, ok := stored[f.ID]
+		if !ok || !slices.Contains(ids, f.ID) || e.Name != f.Name || e.Type != f.Type || e.Description != f.Description {
+			return false
+		}
+	}
+	return true
 }
 
 // split clusters the members of a cluster grown past MaxClusterSize again, as Build clusters a
-// layer (cluster.Bounded over their embeddings), and returns the groups with each member's
-// probability.
-func (b *Builder) split(ctx context.Context, members []Member, opt Options) ([][]Member, []map[string]float64, error) {
-	rows := make([][]float32, len(members))
-	for i, m := range members {
-		rows[i] = m.Embedding
+// layer (cluster.Bounded over their embeddings, read here: members come without them), and
+// returns the groups with each member's probability.
+func (b *Builder) split(ctx context.Context, layer int, members []Member, opt Options) ([][]Member, []map[string]float64, error) {
+	rows := make([][]float32, 0, len(members))
+	id := func(i int) string { return members[i].ID }
+	err := b.entities(ctx, layer, len(members), id, b.Store.Entities, func(es []graph.Entity) error {
+		for _, e := range es {
+			rows = append(rows, e.Embedding)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	groups, err := cluster.Bounded(rows, cluster.BoundedOptions{
 		Size: opt.ClusterSize, MaxSize: opt.MaxClusterSize, Dims: opt.Dims,

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stratarag/strata/internal/graph"
@@ -11,6 +12,7 @@ func lookupTests() []test {
 		{"Lookup/OrderAndMissing", testLookupOrder},
 		{"Lookup/EntitiesByLayerOrder", testEntitiesByLayerOrder},
 		{"Lookup/EntitiesAfterPages", testEntitiesAfterPages},
+		{"Lookup/EntityScansAndTexts", testEntityScansAndTexts},
 	}
 }
 
@@ -98,5 +100,92 @@ func testEntitiesAfterPages(t *testing.T, s graph.Store) {
 	check(t, "EntitiesAfter(layer 1)", must[[]graph.Entity](t, "EntitiesAfter")(s.EntitiesAfter(ctx(t), 1, "", 10)), stored(pick(es, entityID, "C")))
 	if _, err := s.EntitiesAfter(ctx(t), 0, "", 0); err == nil {
 		t.Error("EntitiesAfter with limit 0: no error")
+	}
+}
+
+// testEntityScansAndTexts: the scans page, in id order, through the ids of a layer's entities
+// with an embedding and through the entities without one, and an entity that gets an embedding
+// moves from one to the other; EntityTexts is Entities without the embeddings.
+func testEntityScansAndTexts(t *testing.T, s graph.Store) {
+	var es []graph.Entity
+	for i, id := range []string{"D", "A", "E", "B", "C"} {
+		e := graph.Entity{ID: id, Name: id, Type: "thing", Description: "entity " + id}
+		if id == "A" || id == "C" || id == "E" {
+			e.Embedding = []float32{1, float32(i)}
+		}
+		es = append(es, e)
+	}
+	es = append(es,
+		graph.Entity{ID: "S", Name: "S", Type: "thing", Description: "summary S", Layer: 1, Embedding: []float32{2, 1}},
+		graph.Entity{ID: "T", Name: "T", Type: "thing", Description: "summary T", Layer: 1})
+	apply(t, s, graph.Batch{Entities: es})
+	noVector := func(es []graph.Entity) []graph.Entity {
+		out := stored(es)
+		for i := range out {
+			out[i].Embedding = nil
+		}
+		return out
+	}
+
+	ids := func(layer int, limit int) []string {
+		var got []string
+		after := ""
+		for pages := 0; pages <= len(es); pages++ {
+			page := must[[]string](t, "EmbeddedIDsAfter")(s.EmbeddedIDsAfter(ctx(t), layer, after, limit))
+			if len(page) > limit {
+				t.Fatalf("EmbeddedIDsAfter(limit %d) returned %d ids", limit, len(page))
+			}
+			got = append(got, page...)
+			if len(page) < limit {
+				break
+			}
+			after = page[len(page)-1]
+		}
+		return got
+	}
+	unembedded := func(layer int, limit int) []graph.Entity {
+		var got []graph.Entity
+		after := ""
+		for pages := 0; pages <= len(es); pages++ {
+			page := must[[]graph.Entity](t, "UnembeddedAfter")(s.UnembeddedAfter(ctx(t), layer, after, limit))
+			if len(page) > limit {
+				t.Fatalf("UnembeddedAfter(limit %d) returned %d entities", limit, len(page))
+			}
+			got = append(got, page...)
+			if len(page) < limit {
+				break
+			}
+			after = page[len(page)-1].ID
+		}
+		return got
+	}
+	for _, limit := range []int{1, 2, 3, 10} {
+		check(t, fmt.Sprintf("EmbeddedIDsAfter(layer 0) in pages of %d", limit), ids(0, limit), []string{"A", "C", "E"})
+		check(t, fmt.Sprintf("UnembeddedAfter(layer 0) in pages of %d", limit), unembedded(0, limit), stored(pick(es, entityID, "B", "D")))
+	}
+	check(t, "EmbeddedIDsAfter(layer 0, after C)", must[[]string](t, "EmbeddedIDsAfter")(s.EmbeddedIDsAfter(ctx(t), 0, "C", 10)), []string{"E"})
+	check(t, "EmbeddedIDsAfter(layer 1)", ids(1, 10), []string{"S"})
+	check(t, "UnembeddedAfter(layer 1)", unembedded(1, 10), stored(pick(es, entityID, "T")))
+
+	b := pick(es, entityID, "B")[0]
+	b.Embedding = []float32{3, 4}
+	apply(t, s, graph.Batch{Entities: []graph.Entity{b}})
+	check(t, "EmbeddedIDsAfter(layer 0) once B has an embedding", ids(0, 2), []string{"A", "B", "C", "E"})
+	check(t, "UnembeddedAfter(layer 0) once B has an embedding", unembedded(0, 2), stored(pick(es, entityID, "D")))
+
+	want := []string{"E", "NOBODY", "T", "B", "A"}
+	full := must[[]graph.Entity](t, "Entities")(s.Entities(ctx(t), want))
+	if len(full) != 4 || len(full[0].Embedding) == 0 {
+		t.Fatalf("Entities(%v) = %+v, want E, T, B and A, E with its embedding", want, full)
+	}
+	check(t, "EntityTexts", must[[]graph.Entity](t, "EntityTexts")(s.EntityTexts(ctx(t), want)), noVector(full))
+	if got := must[[]graph.Entity](t, "EntityTexts")(s.EntityTexts(ctx(t), nil)); len(got) != 0 {
+		t.Errorf("EntityTexts(nil) = %v, want none", got)
+	}
+	if _, err := s.EmbeddedIDsAfter(ctx(t), 0, "", 0); err == nil {
+		t.Error("EmbeddedIDsAfter with limit 0: no error")
+	}
+	if _, err := s.UnembeddedAfter(ctx(t), 0, "", 0); err == nil {
+		t.Error("UnembeddedAfter with limit 0: no error")
 	}
 }
