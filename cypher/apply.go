@@ -26,6 +26,9 @@ func (s *Store) Apply(ctx context.Context, b graph.Batch) error {
 	if err != nil {
 		return fmt.Errorf("cypher: apply: %w", err)
 	}
+	if err := s.checkLease(); err != nil {
+		return err
+	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	for _, idx := range []graph.VectorIndex{graph.ChunkEmbedding, graph.EntityEmbedding, graph.CommunityEmbedding} {

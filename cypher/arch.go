@@ -284,6 +284,9 @@ func (s *Store) WriteArchLayer(ctx context.Context, layer int, comms []graph.Arc
 	if layer > 1 {
 		missing, memberQuery, params["layer"] = qArchMissingCommunities, qArchMembersCommunities, int64(layer-1)
 	}
+	if err := s.checkLease(); err != nil {
+		return err
+	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	err := s.run.write(ctx, func(t tx) error {

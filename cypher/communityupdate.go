@@ -34,6 +34,9 @@ func (s *Store) UpdateCommunities(ctx context.Context, p graph.LeidenParams, cha
 	if p.MaxLevels < 1 {
 		return graph.CommunityUpdate{}, fmt.Errorf("cypher: update communities: MaxLevels is %d, want at least 1", p.MaxLevels)
 	}
+	if err := s.checkLease(); err != nil {
+		return graph.CommunityUpdate{}, err
+	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	out, err := s.updateCommunities(ctx, p, changed)

@@ -18,6 +18,9 @@ func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
 	if err := s.algorithmReady(ctx); err != nil {
 		return 0, fmt.Errorf("cypher: compute components: %w", err)
 	}
+	if err := s.checkLease(); err != nil {
+		return 0, err
+	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	n, err := s.countEntities(ctx)
@@ -67,6 +70,9 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 	}
 	if p.MaxLevels < 1 {
 		return nil, fmt.Errorf("cypher: compute communities: MaxLevels is %d, want at least 1", p.MaxLevels)
+	}
+	if err := s.checkLease(); err != nil {
+		return nil, err
 	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()

@@ -20,6 +20,11 @@ const (
 	qReadChunkTextIndex        = "read_chunk_text_index"
 	qSchemaAwait               = "schema_await"
 
+	qSchemaConstraintLease = "schema_constraint_lease"
+	qLeaseAcquire          = "lease_acquire"
+	qLeaseRenew            = "lease_renew"
+	qLeaseRelease          = "lease_release"
+
 	qServerComponents = "server_components"
 	qServerGDSVersion = "server_gds_version"
 

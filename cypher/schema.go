@@ -36,7 +36,7 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 		qSchemaConstraintDocument, qSchemaConstraintChunk, qSchemaConstraintEntity,
 		qSchemaConstraintCommunity, qSchemaConstraintMeta, qSchemaIndexEntityLayer,
 		qSchemaIndexCommunityLevel, qSchemaFulltextChunk, qSchemaFulltextEntity,
-		qSchemaConstraintArch, qSchemaIndexArchLayer,
+		qSchemaConstraintArch, qSchemaIndexArchLayer, qSchemaConstraintLease,
 	} {
 		if err := s.schemaWrite(ctx, name, nil); err != nil {
 			return fmt.Errorf("create schema: %w", err)

@@ -2,6 +2,7 @@ package cypher
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -32,6 +33,8 @@ type Store struct {
 
 	dimsMu sync.Mutex
 	dims   map[graph.VectorIndex]int // dimension of each existing vector index
+
+	lease *lease // the writer lease, once TakeWriterLease took it
 }
 
 var _ graph.Store = (*Store)(nil)
@@ -134,7 +137,9 @@ func (s *Store) ServerVersion() string { return s.server }
 // (then ComputeComponents and ComputeCommunities return ErrNoGDS).
 func (s *Store) GDSVersion() string { return s.gds }
 
-// Close releases the driver's connections.
+// Close gives the writer lease up, if the store holds it, and releases the driver's connections.
 func (s *Store) Close() error {
-	return s.run.close(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return errors.Join(s.releaseLease(ctx), s.run.close(ctx))
 }

@@ -23,8 +23,10 @@ type backend struct {
 	Location string `json:"location"`
 }
 
-// openStore opens Neo4j when a URI is configured, else the embedded store. Read-only opens of the
-// embedded store take no writer lock, so queries run while an ingest is in progress.
+// openStore opens Neo4j when a URI is configured, else the embedded store. A writable open takes
+// the store's writer lock (the embedded store's lock file, Neo4j's writer lease), so a second
+// writer is refused before it writes anything; read-only opens take none, so queries run while
+// an ingest is in progress.
 func openStore(ctx context.Context, c *cli.Context, log zerolog.Logger, readOnly bool) (graph.Store, backend, error) {
 	return openStoreWith(ctx, c, log, embedded.Options{ReadOnly: readOnly})
 }
@@ -34,7 +36,7 @@ func openStore(ctx context.Context, c *cli.Context, log zerolog.Logger, readOnly
 func openStoreWith(ctx context.Context, c *cli.Context, log zerolog.Logger, opt embedded.Options) (graph.Store, backend, error) {
 	if uri := c.String(flagNeo4jURI); uri != "" {
 		b := backend{Kind: "neo4j", Location: uri}
-		s, err := openNeo4j(ctx, c, log, &b)
+		s, err := openNeo4j(ctx, c, log, &b, !opt.ReadOnly)
 		if err != nil {
 			return nil, b, err
 		}

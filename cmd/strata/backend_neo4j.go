@@ -11,8 +11,9 @@ import (
 	"github.com/stratarag/strata/pipeline"
 )
 
-// openNeo4j connects to the Neo4j server named by the flags (or NEO4J_* variables).
-func openNeo4j(ctx context.Context, c *cli.Context, log zerolog.Logger, b *backend) (graph.Store, error) {
+// openNeo4j connects to the Neo4j server named by the flags (or NEO4J_* variables); a writer
+// takes the database's writer lease.
+func openNeo4j(ctx context.Context, c *cli.Context, log zerolog.Logger, b *backend, writer bool) (graph.Store, error) {
 	cfg := cypher.Config{
 		URI:      c.String(flagNeo4jURI),
 		Username: c.String(flagNeo4jUser),
@@ -23,7 +24,18 @@ func openNeo4j(ctx context.Context, c *cli.Context, log zerolog.Logger, b *backe
 	if cfg.Database != "" {
 		b.Location += " (database " + cfg.Database + ")"
 	}
-	return cypher.Open(ctx, cfg)
+	s, err := cypher.Open(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if !writer {
+		return s, nil
+	}
+	if err := s.TakeWriterLease(ctx); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
 // statementOutput is what one Neo4j statement cost during a run (cypher.StatementStat).
