@@ -13,6 +13,7 @@ import (
 func digestTests() []test {
 	return []test{
 		{"CommunityDigests/Limits", testDigestLimits},
+		{"CommunityDigests/Ring", testDigestRing},
 		{"CommunityDigests/Errors", testDigestErrors},
 	}
 }
@@ -33,15 +34,14 @@ func digestBatch() graph.Batch {
 	return b
 }
 
-// digester returns s as a graph.CommunityDigester, with its communities computed over
-// digestBatch (components first, for the degrees).
-func digester(t *testing.T, s graph.Store) (graph.CommunityDigester, []graph.Community, graph.Batch) {
+// digester returns s as a graph.CommunityDigester, with its communities computed over b
+// (components first, for the degrees).
+func digester(t *testing.T, s graph.Store, b graph.Batch) (graph.CommunityDigester, []graph.Community, graph.Batch) {
 	t.Helper()
 	d, ok := s.(graph.CommunityDigester)
 	if !ok {
 		t.Fatalf("%T does not implement graph.CommunityDigester", s)
 	}
-	b := digestBatch()
 	apply(t, s, b)
 	must[int](t, "ComputeComponents")(s.ComputeComponents(ctx(t)))
 	return d, computeCommunities(t, s), b
@@ -120,7 +120,7 @@ func digests(t *testing.T, d graph.CommunityDigester, ids []string, top, maxRela
 // bit for bit, for several limits; unknown and repeated ids, in lists longer than a store's
 // page, change nothing.
 func testDigestLimits(t *testing.T, s graph.Store) {
-	d, comms, b := digester(t, s)
+	d, comms, b := digester(t, s, digestBatch())
 	ids := []string{"no-such-community"}
 	for range 700 / len(comms) { // several pages of repeated ids
 		for _, c := range comms {
@@ -149,10 +149,29 @@ func testDigestLimits(t *testing.T, s graph.Store) {
 	}
 }
 
+// testDigestRing: over a ring of cliques with unequal weights (several levels, communities of
+// many sizes), every community's digest is the one its members and relations give.
+func testDigestRing(t *testing.T, s graph.Store) {
+	b := RingOfCliques(12, 5)
+	for i := range b.Relations {
+		b.Relations[i].Weight = digestWeights[(i*7)%len(digestWeights)] * float64(1+i%3)
+		b.Relations[i].Description = b.Relations[i].Source + " and " + b.Relations[i].Target
+	}
+	d, comms, b := digester(t, s, b)
+	got := digests(t, d, ids(comms), 4, 5)
+	for i, c := range comms {
+		w := wantDigest(t, s, b, c.ID, 4, 5)
+		if got[i].RelationWeight != w.RelationWeight {
+			t.Errorf("digest of %s: RelationWeight %v, want the key-order sum %v", c.ID, got[i].RelationWeight, w.RelationWeight)
+		}
+		check(t, "digest of "+c.ID, got[i], w)
+	}
+}
+
 // testDigestErrors: negative limits fail, an empty list calls nothing, and fn's error stops
 // the pass and is returned.
 func testDigestErrors(t *testing.T, s graph.Store) {
-	d, comms, _ := digester(t, s)
+	d, comms, _ := digester(t, s, digestBatch())
 	never := func(int, graph.CommunityDigest) error {
 		t.Error("fn called")
 		return nil
