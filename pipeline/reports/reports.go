@@ -45,9 +45,10 @@ type Extractive struct {
 
 // defaultBatch is the number of reports a store batch writes unless Extractive.Batch says
 // otherwise. On Neo4j a batch is a transaction that first checks that its communities exist: 621
-// communities (multihop) took five at 128. A report with its embedding is a few kilobytes, and
-// the embedder splits its requests as its model wants.
-const defaultBatch = 512
+// communities (multihop) took five at 128; 500 is also the rows the Neo4j store sends per
+// statement by default, so a batch is one statement of each. A report with its embedding is a
+// few kilobytes, and the embedder splits its requests as its model wants.
+const defaultBatch = 500
 
 // memberBudget bounds the members of the communities whose members are held at once; a larger
 // community is read alone. A community's members and the relations among them take about
