@@ -2,8 +2,6 @@ package cypher
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"strings"
 	"time"
@@ -214,34 +212,22 @@ const staleTempGraphAge = 6 * time.Hour
 // database, then random hex. It first drops this database's short-lived projections older
 // than staleTempGraphAge, so a killed ingest does not hold server memory for good.
 func (s *Store) tempGraphName(ctx context.Context, kind string) (string, error) {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("name a projection: %w", err)
+	name, err := s.newTempGraphName(kind)
+	if err != nil {
+		return "", err
 	}
-	db := strings.TrimPrefix(s.projectionPrefix, "strata-entities:")
 	var stale []string
-	err := s.run.write(ctx, func(t tx) error {
-		stale = stale[:0]
-		rows, err := t.run(ctx, s.q.get(qGDSListStale), map[string]any{
-			"prefixes":      []any{archGraphKind + db, relatedGraphKind + db},
-			"maxAgeSeconds": int64(s.staleTempGraphAge / time.Second),
-		})
-		for _, row := range rows {
-			f := fields{m: row}
-			stale = append(stale, f.str("graphName"))
-			if f.err != nil {
-				return f.err
-			}
-		}
+	err = s.run.write(ctx, func(t tx) (err error) {
+		stale, err = s.staleTempGraphs(ctx, t)
 		return err
 	})
 	if err != nil {
 		return "", fmt.Errorf("list stale projections: %w", err)
 	}
-	for _, name := range stale {
-		s.drop(ctx, name)
+	for _, old := range stale {
+		s.drop(ctx, old)
 	}
-	return kind + db + hex.EncodeToString(b[:]), nil
+	return name, nil
 }
 
 // WriteArchLayer implements graph.ArchIndex in one transaction: the layers from this one up are

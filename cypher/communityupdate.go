@@ -298,13 +298,9 @@ func (s *Store) seededLeiden(ctx context.Context, p graph.LeidenParams, ids []st
 // freshLeiden runs ComputeCommunities' Leiden on the shared projection and returns its rows and
 // its modularity per level, coarsest first (nil for a graph without relationships).
 func (s *Store) freshLeiden(ctx context.Context, p graph.LeidenParams) ([]leidenRow, []float64, error) {
-	n, err := s.countEntities(ctx)
+	name, rels, n, err := s.projection(ctx)
 	if err != nil || n == 0 {
 		return []leidenRow{}, nil, err
-	}
-	name, rels, err := s.projection(ctx)
-	if err != nil {
-		return nil, nil, err
 	}
 	if rels == 0 {
 		rows, err := s.singletons(ctx)
@@ -362,7 +358,8 @@ func (s *Store) storeMatch(ctx context.Context, ids []string, proposed []graph.P
 	if m.Unchanged() && !fresh {
 		return nil
 	}
-	var removed, created, members, parents []map[string]any
+	var removed, created, parents []map[string]any
+	var members []membership
 	for _, id := range m.Removed {
 		removed = append(removed, map[string]any{"id": id})
 	}
@@ -374,7 +371,7 @@ func (s *Store) storeMatch(ctx context.Context, ids []string, proposed []graph.P
 			"id": c.ID, "level": int64(c.Level), "communityId": c.CommunityID, "size": int64(c.Size),
 		})
 		for _, u := range proposed[i].Members {
-			members = append(members, map[string]any{"entityId": ids[u], "community": c.ID})
+			members = append(members, membership{entityID: ids[u], communityID: c.ID})
 		}
 		if c.ParentID != "" {
 			parents = append(parents, map[string]any{"child": c.ID, "parent": c.ParentID})
@@ -391,7 +388,7 @@ func (s *Store) storeMatch(ctx context.Context, ids []string, proposed []graph.P
 		}{
 			{qCommunitiesRemove, removed},
 			{qCommunitiesCreate, created},
-			{qCommunitiesMembers, members},
+			{qCommunitiesMembers, memberRows(members)},
 			{qCommunitiesReparent, parents},
 		} {
 			if err := s.unwind(ctx, t, step.name, step.rows); err != nil {

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -13,7 +15,10 @@ import (
 // ComputeComponents implements graph.Store with GDS: on a projection of the entities of all
 // layers with their RELATED relationships (gds_project_related.cypher) it writes
 // Entity.componentId with gds.wcc.write (consecutive ids from 0), then Entity.degree (RELATED
-// relationships) with batched Cypher.
+// relationships) with batched Cypher. Counting the entities, dropping left-behind projections,
+// projecting, WCC and dropping the projection share one transaction (GDS's catalog is not
+// transactional, so a retried attempt names a projection of its own and the ones left by
+// failed attempts are dropped after); the degrees need an auto-commit transaction of their own.
 func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
 	if err := s.algorithmReady(ctx); err != nil {
 		return 0, fmt.Errorf("cypher: compute components: %w", err)
@@ -23,21 +28,31 @@ func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
 	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	n, err := s.countEntities(ctx)
-	if err != nil || n == 0 {
-		return 0, wrapIf("cypher: compute components", err)
-	}
-	name, err := s.tempGraphName(ctx, relatedGraphKind)
-	if err != nil {
-		return 0, fmt.Errorf("cypher: compute components: %w", err)
-	}
-	defer s.drop(context.WithoutCancel(ctx), name)
-	var components int64
-	err = s.run.write(ctx, func(t tx) error {
-		if _, err := t.run(ctx, s.q.get(qGDSProjectRelated), map[string]any{"graphName": name}); err != nil {
+	var made []string // projections of attempts that did not drop them
+	defer func() {
+		for _, name := range made {
+			s.drop(context.WithoutCancel(ctx), name)
+		}
+	}()
+	var n, components int64
+	err := s.run.write(ctx, func(t tx) error {
+		var err error
+		if n, err = s.countEntitiesIn(ctx, t); err != nil || n == 0 {
 			return err
 		}
-		rows, err := t.run(ctx, s.q.get(qGDSWCCWrite), map[string]any{"graphName": name})
+		if err := s.dropStaleTempGraphsIn(ctx, t); err != nil {
+			return err
+		}
+		name, err := s.newTempGraphName(relatedGraphKind)
+		if err != nil {
+			return err
+		}
+		made = append(made, name)
+		params := map[string]any{"graphName": name}
+		if _, err := t.run(ctx, s.q.get(qGDSProjectRelated), params); err != nil {
+			return err
+		}
+		rows, err := t.run(ctx, s.q.get(qGDSWCCWrite), params)
 		if err != nil {
 			return err
 		}
@@ -45,11 +60,17 @@ func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
 			return fmt.Errorf("%s: no result", qGDSWCCWrite)
 		}
 		f := fields{m: rows[0]}
-		components = f.int("componentCount")
-		return f.err
+		if components = f.int("componentCount"); f.err != nil {
+			return f.err
+		}
+		if _, err := t.run(ctx, s.q.get(qGDSDrop), params); err != nil {
+			return err
+		}
+		made = made[:len(made)-1]
+		return nil
 	})
-	if err != nil {
-		return 0, fmt.Errorf("cypher: compute components: %w", err)
+	if err != nil || n == 0 {
+		return 0, wrapIf("cypher: compute components", err)
 	}
 	if err := s.run.auto(ctx, s.q.get(qWriteDegree), nil); err != nil {
 		return 0, fmt.Errorf("cypher: compute components: degree: %w", err)
@@ -57,11 +78,57 @@ func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
 	return int(components), nil
 }
 
+// newTempGraphName returns a fresh GDS catalog name for a short-lived projection of kind: the
+// kind, then the database, then random hex (see tempGraphName).
+func (s *Store) newTempGraphName(kind string) (string, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("name a projection: %w", err)
+	}
+	return kind + strings.TrimPrefix(s.projectionPrefix, "strata-entities:") + hex.EncodeToString(b[:]), nil
+}
+
+// staleTempGraphs lists in t this database's short-lived projections older than
+// staleTempGraphAge: a killed process left them behind (see tempGraphName).
+func (s *Store) staleTempGraphs(ctx context.Context, t tx) ([]string, error) {
+	db := strings.TrimPrefix(s.projectionPrefix, "strata-entities:")
+	rows, err := t.run(ctx, s.q.get(qGDSListStale), map[string]any{
+		"prefixes":      []any{archGraphKind + db, relatedGraphKind + db},
+		"maxAgeSeconds": int64(s.staleTempGraphAge / time.Second),
+	})
+	if err != nil {
+		return nil, err
+	}
+	var stale []string
+	for _, row := range rows {
+		f := fields{m: row}
+		stale = append(stale, f.str("graphName"))
+		if f.err != nil {
+			return nil, fmt.Errorf("%s: %w", qGDSListStale, f.err)
+		}
+	}
+	return stale, nil
+}
+
+// dropStaleTempGraphsIn drops in t the projections staleTempGraphs lists.
+func (s *Store) dropStaleTempGraphsIn(ctx context.Context, t tx) error {
+	stale, err := s.staleTempGraphs(ctx, t)
+	if err != nil {
+		return err
+	}
+	for _, name := range stale {
+		if _, err := t.run(ctx, s.q.get(qGDSDrop), map[string]any{"graphName": name}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ComputeCommunities implements graph.Store with GDS: on the entity projection it runs
 // Leiden once (gds.leiden.mutate, every intermediate level, a fixed seed and one thread; see
 // leiden), converts the levels (see buildHierarchy) and replaces all Community nodes,
-// IN_COMMUNITY and CHILD_OF in batches, then records the modularity of each level, which the
-// same run yields, as UpdateCommunities' reference. A run that stops halfway leaves
+// IN_COMMUNITY and CHILD_OF in batches, with the modularity of each level, which the same run
+// yields, as UpdateCommunities' reference. A run that stops halfway leaves
 // part of a hierarchy, which the ingest pipeline's stale-structure marker makes the next run
 // replace.
 func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([]graph.Community, error) {
@@ -76,17 +143,13 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	n, err := s.countEntities(ctx)
+	name, rels, n, err := s.projection(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("cypher: compute communities: %w", err)
 	}
 	var rows []leidenRow
 	var modularity []float64 // per level, coarsest first; none without relationships
 	if n > 0 {
-		name, rels, err := s.projection(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("cypher: compute communities: %w", err)
-		}
 		if rels == 0 {
 			// Leiden needs the weight property, which a graph without relationships lacks;
 			// its answer would be one community per entity, so give that directly.
@@ -102,15 +165,8 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 	if err != nil {
 		return nil, fmt.Errorf("cypher: compute communities: %w", err)
 	}
-	if err := s.writeHierarchy(ctx, h); err != nil {
+	if err := s.writeHierarchy(ctx, h, modularity); err != nil {
 		return nil, fmt.Errorf("cypher: compute communities: %w", err)
-	}
-	// The reference of UpdateCommunities' drift bound; an empty record removes the key.
-	err = s.run.write(ctx, func(t tx) error {
-		return s.unwind(ctx, t, qWriteMeta, []map[string]any{{"key": graph.CommunityModularityKey, "value": graph.FormatModularity(modularity)}})
-	})
-	if err != nil {
-		return nil, fmt.Errorf("cypher: compute communities: record modularity: %w", err)
 	}
 	return h.communities, nil
 }
@@ -126,8 +182,9 @@ func (s *Store) algorithmReady(ctx context.Context) error {
 	return nil
 }
 
-func (s *Store) countEntities(ctx context.Context) (int64, error) {
-	rows, err := s.readRows(ctx, qCountEntities, nil)
+// countEntitiesIn counts the entities in t.
+func (s *Store) countEntitiesIn(ctx context.Context, t tx) (int64, error) {
+	rows, err := t.run(ctx, s.q.get(qCountEntities), nil)
 	if err != nil {
 		return 0, err
 	}
@@ -164,34 +221,10 @@ type catalogState struct {
 // as a write transaction so that, on a cluster, it reaches the server where the algorithms run
 // and the catalog lives (see docker/README.md on topologies).
 func (s *Store) catalog(ctx context.Context) (catalogState, error) {
-	st := catalogState{graphs: map[string]int64{}}
-	err := s.run.write(ctx, func(t tx) error {
-		clear(st.graphs)
-		rows, err := t.run(ctx, s.q.get(qReadMeta), map[string]any{"key": metaEntityGraphGeneration})
-		if err != nil {
-			return err
-		}
-		gen := "0"
-		if len(rows) > 0 {
-			f := fields{m: rows[0]}
-			gen = f.str("value")
-			if f.err != nil {
-				return f.err
-			}
-		}
-		st.current = s.projectionPrefix + gen
-		rows, err = t.run(ctx, s.q.get(qGDSList), map[string]any{"prefix": s.projectionPrefix})
-		if err != nil {
-			return err
-		}
-		for _, row := range rows {
-			f := fields{m: row}
-			st.graphs[f.str("graphName")] = f.int("relationshipCount")
-			if f.err != nil {
-				return f.err
-			}
-		}
-		return nil
+	var st catalogState
+	err := s.run.write(ctx, func(t tx) (err error) {
+		st, err = s.catalogIn(ctx, t)
+		return err
 	})
 	if err != nil {
 		return catalogState{}, fmt.Errorf("list GDS projections: %w", err)
@@ -199,45 +232,87 @@ func (s *Store) catalog(ctx context.Context) (catalogState, error) {
 	return st, nil
 }
 
-// projection returns the name of the projection of the current entity graph and its number
-// of (directed) relationships, projecting it if no process has yet, and drops the projections
-// of older generations.
-func (s *Store) projection(ctx context.Context) (string, int64, error) {
-	st, err := s.catalog(ctx)
+// catalogIn reads the current generation and lists the projections in t.
+func (s *Store) catalogIn(ctx context.Context, t tx) (catalogState, error) {
+	st := catalogState{graphs: map[string]int64{}}
+	rows, err := t.run(ctx, s.q.get(qReadMeta), map[string]any{"key": metaEntityGraphGeneration})
 	if err != nil {
-		return "", 0, err
+		return catalogState{}, err
 	}
-	rels, ok := st.graphs[st.current]
-	if !ok {
-		err := s.run.write(ctx, func(t tx) error {
-			rows, err := t.run(ctx, s.q.get(qGDSProject), map[string]any{"graphName": st.current})
-			if err != nil {
-				return err
-			}
-			if len(rows) == 0 {
-				return fmt.Errorf("%s: no result", qGDSProject)
-			}
-			f := fields{m: rows[0]}
-			rels = f.int("relationshipCount")
-			return f.err
-		})
-		if err != nil {
-			// Another process may have projected the same state first ("already loaded"):
-			// then its projection serves; otherwise the error stands.
-			again, lerr := s.catalog(ctx)
-			theirs, found := again.graphs[st.current]
-			if lerr != nil || again.current != st.current || !found {
-				return "", 0, fmt.Errorf("project the entity graph as %s: %w", st.current, err)
-			}
-			rels, st = theirs, again
+	gen := "0"
+	if len(rows) > 0 {
+		f := fields{m: rows[0]}
+		if gen = f.str("value"); f.err != nil {
+			return catalogState{}, f.err
 		}
+	}
+	st.current = s.projectionPrefix + gen
+	rows, err = t.run(ctx, s.q.get(qGDSList), map[string]any{"prefix": s.projectionPrefix})
+	if err != nil {
+		return catalogState{}, err
+	}
+	for _, row := range rows {
+		f := fields{m: row}
+		st.graphs[f.str("graphName")] = f.int("relationshipCount")
+		if f.err != nil {
+			return catalogState{}, f.err
+		}
+	}
+	return st, nil
+}
+
+// projection returns the name of the projection of the current entity graph, its number of
+// (directed) relationships and the number of entities, projecting it if no process has yet, and
+// drops the projections of older generations. Without entities there is nothing to project: it
+// returns "", 0, 0. Counting, listing and projecting share one transaction.
+func (s *Store) projection(ctx context.Context) (name string, rels, entities int64, err error) {
+	var st catalogState
+	err = s.run.write(ctx, func(t tx) error {
+		st = catalogState{}
+		var err error
+		if entities, err = s.countEntitiesIn(ctx, t); err != nil || entities == 0 {
+			return err
+		}
+		cs, err := s.catalogIn(ctx, t)
+		if err != nil {
+			return fmt.Errorf("list GDS projections: %w", err)
+		}
+		st = cs
+		if _, ok := st.graphs[st.current]; ok {
+			return nil
+		}
+		rows, err := t.run(ctx, s.q.get(qGDSProject), map[string]any{"graphName": st.current})
+		if err != nil {
+			return err
+		}
+		if len(rows) == 0 {
+			return fmt.Errorf("%s: no result", qGDSProject)
+		}
+		f := fields{m: rows[0]}
+		st.graphs[st.current] = f.int("relationshipCount")
+		return f.err
+	})
+	if err != nil {
+		if st.current == "" {
+			return "", 0, 0, err
+		}
+		// Another process may have projected the same state first ("already loaded"):
+		// then its projection serves; otherwise the error stands.
+		again, lerr := s.catalog(ctx)
+		if _, found := again.graphs[st.current]; lerr != nil || again.current != st.current || !found {
+			return "", 0, 0, fmt.Errorf("project the entity graph as %s: %w", st.current, err)
+		}
+		st = again
+	}
+	if entities == 0 {
+		return "", 0, 0, nil
 	}
 	for name := range st.graphs {
 		if name != st.current {
 			s.drop(ctx, name)
 		}
 	}
-	return st.current, rels, nil
+	return st.current, st.graphs[st.current], entities, nil
 }
 
 // drop removes a stale projection to free server memory. Failing is harmless: a stale
@@ -252,7 +327,7 @@ func (s *Store) drop(ctx context.Context, name string) {
 // leiden runs hierarchical Leiden once on the projection graphName (gds_leiden_mutate.cypher)
 // and returns its rows and each level's modularity, coarsest first. The levels are written into
 // the projection as a node property of this call's own (the projection may be shared with other
-// processes), read back and removed.
+// processes), read back and removed, in one transaction (and removed after it should it fail).
 func (s *Store) leiden(ctx context.Context, graphName string, p graph.LeidenParams) ([]leidenRow, []float64, error) {
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {
@@ -260,7 +335,11 @@ func (s *Store) leiden(ctx context.Context, graphName string, p graph.LeidenPara
 	}
 	property := "strataLeiden" + hex.EncodeToString(b[:])
 	dropParams := map[string]any{"graphName": graphName, "property": property}
+	dropped := false // by the transaction; otherwise after it
 	defer func() {
+		if dropped {
+			return
+		}
 		_ = s.run.write(context.WithoutCancel(ctx), func(t tx) error {
 			_, err := t.run(context.WithoutCancel(ctx), s.q.get(qGDSPropertyDrop), dropParams)
 			return err
@@ -269,6 +348,7 @@ func (s *Store) leiden(ctx context.Context, graphName string, p graph.LeidenPara
 	var out []leidenRow
 	var q []float64
 	err := s.run.write(ctx, func(t tx) error {
+		dropped = false
 		// A retried transaction finds the property of the attempt before.
 		if _, err := t.run(ctx, s.q.get(qGDSPropertyDrop), dropParams); err != nil {
 			return err
@@ -322,7 +402,9 @@ func (s *Store) leiden(ctx context.Context, graphName string, p graph.LeidenPara
 			}
 			out = append(out, r)
 		}
-		return nil
+		_, err = t.run(ctx, s.q.get(qGDSPropertyDrop), dropParams)
+		dropped = err == nil
+		return err
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("leiden: %w", err)
@@ -347,10 +429,13 @@ func (s *Store) singletons(ctx context.Context) ([]leidenRow, error) {
 	return out, nil
 }
 
-// writeHierarchy replaces the community hierarchy: a batched delete, then the new
-// communities, memberships and parent links, each batch in a transaction of its own, so that
-// the heap a write needs does not grow with the graph.
-func (s *Store) writeHierarchy(ctx context.Context, h hierarchy) error {
+// writeHierarchy replaces the community hierarchy and records the modularity of its levels (an
+// empty record removes the key): a batched delete, then the new communities, memberships,
+// parent links and the record, in statements of batchSize rows and transactions of at most
+// hierarchyTxWrites nodes and relationships, so that the heap a write needs does not grow with
+// the graph while a hierarchy the size of multihop's (13 000 writes) takes one commit, where a
+// transaction per statement took 30.
+func (s *Store) writeHierarchy(ctx context.Context, h hierarchy, modularity []float64) error {
 	if err := s.run.auto(ctx, s.q.get(qCommunitiesDelete), nil); err != nil {
 		return err
 	}
@@ -363,25 +448,100 @@ func (s *Store) writeHierarchy(ctx context.Context, h hierarchy) error {
 			parents = append(parents, map[string]any{"child": c.ID, "parent": c.ParentID})
 		}
 	}
-	members := make([]map[string]any, len(h.members))
-	for i, m := range h.members {
-		members[i] = map[string]any{"entityId": m.entityID, "community": m.communityID}
-	}
-	for _, step := range []struct {
+	return s.writeSteps(ctx, []writeStep{
+		{name: qCommunitiesCreate, rows: created},
+		{name: qCommunitiesMembers, rows: memberRows(h.members), writes: memberWrites},
+		{name: qCommunitiesParents, rows: parents},
+		{name: qWriteMeta, rows: []map[string]any{{"key": graph.CommunityModularityKey, "value": graph.FormatModularity(modularity)}}},
+	})
+}
+
+// hierarchyTxWrites bounds the nodes and relationships one transaction of writeSteps writes: a
+// few megabytes of transaction state on the server.
+const hierarchyTxWrites = 16384
+
+// writeStep is the rows of one UNWIND statement that writeSteps sends.
+type writeStep struct {
+	name string
+	rows []map[string]any
+	// writes is the number of nodes and relationships a row writes; nil counts one.
+	writes func(row map[string]any) int
+}
+
+// writeSteps writes the rows of steps, in order, in statements of at most batchSize rows and
+// in as few transactions of at most s.txWrites writes as that allows (one statement at least).
+// Each transaction is committed before the next starts, so a step may use what an earlier one
+// wrote.
+func (s *Store) writeSteps(ctx context.Context, steps []writeStep) error {
+	type statement struct {
 		name string
 		rows []map[string]any
-	}{
-		{qCommunitiesCreate, created},
-		{qCommunitiesMembers, members},
-		{qCommunitiesParents, parents},
-	} {
-		for _, part := range chunked(step.rows, s.batchSize) {
-			if err := s.run.write(ctx, func(t tx) error { return s.unwind(ctx, t, step.name, part) }); err != nil {
-				return err
+	}
+	var txs [][]statement
+	var current []statement
+	writes := 0
+	for _, st := range steps {
+		for _, part := range chunked(st.rows, s.batchSize) {
+			n := len(part)
+			if st.writes != nil {
+				n = 0
+				for _, row := range part {
+					n += st.writes(row)
+				}
 			}
+			if len(current) > 0 && writes+n > s.txWrites {
+				txs, current, writes = append(txs, current), nil, 0
+			}
+			current = append(current, statement{st.name, part})
+			writes += n
+		}
+	}
+	if len(current) > 0 {
+		txs = append(txs, current)
+	}
+	for _, stmts := range txs {
+		err := s.run.write(ctx, func(t tx) error {
+			for _, st := range stmts {
+				if _, err := t.run(ctx, s.q.get(st.name), map[string]any{"rows": st.rows}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// memberRows turns memberships into the rows of communities_members.cypher: one an entity, in
+// the order entities first appear, with its communities in their order, so that the statement
+// finds each entity once for all its levels.
+func memberRows(members []membership) []map[string]any {
+	index := map[string]int{}
+	var rows []map[string]any
+	var communities [][]string
+	for _, m := range members {
+		i, ok := index[m.entityID]
+		if !ok {
+			i = len(rows)
+			index[m.entityID] = i
+			rows = append(rows, map[string]any{"entityId": m.entityID})
+			communities = append(communities, nil)
+		}
+		communities[i] = append(communities[i], m.communityID)
+	}
+	for i, row := range rows {
+		row["communities"] = communities[i]
+	}
+	return rows
+}
+
+// memberWrites counts the IN_COMMUNITY relationships of a row of memberRows.
+func memberWrites(row map[string]any) int {
+	c, _ := row["communities"].([]string)
+	return len(c)
 }
 
 // wrapIf adds context to a non-nil error.

@@ -2,6 +2,7 @@ package cypher
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -33,9 +34,18 @@ func TestComputeComponents(t *testing.T) {
 	if err != nil || n != 4 {
 		t.Fatalf("ComputeComponents = %d, %v; want 4", n, err)
 	}
-	// Its own RELATED-only projection, named outside the entity-graph catalog, dropped after;
-	// before it, the left-behind projection is dropped.
-	sequence(t, f, qCountEntities, qGDSListStale, qGDSDrop, qGDSProjectRelated, qGDSWCCWrite, qWriteDegree, qGDSDrop)
+	// Its own RELATED-only projection, named outside the entity-graph catalog, dropped after
+	// WCC; before it, the left-behind projection is dropped. All of that is one transaction;
+	// the degrees are written after it.
+	sequence(t, f, qCountEntities, qGDSListStale, qGDSDrop, qGDSProjectRelated, qGDSWCCWrite, qGDSDrop, qWriteDegree)
+	for _, c := range f.calls[:len(f.calls)-1] {
+		if !c.write || c.txn != f.calls[0].txn {
+			t.Errorf("%s ran in transaction %d (write %v), want the write transaction %d", c.name, c.txn, c.write, f.calls[0].txn)
+		}
+	}
+	if last := f.calls[len(f.calls)-1]; last.txn == f.calls[0].txn {
+		t.Errorf("%s ran in the transaction of the projection, want one of its own", last.name)
+	}
 	list := f.only(qGDSListStale)[0].params
 	if p := list["prefixes"]; !reflect.DeepEqual(p, []any{"strata-arch:graphs:", "strata-related:graphs:"}) {
 		t.Errorf("stale projections listed with prefixes %v", p)
@@ -97,7 +107,30 @@ func TestComputeCommunities(t *testing.T) {
 	// One Leiden run, whose levels are read from and then removed from the projection (also
 	// before, for a retried transaction).
 	sequence(t, f, qCountEntities, qReadMeta, qGDSList, qGDSPropertyDrop, qGDSLeidenMutate, qGDSLeidenLevels, qGDSPropertyDrop,
-		qCommunitiesDelete, qCommunitiesCreate, qCommunitiesMembers, qCommunitiesMembers, qCommunitiesParents, qWriteMeta)
+		qCommunitiesDelete, qCommunitiesCreate, qCommunitiesMembers, qCommunitiesParents, qWriteMeta)
+	// Transactions: the catalog; Leiden with its property; the delete (auto-commit); the
+	// hierarchy with the modularity record, small enough for one.
+	txns := map[string]int{}
+	for _, c := range f.calls {
+		if !c.write {
+			t.Errorf("%s did not run in a write transaction", c.name)
+		}
+		txns[c.name] = c.txn
+	}
+	for _, same := range [][]string{
+		{qCountEntities, qReadMeta, qGDSList},
+		{qGDSLeidenMutate, qGDSLeidenLevels, qGDSPropertyDrop},
+		{qCommunitiesCreate, qCommunitiesMembers, qCommunitiesParents, qWriteMeta},
+	} {
+		for _, name := range same[1:] {
+			if txns[name] != txns[same[0]] {
+				t.Errorf("%s ran in transaction %d, %s in %d; want one", name, txns[name], same[0], txns[same[0]])
+			}
+		}
+	}
+	if txns[qCommunitiesDelete] == txns[qCommunitiesCreate] || txns[qGDSLeidenMutate] == txns[qGDSList] {
+		t.Errorf("transactions %v: want the catalog, Leiden, the delete and the hierarchy apart", txns)
+	}
 	leiden := f.only(qGDSLeidenMutate)[0].params
 	property, _ := leiden["property"].(string)
 	wantProperty := map[string]any{"graphName": "strata-entities::0", "property": property}
@@ -118,21 +151,12 @@ func TestComputeCommunities(t *testing.T) {
 	if !reflect.DeepEqual(leiden, wantParams) {
 		t.Errorf("leiden params = %#v, want %#v", leiden, wantParams)
 	}
-	// One write transaction per batch of BatchSize (3) rows.
-	var members []map[string]any
-	txns := map[int]bool{}
-	for _, c := range f.calls[len(f.calls)-6 : len(f.calls)-1] {
-		if !c.write || txns[c.txn] {
-			t.Errorf("%s did not run in a write transaction of its own", c.name)
-		}
-		txns[c.txn] = true
-		if c.name == qCommunitiesMembers {
-			members = append(members, rowsParam(t, c)...)
-		}
-	}
+	// One row an entity, with its community at every level, coarsest first.
+	members := rowsParam(t, f.only(qCommunitiesMembers)[0])
 	wantMembers := []map[string]any{
-		{"entityId": "A", "community": "0-0"}, {"entityId": "B", "community": "0-0"}, {"entityId": "C", "community": "0-0"},
-		{"entityId": "A", "community": "1-0"}, {"entityId": "B", "community": "1-0"}, {"entityId": "C", "community": "1-1"},
+		{"entityId": "A", "communities": []string{"0-0", "1-0"}},
+		{"entityId": "B", "communities": []string{"0-0", "1-0"}},
+		{"entityId": "C", "communities": []string{"0-0", "1-1"}},
 	}
 	if !reflect.DeepEqual(members, wantMembers) {
 		t.Errorf("IN_COMMUNITY rows\n got  %v\n want %v", members, wantMembers)
@@ -174,4 +198,70 @@ func TestComputeCommunitiesWithoutRelationships(t *testing.T) {
 		t.Errorf("ComputeCommunities on an empty graph = %v, %v", got, err)
 	}
 	sequence(t, f, qCountEntities, qCommunitiesDelete, qWriteMeta)
+}
+
+// TestWriteStepsTransactions: writeSteps sends statements of BatchSize rows, in order, and
+// starts a new transaction only where the next statement would take the current one past
+// txWrites writes (a statement alone may exceed it).
+func TestWriteStepsTransactions(t *testing.T) {
+	rows := func(n int) []map[string]any {
+		out := make([]map[string]any, n)
+		for i := range out {
+			out[i] = map[string]any{"id": fmt.Sprint(i)}
+		}
+		return out
+	}
+	members := func(levels ...int) []map[string]any {
+		var ms []membership
+		for e, n := range levels {
+			for l := range n {
+				ms = append(ms, membership{entityID: fmt.Sprint("E", e), communityID: fmt.Sprint(l, "-0")})
+			}
+		}
+		return memberRows(ms)
+	}
+	for _, tc := range []struct {
+		name     string
+		txWrites int
+		steps    []writeStep
+		want     [][]string // statements per transaction
+	}{
+		{"all in one", 100, []writeStep{{name: qCommunitiesCreate, rows: rows(5)}, {name: qCommunitiesParents, rows: rows(2)}},
+			[][]string{{qCommunitiesCreate, qCommunitiesCreate, qCommunitiesParents}}},
+		{"split at the budget", 4, []writeStep{{name: qCommunitiesCreate, rows: rows(5)}, {name: qCommunitiesParents, rows: rows(2)}},
+			[][]string{{qCommunitiesCreate}, {qCommunitiesCreate, qCommunitiesParents}}},
+		{"a statement over the budget alone", 2, []writeStep{{name: qCommunitiesCreate, rows: rows(3)}, {name: qCommunitiesParents, rows: rows(1)}},
+			[][]string{{qCommunitiesCreate}, {qCommunitiesParents}}},
+		{"members count their communities", 6, []writeStep{
+			{name: qCommunitiesMembers, rows: members(3, 3, 3, 1), writes: memberWrites}, {name: qCommunitiesParents, rows: rows(1)}},
+			[][]string{{qCommunitiesMembers}, {qCommunitiesMembers, qCommunitiesParents}}},
+		{"nothing", 10, []writeStep{{name: qCommunitiesCreate}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, f := newFakeStore(t, Config{BatchSize: 3}, "2.13.0")
+			s.txWrites = tc.txWrites
+			if err := s.writeSteps(t.Context(), tc.steps); err != nil {
+				t.Fatal(err)
+			}
+			var got [][]string
+			last := -1
+			sent := map[string]int{}
+			for _, c := range f.calls {
+				if c.txn != last {
+					got = append(got, nil)
+					last = c.txn
+				}
+				got[len(got)-1] = append(got[len(got)-1], c.name)
+				sent[c.name] += len(rowsParam(t, c))
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("transactions %v, want %v", got, tc.want)
+			}
+			for _, st := range tc.steps {
+				if sent[st.name] != len(st.rows) {
+					t.Errorf("%s: %d rows sent of %d", st.name, sent[st.name], len(st.rows))
+				}
+			}
+		})
+	}
 }

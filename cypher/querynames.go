@@ -72,6 +72,7 @@ const (
 	qReadCommunityEntities  = "read_community_entities"
 	qReadCommunityRelations = "read_community_relations"
 	qReadCommunityChildren  = "read_community_children"
+	qReadCommunityDigests   = "read_community_digests"
 	qReadMeta               = "read_meta"
 	qReadStats              = "read_stats"
 	qReadEntityEvidence     = "read_entity_evidence"

@@ -23,6 +23,9 @@ type Store struct {
 	// staleTempGraphAge is the age past which a short-lived projection counts as left behind
 	// (the constant staleTempGraphAge; tests shorten it).
 	staleTempGraphAge time.Duration
+	// txWrites bounds the writes of one transaction of writeSteps (the constant
+	// hierarchyTxWrites; tests lower it).
+	txWrites int
 
 	server string // "5.26.0 enterprise", from dbms.components()
 	gds    string // GDS version, "" when the plugin is missing
@@ -81,6 +84,7 @@ func newStore(r runner, qs queries, cfg Config) *Store {
 		batchSize:         cfg.batchSize(),
 		projectionPrefix:  projectionPrefix(cfg.Database),
 		staleTempGraphAge: staleTempGraphAge,
+		txWrites:          hierarchyTxWrites,
 		dims:              map[graph.VectorIndex]int{},
 	}
 }

@@ -34,7 +34,7 @@ type Finding = prompts.Finding
 // strongest relations. The rating grows with size and internal weight.
 type Extractive struct {
 	Embedder embedding.Embedder
-	// Batch is the number of communities written per store batch.
+	// Batch is the number of communities written per store batch (defaultBatch when <= 0).
 	Batch int
 	// Concurrency is the number of communities whose members are read at once (4 when <= 0).
 	// Building a report is cheap; reading its members is a round trip to the store, which on
@@ -42,6 +42,13 @@ type Extractive struct {
 	// time (memberBudget).
 	Concurrency int
 }
+
+// defaultBatch is the number of reports a store batch writes unless Extractive.Batch says
+// otherwise. On Neo4j a batch is a transaction that first checks that its communities exist: 621
+// communities (multihop) took five at 128; 500 is also the rows the Neo4j store sends per
+// statement by default, so a batch is one statement of each. A report with its embedding is a
+// few kilobytes, and the embedder splits its requests as its model wants.
+const defaultBatch = 500
 
 // memberBudget bounds the members of the communities whose members are held at once; a larger
 // community is read alone. A community's members and the relations among them take about
@@ -76,7 +83,7 @@ const (
 func (x *Extractive) Reports(ctx context.Context, store graph.ReadWriter, communities []graph.Community) error {
 	size := x.Batch
 	if size <= 0 {
-		size = 128
+		size = defaultBatch
 	}
 	if d, ok := store.(graph.CommunityDigester); ok {
 		return x.fromDigests(ctx, store, d, communities, size)

@@ -46,6 +46,7 @@ func tests() []test {
 		hierarchyTests(),
 		componentTests(),
 		communityTests(),
+		digestTests(),
 		archTests(),
 		concurrencyTests(),
 		contextTests(),
