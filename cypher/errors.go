@@ -57,3 +57,14 @@ func explainOpen(cfg Config, err error) error {
 		return fmt.Errorf("cypher: connect to Neo4j at %s: %w", uri, err)
 	}
 }
+
+// Disconnected reports whether err is the driver giving a statement up because it lost the
+// server: stopped, restarted or cut off, at once or after its retries. What the server committed
+// stays; what a transaction had not committed is rolled back.
+func Disconnected(err error) bool {
+	if isConnectivity(err) {
+		return true
+	}
+	var limit *neo4j.TransactionExecutionLimit
+	return errors.As(err, &limit) && len(limit.Errors) > 0 && isConnectivity(limit.Errors[len(limit.Errors)-1])
+}

@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/stratarag/strata/cypher"
 )
 
 // Exit codes (the README lists them; TestExitCodes holds each one).
@@ -104,6 +106,13 @@ func classify(ctx context.Context, command string, err error) (int, string) {
 	var partial partialError
 	if errors.As(err, &partial) {
 		return exitPartial, err.Error()
+	}
+	if cypher.Disconnected(err) {
+		then := "run it again once the server is back"
+		if command == "ingest" || command == "delete" {
+			then = "what it committed is kept: run the same command again once the server is back, and it resumes"
+		}
+		return exitFailure, fmt.Sprintf("lost the connection to Neo4j (the server stopped, restarted or cannot be reached); %s: %v", then, err)
 	}
 	return exitFailure, err.Error()
 }
