@@ -65,6 +65,7 @@ const (
 	qReadCommunityRelations = "read_community_relations"
 	qReadCommunityChildren  = "read_community_children"
 	qReadMeta               = "read_meta"
+	qReadEntityVectors      = "read_entity_vectors"
 	qReadStats              = "read_stats"
 	qReadEntityEvidence     = "read_entity_evidence"
 	qReadRelationEvidence   = "read_relation_evidence"

@@ -32,6 +32,10 @@ type Store struct {
 
 	dimsMu sync.Mutex
 	dims   map[graph.VectorIndex]int // dimension of each existing vector index
+
+	// resident: entity vector search runs on an in-memory copy of the vectors (Config.Resident).
+	resident      bool
+	entityVectors entityVectors
 }
 
 var _ graph.Store = (*Store)(nil)
@@ -79,6 +83,7 @@ func newStore(r runner, qs queries, cfg Config) *Store {
 		projectionPrefix:  projectionPrefix(cfg.Database),
 		staleTempGraphAge: staleTempGraphAge,
 		dims:              map[graph.VectorIndex]int{},
+		resident:          cfg.Resident,
 	}
 }
 

@@ -11,8 +11,9 @@ import (
 )
 
 // openNeo4j connects to the Neo4j server named by the flags (or NEO4J_* variables).
-func openNeo4j(ctx context.Context, c *cli.Context, log zerolog.Logger, b *backend) (graph.Store, error) {
+func openNeo4j(ctx context.Context, c *cli.Context, log zerolog.Logger, b *backend, resident bool) (graph.Store, error) {
 	cfg := cypher.Config{
+		Resident: resident,
 		URI:      c.String(flagNeo4jURI),
 		Username: c.String(flagNeo4jUser),
 		Password: c.String(flagNeo4jPassword),
