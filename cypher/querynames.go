@@ -19,6 +19,7 @@ const (
 	qSchemaIndexDrop           = "schema_index_drop"
 	qReadChunkTextIndex        = "read_chunk_text_index"
 	qSchemaAwait               = "schema_await"
+	qSchemaExisting            = "schema_existing"
 
 	qServerComponents = "server_components"
 	qServerGDSVersion = "server_gds_version"
