@@ -25,9 +25,9 @@ type Config struct {
 	// (DefaultBatchSize when <= 0).
 	BatchSize int
 	// Resident keeps what queries read often in this process, for a long-lived reader (strata
-	// serve): the entity vectors, searched exactly in memory (vectorcache.go), loaded once per
-	// entity graph generation. A short-lived process is faster without: loading them costs
-	// more than the searches it saves.
+	// serve): the entity and chunk vectors, searched exactly in memory (vectorcache.go), loaded
+	// once per generation of what they belong to. A short-lived process is faster without:
+	// loading them costs more than the searches it saves.
 	Resident bool
 	// Log receives a debug line per statement sent (its name, records and time); the zero
 	// Logger logs nothing.

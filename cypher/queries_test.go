@@ -20,7 +20,7 @@ var allQueryNames = []string{
 	qWriteDegree, qWriteChunkTitles, qReadChunkTextIndex,
 	qReadDocuments, qReadChunks, qReadEntities, qReadRelations, qReadCommunities,
 	qReadDocumentChunks, qReadEntitiesByLayer, qReadEntitiesAfter, qReadLayerEdges, qReadAncestors, qReadLayerLinks, qReadCommunitiesLevel, qReadCommunityMembers, qReadCommunityEntities, qReadCommunityRelations, qReadCommunityChildren,
-	qReadMeta, qReadEntityVectors, qSchemaExisting, qReadStats, qReadEntityIDs, qSearchVector, qSearchText, qExpandLocal, qDocumentLinks, qPathsCypher,
+	qReadMeta, qReadEntityVectors, qReadChunkVectors, qSchemaExisting, qReadStats, qReadEntityIDs, qSearchVector, qSearchText, qExpandLocal, qDocumentLinks, qPathsCypher,
 	qPathsCypherLong, qBumpGeneration,
 	qPathsGDS, qCountEntities, qGDSDrop, qGDSList, qGDSListStale, qGDSProject, qGDSWCCWrite, qGDSLeidenMutate, qGDSLeidenLevels, qGDSPropertyDrop,
 	qCommunitiesDelete, qCommunitiesCreate, qCommunitiesMembers, qCommunitiesParents,

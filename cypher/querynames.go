@@ -67,6 +67,7 @@ const (
 	qReadCommunityChildren  = "read_community_children"
 	qReadMeta               = "read_meta"
 	qReadEntityVectors      = "read_entity_vectors"
+	qReadChunkVectors       = "read_chunk_vectors"
 	qReadStats              = "read_stats"
 	qReadEntityEvidence     = "read_entity_evidence"
 	qReadRelationEvidence   = "read_relation_evidence"

@@ -33,9 +33,10 @@ type Store struct {
 	dimsMu sync.Mutex
 	dims   map[graph.VectorIndex]int // dimension of each existing vector index
 
-	// resident: entity vector search runs on an in-memory copy of the vectors (Config.Resident).
-	resident      bool
-	entityVectors entityVectors
+	// resident: vector search runs on in-memory copies of the vectors (Config.Resident).
+	resident  bool
+	vectorsMu sync.Mutex
+	vectors   map[graph.VectorIndex]*residentVectors
 }
 
 var _ graph.Store = (*Store)(nil)
@@ -84,6 +85,7 @@ func newStore(r runner, qs queries, cfg Config) *Store {
 		staleTempGraphAge: staleTempGraphAge,
 		dims:              map[graph.VectorIndex]int{},
 		resident:          cfg.Resident,
+		vectors:           map[graph.VectorIndex]*residentVectors{},
 	}
 }
 

@@ -11,13 +11,27 @@ import (
 	"github.com/stratarag/strata/internal/topk"
 )
 
-// entityVectors is a resident store's in-memory copy of the entity vector index, searched
-// exactly. Neo4j's HNSW index answers a query for hi mode's 200 candidates by visiting 1 000
-// (vectorCandidates) at some 50–100 ms on 20 k entities; a scan of the same vectors in memory
-// takes a few milliseconds and finds the true nearest ones, which the wide HNSW search finds
-// too. The copy belongs to one entity graph generation (bump_generation.cypher: every write of
-// an entity moves it on), which each search reads to tell whether the copy is still current.
-type entityVectors struct {
+// metaChunkGeneration is the StrataMeta key of the counter that Apply bumps whenever it writes
+// or deletes chunks (bump_generation.cypher), as metaEntityGraphGeneration counts writes of
+// the entity graph.
+const metaChunkGeneration = "chunks.generation"
+
+// residentIndexes are the vector indexes a resident store searches in memory: the statement
+// that loads an index's vectors and the generation counter that every write of them moves on.
+// Communities are left to Neo4j: global mode asks for a few of them, which the index answers
+// quickly.
+var residentIndexes = map[graph.VectorIndex]struct{ load, generation string }{
+	graph.EntityEmbedding: {qReadEntityVectors, metaEntityGraphGeneration},
+	graph.ChunkEmbedding:  {qReadChunkVectors, metaChunkGeneration},
+}
+
+// residentVectors is a resident store's in-memory copy of one vector index, searched exactly.
+// Neo4j's HNSW index answers a query for hi mode's 200 entity candidates by visiting 1 000
+// (vectorCandidates), 50–100 ms on 20 k entities, and even a query of 40 chunks among a few
+// hundred costs 10 ms; a scan of the same vectors in memory takes a few milliseconds and finds
+// the true nearest ones. The copy belongs to one generation of the index's counter
+// (residentIndexes), which each search reads to tell whether the copy is still current.
+type residentVectors struct {
 	mu     sync.Mutex
 	loaded bool
 	gen    string
@@ -27,24 +41,34 @@ type entityVectors struct {
 	norms  []float64 // their lengths
 }
 
-// residentVectorSearch answers VectorSearch(EntityEmbedding) from the in-memory copy, loading
-// it first when the entity graph generation moved on. dim is the index's dimension: vectors of
-// another dimension are not in Neo4j's index, and neither are vectors of length 0, so the copy
-// leaves them out too.
-func (s *Store) residentVectorSearch(ctx context.Context, vec []float32, k, dim int) ([]graph.Hit, error) {
-	gen, err := s.readMetaValue(ctx, metaEntityGraphGeneration)
-	if err != nil {
-		return nil, err
+// residentVectorSearch answers VectorSearch from the in-memory copy of index, loading it first
+// when the generation moved on; ok is false for an index that is not kept in memory. dim is
+// the index's dimension: vectors of another dimension are not in Neo4j's index, and neither
+// are vectors of length 0, so the copy leaves them out too.
+func (s *Store) residentVectorSearch(ctx context.Context, index graph.VectorIndex, vec []float32, k, dim int) (hits []graph.Hit, ok bool, err error) {
+	src, ok := residentIndexes[index]
+	if !ok {
+		return nil, false, nil
 	}
-	v := &s.entityVectors
+	gen, err := s.readMetaValue(ctx, src.generation)
+	if err != nil {
+		return nil, true, err
+	}
+	s.vectorsMu.Lock()
+	v := s.vectors[index]
+	if v == nil {
+		v = &residentVectors{}
+		s.vectors[index] = v
+	}
+	s.vectorsMu.Unlock()
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if !v.loaded || v.gen != gen || v.dim != dim {
-		if err := s.loadEntityVectors(ctx, dim); err != nil {
-			return nil, err
+		if err := s.loadVectors(ctx, v, src.load, src.generation, dim); err != nil {
+			return nil, true, err
 		}
 	}
-	return v.search(vec, k), nil
+	return v.search(vec, k), true, nil
 }
 
 // readMetaValue reads one StrataMeta value; "" when it is not set.
@@ -58,13 +82,12 @@ func (s *Store) readMetaValue(ctx context.Context, key string) (string, error) {
 	return value, f.err
 }
 
-// loadEntityVectors replaces the copy by the entity vectors of the current generation; the
-// caller holds v.mu.
-func (s *Store) loadEntityVectors(ctx context.Context, dim int) error {
-	v := &s.entityVectors
-	rows, err := s.readRows(ctx, qReadEntityVectors, map[string]any{"key": metaEntityGraphGeneration})
+// loadVectors replaces the copy v by the vectors statement reads, with the generation under
+// key they belong to; the caller holds v.mu.
+func (s *Store) loadVectors(ctx context.Context, v *residentVectors, statement, key string, dim int) error {
+	rows, err := s.readRows(ctx, statement, map[string]any{"key": key})
 	if err != nil {
-		return fmt.Errorf("load the entity vectors: %w", err)
+		return fmt.Errorf("load the vectors: %w", err)
 	}
 	v.loaded, v.gen, v.dim = false, "", dim
 	v.ids, v.vecs, v.norms = v.ids[:0], v.vecs[:0], v.norms[:0]
@@ -75,7 +98,7 @@ func (s *Store) loadEntityVectors(ctx context.Context, dim int) error {
 		}
 		id, emb := f.str("id"), f.vector("embedding")
 		if f.err != nil {
-			return fmt.Errorf("load the entity vectors: %w", f.err)
+			return fmt.Errorf("load the vectors: %w", f.err)
 		}
 		if len(emb) != dim {
 			continue
@@ -91,9 +114,9 @@ func (s *Store) loadEntityVectors(ctx context.Context, dim int) error {
 	return nil
 }
 
-// search returns the k entities nearest to vec by cosine, scored (1+cos)/2 as Neo4j scores,
-// best first and by id among equal scores.
-func (v *entityVectors) search(vec []float32, k int) []graph.Hit {
+// search returns the k vectors nearest to vec by cosine, scored (1+cos)/2 as Neo4j scores, best
+// first and by id among equal scores.
+func (v *residentVectors) search(vec []float32, k int) []graph.Hit {
 	norm := length(vec)
 	if norm == 0 || len(vec) != v.dim {
 		return nil

@@ -72,10 +72,10 @@ func sameHits(a, b []graph.Hit) bool {
 	return true
 }
 
-// TestEntityVectorsSearchOrder: best first, ties by id, k bounds the hits, and a query of
+// TestResidentVectorsSearchOrder: best first, ties by id, k bounds the hits, and a query of
 // another dimension or of length zero has none.
-func TestEntityVectorsSearchOrder(t *testing.T) {
-	v := &entityVectors{loaded: true, dim: 2}
+func TestResidentVectorsSearchOrder(t *testing.T) {
+	v := &residentVectors{loaded: true, dim: 2}
 	for _, e := range []struct {
 		id  string
 		vec []float32
