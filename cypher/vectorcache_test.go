@@ -8,11 +8,11 @@ import (
 	"github.com/stratarag/strata/internal/graph"
 )
 
-// TestResidentEntityVectorSearch: a resident store's in-memory entity search finds what the
-// Neo4j index finds on a graph small enough for the index to be exact (same ids, same order,
-// scores within float32 rounding), leaves out entities without an embedding, and sees entities
-// written after its first search, by this process or another one.
-func TestResidentEntityVectorSearch(t *testing.T) {
+// TestResidentVectorSearch: a resident store's in-memory entity and chunk searches find what
+// the Neo4j indexes find on a graph small enough for them to be exact (same ids, same order,
+// scores within float32 rounding), leave out nodes without an embedding, and see nodes written
+// after their first search, by this process or another one.
+func TestResidentVectorSearch(t *testing.T) {
 	_, cfg := emptyServer(t)
 	plain := openTestStore(t, cfg)
 	cfg.Resident = true
@@ -21,42 +21,59 @@ func TestResidentEntityVectorSearch(t *testing.T) {
 	entity := func(id string, emb ...float32) graph.Entity {
 		return graph.Entity{ID: id, Name: id, Type: "T", Embedding: emb}
 	}
-	err := plain.Apply(ctx, graph.Batch{Entities: []graph.Entity{
-		entity("a", 1, 0, 0), entity("b", 0.8, 0.6, 0), entity("c", 0, 1, 0), entity("d", -1, 0, 0),
-		entity("e", 0.8, 0.6, 0), entity("no-embedding"),
-	}})
+	chunk := func(id string, seq int, emb ...float32) graph.Chunk {
+		return graph.Chunk{ID: id, DocumentID: "d", Seq: seq, Text: id, Embedding: emb}
+	}
+	err := plain.Apply(ctx, graph.Batch{
+		Documents: []graph.Document{{ID: "d", Metadata: "{}"}},
+		Chunks:    []graph.Chunk{chunk("c1", 0, 1, 0, 0), chunk("c2", 1, 0.6, 0.8, 0), chunk("c3", 2), chunk("c4", 3, 0, -1, 0)},
+		Entities: []graph.Entity{
+			entity("a", 1, 0, 0), entity("b", 0.8, 0.6, 0), entity("c", 0, 1, 0), entity("d", -1, 0, 0),
+			entity("e", 0.8, 0.6, 0), entity("no-embedding"),
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	queries := [][]float32{{1, 0, 0}, {0.5, 0.5, 0}, {0, 0, 1}, {-3, 1, 0}}
 	same := func(when string) {
 		t.Helper()
-		for _, q := range queries {
-			for _, k := range []int{1, 2, 10} {
-				want, err := plain.VectorSearch(ctx, graph.EntityEmbedding, q, k)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := resident.VectorSearch(ctx, graph.EntityEmbedding, q, k)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !sameHits(got, want) {
-					t.Errorf("%s: resident search %v k=%d = %s, index = %s", when, q, k, hitsString(got), hitsString(want))
+		for _, index := range []graph.VectorIndex{graph.EntityEmbedding, graph.ChunkEmbedding} {
+			for _, q := range queries {
+				for _, k := range []int{1, 2, 10} {
+					want, err := plain.VectorSearch(ctx, index, q, k)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, err := resident.VectorSearch(ctx, index, q, k)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !sameHits(got, want) {
+						t.Errorf("%s: resident %s search %v k=%d = %s, index = %s", when, index, q, k, hitsString(got), hitsString(want))
+					}
 				}
 			}
 		}
 	}
 	same("first load")
-	// Written through the other store: only the generation tells the resident one.
-	if err := plain.Apply(ctx, graph.Batch{Entities: []graph.Entity{entity("f", 0, 0, 1)}}); err != nil {
+	// Written through the other store: only the generations tell the resident one.
+	err = plain.Apply(ctx, graph.Batch{Entities: []graph.Entity{entity("f", 0, 0, 1)}, Chunks: []graph.Chunk{chunk("c5", 4, 0, 0.1, 1)}})
+	if err != nil {
 		t.Fatal(err)
 	}
 	same("after a write by another process")
-	hits, err := resident.VectorSearch(ctx, graph.EntityEmbedding, []float32{0, 0, 2}, 1)
-	if err != nil || len(hits) != 1 || hits[0].ID != "f" {
-		t.Errorf("nearest to (0,0,2) after writing f = %v, %v; want f", hits, err)
+	for index, want := range map[graph.VectorIndex]string{graph.EntityEmbedding: "f", graph.ChunkEmbedding: "c5"} {
+		hits, err := resident.VectorSearch(ctx, index, []float32{0, 0, 2}, 1)
+		if err != nil || len(hits) != 1 || hits[0].ID != want {
+			t.Errorf("%s: nearest to (0,0,2) after the write = %v, %v; want %s", index, hits, err, want)
+		}
 	}
+	// A deleted chunk leaves the copy.
+	if err := plain.Apply(ctx, graph.Batch{DeleteChunks: []string{"c5"}}); err != nil {
+		t.Fatal(err)
+	}
+	same("after a delete")
 }
 
 // sameHits: the same ids in the same order, scores equal up to Neo4j's float32 arithmetic.
