@@ -22,7 +22,7 @@ var allQueryNames = []string{
 	qReadDocumentChunks, qReadEntitiesByLayer, qReadEntitiesAfter, qReadLayerEdges, qReadAncestors, qReadLayerLinks, qReadCommunitiesLevel, qReadCommunityMembers, qReadCommunityEntities, qReadCommunityRelations, qReadCommunityChildren,
 	qReadMeta, qReadEntityVectors, qReadChunkVectors, qSchemaExisting, qReadStats, qReadEntityIDs, qSearchVector, qSearchText, qExpandLocal, qDocumentLinks, qPathsCypher,
 	qPathsCypherLong, qBumpGeneration,
-	qPathsGDS, qCountEntities, qGDSDrop, qGDSList, qGDSListStale, qGDSProject, qGDSWCCWrite, qGDSLeidenMutate, qGDSLeidenLevels, qGDSPropertyDrop,
+	qPathsGDS, qPathsHops, qCountEntities, qGDSDrop, qGDSList, qGDSListStale, qGDSProject, qGDSWCCWrite, qGDSLeidenMutate, qGDSLeidenLevels, qGDSPropertyDrop,
 	qCommunitiesDelete, qCommunitiesCreate, qCommunitiesMembers, qCommunitiesParents,
 	qCommunitiesRemove, qCommunitiesReparent, qReadStoredCommunities, qGDSProjectSeeded,
 	qGDSLeidenSeededStats, qGDSLeidenSeededStream,

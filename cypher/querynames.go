@@ -82,6 +82,7 @@ const (
 	qPathsCypher            = "paths_cypher"
 	qPathsCypherLong        = "paths_cypher_long"
 	qPathsGDS               = "paths_gds"
+	qPathsHops              = "paths_hops"
 	qCountEntities          = "count_entities"
 	qGDSDrop                = "gds_drop"
 	qGDSList                = "gds_list"
