@@ -114,8 +114,8 @@ func (s *Store) loadVectors(ctx context.Context, v *residentVectors, statement, 
 	return nil
 }
 
-// search returns the k vectors nearest to vec by cosine, scored (1+cos)/2 as Neo4j scores, best
-// first and by id among equal scores.
+// search returns the k vectors nearest to vec by cosine, scored (1+cos)/2 in float32 as Neo4j
+// scores, best first and by id among equal scores.
 func (v *residentVectors) search(vec []float32, k int) []graph.Hit {
 	norm := length(vec)
 	if norm == 0 || len(vec) != v.dim {
@@ -129,7 +129,10 @@ func (v *residentVectors) search(vec []float32, k int) []graph.Hit {
 	})
 	for i, id := range v.ids {
 		dot := dot64(vec, v.vecs[i*v.dim:(i+1)*v.dim])
-		best.Add(graph.Hit{ID: id, Score: (1 + dot/(norm*v.norms[i])) / 2})
+		// Neo4j's scores are float32s: rounded the same way, values that only rounding tells
+		// apart (cosines equal in exact arithmetic) tie, and ties go by id, as the index's do.
+		score := float64(float32((1 + dot/(norm*v.norms[i])) / 2))
+		best.Add(graph.Hit{ID: id, Score: score})
 	}
 	return best.Items()
 }
