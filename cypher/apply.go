@@ -83,6 +83,12 @@ func (s *Store) applyTx(ctx context.Context, t tx, b *graph.Batch) error {
 			return err
 		}
 	}
+	if len(b.Chunks)+len(b.DeleteChunks)+len(b.DeleteDocuments) > 0 {
+		// Makes a resident reader's copy of the chunk vectors stale (vectorcache.go).
+		if _, err := t.run(ctx, s.q.get(qBumpGeneration), map[string]any{"key": metaChunkGeneration}); err != nil {
+			return err
+		}
+	}
 	if err := s.unwind(ctx, t, qWriteDocuments, rowsOf(b.Documents, documentRow)); err != nil {
 		return err
 	}

@@ -78,8 +78,8 @@ func TestApplyStatementsAndParams(t *testing.T) {
 		qSchemaVectorIndexes, qSchemaVectorChunk, qSchemaAwait, qSchemaVectorIndexes,
 		qSchemaVectorIndexes, qSchemaVectorEntity, qSchemaAwait, qSchemaVectorIndexes,
 		// then one write transaction: references the batch does not hold, the entity graph's
-		// generation, writes
-		qMissingEntities, qBumpGeneration,
+		// and the chunks' generations, writes
+		qMissingEntities, qBumpGeneration, qBumpGeneration,
 		qWriteDocuments, qWriteChunks, qWriteNextUnlink, qWriteNextLink,
 		qWriteEntities, qWriteRelations, qWriteMentions, qWriteSummaryLinks, qWriteMeta,
 	)
@@ -306,7 +306,10 @@ func TestApplyDeleteChunks(t *testing.T) {
 	if err := s.Apply(t.Context(), graph.Batch{DeleteChunks: []string{"c-2", "c-9", "c-2"}}); err != nil {
 		t.Fatal(err)
 	}
-	sequence(t, f, qDeleteChunks, qWriteNextUnlink, qWriteNextLink)
+	sequence(t, f, qDeleteChunks, qBumpGeneration, qWriteNextUnlink, qWriteNextLink)
+	if got := f.only(qBumpGeneration)[0].params["key"]; got != metaChunkGeneration {
+		t.Errorf("bump_generation key = %v, want %s", got, metaChunkGeneration)
+	}
 	if got := f.only(qDeleteChunks)[0].params["ids"]; !reflect.DeepEqual(got, []string{"c-2", "c-9"}) {
 		t.Errorf("delete_chunks ids = %v, want each id once", got)
 	}

@@ -24,6 +24,11 @@ type Config struct {
 	// BatchSize is the number of rows per UNWIND statement within a write transaction
 	// (DefaultBatchSize when <= 0).
 	BatchSize int
+	// Resident keeps what queries read often in this process, for a long-lived reader (strata
+	// serve): the entity and chunk vectors, searched exactly in memory (vectorcache.go), loaded
+	// once per generation of what they belong to. A short-lived process is faster without:
+	// loading them costs more than the searches it saves.
+	Resident bool
 	// Log receives a debug line per statement sent (its name, records and time); the zero
 	// Logger logs nothing.
 	Log zerolog.Logger

@@ -71,8 +71,7 @@ const shortPathHops = 4
 func (s *Store) findPaths(ctx context.Context, reqs []graph.PathRequest, maxHops int, found map[graph.PathRequest]graph.Path) error {
 	rest := reqs
 	if name, ok := s.currentProjection(ctx); ok {
-		sources := bySource(orient(reqs))
-		paths, err := s.gdsPathRows(ctx, sources, name)
+		paths, err := s.projectionPaths(ctx, reqs, maxHops, name)
 		if err == nil {
 			// The projection holds the current entity graph, so a request without a row has
 			// no path.
@@ -118,6 +117,64 @@ func (s *Store) findPaths(ctx context.Context, reqs []graph.PathRequest, maxHops
 		}
 	}
 	return nil
+}
+
+// projectionPaths finds the paths of reqs on the projection graphName. When maxHops is at most
+// shortPathHops, paths_hops first tells which requests have a path that short: neighbours get
+// theirs from it, requests without one are left out, and Dijkstra runs only for the rest. Each
+// Dijkstra run explores the graph until it has settled all of its targets, so a target farther
+// than maxHops, whose path would be dropped anyway, made it settle most of the graph; the path
+// it finds to a target does not depend on the other targets, so the paths are those of running
+// it for every request. Requests keep the orientation orient gives the whole set: Dijkstra from
+// the other end may pick another of several shortest paths.
+func (s *Store) projectionPaths(ctx context.Context, reqs []graph.PathRequest, maxHops int, graphName string) ([]graph.Path, error) {
+	oriented := orient(reqs)
+	var direct []graph.Path
+	if maxHops <= shortPathHops {
+		var hops map[graph.RelationKey]int
+		var err error
+		if hops, direct, err = s.pathHops(ctx, reqs); err != nil {
+			return nil, err
+		}
+		oriented = slices.DeleteFunc(oriented, func(r graph.PathRequest) bool {
+			h := hops[graph.NewRelationKey(r.Source, r.Target)]
+			return h < 2 || h > maxHops
+		})
+	}
+	if len(oriented) == 0 {
+		return direct, nil
+	}
+	paths, err := s.gdsPathRows(ctx, bySource(oriented), graphName)
+	if err != nil {
+		return nil, err
+	}
+	return append(direct, paths...), nil
+}
+
+// pathHops runs paths_hops: the length of a shortest path (at most shortPathHops) of each
+// request that has one, and the paths of the requests between neighbours.
+func (s *Store) pathHops(ctx context.Context, reqs []graph.PathRequest) (map[graph.RelationKey]int, []graph.Path, error) {
+	hops := map[graph.RelationKey]int{}
+	var direct []graph.Path
+	for _, part := range chunked(pairs(reqs), s.batchSize) {
+		rows, err := s.readRows(ctx, qPathsHops, map[string]any{"requests": part})
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, row := range rows {
+			f := fields{m: row}
+			n := int(f.int("hops"))
+			p, err := decodePath(row)
+			if err = firstErr(err, f.err); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", qPathsHops, err)
+			}
+			hops[graph.NewRelationKey(p.Source, p.Target)] = n
+			if n == 1 {
+				direct = append(direct, p)
+			}
+		}
+	}
+	return hops, direct, nil
 }
 
 // currentProjection returns the name of the projection of the current entity graph when GDS

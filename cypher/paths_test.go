@@ -24,6 +24,58 @@ func pathRecord(nodes []string, steps ...map[string]any) map[string]any {
 	return map[string]any{"source": nodes[0], "target": nodes[len(nodes)-1], "nodes": ns, "steps": ss}
 }
 
+// hopsRecord is a row of paths_hops for a request whose ends are hops apart, with no step: the
+// statement returns the step of neighbours only.
+func hopsRecord(source, target string, hops int64) map[string]any {
+	r := pathRecord([]string{source, target})
+	r["hops"] = hops
+	return r
+}
+
+// TestShortestPathsHops: with a projection and maxHops within paths_hops' bound, neighbours get
+// their path from paths_hops, requests without a path that short are left out, and Dijkstra
+// runs only for the others, from the ends orient picks for the whole set.
+func TestShortestPathsHops(t *testing.T) {
+	s, f := newFakeStore(t, Config{}, "2.13.0")
+	ab := pathRecord([]string{"A", "B"}, step("RELATED", "ab", 2))
+	ab["hops"] = int64(1)
+	f.answer = func(name string, params map[string]any) ([]map[string]any, error) {
+		switch name {
+		case qReadMeta:
+			return []map[string]any{{"value": "1"}}, nil
+		case qGDSList:
+			return []map[string]any{{"graphName": "strata-entities::1", "relationshipCount": int64(8)}}, nil
+		case qPathsHops:
+			// D has no path of at most 4 hops; E is 4 hops away, more than maxHops.
+			return []map[string]any{ab, hopsRecord("C", "A", 3), hopsRecord("A", "E", 4)}, nil
+		case qPathsGDS:
+			return []map[string]any{pathRecord([]string{"A", "X", "Y", "C"}, step("RELATED", "ax", 1), step("RELATED", "xy", 1), step("RELATED", "yc", 1))}, nil
+		}
+		return nil, nil
+	}
+	reqs := []graph.PathRequest{{Source: "A", Target: "B"}, {Source: "C", Target: "A"}, {Source: "A", Target: "D"},
+		{Source: "A", Target: "E"}, {Source: "B", Target: "A"}}
+	got, err := s.ShortestPaths(t.Context(), reqs, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ends []string
+	for _, p := range got {
+		ends = append(ends, fmt.Sprintf("%s-%s:%d", p.Source, p.Target, len(p.Steps)))
+	}
+	if want := []string{"A-B:1", "C-A:3", "B-A:1"}; !slices.Equal(ends, want) {
+		t.Errorf("paths %v, want %v", ends, want)
+	}
+	if got[2].Steps[0].From != "B" || got[2].Steps[0].Description != "ab" {
+		t.Errorf("B to A = %+v, want the A-B step walked from B", got[2])
+	}
+	// A is in most requests, so orient makes it the source of C-A as well.
+	want := []map[string]any{{"source": "A", "targets": []string{"C"}}}
+	if c := f.only(qPathsGDS); len(c) != 1 || !reflect.DeepEqual(c[0].params["requests"], want) {
+		t.Errorf("paths_gds calls %+v, want one with requests %v", c, want)
+	}
+}
+
 func step(typ, desc string, w float64) map[string]any {
 	return map[string]any{"type": typ, "description": desc, "weight": w}
 }
@@ -99,6 +151,9 @@ func TestShortestPaths(t *testing.T) {
 						rows = append(rows, map[string]any{"graphName": "strata-entities::7", "relationshipCount": int64(4)})
 					}
 					return rows, nil
+				case qPathsHops:
+					// Both are near enough for Dijkstra to be asked.
+					return []map[string]any{hopsRecord("A", "C", 2), hopsRecord("A", "Z", 3)}, nil
 				case qPathsGDS:
 					return tc.gdsRows, tc.gdsErr
 				case qPathsCypher, qPathsCypherLong:
@@ -147,15 +202,17 @@ func TestShortestPaths(t *testing.T) {
 	}
 }
 
-// TestShortPathHopsMatchesStatement: the Go side picks paths_cypher for limits up to
-// shortPathHops, so the statement must search exactly that far.
+// TestShortPathHopsMatchesStatement: the Go side picks paths_cypher and paths_hops for limits up
+// to shortPathHops, so the statements must search exactly that far.
 func TestShortPathHopsMatchesStatement(t *testing.T) {
 	qs, err := loadQueries()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := fmt.Sprintf("*..%d]", shortPathHops); !strings.Contains(qs.get(qPathsCypher).text, want) {
-		t.Errorf("%s does not search %s hops (want %q)", qPathsCypher, want, want)
+	for _, name := range []string{qPathsCypher, qPathsHops} {
+		if want := fmt.Sprintf("*..%d]", shortPathHops); !strings.Contains(qs.get(name).text, want) {
+			t.Errorf("%s does not search %s hops (want %q)", name, want, want)
+		}
 	}
 }
 
@@ -169,6 +226,13 @@ func TestShortestPathsOrient(t *testing.T) {
 			return []map[string]any{{"value": "1"}}, nil
 		case qGDSList:
 			return []map[string]any{{"graphName": "strata-entities::1", "relationshipCount": int64(8)}}, nil
+		case qPathsHops:
+			// Two hops apart as far as paths_hops tells, so that Dijkstra runs for all.
+			var rows []map[string]any
+			for _, r := range params["requests"].([]map[string]any) {
+				rows = append(rows, hopsRecord(r["source"].(string), r["target"].(string), 2))
+			}
+			return rows, nil
 		case qPathsGDS:
 			// Every pair is one hop apart, described by its ends in walking order.
 			var rows []map[string]any

@@ -32,13 +32,16 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 	if err := s.upgradeChunkText(ctx); err != nil {
 		return err
 	}
-	for _, name := range []string{
-		qSchemaConstraintDocument, qSchemaConstraintChunk, qSchemaConstraintEntity,
-		qSchemaConstraintCommunity, qSchemaConstraintMeta, qSchemaIndexEntityLayer,
-		qSchemaIndexCommunityLevel, qSchemaFulltextChunk, qSchemaFulltextEntity,
-		qSchemaConstraintArch, qSchemaIndexArchLayer, qSchemaConstraintLease,
-	} {
-		if err := s.schemaWrite(ctx, name, nil); err != nil {
+	have, online, err := s.existingSchema(ctx)
+	if err != nil {
+		return err
+	}
+	for _, o := range schemaObjects {
+		if have[o] {
+			continue
+		}
+		online = false
+		if err := s.schemaWrite(ctx, o.statement, nil); err != nil {
 			return fmt.Errorf("create schema: %w", err)
 		}
 	}
@@ -47,6 +50,7 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 		return err
 	}
 	for _, idx := range quantized {
+		online = false
 		if err := s.rebuildVectorIndex(ctx, idx, dims[idx]); err != nil {
 			return err
 		}
@@ -65,12 +69,75 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 			return fmt.Errorf("meta %s = %q is not a positive integer", graph.MetaEmbeddingDims, value)
 		}
 		for _, idx := range []graph.VectorIndex{graph.ChunkEmbedding, graph.EntityEmbedding, graph.CommunityEmbedding} {
+			if _, ok := dims[idx]; !ok {
+				online = false // created now
+			}
 			if err := s.ensureVectorIndex(ctx, idx, dim); err != nil {
 				return err
 			}
 		}
 	}
+	if online {
+		return nil
+	}
 	return s.awaitIndexes(ctx)
+}
+
+// schemaObject is a constraint or index that a schema statement creates, by name.
+type schemaObject struct {
+	statement, name string
+	constraint      bool
+}
+
+// schemaObjects are the constraints, range and full-text indexes of ensureSchema, in the order
+// they are created.
+var schemaObjects = []schemaObject{
+	{qSchemaConstraintDocument, "document_id", true},
+	{qSchemaConstraintChunk, "chunk_id", true},
+	{qSchemaConstraintEntity, "entity_id", true},
+	{qSchemaConstraintCommunity, "community_id", true},
+	{qSchemaConstraintMeta, "strata_meta_key", true},
+	{qSchemaIndexEntityLayer, "entity_layer", false},
+	{qSchemaIndexCommunityLevel, "community_level", false},
+	{qSchemaFulltextChunk, string(graph.ChunkText), false},
+	{qSchemaFulltextEntity, string(graph.EntityText), false},
+	{qSchemaConstraintArch, "arch_community_id", true},
+	{qSchemaIndexArchLayer, "arch_community_layer", false},
+	{qSchemaConstraintLease, "strata_lease_id", true},
+}
+
+// existingSchema reads which of schemaObjects exist, in one statement: each CREATE … IF NOT
+// EXISTS is a write transaction of its own, which a store opened for one query (a fresh strata
+// query process) would otherwise pay a dozen times over. online reports whether every index of
+// the database is online (awaitIndexes has nothing to wait for).
+func (s *Store) existingSchema(ctx context.Context) (have map[schemaObject]bool, online bool, err error) {
+	var rows []map[string]any
+	err = s.run.read(ctx, func(t tx) (err error) {
+		rows, err = t.run(ctx, s.q.get(qSchemaExisting), nil)
+		return err
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("list the schema: %w", err)
+	}
+	indexes, constraints := map[string]bool{}, map[string]bool{}
+	online = true
+	for _, row := range rows {
+		f := fields{m: row}
+		name, owner, state := f.str("name"), f.str("owningConstraint"), f.str("state")
+		if f.err != nil {
+			return nil, false, fmt.Errorf("list the schema: %w", f.err)
+		}
+		indexes[name] = true
+		if owner != "" {
+			constraints[owner] = true
+		}
+		online = online && state == "ONLINE"
+	}
+	have = map[schemaObject]bool{}
+	for _, o := range schemaObjects {
+		have[o] = (o.constraint && constraints[o.name]) || (!o.constraint && indexes[o.name])
+	}
+	return have, online, nil
 }
 
 // chunkTextProperties are the properties the chunk_text index covers, in index order.

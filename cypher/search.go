@@ -35,6 +35,15 @@ func (s *Store) VectorSearch(ctx context.Context, index graph.VectorIndex, vec [
 		return nil, fmt.Errorf("cypher: vector search %s: query vector has %d dimensions, the index holds %d-dimensional embeddings",
 			index, len(vec), dim)
 	}
+	if s.resident {
+		hits, ok, err := s.residentVectorSearch(ctx, index, vec, k, dim)
+		if err != nil {
+			return nil, fmt.Errorf("cypher: vector search %s: %w", index, err)
+		}
+		if ok {
+			return hits, nil
+		}
+	}
 	rows, err := s.readRows(ctx, qSearchVector, map[string]any{
 		"index": string(index), "k": int64(k), "candidates": int64(vectorCandidates(k)), "vector": vectorParam(vec),
 	})

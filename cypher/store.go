@@ -38,6 +38,11 @@ type Store struct {
 	dims   map[graph.VectorIndex]int // dimension of each existing vector index
 
 	lease *lease // the writer lease, once TakeWriterLease took it
+
+	// resident: vector search runs on in-memory copies of the vectors (Config.Resident).
+	resident  bool
+	vectorsMu sync.Mutex
+	vectors   map[graph.VectorIndex]*residentVectors
 }
 
 var _ graph.Store = (*Store)(nil)
@@ -86,6 +91,8 @@ func newStore(r runner, qs queries, cfg Config) *Store {
 		staleTempGraphAge: staleTempGraphAge,
 		txWrites:          hierarchyTxWrites,
 		dims:              map[graph.VectorIndex]int{},
+		resident:          cfg.Resident,
+		vectors:           map[graph.VectorIndex]*residentVectors{},
 	}
 }
 

@@ -11,7 +11,10 @@ background after its first searches; the wait is shown too).
 Prints p50 / p95 in ms, and the server's peak RSS. Standard library only.
 QUESTIONS is JSON Lines ({"question": ...}) or, for any other name than *.jsonl, one question
 per line. Environment: FRESH=0 skips the fresh processes; ROUNDS=R asks the server every
-question R times (default 1), for a steadier p95 from few questions.
+question R times (default 1), for a steadier p95 from few questions; NEO4J=1 keeps NEO4J_URI (and
+the other NEO4J_* variables) from the environment, so that the store served is that Neo4j database
+rather than DATA_DIR; JSON_OUT=path also writes the p50 per mode and way as JSON
+({"hi": {"fresh process": ms, "strata serve": ms}, ...}).
 """
 
 import json
@@ -69,7 +72,9 @@ def main(argv):
             questions = [line.strip() for line in f if line.strip()][:n]
     fresh = os.environ.get("FRESH", "1") != "0"
     rounds = int(os.environ.get("ROUNDS", "1"))
-    env = dict(os.environ, STRATA_OFFLINE="1", NEO4J_URI="")
+    env = dict(os.environ, STRATA_OFFLINE="1")
+    if os.environ.get("NEO4J", "0") != "1":
+        env["NEO4J_URI"] = ""
     rows = []
     for mode in modes if fresh else []:
         cli = []
@@ -121,6 +126,12 @@ def main(argv):
             note = (f"first request {first:.1f} ms, then idle after {idle:.1f} s; "
                     f"server-side total p50 {statistics.median(server):.1f} ms")
         print(f"{mode:6} {how:14} {pct(lat, 50):8.1f} {pct(lat, 95):8.1f}   {note}")
+    if os.environ.get("JSON_OUT"):
+        out = {}
+        for mode, how, lat, _ in rows + serve_rows:
+            out.setdefault(mode, {})[how] = pct(lat, 50)
+        with open(os.environ["JSON_OUT"], "w") as f:
+            json.dump(out, f)
     print(f"strata serve peak RSS: {int(hwm) / 1024:.0f} MiB (exit {proc.returncode} after SIGTERM)")
     return 0
 

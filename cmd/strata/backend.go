@@ -31,12 +31,12 @@ func openStore(ctx context.Context, c *cli.Context, log zerolog.Logger, readOnly
 	return openStoreWith(ctx, c, log, embedded.Options{ReadOnly: readOnly})
 }
 
-// openStoreWith is openStore with the embedded store's options (strata serve keeps reads
-// resident); Neo4j ignores them.
+// openStoreWith is openStore with the embedded store's options; Neo4j takes only Resident from
+// them (strata serve keeps what queries read often in memory, on either backend).
 func openStoreWith(ctx context.Context, c *cli.Context, log zerolog.Logger, opt embedded.Options) (graph.Store, backend, error) {
 	if uri := c.String(flagNeo4jURI); uri != "" {
 		b := backend{Kind: "neo4j", Location: uri}
-		s, err := openNeo4j(ctx, c, log, &b, !opt.ReadOnly)
+		s, err := openNeo4j(ctx, c, log, &b, !opt.ReadOnly, opt.Resident)
 		if err != nil {
 			return nil, b, err
 		}

@@ -13,8 +13,9 @@ import (
 
 // openNeo4j connects to the Neo4j server named by the flags (or NEO4J_* variables); a writer
 // takes the database's writer lease.
-func openNeo4j(ctx context.Context, c *cli.Context, log zerolog.Logger, b *backend, writer bool) (graph.Store, error) {
+func openNeo4j(ctx context.Context, c *cli.Context, log zerolog.Logger, b *backend, writer, resident bool) (graph.Store, error) {
 	cfg := cypher.Config{
+		Resident: resident,
 		URI:      c.String(flagNeo4jURI),
 		Username: c.String(flagNeo4jUser),
 		Password: c.String(flagNeo4jPassword),

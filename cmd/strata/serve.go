@@ -523,10 +523,34 @@ func (s *server) query(w *responseRecorder, r *http.Request) error {
 		return err
 	}
 	defer release()
-	state, err := graph.ReadIngestState(r.Context(), st.engine.Store)
+	// The ingest state (a few metadata reads, a round trip each on Neo4j) is read while the
+	// query runs: neither needs the other.
+	var state graph.IngestState
+	stateErr := make(chan error, 1)
+	go func() {
+		var err error
+		state, err = graph.ReadIngestState(r.Context(), st.engine.Store)
+		stateErr <- err
+	}()
+	res, err := s.answerQuery(r, w, st, q, opt)
+	if stErr := <-stateErr; stErr != nil {
+		return stErr
+	}
 	if err != nil {
 		return err
 	}
+	out := queryOutput{Result: res, Warnings: state.Warnings()}
+	if q.Stream {
+		s.writeLine(w, r, out)
+		return nil
+	}
+	s.writeJSON(w, r, http.StatusOK, out)
+	return nil
+}
+
+// answerQuery runs the query of a POST /query through the engine of st, with the request's
+// LLM usage in the result.
+func (s *server) answerQuery(r *http.Request, w *responseRecorder, st *openedStore, q queryRequest, opt retrieval.Options) (*retrieval.Result, error) {
 	meter := llm.NewMeter()
 	ctx := llm.WithMeter(r.Context(), meter)
 	if q.Stream {
@@ -539,19 +563,13 @@ func (s *server) query(w *responseRecorder, r *http.Request) error {
 	res, err := st.engine.Query(ctx, q.Question, opt)
 	if err != nil {
 		if errors.Is(err, retrieval.ErrEmptyQuery) {
-			return httpError{http.StatusBadRequest, err}
+			return nil, httpError{http.StatusBadRequest, err}
 		}
-		return err
+		return nil, err
 	}
 	u := meter.Stats().Total
 	res.Usage = retrieval.Usage{LLMCalls: u.LLMCalls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, EmbeddingCalls: u.EmbeddingCalls}
-	out := queryOutput{Result: res, Warnings: state.Warnings()}
-	if q.Stream {
-		s.writeLine(w, r, out)
-		return nil
-	}
-	s.writeJSON(w, r, http.StatusOK, out)
-	return nil
+	return res, nil
 }
 
 // status answers GET /status with status --json's object (without its integrity check, which

@@ -1,5 +1,7 @@
-// Counts changes to the entity graph (entities, RELATED, SUMMARIZED_BY), in the transaction that
-// makes them. GDS projection names end with this number, so a projection made before a change
+// Counts changes, in the transaction that makes them, under $key: entity_graph.generation counts
+// changes to the entity graph (entities, RELATED, SUMMARIZED_BY), chunks.generation writes and
+// deletes of chunks (a resident reader's vector copies follow both, vectorcache.go). GDS
+// projection names end with the entity graph's number, so a projection made before a change
 // is recognisably stale and never used for paths. A new counter starts at the clock in
 // microseconds, not at 0: a database whose nodes were deleted (StrataMeta with them) but whose
 // GDS catalog was kept would otherwise count through the names of its old projections again
