@@ -50,6 +50,7 @@ func tests() []test {
 		concurrencyTests(),
 		contextTests(),
 		evidenceTests(),
+		pageTests(),
 	} {
 		all = append(all, group...)
 	}
