@@ -207,6 +207,8 @@ func decodeChunk(m map[string]any) (graph.Chunk, error) {
 		Text:       f.str("text"),
 		Tokens:     int(f.int("tokens")),
 		Embedding:  f.vector("embedding"),
+		FirstPage:  int(f.int("firstPage")),
+		LastPage:   int(f.int("lastPage")),
 	}
 	return c, f.err
 }

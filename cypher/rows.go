@@ -52,7 +52,18 @@ func chunkRow(c graph.Chunk) map[string]any {
 		"text":       c.Text,
 		"tokens":     int64(c.Tokens),
 		"embedding":  vectorParam(c.Embedding),
+		"firstPage":  pageParam(c.FirstPage),
+		"lastPage":   pageParam(c.LastPage),
 	}
+}
+
+// pageParam is a page number, or null (the property is not set) for 0, no page: a chunk of a
+// document without pages has no page properties.
+func pageParam(p int) any {
+	if p <= 0 {
+		return nil
+	}
+	return int64(p)
 }
 
 // entityRow leaves out ComponentID and Degree: they belong to ComputeComponents. A new entity

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
+	"unicode"
 
 	"github.com/rs/zerolog"
 	"golang.org/x/sync/errgroup"
@@ -301,10 +303,11 @@ func (in *Ingester) extractBatch(ctx context.Context, p prepared, pieces []chunk
 	subject := graph.Document{Title: p.doc.Title}.Subject()
 	for _, pc := range pieces {
 		if c, ok := p.have[pc.ID]; ok {
-			if c.Seq != pc.Seq {
+			first, last := piecePages(p.doc.Pages, pc)
+			if c.Seq != pc.Seq || c.FirstPage != first || c.LastPage != last {
 				// Same passage at another position of a changed document: rewritten with its
-				// new Seq (for the NEXT chain), not extracted again.
-				c.Seq = pc.Seq
+				// new Seq (for the NEXT chain) and pages, not extracted again.
+				c.Seq, c.FirstPage, c.LastPage = pc.Seq, first, last
 				moved = append(moved, c)
 			}
 			continue
@@ -315,10 +318,28 @@ func (in *Ingester) extractBatch(ctx context.Context, p prepared, pieces []chunk
 		}
 		res = extract.NameSubject(res, pc.Text, subject)
 		b.results = append(b.results, resolve.ChunkResult{ChunkID: pc.ID, DocumentID: p.doc.ID, Seq: pc.Seq, Result: res})
-		b.chunks = append(b.chunks, graph.Chunk{ID: pc.ID, DocumentID: p.doc.ID, Seq: pc.Seq, Text: pc.Text, Tokens: pc.Tokens})
+		first, last := piecePages(p.doc.Pages, pc)
+		b.chunks = append(b.chunks, graph.Chunk{ID: pc.ID, DocumentID: p.doc.ID, Seq: pc.Seq, Text: pc.Text, Tokens: pc.Tokens,
+			FirstPage: first, LastPage: last})
 	}
 	b.chunks = append(b.chunks, moved...)
 	return nil
+}
+
+// piecePages returns the first and last page a piece's text lies on, 0 and 0 for a document
+// without pages. White space at the window's edges is left out: a window that begins with the
+// blank line closing the page before (or ends with the one opening the next) is not on it.
+func piecePages(pages []int, pc chunk.Piece) (first, last int) {
+	start := pc.Start + len(pc.Text) - len(strings.TrimLeftFunc(pc.Text, unicode.IsSpace))
+	end := pc.Start + len(strings.TrimRightFunc(pc.Text, unicode.IsSpace))
+	if end <= start { // a window of white space alone keeps its whole span
+		start, end = pc.Start, pc.End
+	}
+	span := load.PageSpan(pages, start, end)
+	if len(span) == 0 {
+		return 0, 0
+	}
+	return span[0], span[len(span)-1]
 }
 
 // sameChunks reports whether the stored chunks of a document are the pieces, in order.

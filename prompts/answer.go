@@ -20,15 +20,26 @@ func (s *Set) Answer(question, contextText string) (Prompt, error) {
 	}{strings.Join(strings.Fields(question), " "), fence(ContextLabel, contextText)})
 }
 
-// citationRe matches a bracketed source id such as [doc:abc-1] or [chunk:9f2c]; several ids may
-// share brackets: [doc:a, doc:b] or [doc:a; chunk:b].
-var citationRe = regexp.MustCompile(`\[((?:[a-z]+:[^\]\s,;]+[,;]?\s*)+)\]`)
+// The parts of a citation: source ids (kind:id), the pages of the source before them
+// (p.3, pp.3-4, as the context labels chunks of paged documents), and what separates them.
+const (
+	citeID   = `[a-z]+:[^\]\s,;]+`
+	citePage = `pp?\.\s?\d+(?:[-–]\d+)?`
+	citeSep  = `[,;]?\s*`
+)
 
-var citationIDRe = regexp.MustCompile(`([a-z]+):([^\]\s,;]+)`)
+// citationRe matches a bracketed source id such as [doc:abc-1] or [chunk:9f2c]; several ids may
+// share brackets: [doc:a, doc:b] or [doc:a; chunk:b]. An id may be followed by the pages it
+// cites: [doc:a p.3], [doc:a pp.3-4, doc:b]. A bracket holds at least one id.
+var citationRe = regexp.MustCompile(`\[((?:` + citePage + citeSep + `)*` + citeID + citeSep + `(?:(?:` + citeID + `|` + citePage + `)` + citeSep + `)*)\]`)
+
+// citationPartRe matches the ids (groups 1 and 2) and pages (group 3) of a citation in order.
+var citationPartRe = regexp.MustCompile(`([a-z]+):([^\]\s,;]+)|(` + citePage + `)`)
 
 // citationStartRe matches what a citation (citationRe) may begin with: its bracket and the ids
-// so far, the last one possibly cut anywhere.
-var citationStartRe = regexp.MustCompile(`^\[(?:[a-z]+:[^\]\s,;]+[,;]?\s*)*(?:[a-z]+(?::[^\]\s,;]*)?)?$`)
+// and pages so far, the last one possibly cut anywhere.
+var citationStartRe = regexp.MustCompile(`^\[(?:(?:` + citeID + `|` + citePage + `)` + citeSep + `)*` +
+	`(?:[a-z]+(?::[^\]\s,;]*)?|pp?\.\s?(?:\d+[-–]?\d*)?)?$`)
 
 // OpenCitation returns the index of the first bracket in s that is not closed and may yet become
 // a citation once more text follows, or -1. A stream of an answer holds back the text from there:
@@ -54,7 +65,10 @@ func Citations(answer string) []Citation {
 	var out []Citation
 	seen := map[Citation]bool{}
 	for _, m := range citationRe.FindAllStringSubmatch(answer, -1) {
-		for _, id := range citationIDRe.FindAllStringSubmatch(m[1], -1) {
+		for _, id := range citationPartRe.FindAllStringSubmatch(m[1], -1) {
+			if id[1] == "" {
+				continue // pages
+			}
 			c := Citation{Kind: id[1], ID: id[2]}
 			if !seen[c] {
 				seen[c] = true
@@ -69,17 +83,25 @@ func Citations(answer string) []Citation {
 func CleanAnswer(answer string) string { return strings.TrimSpace(textutil.StripThinking(answer)) }
 
 // FilterCitations removes from answer the cited ids for which keep is false (typically ids that
-// do not occur in the context: the model made them up). A bracket left empty is removed with the
-// space before it. It returns the new answer, the kept citations and the removed ones, each
-// distinct and in order of first citation.
+// do not occur in the context: the model made them up), with the pages cited after them. A
+// bracket left empty is removed with the space before it. It returns the new answer, the kept
+// citations and the removed ones, each distinct and in order of first citation.
 func FilterCitations(answer string, keep func(Citation) bool) (string, []Citation, []Citation) {
 	var kept, removed []Citation
 	seenK, seenR := map[Citation]bool{}, map[Citation]bool{}
 	out := citationRe.ReplaceAllStringFunc(answer, func(bracket string) string {
 		var ids []string
-		for _, id := range citationIDRe.FindAllStringSubmatch(bracket, -1) {
+		idKept := true // whether the id that the pages which follow belong to is kept
+		for _, id := range citationPartRe.FindAllStringSubmatch(bracket, -1) {
+			if id[1] == "" {
+				if idKept && len(ids) > 0 {
+					ids[len(ids)-1] += " " + id[3]
+				}
+				continue
+			}
 			c := Citation{Kind: id[1], ID: id[2]}
-			if keep(c) {
+			idKept = keep(c)
+			if idKept {
 				ids = append(ids, id[0])
 				if !seenK[c] {
 					seenK[c] = true

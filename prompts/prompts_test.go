@@ -137,8 +137,9 @@ func TestVersionStable(t *testing.T) {
 }
 
 func TestCitations(t *testing.T) {
-	got := Citations("Founded in 1102 [doc:guild-1]. Led by Ilsa [chunk:9f2c, doc:guild-1] and [doc:x; report:0-3]. [not a cite]")
-	want := []Citation{{"doc", "guild-1"}, {"chunk", "9f2c"}, {"doc", "x"}, {"report", "0-3"}}
+	got := Citations("Founded in 1102 [doc:guild-1]. Led by Ilsa [chunk:9f2c, doc:guild-1] and [doc:x; report:0-3]. [not a cite] " +
+		"On page 3 [doc:report.pdf p.3], pages 4 and 5 [doc:report.pdf pp.4-5 chunk:c7] [p.6].")
+	want := []Citation{{"doc", "guild-1"}, {"chunk", "9f2c"}, {"doc", "x"}, {"report", "0-3"}, {"doc", "report.pdf"}, {"chunk", "c7"}}
 	if len(got) != len(want) {
 		t.Fatalf("Citations = %v, want %v", got, want)
 	}
@@ -174,6 +175,12 @@ func TestFilterCitations(t *testing.T) {
 		{"Founded in 1102 [doc:made-up].", "Founded in 1102.", 0, 1},
 		{"Both [doc:guild, doc:nope; chunk:c2] agree.", "Both [doc:guild, chunk:c2] agree.", 2, 1},
 		{"Copied label [doc:port chunk:c2].", "Copied label [doc:port, chunk:c2].", 2, 0},
+		{"On a page [doc:guild p.3].", "On a page [doc:guild p.3].", 1, 0},
+		{"On pages [doc:guild pp.3-4, doc:port].", "On pages [doc:guild pp.3-4, doc:port].", 2, 0},
+		{"Copied paged label [doc:port p.2 chunk:c2].", "Copied paged label [doc:port p.2, chunk:c2].", 2, 0},
+		{"Made-up pages go with their id [doc:nope p.9, doc:guild p.3].", "Made-up pages go with their id [doc:guild p.3].", 1, 1},
+		{"Made up [doc:nope pp.1-2].", "Made up.", 0, 1},
+		{"A page alone [p.3] is no citation.", "A page alone [p.3] is no citation.", 0, 0},
 		{"No citations.", "No citations.", 0, 0},
 	}
 	for _, tc := range tests {
@@ -200,6 +207,11 @@ func TestOpenCitation(t *testing.T) {
 		{"not one [1", -1},
 		{"not one [Doc:a", -1},
 		{"[x [doc:a", 3},
+		{"open [doc:a p", 5},
+		{"open [doc:a p.", 5},
+		{"open [doc:a pp.3-", 5},
+		{"open [doc:a p.3, doc:", 5},
+		{"closed [doc:a p.3] here", -1},
 	}
 	for _, tc := range tests {
 		if got := OpenCitation(tc.in); got != tc.want {

@@ -133,8 +133,17 @@ func (b *contextBuilder) paths(title string, items []PathItem, budget int) []Pat
 // header line and one token for the line break between them (BPE may merge across it; one more
 // keeps the count an upper bound): tokenizing every candidate chunk again cost more than the
 // rest of building the context.
+//
+// The header labels the chunk [doc:ID chunk:ID], with the pages after the document id when
+// they are known ([doc:ID p.3 chunk:ID]), so that an answer copying the label's start cites
+// the page (ChunkItem.Cite).
 func (b *contextBuilder) chunks(title string, items []ChunkItem, budget int) []ChunkItem {
-	header := func(c ChunkItem) string { return fmt.Sprintf("[doc:%s chunk:%s] %s", c.DocumentID, c.ID, c.Title) }
+	header := func(c ChunkItem) string {
+		if p := PageLabel(c.Pages); p != "" {
+			return fmt.Sprintf("[doc:%s %s chunk:%s] %s", c.DocumentID, p, c.ID, c.Title)
+		}
+		return fmt.Sprintf("[doc:%s chunk:%s] %s", c.DocumentID, c.ID, c.Title)
+	}
 	n := b.sectionCost(title, len(items), func(i int) string {
 		c := items[i]
 		return header(c) + "\n" + strings.TrimSpace(c.Text)

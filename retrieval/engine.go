@@ -211,7 +211,7 @@ func itemsOf(chunks []graph.Chunk, scores map[string]float64, docs []graph.Docum
 	}
 	items := make([]ChunkItem, len(chunks))
 	for i, c := range chunks {
-		items[i] = ChunkItem{ID: c.ID, DocumentID: c.DocumentID, Title: titles[c.DocumentID], Text: c.Text, Score: scores[c.ID], tokens: c.Tokens}
+		items[i] = ChunkItem{ID: c.ID, DocumentID: c.DocumentID, Title: titles[c.DocumentID], Pages: c.Pages(), Text: c.Text, Score: scores[c.ID], tokens: c.Tokens}
 	}
 	return items
 }

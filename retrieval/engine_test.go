@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -72,6 +73,44 @@ func TestContextBuilderBudgets(t *testing.T) {
 	paths := b.paths("Relationships", nil, 1000)
 	if len(kept) != 1 || len(paths) != 0 || strings.Contains(b.String(), "Relationships") {
 		t.Errorf("empty sections must not be written: %q", b.String())
+	}
+}
+
+// TestChunkPages: a chunk of a paged document is labelled with its pages in the context text,
+// its citation and its JSON; a chunk without pages keeps the label and JSON it always had.
+func TestChunkPages(t *testing.T) {
+	tok, err := tokenizer.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks := []graph.Chunk{
+		{ID: "c1", DocumentID: "report.pdf", Text: "Page three.", FirstPage: 3, LastPage: 3},
+		{ID: "c2", DocumentID: "report.pdf", Text: "Pages three to five.", FirstPage: 3, LastPage: 5},
+		{ID: "c3", DocumentID: "notes.txt", Text: "No pages."},
+	}
+	items := itemsOf(chunks, nil, []graph.Document{{ID: "report.pdf", Title: "Report"}, {ID: "notes.txt", Title: "Notes"}})
+	b := newContextBuilder(tok)
+	b.chunks("Sources", items, 1000)
+	want := "-----Sources-----\n" +
+		"[doc:report.pdf p.3 chunk:c1] Report\nPage three.\n" +
+		"[doc:report.pdf pp.3-5 chunk:c2] Report\nPages three to five.\n" +
+		"[doc:notes.txt chunk:c3] Notes\nNo pages."
+	if got := b.String(); got != want {
+		t.Errorf("context text:\n%s\nwant:\n%s", got, want)
+	}
+	for i, cite := range []string{"[doc:report.pdf p.3]", "[doc:report.pdf pp.3-5]", "[doc:notes.txt]"} {
+		if got := items[i].Cite(); got != cite {
+			t.Errorf("item %d: Cite() = %q, want %q", i, got, cite)
+		}
+	}
+	for i, want := range []string{`"pages":[3]`, `"pages":[3,4,5]`, ""} {
+		data, err := json.Marshal(items[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want == "" && strings.Contains(string(data), `"pages"`) || want != "" && !strings.Contains(string(data), want) {
+			t.Errorf("item %d: JSON %s, want pages %q", i, data, want)
+		}
 	}
 }
 

@@ -85,12 +85,37 @@ type PathItem struct {
 
 // ChunkItem is a source chunk in the context.
 type ChunkItem struct {
-	ID         string  `json:"id"`
-	DocumentID string  `json:"document_id"`
-	Title      string  `json:"title"`
-	Text       string  `json:"text"`
-	Score      float64 `json:"score"`
-	tokens     int     // the stored token count of Text, when known
+	ID         string `json:"id"`
+	DocumentID string `json:"document_id"`
+	Title      string `json:"title"`
+	// Pages are the pages of a paged document (PDF) the chunk lies on, in order; left out for
+	// documents without pages.
+	Pages  []int   `json:"pages,omitempty"`
+	Text   string  `json:"text"`
+	Score  float64 `json:"score"`
+	tokens int     // the stored token count of Text, when known
+}
+
+// Cite returns the label that cites the chunk's document: [doc:ID], with its pages when they
+// are known ([doc:ID p.3], [doc:ID pp.3-4]). The context text labels chunks so, and an answer
+// cites them the same way.
+func (c ChunkItem) Cite() string {
+	if p := PageLabel(c.Pages); p != "" {
+		return "[doc:" + c.DocumentID + " " + p + "]"
+	}
+	return "[doc:" + c.DocumentID + "]"
+}
+
+// PageLabel names pages as a citation does: "p.3" for one, "pp.3-5" for several (first to
+// last), "" for none.
+func PageLabel(pages []int) string {
+	switch len(pages) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("p.%d", pages[0])
+	}
+	return fmt.Sprintf("pp.%d-%d", pages[0], pages[len(pages)-1])
 }
 
 // Usage counts model use for the query.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -184,3 +186,60 @@ func (l *lockedBuffer) String() string {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// TestQueryCitesPDFPages: a chunk of a PDF comes with its pages in query --json, and the context
+// text labels it with them; the text file beside it keeps the labels it always had.
+func TestQueryCitesPDFPages(t *testing.T) {
+	in := t.TempDir()
+	pdf, err := os.ReadFile(filepath.Join("..", "..", "pipeline", "load", "testdata", "inputs", "good", "report.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(in, "report.pdf"), pdf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(in, "notes.txt"), []byte("The lighthouse keepers of Gull Point log the ferries."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if code, out, errOut := strata(t, "ingest", "--data-dir", dir, "--json", in); code != 0 {
+		t.Fatalf("ingest exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	code, out, errOut := strata(t, "query", "--data-dir", dir, "--json", "--context-only", "--mode", "naive", "When was the lighthouse on Gull Point rebuilt?")
+	if code != 0 {
+		t.Fatalf("query exit %d: %s", code, errOut)
+	}
+	var res struct {
+		Context struct {
+			Chunks []struct {
+				DocumentID string `json:"document_id"`
+				ID         string `json:"id"`
+				Pages      []int  `json:"pages"`
+			} `json:"chunks"`
+		} `json:"context"`
+		ContextText string `json:"context_text"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	docs := map[string]bool{}
+	for _, c := range res.Context.Chunks {
+		docs[c.DocumentID] = true
+		// The whole report is one chunk at the default size.
+		label := "[doc:" + c.DocumentID + " chunk:" + c.ID + "]"
+		if c.DocumentID == "report.pdf" {
+			if !reflect.DeepEqual(c.Pages, []int{1, 2, 3}) {
+				t.Errorf("report.pdf chunk pages %v, want [1 2 3]", c.Pages)
+			}
+			label = "[doc:report.pdf pp.1-3 chunk:" + c.ID + "]"
+		} else if c.Pages != nil {
+			t.Errorf("%s chunk has pages %v", c.DocumentID, c.Pages)
+		}
+		if !strings.Contains(res.ContextText, label) {
+			t.Errorf("context text does not label the chunk %s:\n%s", label, res.ContextText)
+		}
+	}
+	if !docs["report.pdf"] || !docs["notes.txt"] {
+		t.Errorf("context holds chunks of %v, want both documents", docs)
+	}
+}

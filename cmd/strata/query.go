@@ -253,7 +253,7 @@ func writeQueryText(w io.Writer, res *retrieval.Result, opt retrieval.Options, s
 			fmt.Fprintln(w, "Sources:")
 		}
 		for _, ch := range res.Context.Chunks {
-			fmt.Fprintf(w, "  [doc:%s] %s\n", ch.DocumentID, ch.Title)
+			fmt.Fprintf(w, "  %s %s\n", ch.Cite(), ch.Title)
 		}
 	default:
 		if !opt.ContextOnly {

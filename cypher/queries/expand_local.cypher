@@ -23,7 +23,7 @@ RETURN
     WITH c, count(DISTINCT s) AS hits
     ORDER BY hits DESC, c.id
     LIMIT $topChunks
-    RETURN c {.id, .documentId, .seq, .text, .tokens, .embedding, score: hits}
+    RETURN c {.id, .documentId, .seq, .text, .tokens, .embedding, .firstPage, .lastPage, score: hits}
   } AS chunks,
   COLLECT {
     UNWIND seeds AS s

@@ -2,4 +2,4 @@
 // @param ids LIST<STRING>
 MATCH (c:Chunk)
 WHERE c.id IN $ids
-RETURN c {.id, .documentId, .seq, .text, .tokens, .embedding} AS chunk
+RETURN c {.id, .documentId, .seq, .text, .tokens, .embedding, .firstPage, .lastPage} AS chunk

@@ -2,6 +2,7 @@
 // PART_OF; the ids of the documents it left are returned so that their NEXT chains are rebuilt.
 // The documents must exist (checked before by missing_documents.cypher). Embeddings are stored
 // as float32 arrays (setNodeVectorProperty), half the size of the doubles a plain SET writes.
+// firstPage and lastPage are null, so absent, for a chunk of a document without pages.
 // @param rows LIST<MAP>
 UNWIND $rows AS row
 MATCH (d:Document {id: row.documentId})
@@ -11,6 +12,8 @@ SET c.documentId = row.documentId,
     c.seq = row.seq,
     c.text = row.text,
     c.tokens = row.tokens,
+    c.firstPage = row.firstPage,
+    c.lastPage = row.lastPage,
     c.title = d.title
 MERGE (c)-[:PART_OF]->(d)
 WITH c, d, row, previous

@@ -180,15 +180,15 @@ func applyDocuments(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 
 func applyChunks(ctx context.Context, tx *sql.Tx, b *graph.Batch) error {
 	return eachRow(ctx, tx, `
-		INSERT INTO chunks (id, document_id, seq, text, tokens, embedding, title)
-		VALUES (?, ?, ?, ?, ?, ?, coalesce((SELECT title FROM documents WHERE id = ?2), ''))
+		INSERT INTO chunks (id, document_id, seq, text, tokens, embedding, first_page, last_page, title)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, coalesce((SELECT title FROM documents WHERE id = ?2), ''))
 		ON CONFLICT (id) DO UPDATE SET document_id = excluded.document_id, seq = excluded.seq,
 			text = excluded.text, tokens = excluded.tokens, embedding = excluded.embedding,
-			title = excluded.title`,
+			first_page = excluded.first_page, last_page = excluded.last_page, title = excluded.title`,
 		b.Chunks,
 		func(c graph.Chunk) string { return "chunk " + c.ID },
 		func(c graph.Chunk) []any {
-			return []any{c.ID, c.DocumentID, c.Seq, c.Text, c.Tokens, encodeVector(c.Embedding)}
+			return []any{c.ID, c.DocumentID, c.Seq, c.Text, c.Tokens, encodeVector(c.Embedding), c.FirstPage, c.LastPage}
 		})
 }
 

@@ -41,7 +41,7 @@ func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.L
 		set := encodeStrings(ids)
 
 		if opt.TopChunks > 0 {
-			lc.Chunks, err = queryAll(ctx, s.cached(tx), scanScoredChunk, expandChunksSQL(), set, opt.TopChunks)
+			lc.Chunks, err = queryAll(ctx, s.cached(tx), scanScoredChunk, expandChunksSQL(s.version), set, opt.TopChunks)
 			if err != nil {
 				return err
 			}

@@ -49,7 +49,7 @@ func (s *Store) Documents(ctx context.Context, ids []string) ([]graph.Document, 
 // Chunks returns the chunks with the given ids that exist, in the order of ids.
 func (s *Store) Chunks(ctx context.Context, ids []string) ([]graph.Chunk, error) {
 	return byIDs(ctx, s, "look up chunks",
-		`SELECT `+chunkCols("c")+` FROM chunks c WHERE c.id IN (SELECT value FROM json_each(?))`,
+		`SELECT `+chunkCols("c", s.version)+` FROM chunks c WHERE c.id IN (SELECT value FROM json_each(?))`,
 		ids, scanChunk, func(c graph.Chunk) string { return c.ID })
 }
 
@@ -118,7 +118,7 @@ func (s *Store) DocumentChunks(ctx context.Context, documentID string) ([]graph.
 	var out []graph.Chunk
 	err := s.read(ctx, "chunks of document "+documentID, func(tx *sql.Tx) error {
 		var err error
-		out, err = queryAll(ctx, s.cached(tx), scanChunk, `SELECT `+chunkCols("c")+` FROM chunks c WHERE c.document_id = ? ORDER BY c.seq, c.id`, documentID)
+		out, err = queryAll(ctx, s.cached(tx), scanChunk, `SELECT `+chunkCols("c", s.version)+` FROM chunks c WHERE c.document_id = ? ORDER BY c.seq, c.id`, documentID)
 		return err
 	})
 	return out, err

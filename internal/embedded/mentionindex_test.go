@@ -167,7 +167,8 @@ func TestResidentReaderOfVersion5(t *testing.T) {
 		t.Fatalf("the store gives nothing to compare: %d links, %d communities", len(wantLinks), len(wantLocal.Communities))
 	}
 	for _, q := range []string{
-		`DROP INDEX communities_rating`, `DELETE FROM generations WHERE name = 'mentions'`, `PRAGMA user_version = 5`,
+		`DROP INDEX communities_rating`, `DELETE FROM generations WHERE name = 'mentions'`,
+		`ALTER TABLE chunks DROP COLUMN first_page`, `ALTER TABLE chunks DROP COLUMN last_page`, `PRAGMA user_version = 5`,
 	} {
 		if _, err := w.db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -276,6 +277,10 @@ func TestUpgradeFromVersion1(t *testing.T) {
 	if hits, err := r.TextSearch(t.Context(), graph.ChunkText, "old", 1); err != nil || len(hits) != 1 {
 		t.Errorf("reader of a version-1 store: TextSearch = %v, %v", hits, err)
 	}
+	old := graph.Chunk{ID: "c", DocumentID: "d", Text: "old chunk", Tokens: 2, Embedding: []float32{1, 0, 0}}
+	if got, err := r.Chunks(t.Context(), []string{"c"}); err != nil || len(got) != 1 || !reflect.DeepEqual(got[0], old) {
+		t.Errorf("reader of a version-1 store: Chunks = %+v, %v; want %+v, without pages", got, err, old)
+	}
 	r.Close()
 
 	w, err := Open(t.Context(), dir, Options{})
@@ -293,6 +298,14 @@ func TestUpgradeFromVersion1(t *testing.T) {
 	}
 	if hits, err := w.TextSearch(t.Context(), graph.ChunkText, "lighthouse", 1); err != nil || len(hits) != 1 || hits[0].ID != "c" {
 		t.Errorf("after the upgrade, TextSearch(title word) = %v, %v; want chunk c", hits, err)
+	}
+	paged := graph.Chunk{ID: "c3", DocumentID: "d", Seq: 1, Text: "paged", Tokens: 1, FirstPage: 2, LastPage: 3}
+	if err := w.Apply(t.Context(), graph.Batch{Chunks: []graph.Chunk{paged}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := w.Chunks(t.Context(), []string{"c", "c3"})
+	if err != nil || len(got) != 2 || !reflect.DeepEqual(got[0], old) || !reflect.DeepEqual(got[1], paged) {
+		t.Errorf("after the upgrade, Chunks = %+v, %v; want %+v without pages and %+v", got, err, old, paged)
 	}
 }
 

@@ -4,10 +4,11 @@ package embedded
 // SQLite answers each through an index, never by reading a whole table (which on a large graph
 // costs time proportional to the graph, not to the answer).
 
-// expandChunksSQL selects the chunks mentioning most seeds (?1 a JSON array of seed ids, ?2 the limit).
-func expandChunksSQL() string {
+// expandChunksSQL selects the chunks mentioning most seeds (?1 a JSON array of seed ids, ?2 the
+// limit) in a store of schema version.
+func expandChunksSQL(version int64) string {
 	return `
-		SELECT ` + chunkCols("c") + `, count(*) AS n
+		SELECT ` + chunkCols("c", version) + `, count(*) AS n
 		FROM mentions m JOIN chunks c ON c.id = m.chunk_id
 		WHERE m.entity_id IN (SELECT value FROM json_each(?1))
 		GROUP BY c.id ORDER BY n DESC, c.id LIMIT ?2`

@@ -38,7 +38,7 @@ func TestQueryPlans(t *testing.T) {
 		// listing, which returns every row anyway).
 		scans []string
 	}{
-		{"ExpandLocal chunks", expandChunksSQL(), []any{seeds, 10}, nil},
+		{"ExpandLocal chunks", expandChunksSQL(schemaVersion), []any{seeds, 10}, nil},
 		{"ExpandLocal communities", expandCommunitiesSQL(schemaVersion), []any{seeds, 10}, nil},
 		{"ExpandLocal communities before version 6", expandCommunitiesSQL(5), []any{seeds, 10}, nil},
 		{"ExpandLocal relations", expandRelationsSQL(), []any{seeds, true, 10}, nil},

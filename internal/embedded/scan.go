@@ -26,14 +26,20 @@ func scanDocument(sc scanner, extra ...any) (graph.Document, error) {
 	return d, err
 }
 
-func chunkCols(a string) string {
-	return a + ".id, " + a + ".document_id, " + a + ".seq, " + a + ".text, " + a + ".tokens, " + a + ".embedding"
+// chunkCols selects a chunk in a store of schema version: one older than pagesVersion, which a
+// reader opens as it is, has no page columns and gives 0 for them.
+func chunkCols(a string, version int64) string {
+	pages := a + ".first_page, " + a + ".last_page"
+	if version < pagesVersion {
+		pages = "0, 0"
+	}
+	return a + ".id, " + a + ".document_id, " + a + ".seq, " + a + ".text, " + a + ".tokens, " + a + ".embedding, " + pages
 }
 
 func scanChunk(sc scanner, extra ...any) (graph.Chunk, error) {
 	var c graph.Chunk
 	var emb []byte
-	if err := sc.Scan(append([]any{&c.ID, &c.DocumentID, &c.Seq, &c.Text, &c.Tokens, &emb}, extra...)...); err != nil {
+	if err := sc.Scan(append([]any{&c.ID, &c.DocumentID, &c.Seq, &c.Text, &c.Tokens, &emb, &c.FirstPage, &c.LastPage}, extra...)...); err != nil {
 		return c, err
 	}
 	var err error

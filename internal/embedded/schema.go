@@ -9,7 +9,7 @@ import (
 // schemaVersion is stored in PRAGMA user_version. A change to the schema is a new entry in
 // migrations and a new version; schemaSQL stays the schema of version 1, so new and upgraded
 // stores are built by the same statements.
-const schemaVersion = 7
+const schemaVersion = 8
 
 // oldestReadable is the oldest schema version a read-only Store can use as it is (readers cannot
 // upgrade a store). Raise it when a migration changes something readers depend on.
@@ -230,8 +230,18 @@ func migrations() [][]string {
 				INSERT INTO chunk_text (rowid, title, text) VALUES (new.rid, new.title, new.text);
 			END`,
 		},
+		// 7 → 8: chunks of paged documents (PDF) record the pages their text lies on
+		// (pagesVersion); 0 for other chunks and for those written before.
+		{
+			`ALTER TABLE chunks ADD COLUMN first_page INTEGER NOT NULL DEFAULT 0`,
+			`ALTER TABLE chunks ADD COLUMN last_page INTEGER NOT NULL DEFAULT 0`,
+		},
 	}
 }
+
+// pagesVersion is the first schema version whose chunks hold first_page and last_page: a reader
+// of an older store reads its chunks without pages.
+const pagesVersion = 8
 
 // initSchema creates the schema in an empty database, upgrades an older one, or checks that an
 // existing one is a strata store this code can read, and returns the version the store is at.

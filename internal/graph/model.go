@@ -30,6 +30,21 @@ type Chunk struct {
 	Text       string
 	Tokens     int
 	Embedding  []float32
+	// FirstPage and LastPage are the pages (from 1) of a paged document (PDF) that the chunk's
+	// text lies on, so that a citation can name them; both 0 for a document without pages.
+	FirstPage, LastPage int
+}
+
+// Pages returns the pages the chunk lies on, in order; nil when its document has no pages.
+func (c Chunk) Pages() []int {
+	if c.FirstPage <= 0 || c.LastPage < c.FirstPage {
+		return nil
+	}
+	out := make([]int, 0, c.LastPage-c.FirstPage+1)
+	for p := c.FirstPage; p <= c.LastPage; p++ {
+		out = append(out, p)
+	}
+	return out
 }
 
 // Entity is a node of the knowledge graph. Layer 0 entities are extracted from text; entities of

@@ -38,6 +38,9 @@ type Piece struct {
 	Seq    int
 	Text   string
 	Tokens int
+	// Start and End are the byte offsets of Text in the document's text: Text is
+	// text[Start:End]. They place the window on the document's pages (load.PageSpan).
+	Start, End int
 }
 
 // Split cuts text into windows of at most opt.Size tokens, consecutive windows sharing opt.Overlap
@@ -90,7 +93,8 @@ func split(tok *tokenizer.Tokenizer, documentID, text string, opt Options, segme
 		if first > 0 {
 			start = ends[first-1-base]
 		}
-		window := text[start:ends[last-1-base]]
+		end := ends[last-1-base]
+		window := text[start:end]
 		repeat := seen[window]
 		seen[window] = repeat + 1
 		pieces = append(pieces, Piece{
@@ -98,6 +102,8 @@ func split(tok *tokenizer.Tokenizer, documentID, text string, opt Options, segme
 			Seq:    len(pieces),
 			Text:   window,
 			Tokens: last - first,
+			Start:  start,
+			End:    end,
 		})
 		if last == total && pos == len(text) {
 			break

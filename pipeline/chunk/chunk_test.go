@@ -44,9 +44,7 @@ func TestSplit(t *testing.T) {
 					t.Errorf("piece %d: text has %d tokens, recorded %d", i, got, p.Tokens)
 				}
 			}
-			if !strings.HasPrefix(tc.text, pieces[0].Text) || !strings.HasSuffix(tc.text, pieces[len(pieces)-1].Text) {
-				t.Error("chunks do not cover the start and end of the text")
-			}
+			checkSpans(t, tc.text, pieces)
 			if tc.opt.Overlap == 0 {
 				var joined strings.Builder
 				for _, p := range pieces {
@@ -172,8 +170,28 @@ func TestSplitInSegments(t *testing.T) {
 				if !reflect.DeepEqual(got, want) {
 					t.Fatalf("segments of %d bytes: %d pieces, want %d (first differing: %v)", segment, len(got), len(want), firstDiff(got, want))
 				}
+				checkSpans(t, tt.text, got)
 			}
 		})
+	}
+}
+
+// checkSpans checks that every piece's offsets select its text from the document, in the
+// document's order, covering all of it.
+func checkSpans(t *testing.T, text string, pieces []Piece) {
+	t.Helper()
+	prev := Piece{}
+	for i, p := range pieces {
+		if p.Start < 0 || p.End > len(text) || p.Start > p.End || text[p.Start:p.End] != p.Text {
+			t.Fatalf("piece %d: span [%d, %d) of %d bytes does not hold its text", i, p.Start, p.End, len(text))
+		}
+		if i > 0 && (p.Start < prev.Start || p.Start > prev.End || p.End <= prev.End) {
+			t.Fatalf("piece %d: span [%d, %d) does not follow [%d, %d)", i, p.Start, p.End, prev.Start, prev.End)
+		}
+		prev = p
+	}
+	if len(pieces) > 0 && (pieces[0].Start != 0 || prev.End != len(text)) {
+		t.Fatalf("pieces span [%d, %d), want the whole text [0, %d)", pieces[0].Start, prev.End, len(text))
 	}
 }
 

@@ -16,7 +16,9 @@ const contextText = `-----Sources-----
 [doc:guild chunk:c1] Saltmere Cartographers' Guild
 Ilsa Marrow founded the Saltmere Cartographers' Guild in 1102.
 [doc:port chunk:c2] Port Avel
-Port Avel is a harbour town on the inner channels.`
+Port Avel is a harbour town on the inner channels.
+[doc:charter.pdf pp.3-4 chunk:c3] Guild charter
+The charter of 1102 names Ilsa Marrow first master.`
 
 // TestGenerateWithFake asks the fake API. A reasoning block before a malformed answer is removed;
 // an answer cut off while reasoning is unreadable.
@@ -88,6 +90,9 @@ func TestGenerateWith(t *testing.T) {
 		{"made-up id removed", "Ilsa Marrow [doc:guild] in 1102 [doc:annals].", Options{}, "Ilsa Marrow [doc:guild] in 1102.", 1, 1},
 		{"made-up id kept on request", "In 1102 [doc:annals].", Options{KeepUnknownCitations: true}, "In 1102 [doc:annals].", 1, 0},
 		{"reasoning stripped", "<think>The guild...</think>\nIlsa Marrow [chunk:c1].", Options{}, "Ilsa Marrow [chunk:c1].", 1, 0},
+		{"page of a source cited", "First master [doc:charter.pdf p.3].", Options{}, "First master [doc:charter.pdf p.3].", 1, 0},
+		{"paged label copied", "In 1102 [doc:charter.pdf pp.3-4 chunk:c3].", Options{}, "In 1102 [doc:charter.pdf pp.3-4, chunk:c3].", 2, 0},
+		{"made-up source with its page removed", "In 1102 [doc:annals p.7; doc:charter.pdf p.4].", Options{}, "In 1102 [doc:charter.pdf p.4].", 1, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

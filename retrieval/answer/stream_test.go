@@ -47,6 +47,8 @@ func TestAnswerStream(t *testing.T) {
 		{"made-up id among real ones", "Port Avel [doc:port; chunk:c9; chunk:c2] is a harbour.", "Port Avel [doc:port, chunk:c2] is a harbour.", "",
 			[]string{"c9"}},
 		{"made-up citation first", "[doc:annals] Ilsa founded it.", " Ilsa founded it.", "", []string{"annals"}},
+		{"page citations", "The charter [doc:charter.pdf pp.3-4] and the annals [doc:annals p.2].", "The charter [doc:charter.pdf pp.3-4] and the annals.", "",
+			[]string{"annals ", "annals]", "doc:annals", "p.2"}},
 		{"brackets that are no citation", "See [1] and [the note] [Doc:x].", "See [1] and [the note] [Doc:x].", "", nil},
 		{"open bracket at the end", "See [note", "See [note", "See", nil},
 		{"reasoning never closed", "Ilsa founded it. <think>but was it", "Ilsa founded it. <think>but was it", "Ilsa founded it.", nil},

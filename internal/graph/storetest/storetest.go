@@ -51,6 +51,7 @@ func tests() []test {
 		concurrencyTests(),
 		contextTests(),
 		evidenceTests(),
+		pageTests(),
 	} {
 		all = append(all, group...)
 	}
