@@ -3,10 +3,7 @@ package cypher
 import (
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"strings"
-	"syscall"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
@@ -92,15 +89,8 @@ func Disconnected(err error) (cause error, lost bool) {
 	if code := neo4jCode(err); strings.HasSuffix(code, ".DatabaseUnavailable") {
 		return errors.New(code), true
 	}
-	for _, target := range []error{io.EOF, io.ErrUnexpectedEOF, syscall.ECONNRESET, syscall.ECONNREFUSED, syscall.EPIPE} {
-		if errors.Is(err, target) {
-			return target, true
-		}
-	}
-	var ne net.Error
-	if errors.As(err, &ne) {
-		return ne, true
-	}
+	// Only the driver's own errors count: an EOF or a refused file elsewhere in a run is no
+	// lost server (the driver wraps its network errors in ConnectivityError).
 	return nil, false
 }
 

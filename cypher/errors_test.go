@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -56,7 +57,8 @@ func TestDisconnected(t *testing.T) {
 		{"retries ran out", fmt.Errorf("write document d: %w", &neo4j.TransactionExecutionLimit{Cause: "timeout",
 			Errors: []error{&neo4j.ConnectivityError{Inner: io.EOF}, &neo4j.ConnectivityError{Inner: refused}}}), true, "connection refused"},
 		{"database unavailable", &neo4j.Neo4jError{Code: "Neo.TransientError.General.DatabaseUnavailable"}, true, "DatabaseUnavailable"},
-		{"raw reset", fmt.Errorf("read: %w", syscall.ECONNRESET), true, "connection reset"},
+		{"a file's error", fmt.Errorf("read questions: %w", &os.PathError{Op: "open", Path: "q.jsonl", Err: syscall.ENOENT}), false, ""},
+		{"a reader's EOF", fmt.Errorf("decode: %w", io.ErrUnexpectedEOF), false, ""},
 		{"syntax error", &neo4j.Neo4jError{Code: "Neo.ClientError.Statement.SyntaxError"}, false, ""},
 		{"retries ran out on deadlocks", &neo4j.TransactionExecutionLimit{Cause: "timeout",
 			Errors: []error{&neo4j.Neo4jError{Code: "Neo.TransientError.Transaction.DeadlockDetected"}}}, false, ""},
