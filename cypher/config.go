@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/rs/zerolog"
 )
@@ -24,6 +25,10 @@ type Config struct {
 	// BatchSize is the number of rows per UNWIND statement within a write transaction
 	// (DefaultBatchSize when <= 0).
 	BatchSize int
+	// RetryTime bounds how long a transaction is retried on transient errors and lost
+	// connections (a server restart shorter than it goes unnoticed); 0 keeps the driver's 30 s.
+	// Past it the command fails with an error for which Disconnected holds.
+	RetryTime time.Duration
 	// Resident keeps what queries read often in this process, for a long-lived reader (strata
 	// serve): the entity and chunk vectors, searched exactly in memory (vectorcache.go), loaded
 	// once per generation of what they belong to. A short-lived process is faster without:

@@ -3,6 +3,7 @@ package cypher
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
@@ -38,6 +39,10 @@ func isConnectivity(err error) bool {
 // explainOpen turns a failure to connect to cfg's server into a message that names the cause
 // and what to check. It never includes the password.
 func explainOpen(cfg Config, err error) error {
+	return &openError{err: explainOpenCause(cfg, err)}
+}
+
+func explainOpenCause(cfg Config, err error) error {
 	uri := redactURI(cfg.URI)
 	switch {
 	case neo4jCode(err) == codeUnauthorized:
@@ -59,12 +64,38 @@ func explainOpen(cfg Config, err error) error {
 }
 
 // Disconnected reports whether err is the driver giving a statement up because it lost the
-// server: stopped, restarted or cut off, at once or after its retries. What the server committed
-// stays; what a transaction had not committed is rolled back.
-func Disconnected(err error) bool {
-	if isConnectivity(err) {
-		return true
+// server: stopped, restarted or cut off, at once or after its retries, or the database was
+// unavailable (shutting down, starting). What the server committed stays; what a transaction
+// had not committed is rolled back. cause is the innermost such error, short enough for a
+// one-line message (e.g. "EOF", "connect: connection refused"). A failure of Open to reach the
+// server is not a disconnection: Open's own message says what to check.
+func Disconnected(err error) (cause error, lost bool) {
+	var open *openError
+	if errors.As(err, &open) {
+		return nil, false
 	}
 	var limit *neo4j.TransactionExecutionLimit
-	return errors.As(err, &limit) && len(limit.Errors) > 0 && isConnectivity(limit.Errors[len(limit.Errors)-1])
+	if errors.As(err, &limit) {
+		for i := len(limit.Errors) - 1; i >= 0; i-- {
+			if cause, lost := Disconnected(limit.Errors[i]); lost {
+				return cause, true
+			}
+		}
+	}
+	var ce *neo4j.ConnectivityError
+	if errors.As(err, &ce) {
+		return ce.Inner, true
+	}
+	if code := neo4jCode(err); strings.HasSuffix(code, ".DatabaseUnavailable") {
+		return errors.New(code), true
+	}
+	// Only the driver's own errors count: an EOF or a refused file elsewhere in a run is no
+	// lost server (the driver wraps its network errors in ConnectivityError).
+	return nil, false
 }
+
+// openError is a failure of Open, explained (explainOpen).
+type openError struct{ err error }
+
+func (e *openError) Error() string { return e.err.Error() }
+func (e *openError) Unwrap() error { return e.err }

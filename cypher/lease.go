@@ -77,8 +77,9 @@ func (s *Store) takeWriterLease(ctx context.Context, ttl time.Duration) error {
 	}
 	if !h.acquired {
 		return fmt.Errorf("cypher: %w: strata (pid %d on %s) has been writing to this database since %s; "+
-			"wait for it to finish (if that process is gone, its lease expires within %s)",
-			graph.ErrLocked, h.pid, h.host, h.startedAt.UTC().Format(time.RFC3339), h.expiresIn.Round(time.Second))
+			"wait for it to finish, then run this command again (if that process is gone, its lease expires within %s "+
+			"and the next run takes it over; a run on %s takes it over at once)",
+			graph.ErrLocked, h.pid, h.host, h.startedAt.UTC().Format(time.RFC3339), h.expiresIn.Round(time.Second), h.host)
 	}
 	l := &lease{token: token, ttl: ttl, stop: make(chan struct{}), done: make(chan struct{})}
 	s.lease = l

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -105,5 +106,50 @@ func putLease(t *testing.T, srv neo4jtest.Server, host string, pid int, expiresI
 	params := map[string]any{"host": host, "pid": int64(pid), "expiresInMs": expiresInMs}
 	if _, err := srv.Query(context.Background(), testQuery(t, "put_lease"), params); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWriterLeaseOneWinner: writers that try to take the lease at the same moment, each through
+// its own driver as separate processes would, never both win: neither a lease that does not
+// exist yet (even rounds) nor one that lapsed (odd rounds).
+func TestWriterLeaseOneWinner(t *testing.T) {
+	srv, cfg := emptyServer(t)
+	const writers, rounds = 6, 10
+	stores := make([]*Store, writers)
+	for i := range stores {
+		stores[i] = openTestStore(t, cfg)
+	}
+	for round := range rounds {
+		if round%2 == 1 {
+			putLease(t, srv, "elsewhere", 1, -1000)
+		}
+		start := make(chan struct{})
+		errs := make([]error, writers)
+		var wg sync.WaitGroup
+		for i, s := range stores {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				errs[i] = s.TakeWriterLease(t.Context())
+			}()
+		}
+		close(start)
+		wg.Wait()
+		won := 0
+		for i, err := range errs {
+			switch {
+			case err == nil:
+				won++
+				if err := stores[i].releaseLease(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+			case !errors.Is(err, graph.ErrLocked):
+				t.Fatalf("round %d, writer %d: %v", round, i, err)
+			}
+		}
+		if won != 1 {
+			t.Fatalf("round %d: %d of %d concurrent writers took the lease, want exactly 1", round, won, writers)
+		}
 	}
 }

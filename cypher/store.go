@@ -65,6 +65,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	driver, err := neo4j.NewDriverWithContext(cfg.URI, auth, func(c *config.Config) {
 		c.UserAgent = "strata"
+		if cfg.RetryTime > 0 {
+			c.MaxTransactionRetryTime = cfg.RetryTime
+		}
 	})
 	if err != nil {
 		return nil, explainOpen(cfg, err)

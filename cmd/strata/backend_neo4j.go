@@ -15,12 +15,13 @@ import (
 // takes the database's writer lease.
 func openNeo4j(ctx context.Context, c *cli.Context, log zerolog.Logger, b *backend, writer, resident bool) (graph.Store, error) {
 	cfg := cypher.Config{
-		Resident: resident,
-		URI:      c.String(flagNeo4jURI),
-		Username: c.String(flagNeo4jUser),
-		Password: c.String(flagNeo4jPassword),
-		Database: c.String(flagNeo4jDatabase),
-		Log:      log, // a line per statement at --log-level debug
+		Resident:  resident,
+		URI:       c.String(flagNeo4jURI),
+		Username:  c.String(flagNeo4jUser),
+		Password:  c.String(flagNeo4jPassword),
+		Database:  c.String(flagNeo4jDatabase),
+		RetryTime: c.Duration(flagNeo4jRetry),
+		Log:       log, // a line per statement at --log-level debug
 	}
 	if cfg.Database != "" {
 		b.Location += " (database " + cfg.Database + ")"

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/stratarag/strata/internal/llm"
@@ -13,6 +15,7 @@ const (
 	flagNeo4jUser      = "neo4j-username"
 	flagNeo4jPassword  = "neo4j-password"
 	flagNeo4jDatabase  = "neo4j-database"
+	flagNeo4jRetry     = "neo4j-retry-time"
 	flagOffline        = "offline"
 	flagLLMModel       = "llm-model"
 	flagEmbeddingModel = "embedding-model"
@@ -52,6 +55,9 @@ func backendFlags() []cli.Flag {
 			Usage: "Neo4j password (prefer the environment variable over the flag)"},
 		&cli.StringFlag{Name: flagNeo4jDatabase, EnvVars: []string{"NEO4J_DATABASE"}, Category: "Storage",
 			Usage: "Neo4j database (default: the server's default database)"},
+		&cli.DurationFlag{Name: flagNeo4jRetry, Value: 30 * time.Second, EnvVars: []string{"STRATA_NEO4J_RETRY_TIME"}, Category: "Storage",
+			Usage: "how long a Neo4j transaction is retried while the server is unreachable or restarting; " +
+				"past it the command stops, and an ingest or delete resumes when run again"},
 	}
 }
 

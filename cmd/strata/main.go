@@ -107,12 +107,14 @@ func classify(ctx context.Context, command string, err error) (int, string) {
 	if errors.As(err, &partial) {
 		return exitPartial, err.Error()
 	}
-	if cypher.Disconnected(err) {
+	if cause, lost := cypher.Disconnected(err); lost {
+		// The driver's own errors say the same thing several times over; the innermost one is
+		// kept for diagnosis.
 		then := "run it again once the server is back"
 		if command == "ingest" || command == "delete" {
-			then = "what it committed is kept: run the same command again once the server is back, and it resumes"
+			then = "what it committed is kept, each batch whole: run the same command again once the server is back, and it resumes"
 		}
-		return exitFailure, fmt.Sprintf("lost the connection to Neo4j (the server stopped, restarted or cannot be reached); %s: %v", then, err)
+		return exitFailure, fmt.Sprintf("lost the connection to Neo4j (the server stopped, restarted or cannot be reached: %v); %s", cause, then)
 	}
 	return exitFailure, err.Error()
 }
