@@ -185,3 +185,33 @@ func processAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
+
+// Lease is who holds a database's writer lease: the process writing to it.
+type Lease struct {
+	Host      string        `json:"host"`
+	PID       int           `json:"pid"`
+	Started   time.Time     `json:"started"`
+	ExpiresIn time.Duration `json:"-"` // negative once expired: its holder stopped renewing it
+}
+
+// WriterLease says who holds the writer lease; false when nobody does. Reading it takes
+// nothing: status shows it while an ingest runs.
+func (s *Store) WriterLease(ctx context.Context) (Lease, bool, error) {
+	var l Lease
+	var found bool
+	err := s.run.read(ctx, func(t tx) error {
+		rows, err := t.run(ctx, s.q.get(qLeaseRead), nil)
+		if err != nil || len(rows) == 0 {
+			return err
+		}
+		f := fields{m: rows[0]}
+		l = Lease{Host: f.str("host"), PID: int(f.int("pid")), Started: time.UnixMilli(f.int("startedAt")).UTC(),
+			ExpiresIn: time.Duration(f.int("expiresInMs")) * time.Millisecond}
+		found = true
+		return f.err
+	})
+	if err != nil {
+		return Lease{}, false, fmt.Errorf("cypher: read the writer lease: %w", err)
+	}
+	return l, found, nil
+}

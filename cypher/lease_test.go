@@ -29,12 +29,18 @@ func TestWriterLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := openTestStore(t, cfg)
+	if l, held, err := b.WriterLease(ctx); err != nil || !held || l.PID != os.Getpid() || l.Host != host || l.ExpiresIn <= 0 {
+		t.Errorf("WriterLease while a holds it = %+v, %v, %v; want pid %d on %s, live", l, held, err, os.Getpid(), host)
+	}
 	err := b.TakeWriterLease(ctx)
 	if !errors.Is(err, graph.ErrLocked) || !strings.Contains(err.Error(), fmt.Sprintf("pid %d on %s", os.Getpid(), host)) {
 		t.Fatalf("second writer: %v; want graph.ErrLocked naming pid %d on %s", err, os.Getpid(), host)
 	}
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if l, held, err := b.WriterLease(ctx); err != nil || held {
+		t.Errorf("WriterLease after the holder closed = %+v, %v, %v; want none", l, held, err)
 	}
 	if err := b.TakeWriterLease(ctx); err != nil {
 		t.Fatalf("after the holder closed: %v", err)

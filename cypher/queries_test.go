@@ -28,7 +28,7 @@ var allQueryNames = []string{
 	qGDSLeidenSeededStats, qGDSLeidenSeededStream,
 	qReadAllDocuments, qGDSProjectRelated, qDeleteDocuments, qDeleteMentions, qDeleteRelations, qDeleteEntities,
 	qReadEntityEvidence, qReadRelationEvidence, qReadChunkMentions, qReadChunkRelEvidence, qCountUnsupported,
-	qSchemaConstraintLease, qLeaseAcquire, qLeaseRenew, qLeaseRelease,
+	qSchemaConstraintLease, qLeaseAcquire, qLeaseRenew, qLeaseRelease, qLeaseRead,
 }
 
 // TestQueryFiles: every name the code uses has a file, every file is used, and each file's

@@ -25,6 +25,7 @@ const (
 	qLeaseAcquire          = "lease_acquire"
 	qLeaseRenew            = "lease_renew"
 	qLeaseRelease          = "lease_release"
+	qLeaseRead             = "lease_read"
 
 	qServerComponents = "server_components"
 	qServerGDSVersion = "server_gds_version"

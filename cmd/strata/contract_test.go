@@ -279,7 +279,7 @@ func TestStoreCountKeys(t *testing.T) {
 		t.Fatalf("status: exit %d: %s", code, errOut)
 	}
 	st := oneJSONObject(t, out)
-	if got := keys(st); !reflect.DeepEqual(got, []string{"backend", "ingest", "meta", "store", "unsupported", "warnings"}) {
+	if got := keys(st); !reflect.DeepEqual(got, []string{"backend", "ingest", "meta", "store", "unsupported", "warnings", "writer"}) {
 		t.Errorf("status keys %v", got)
 	}
 	if got := st["unsupported"]; !reflect.DeepEqual(got, map[string]any{"entities": 0.0, "relations": 0.0}) {

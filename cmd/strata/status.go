@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/stratarag/strata/cypher"
 	"github.com/stratarag/strata/internal/graph"
 )
 
@@ -30,7 +32,10 @@ type statusOutput struct {
 	// Unsupported counts the entities and relations without evidence: always 0 for a store whose
 	// graph is derived from evidence, null for one built before strata kept evidence.
 	Unsupported *unsupportedCounts `json:"unsupported"`
-	Warnings    []string           `json:"warnings"`
+	// Writer is the process holding the Neo4j database's writer lease (an ingest or delete
+	// running, or one that died and whose lease the next writer takes over); null when none.
+	Writer   *cypher.Lease `json:"writer"`
+	Warnings []string      `json:"warnings"`
 }
 
 type unsupportedCounts struct {
@@ -84,6 +89,9 @@ func runStatus(c *cli.Context) error {
 		}
 	}
 	fmt.Fprintf(w, "Last ingest: %s\n", describeIngest(state))
+	if l := out.Writer; l != nil {
+		fmt.Fprintf(w, "Writer: strata (pid %d on %s) since %s%s\n", l.PID, l.Host, l.Started.Format(time.RFC3339), leaseState(*l))
+	}
 	for _, line := range warnings {
 		fmt.Fprintf(w, "  warning: %s\n", line)
 	}
@@ -116,6 +124,17 @@ func readStatus(ctx context.Context, store graph.Store, be backend) (statusOutpu
 	}
 	out := statusOutput{Backend: be, Store: newStoreCounts(stats), Meta: meta, Ingest: state,
 		Warnings: append([]string{}, state.Warnings()...)}
+	if lr, ok := store.(interface {
+		WriterLease(context.Context) (cypher.Lease, bool, error)
+	}); ok {
+		l, held, err := lr.WriterLease(ctx)
+		if err != nil {
+			return statusOutput{}, err
+		}
+		if held {
+			out.Writer = &l
+		}
+	}
 	if evidence, _, err := store.Meta(ctx, graph.MetaEvidence); err != nil {
 		return statusOutput{}, err
 	} else if evidence != "" || stats.Nodes["Document"] == 0 {
@@ -144,6 +163,14 @@ func printCounts(w interface{ Write([]byte) (int, error) }, counts map[string]in
 	for _, k := range keys {
 		fmt.Fprintf(w, "  %-14s %d\n", k, counts[k])
 	}
+}
+
+// leaseState says whether a writer lease is live or left behind by a process that stopped.
+func leaseState(l cypher.Lease) string {
+	if l.ExpiresIn < 0 {
+		return " (its process stopped renewing the lease; the next writer takes it over)"
+	}
+	return ""
 }
 
 // describeIngest sums up the last ingest in a few words; the warnings say what to do.

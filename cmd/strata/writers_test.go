@@ -227,8 +227,11 @@ func TestNeo4jSecondWriterRefused(t *testing.T) {
 	if n := countDocuments(t, srv, bIDs); n != 0 {
 		t.Errorf("the refused ingest wrote %d documents", n)
 	}
-	if code, _, errOut := neo4jCLI(t, srv, "status", "--json"); code != 0 {
+	code, out, errOut = neo4jCLI(t, srv, "status", "--json")
+	if code != 0 {
 		t.Errorf("status while the first ingest runs: exit %d: %s", code, errOut)
+	} else if st := decodeJSON[struct{ Writer *struct{ PID int } }](t, "status", out); st.Writer == nil || st.Writer.PID != first.Process.Pid {
+		t.Errorf("status while the first ingest runs: writer %+v, want pid %d", st.Writer, first.Process.Pid)
 	}
 
 	p.release()
