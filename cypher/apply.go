@@ -77,15 +77,8 @@ func (s *Store) applyTx(ctx context.Context, t tx, b *graph.Batch) error {
 			return err
 		}
 	}
-	if len(b.Entities)+len(b.Relations)+len(b.SummaryLinks)+len(b.DeleteEntities)+len(b.DeleteRelations) > 0 || b.ClearSummaries {
-		// Makes the GDS projection of the graph as it was stale (see projection).
-		if _, err := t.run(ctx, s.q.get(qBumpGeneration), map[string]any{"key": metaEntityGraphGeneration}); err != nil {
-			return err
-		}
-	}
-	if len(b.Chunks)+len(b.DeleteChunks)+len(b.DeleteDocuments) > 0 {
-		// Makes a resident reader's copy of the chunk vectors stale (vectorcache.go).
-		if _, err := t.run(ctx, s.q.get(qBumpGeneration), map[string]any{"key": metaChunkGeneration}); err != nil {
+	if keys := generationsMoved(b); len(keys) > 0 {
+		if _, err := t.run(ctx, s.q.get(qBumpGeneration), map[string]any{"keys": keys}); err != nil {
 			return err
 		}
 	}
@@ -312,4 +305,23 @@ func listIDs(ids []string) string {
 		s += fmt.Sprintf(" and %d more", len(ids)-limit)
 	}
 	return s
+}
+
+// generationsMoved lists the StrataMeta counters that b moves on: metaEntityGraphGeneration
+// makes the GDS projection of the graph as it was stale (see projection); metaChunkGeneration
+// and metaMentionGeneration make a resident reader's copies of the chunk vectors and of the
+// mentions stale (vectorcache.go, mentions.go). Deleting a document, chunk or entity deletes its
+// mentions too.
+func generationsMoved(b *graph.Batch) []string {
+	var keys []string
+	if len(b.Entities)+len(b.Relations)+len(b.SummaryLinks)+len(b.DeleteEntities)+len(b.DeleteRelations) > 0 || b.ClearSummaries {
+		keys = append(keys, metaEntityGraphGeneration)
+	}
+	if len(b.Chunks)+len(b.DeleteChunks)+len(b.DeleteDocuments) > 0 {
+		keys = append(keys, metaChunkGeneration)
+	}
+	if len(b.Chunks)+len(b.DeleteChunks)+len(b.DeleteDocuments)+len(b.Mentions)+len(b.DeleteMentions)+len(b.DeleteEntities) > 0 {
+		keys = append(keys, metaMentionGeneration)
+	}
+	return keys
 }

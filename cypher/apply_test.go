@@ -77,9 +77,9 @@ func TestApplyStatementsAndParams(t *testing.T) {
 		// vector indexes first, each in its own transactions: list, create, await, re-list
 		qSchemaVectorIndexes, qSchemaVectorChunk, qSchemaAwait, qSchemaVectorIndexes,
 		qSchemaVectorIndexes, qSchemaVectorEntity, qSchemaAwait, qSchemaVectorIndexes,
-		// then one write transaction: references the batch does not hold, the entity graph's
-		// and the chunks' generations, writes
-		qMissingEntities, qBumpGeneration, qBumpGeneration,
+		// then one write transaction: references the batch does not hold, the generations
+		// (one statement), writes
+		qMissingEntities, qBumpGeneration,
 		qWriteDocuments, qWriteChunks, qWriteNextUnlink, qWriteNextLink,
 		qWriteEntities, qWriteRelations, qWriteMentions, qWriteSummaryLinks, qWriteMeta,
 	)
@@ -243,32 +243,44 @@ func TestApplyNothing(t *testing.T) {
 	sequence(t, f)
 }
 
-// TestApplyBumpsGeneration: a batch that changes the entity graph increments its generation in
-// the same transaction, which makes the GDS projection of the previous state stale.
+// TestApplyBumpsGeneration: a batch moves on, in one statement of its own transaction, the
+// counters of what it changes: the entity graph's (which makes the GDS projection of the
+// previous state stale), the chunks' and the mentions' (which make a resident reader's copies
+// stale).
 func TestApplyBumpsGeneration(t *testing.T) {
+	const g, c, m = metaEntityGraphGeneration, metaChunkGeneration, metaMentionGeneration
 	for _, tc := range []struct {
 		name  string
 		batch graph.Batch
-		bump  bool
+		keys  []string
 	}{
-		{"entities change the graph", graph.Batch{Entities: []graph.Entity{{ID: "A"}}}, true},
-		{"summary links do", graph.Batch{SummaryLinks: []graph.SummaryLink{{Member: "A", Summary: "B"}}}, true},
-		{"clearing summaries does", graph.Batch{ClearSummaries: true}, true},
-		{"meta does not", graph.Batch{Meta: map[string]string{"k": "v"}}, false},
-		{"documents do not", graph.Batch{Documents: []graph.Document{{ID: "d"}}}, false},
+		{"entities change the graph", graph.Batch{Entities: []graph.Entity{{ID: "A"}}}, []string{g}},
+		{"summary links do", graph.Batch{SummaryLinks: []graph.SummaryLink{{Member: "A", Summary: "B"}}}, []string{g}},
+		{"clearing summaries does", graph.Batch{ClearSummaries: true}, []string{g}},
+		{"deleting entities deletes their mentions", graph.Batch{DeleteEntities: []string{"A"}}, []string{g, m}},
+		{"chunks", graph.Batch{Documents: []graph.Document{{ID: "d"}}, Chunks: []graph.Chunk{{ID: "c", DocumentID: "d"}}}, []string{c, m}},
+		{"deleting documents", graph.Batch{DeleteDocuments: []string{"d"}}, []string{c, m}},
+		{"mentions", graph.Batch{Entities: []graph.Entity{{ID: "A"}}, Mentions: []graph.Mention{{ChunkID: "c", EntityID: "A"}}}, []string{g, m}},
+		{"deleting mentions", graph.Batch{DeleteMentions: []graph.MentionKey{{ChunkID: "c", EntityID: "A"}}}, []string{m}},
+		{"meta does not", graph.Batch{Meta: map[string]string{"k": "v"}}, nil},
+		{"documents do not", graph.Batch{Documents: []graph.Document{{ID: "d"}}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, f := newFakeStore(t, Config{}, "2.13.0")
-			f.answer = newSchemaServer().answer
+			srv := newSchemaServer()
+			f.answer = srv.answer
 			if err := s.Apply(t.Context(), tc.batch); err != nil {
 				t.Fatal(err)
 			}
 			bumps := f.only(qBumpGeneration)
-			if (len(bumps) == 1) != tc.bump || len(bumps) > 1 {
-				t.Fatalf("bump_generation ran %d times, want bump=%v", len(bumps), tc.bump)
+			if (len(bumps) == 1) != (tc.keys != nil) || len(bumps) > 1 {
+				t.Fatalf("bump_generation ran %d times, want keys %v", len(bumps), tc.keys)
 			}
 			if len(bumps) == 1 {
-				if bumps[0].params["key"] != metaEntityGraphGeneration || bumps[0].txn != f.calls[len(f.calls)-1].txn {
+				if got := bumps[0].params["keys"]; !reflect.DeepEqual(got, tc.keys) {
+					t.Errorf("bump_generation keys = %v, want %v", got, tc.keys)
+				}
+				if bumps[0].txn != f.calls[len(f.calls)-1].txn {
 					t.Errorf("bump %v ran outside the batch's transaction", bumps[0])
 				}
 			}
@@ -307,8 +319,8 @@ func TestApplyDeleteChunks(t *testing.T) {
 		t.Fatal(err)
 	}
 	sequence(t, f, qDeleteChunks, qBumpGeneration, qWriteNextUnlink, qWriteNextLink)
-	if got := f.only(qBumpGeneration)[0].params["key"]; got != metaChunkGeneration {
-		t.Errorf("bump_generation key = %v, want %s", got, metaChunkGeneration)
+	if got := f.only(qBumpGeneration)[0].params["keys"]; !reflect.DeepEqual(got, []string{metaChunkGeneration, metaMentionGeneration}) {
+		t.Errorf("bump_generation keys = %v, want the chunks' and the mentions'", got)
 	}
 	if got := f.only(qDeleteChunks)[0].params["ids"]; !reflect.DeepEqual(got, []string{"c-2", "c-9"}) {
 		t.Errorf("delete_chunks ids = %v, want each id once", got)

@@ -36,3 +36,14 @@ func openTestStore(t *testing.T, cfg Config) *Store {
 	t.Cleanup(func() { _ = s.Close() })
 	return s
 }
+
+// TestContractResident runs the contract suite on a resident store (as strata serve opens): its
+// in-memory read paths must answer what the database answers, and follow every write.
+func TestContractResident(t *testing.T) {
+	srv, cfg := emptyServer(t)
+	cfg.Resident = true
+	storetest.Run(t, func(t *testing.T) graph.Store {
+		srv.Reset(t)
+		return openTestStore(t, cfg)
+	})
+}

@@ -89,11 +89,19 @@ func firstErr(errs ...error) error {
 	return nil
 }
 
-// DocumentLinks implements graph.Store with document_links.cypher.
+// DocumentLinks implements graph.Store with document_links.cypher, or on a resident store from
+// the in-memory mentions (mentions.go).
 func (s *Store) DocumentLinks(ctx context.Context, chunkIDs []string, maxDocuments int) ([]graph.DocumentLink, error) {
 	ids := graph.UniqueIDs(chunkIDs)
 	if len(ids) == 0 || maxDocuments < 1 {
 		return nil, ctx.Err()
+	}
+	if s.resident {
+		links, err := s.residentDocumentLinks(ctx, ids, maxDocuments)
+		if err != nil {
+			return nil, fmt.Errorf("cypher: document links: %w", err)
+		}
+		return links, nil
 	}
 	rows, err := s.readRows(ctx, qDocumentLinks, map[string]any{"chunkIds": ids, "maxDocuments": int64(maxDocuments)})
 	if err != nil {

@@ -78,6 +78,7 @@ const (
 	qReadMeta               = "read_meta"
 	qReadEntityVectors      = "read_entity_vectors"
 	qReadChunkVectors       = "read_chunk_vectors"
+	qReadMentionIndex       = "read_mention_index"
 	qReadStats              = "read_stats"
 	qReadEntityEvidence     = "read_entity_evidence"
 	qReadRelationEvidence   = "read_relation_evidence"

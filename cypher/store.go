@@ -39,10 +39,11 @@ type Store struct {
 
 	lease *lease // the writer lease, once TakeWriterLease took it
 
-	// resident: vector search runs on in-memory copies of the vectors (Config.Resident).
+	// resident: vector search and DocumentLinks run on in-memory copies (Config.Resident).
 	resident  bool
 	vectorsMu sync.Mutex
 	vectors   map[graph.VectorIndex]*residentVectors
+	mentions  residentMentions
 }
 
 var _ graph.Store = (*Store)(nil)

@@ -148,7 +148,7 @@ func (s *Store) DocumentLinks(ctx context.Context, chunkIDs []string, maxDocumen
 				return err
 			}
 			if mi != nil {
-				links = mi.documentLinks(ids, maxDocuments)
+				links = mi.DocumentLinks(ids, maxDocuments)
 				return nil
 			}
 		}

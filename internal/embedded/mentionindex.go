@@ -1,13 +1,11 @@
 package embedded
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
-	"slices"
 	"sync"
 
-	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/mentionindex"
 )
 
 // genMentions counts writes to chunks and HAS_ENTITY mentions (schema version 6 on): what
@@ -31,42 +29,20 @@ func version6Migration() []string {
 	}
 }
 
-// mentionIndex holds every mention as numbers, with each chunk's document and position, so that
-// DocumentLinks is a few map lookups instead of a join over mentions and chunks: those two calls
-// of a hi query's document walk were a quarter of its CPU on the mix corpus. Only a Resident
-// store builds it (once per generation of the mentions): loading it reads every mention, which
-// costs a fresh query process more than the SQL it replaces.
-type mentionIndex struct {
-	gen      int64
-	chunk    map[string]int32 // chunk id → number
-	chunkIDs []string
-	chunkDoc []int32 // document number of each chunk
-	chunkSeq []int64
-	docIDs   []string
-	// atSeq lists the chunks at each position of a document (one, unless a caller stored two
-	// chunks with one seq), in id order: documentLinksSQL joins the first position back to
-	// every chunk at it.
-	atSeq    map[docSeq][]int32
-	entities []string  // entity ids, numbered in the order first seen
-	byChunk  [][]int32 // entity numbers per chunk
-	byEntity [][]int32 // chunk numbers per entity
-}
-
-type docSeq struct {
-	doc int32
-	seq int64
-}
-
-// mentionCache keeps the mention index of a Resident store between calls.
+// mentionCache keeps the mention index (see package mentionindex) of a Resident store between
+// calls, with the generation of the mentions it was read at. Only a Resident store builds it:
+// loading it reads every mention, which costs a fresh query process more than the SQL it
+// replaces.
 type mentionCache struct {
-	mu sync.Mutex
-	mi *mentionIndex
+	mu  sync.Mutex
+	gen int64
+	ix  *mentionindex.Index
 }
 
 // mentionIndex returns the mention index of tx's snapshot, loading it when the cached one is of
 // another generation; nil (and no error) when the store's schema predates the mentions
 // generation, in which case callers read SQLite.
-func (s *Store) mentionIndex(ctx context.Context, tx *sql.Tx) (*mentionIndex, error) {
+func (s *Store) mentionIndex(ctx context.Context, tx *sql.Tx) (*mentionindex.Index, error) {
 	if s.version < mentionsVersion {
 		return nil, nil
 	}
@@ -76,21 +52,19 @@ func (s *Store) mentionIndex(ctx context.Context, tx *sql.Tx) (*mentionIndex, er
 	if err != nil {
 		return nil, err
 	}
-	if s.mentions.mi != nil && s.mentions.mi.gen == gen {
-		return s.mentions.mi, nil
+	if s.mentions.ix != nil && s.mentions.gen == gen {
+		return s.mentions.ix, nil
 	}
-	mi, err := loadMentionIndex(ctx, tx)
+	ix, err := loadMentionIndex(ctx, tx)
 	if err != nil {
 		return nil, err
 	}
-	mi.gen = gen
-	s.mentions.mi = mi
-	return mi, nil
+	s.mentions.gen, s.mentions.ix = gen, ix
+	return ix, nil
 }
 
-func loadMentionIndex(ctx context.Context, tx *sql.Tx) (*mentionIndex, error) {
-	mi := &mentionIndex{chunk: map[string]int32{}, atSeq: map[docSeq][]int32{}}
-	docs := map[string]int32{}
+func loadMentionIndex(ctx context.Context, tx *sql.Tx) (*mentionindex.Index, error) {
+	b := mentionindex.NewBuilder()
 	rows, err := tx.QueryContext(ctx, `SELECT id, document_id, seq FROM chunks ORDER BY id`)
 	if err != nil {
 		return nil, err
@@ -102,26 +76,12 @@ func loadMentionIndex(ctx context.Context, tx *sql.Tx) (*mentionIndex, error) {
 		if err := rows.Scan(&id, &doc, &seq); err != nil {
 			return nil, err
 		}
-		d, ok := docs[doc]
-		if !ok {
-			d = int32(len(mi.docIDs))
-			docs[doc] = d
-			mi.docIDs = append(mi.docIDs, doc)
-		}
-		k := docSeq{d, seq}
-		mi.atSeq[k] = append(mi.atSeq[k], int32(len(mi.chunkIDs)))
-		mi.chunk[id] = int32(len(mi.chunkIDs))
-		mi.chunkIDs = append(mi.chunkIDs, id)
-		mi.chunkDoc = append(mi.chunkDoc, d)
-		mi.chunkSeq = append(mi.chunkSeq, seq)
+		b.AddChunk(id, doc, seq)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	rows.Close()
-	mi.byChunk = make([][]int32, len(mi.chunkIDs))
-
-	entities := map[string]int32{}
 	rows, err = tx.QueryContext(ctx, `SELECT chunk_id, entity_id FROM mentions`)
 	if err != nil {
 		return nil, err
@@ -132,70 +92,10 @@ func loadMentionIndex(ctx context.Context, tx *sql.Tx) (*mentionIndex, error) {
 		if err := rows.Scan(&chunkID, &entityID); err != nil {
 			return nil, err
 		}
-		c, ok := mi.chunk[chunkID]
-		if !ok {
-			continue // the SQL joins mentions with chunks; Apply never leaves such a row
-		}
-		e, ok := entities[entityID]
-		if !ok {
-			e = int32(len(mi.entities))
-			entities[entityID] = e
-			mi.entities = append(mi.entities, entityID)
-			mi.byEntity = append(mi.byEntity, nil)
-		}
-		mi.byChunk[c] = append(mi.byChunk[c], e)
-		mi.byEntity[e] = append(mi.byEntity[e], c)
+		b.AddMention(chunkID, entityID)
 	}
-	return mi, rows.Err()
-}
-
-// documentLinks answers DocumentLinks as documentLinksSQL does: for every distinct entity the
-// chunks mention, when it is mentioned in at most maxDocuments documents, one link per document
-// to the document's first chunk (lowest seq) among those mentioning it, ordered by entity id,
-// then document id (then chunk id, where SQLite leaves the order open).
-func (mi *mentionIndex) documentLinks(chunkIDs []string, maxDocuments int) []graph.DocumentLink {
-	seen := map[int32]bool{}
-	var ents []int32
-	for _, id := range chunkIDs {
-		c, ok := mi.chunk[id]
-		if !ok {
-			continue
-		}
-		for _, e := range mi.byChunk[c] {
-			if !seen[e] {
-				seen[e] = true
-				ents = append(ents, e)
-			}
-		}
+	if err := rows.Err(); err != nil {
+		return nil, err
 	}
-	slices.SortFunc(ents, func(a, b int32) int { return cmp.Compare(mi.entities[a], mi.entities[b]) })
-	var links []graph.DocumentLink
-	first := map[int32]int64{} // document → the lowest seq of a chunk mentioning the entity
-	var docs []int32
-	for _, e := range ents {
-		clear(first)
-		docs = docs[:0]
-		for _, c := range mi.byEntity[e] {
-			d := mi.chunkDoc[c]
-			seq, ok := first[d]
-			if !ok {
-				docs = append(docs, d)
-			}
-			if !ok || mi.chunkSeq[c] < seq {
-				first[d] = mi.chunkSeq[c]
-			}
-		}
-		if len(docs) > maxDocuments {
-			continue
-		}
-		slices.SortFunc(docs, func(a, b int32) int { return cmp.Compare(mi.docIDs[a], mi.docIDs[b]) })
-		for _, d := range docs {
-			for _, c := range mi.atSeq[docSeq{d, first[d]}] {
-				links = append(links, graph.DocumentLink{
-					EntityID: mi.entities[e], DocumentID: mi.docIDs[d], ChunkID: mi.chunkIDs[c], Documents: len(docs),
-				})
-			}
-		}
-	}
-	return links
+	return b.Index(), nil
 }
