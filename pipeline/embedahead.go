@@ -13,8 +13,8 @@ const embedLinger = 25 * time.Millisecond
 // batchSource hands the writer the prepared documents and their batches in input order, with
 // the new chunks embedded. It embeds across documents: a batch whose chunks have no vectors yet
 // is embedded together with the batches of the documents after it, received ahead, until
-// Options.EmbedBatch texts or Options.EmbedTokens tokens (one request each for a model; small
-// documents used to cost one request each), or until none comes within embedLinger. Only the
+// Options.EmbedBatch texts or Options.EmbedTokens tokens (one request each for a model, so that
+// small documents share requests), or until none comes within embedLinger. Only the
 // writer calls it.
 //
 // Writes stay per document batch, in order. The linger keeps resuming as it was: where

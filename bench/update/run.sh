@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What an update costs next to what building the store costs (issue 33), from fresh stores:
+# What an update costs next to what building the store costs, from fresh stores:
 #   1. offline, the mix corpus: the full ingest, then adding one small document (30 words, written
 #      to a temporary JSON Lines file) and deleting it again; wall time and stage timings of each,
 #      targets: full ingest <= 20 s, add <= 2 s, delete <= 2 s; then `ingest --restructure`.

@@ -92,8 +92,8 @@ func closeIngestStore(s graph.Store, log zerolog.Logger) {
 // otherwise: the heap may grow half over what is live between collections instead of doubling.
 // Both hold large things live for long (an ingest a huge document's text through all its batches
 // and a layer's entities through its clustering; a server its store's in-memory indexes), so the
-// default doubling is much of their peak RSS: an ingest of a 50 MiB document 295 -> 224 MiB, a
-// server over the 10x mix store 1.3-1.7 GB -> 1.1 GB, for a few percent more CPU (bench/README.md).
+// default doubling adds about a third to their peak RSS (bench/bigdoc on a huge document, a server
+// over bench/query's 10x mix store), while collecting more often costs a few percent of CPU.
 const longLivedGCPercent = 50
 
 // lowerGC applies longLivedGCPercent unless the user set GOGC.

@@ -11,7 +11,7 @@ import (
 
 // TestMultihopScriptKeepsUserDirs: bench/multihop/run.sh DIR builds its store in DIR, so it must
 // refuse (exit 2, before building anything) a DIR that holds anything, a strata store included,
-// and leave it as it was; it used to delete DIR, which reads like a corpus argument.
+// and leave it as it was: DIR reads like a corpus argument, so it may well hold a user's data.
 func TestMultihopScriptKeepsUserDirs(t *testing.T) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {

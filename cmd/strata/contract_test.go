@@ -13,7 +13,7 @@ import (
 	"github.com/stratarag/strata/internal/embedded"
 )
 
-// The README's promises about the command line ("Exit codes and errors"), one test each.
+// docs/CLI.md's promises about the command line ("Exit codes and errors"), one test each.
 
 // oneJSONObject decodes stdout, failing t unless it is exactly one JSON object and nothing else.
 func oneJSONObject(t *testing.T, out string) map[string]any {

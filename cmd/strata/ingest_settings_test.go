@@ -14,7 +14,7 @@ type ingestReport struct {
 	Skipped              []string
 }
 
-// TestIngestIdentityAndSettings runs, on both backends, the re-ingests that used to duplicate or
+// TestIngestIdentityAndSettings runs, on both backends, the re-ingests that could duplicate or
 // silently keep stale data: a corpus then its parent folder stores each file once; other chunk
 // settings are refused until --rebuild, which re-chunks; --layers 0 removes the summaries.
 func TestIngestIdentityAndSettings(t *testing.T) {

@@ -44,7 +44,7 @@ type unsupportedCounts struct {
 }
 
 // statusMeta is the settings status shows: the ones the store was built with, which a later
-// ingest must use or change knowingly (README, Inputs).
+// ingest must use or change knowingly (docs/INGEST.md, "Settings kept by the store").
 func statusMeta() []string {
 	return []string{graph.MetaEmbeddingModel, graph.MetaEmbeddingDims, graph.MetaExtractor,
 		graph.MetaChunking, graph.MetaLayers, graph.MetaSeed, graph.MetaArch}

@@ -52,9 +52,8 @@ const defaultBatch = 500
 
 // memberBudget bounds the members of the communities whose members are held at once; a larger
 // community is read alone. A community's members and the relations among them take about
-// 1.3 KB a member (29 MiB for the 22 619 members of the largest community of a 50 MiB
-// adversarial document), so Concurrency of the largest communities of a huge graph, read
-// together, would be the peak of the stage.
+// 1.3 KB a member, and the largest communities of a huge graph have tens of thousands of
+// members, so Concurrency of them read together would be the peak of the stage.
 const memberBudget = 16384
 
 // memberLimiter holds the reads of communities' members within memberBudget.
