@@ -281,6 +281,27 @@ func (s *Store) CommunityEntities(ctx context.Context, communityIDs []string) (m
 	return out, nil
 }
 
+// MetaValues implements graph.MetaBatchReader with one statement.
+func (s *Store) MetaValues(ctx context.Context, keys []string) (map[string]string, error) {
+	out := make(map[string]string, len(keys))
+	if len(keys) == 0 {
+		return out, ctx.Err()
+	}
+	rows, err := s.readRows(ctx, qReadMetaKeys, map[string]any{"keys": graph.UniqueIDs(keys)})
+	if err != nil {
+		return nil, fmt.Errorf("cypher: meta %q: %w", keys, err)
+	}
+	for _, row := range rows {
+		f := fields{m: row}
+		k, v := f.str("key"), f.str("value")
+		if f.err != nil {
+			return nil, fmt.Errorf("cypher: meta %q: %w", keys, f.err)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
 // Meta implements graph.Store.
 func (s *Store) Meta(ctx context.Context, key string) (string, bool, error) {
 	rows, err := s.readRows(ctx, qReadMeta, map[string]any{"key": key})

@@ -20,7 +20,7 @@ var allQueryNames = []string{
 	qWriteDegree, qWriteChunkTitles, qReadChunkTextIndex,
 	qReadDocuments, qReadChunks, qReadEntities, qReadRelations, qReadCommunities,
 	qReadDocumentChunks, qReadEntitiesByLayer, qReadEntitiesAfter, qReadEntitiesTexts, qReadEmbeddedIDsAfter, qReadUnembeddedAfter, qReadLayerEdges, qReadAncestors, qReadLayerLinks, qReadCommunitiesLevel, qReadCommunityMembers, qReadCommunityEntities, qReadCommunityRelations, qReadCommunityChildren, qReadCommunityDigests,
-	qReadMeta, qReadEntityVectors, qReadChunkVectors, qReadMentionIndex, qSchemaExisting, qReadStats, qReadEntityIDs, qSearchVector, qSearchText, qExpandLocal, qDocumentLinks, qPathsCypher,
+	qReadMeta, qReadMetaKeys, qReadEntityVectors, qReadChunkVectors, qReadMentionIndex, qSchemaExisting, qReadStats, qReadEntityIDs, qSearchVector, qSearchText, qExpandLocal, qDocumentLinks, qPathsCypher,
 	qPathsCypherLong, qBumpGeneration,
 	qPathsGDS, qPathsHops, qCountEntities, qGDSDrop, qGDSList, qGDSListStale, qGDSProject, qGDSWCCWrite, qGDSLeidenMutate, qGDSLeidenLevels, qGDSPropertyDrop,
 	qCommunitiesDelete, qCommunitiesCreate, qCommunitiesMembers, qCommunitiesParents,

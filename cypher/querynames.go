@@ -76,6 +76,7 @@ const (
 	qReadCommunityChildren  = "read_community_children"
 	qReadCommunityDigests   = "read_community_digests"
 	qReadMeta               = "read_meta"
+	qReadMetaKeys           = "read_meta_keys"
 	qReadEntityVectors      = "read_entity_vectors"
 	qReadChunkVectors       = "read_chunk_vectors"
 	qReadMentionIndex       = "read_mention_index"

@@ -64,7 +64,7 @@ type changeSet struct {
 // readChanges reads the structure's state (graph.MetaStructureStale) and the changes the store
 // records since it was complete.
 func readChanges(ctx context.Context, store graph.MetaReader) (string, *changeSet, error) {
-	vals, err := readMeta(ctx, store, graph.MetaStructureStale, graph.MetaStructureChanged, graph.MetaStructureChangedEnds, graph.MetaStructureDrift)
+	vals, err := graph.MetaValues(ctx, store, graph.MetaStructureStale, graph.MetaStructureChanged, graph.MetaStructureChangedEnds, graph.MetaStructureDrift)
 	if err != nil {
 		return "", nil, err
 	}

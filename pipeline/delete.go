@@ -198,7 +198,7 @@ func (in *Ingester) documentChunkIDs(ctx context.Context, id string) ([]string, 
 // takes the structure settings (layers, seed, attributed communities) the store records, so that a deletion rebuilds the
 // structure the store was built with.
 func (in *Ingester) useStoredStructure(ctx context.Context) error {
-	stored, err := readMeta(ctx, in.Store, graph.MetaExtractor, graph.MetaEvidence, graph.MetaLayers, graph.MetaSeed, graph.MetaArch)
+	stored, err := graph.MetaValues(ctx, in.Store, graph.MetaExtractor, graph.MetaEvidence, graph.MetaLayers, graph.MetaSeed, graph.MetaArch)
 	if err != nil {
 		return err
 	}

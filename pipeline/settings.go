@@ -66,19 +66,6 @@ type settingsPlan struct {
 	structure map[string]string
 }
 
-// readMeta reads several meta keys; a missing key reads as "".
-func readMeta(ctx context.Context, store graph.MetaReader, keys ...string) (map[string]string, error) {
-	out := make(map[string]string, len(keys))
-	for _, k := range keys {
-		v, _, err := store.Meta(ctx, k)
-		if err != nil {
-			return nil, fmt.Errorf("read store metadata %s: %w", k, err)
-		}
-		out[k] = v
-	}
-	return out, nil
-}
-
 // planSettings compares the settings of this run with the ones the store records (see the Meta
 // keys in internal/graph) and decides what the run must redo:
 //   - no per-chunk evidence (a store an older strata built): refused without Options.Rebuild;
@@ -93,7 +80,7 @@ func readMeta(ctx context.Context, store graph.MetaReader, keys ...string) (map[
 // A store from before the settings were recorded has its documents' chunks checked and its
 // structure recomputed once.
 func (in *Ingester) planSettings(ctx context.Context) (settingsPlan, error) {
-	stored, err := readMeta(ctx, in.Store, graph.MetaExtractor, graph.MetaChunking, graph.MetaChunkingPending, graph.MetaLayers, graph.MetaSeed, graph.MetaEvidence, graph.MetaArch, graph.MetaStructureStale)
+	stored, err := graph.MetaValues(ctx, in.Store, graph.MetaExtractor, graph.MetaChunking, graph.MetaChunkingPending, graph.MetaLayers, graph.MetaSeed, graph.MetaEvidence, graph.MetaArch, graph.MetaStructureStale)
 	if err != nil {
 		return settingsPlan{}, err
 	}
@@ -224,7 +211,7 @@ func (in *Ingester) finishChunking(ctx context.Context, plan settingsPlan, rep *
 
 // recordStructure records the structure settings once the structure is built with them.
 func (in *Ingester) recordStructure(ctx context.Context, plan settingsPlan) error {
-	stored, err := readMeta(ctx, in.Store, graph.MetaLayers, graph.MetaSeed, graph.MetaArch)
+	stored, err := graph.MetaValues(ctx, in.Store, graph.MetaLayers, graph.MetaSeed, graph.MetaArch)
 	if err != nil {
 		return err
 	}

@@ -25,13 +25,9 @@ type IngestState struct {
 
 // ReadIngestState reads the ingest state recorded in store.
 func ReadIngestState(ctx context.Context, store MetaReader) (IngestState, error) {
-	vals := map[string]string{}
-	for _, k := range []string{MetaIngestState, MetaIngestStarted, MetaIngestFinished, MetaIngestFailed, MetaStructureStale} {
-		v, _, err := store.Meta(ctx, k)
-		if err != nil {
-			return IngestState{}, wrapMeta(err)
-		}
-		vals[k] = v
+	vals, err := MetaValues(ctx, store, MetaIngestState, MetaIngestStarted, MetaIngestFinished, MetaIngestFailed, MetaStructureStale)
+	if err != nil {
+		return IngestState{}, err
 	}
 	s := IngestState{
 		Started:        vals[MetaIngestStarted],

@@ -73,18 +73,49 @@ type MetaReader interface {
 	Meta(ctx context.Context, key string) (string, bool, error)
 }
 
+// MetaBatchReader is implemented by stores that read several Batch.Meta values in one round
+// trip (Neo4j: one statement instead of one per key).
+type MetaBatchReader interface {
+	// MetaValues returns the values of keys that are set; missing keys are absent.
+	MetaValues(ctx context.Context, keys []string) (map[string]string, error)
+}
+
+// MetaValues reads several Batch.Meta values, in one call when store is a MetaBatchReader; a
+// missing key reads as "".
+func MetaValues(ctx context.Context, store MetaReader, keys ...string) (map[string]string, error) {
+	out := make(map[string]string, len(keys))
+	if b, ok := store.(MetaBatchReader); ok {
+		vals, err := b.MetaValues(ctx, keys)
+		if err != nil {
+			return nil, wrapMeta(err)
+		}
+		for _, k := range keys {
+			out[k] = vals[k]
+		}
+		return out, nil
+	}
+	for _, k := range keys {
+		v, _, err := store.Meta(ctx, k)
+		if err != nil {
+			return nil, fmt.Errorf("read store metadata %s: %w", k, err)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
 // CheckEmbeddingModel compares the embedding model a store was built with to the one a run uses
 // (dims <= 0: not known yet): vectors of two models are not comparable, so a mismatch is an
 // error that says what to change. It reports whether the store records a model at all (a new
 // store does not).
 func CheckEmbeddingModel(ctx context.Context, store MetaReader, model string, dims int) (bool, error) {
-	stored, ok, err := store.Meta(ctx, MetaEmbeddingModel)
-	if err != nil || !ok {
-		return false, wrapMeta(err)
-	}
-	storedDims, _, err := store.Meta(ctx, MetaEmbeddingDims)
+	vals, err := MetaValues(ctx, store, MetaEmbeddingModel, MetaEmbeddingDims)
 	if err != nil {
-		return true, wrapMeta(err)
+		return false, err
+	}
+	stored, storedDims := vals[MetaEmbeddingModel], vals[MetaEmbeddingDims]
+	if stored == "" {
+		return false, nil
 	}
 	have := "unknown"
 	if dims > 0 {

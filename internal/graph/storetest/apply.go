@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"maps"
 	"testing"
 
 	"github.com/stratarag/strata/internal/graph"
@@ -249,6 +250,11 @@ func testMeta(t *testing.T, s graph.Store) {
 		if v, ok, err := s.Meta(ctx(t), tc.key); err != nil || ok != tc.ok || v != tc.want {
 			t.Errorf("Meta(%q) = %q, %v, %v; want %q, %v, nil (an empty value removes the key)", tc.key, v, ok, err, tc.want, tc.ok)
 		}
+	}
+	// Several keys at once (one statement where the store reads them so), asked twice or missing.
+	vals, err := graph.MetaValues(ctx(t), s, "a", "b", "missing", "a")
+	if want := map[string]string{"a": "2", "b": "", "missing": ""}; err != nil || !maps.Equal(vals, want) {
+		t.Errorf(`MetaValues(a, b, missing, a) = %v, %v; want %v`, vals, err, want)
 	}
 	check(t, "Stats after meta writes", stats(t, s), counts(nil))
 }
