@@ -133,46 +133,62 @@ func TestGDSProjectionLifecycle(t *testing.T) {
 	}
 	// Components project RELATED alone, for themselves, and drop it; communities project the
 	// entity graph that paths use too.
-	if _, ok := s.currentProjection(ctx); ok {
+	if _, ok := currentProjection(t, s); ok {
 		t.Error("ComputeComponents left a projection of the entity graph")
 	}
 	if _, err := s.ComputeCommunities(ctx, graph.DefaultLeidenParams()); err != nil {
 		t.Fatal(err)
 	}
-	name, ok := s.currentProjection(ctx)
+	name, ok := currentProjection(t, s)
 	if !ok {
 		t.Fatal("no current projection after ComputeCommunities")
 	}
-	reqs := []graph.PathRequest{{Source: "A", Target: "D"}, {Source: "A", Target: "C"}, {Source: "A", Target: "E"}, {Source: "D", Target: "A"}}
-	paths, err := s.pathRows(ctx, qPathsGDS, bySource(reqs), map[string]any{"graphName": name})
-	if err != nil {
-		t.Fatalf("paths_gds on %s: %v", name, err)
-	}
-	got := map[string][]string{}
-	for _, p := range paths {
-		got[p.Source+">"+p.Target] = p.Nodes
-		if len(p.Steps) != len(p.Nodes)-1 {
-			t.Errorf("path %v has %d steps", p.Nodes, len(p.Steps))
+	reqs := []graph.PathRequest{{Source: "A", Target: "D"}, {Source: "A", Target: "C"}, {Source: "A", Target: "E"},
+		{Source: "D", Target: "A"}, {Source: "B", Target: "A"}}
+	for _, tc := range []struct {
+		maxHops int
+		want    map[string][]string
+	}{
+		// paths_gds_near: neighbours without Dijkstra, farther than maxHops left out.
+		{2, map[string][]string{"A>C": {"A", "B", "C"}, "A>B": {"A", "B"}}},
+		{4, map[string][]string{"A>D": {"A", "B", "C", "D"}, "A>C": {"A", "B", "C"}, "A>B": {"A", "B"}}},
+		// paths_gds: no bound before Dijkstra.
+		{5, map[string][]string{"A>D": {"A", "B", "C", "D"}, "A>C": {"A", "B", "C"}, "A>B": {"A", "B"}}},
+	} {
+		paths, err := s.gdsPaths(ctx, reqs, tc.maxHops)
+		if err != nil {
+			t.Fatalf("GDS paths on %s, maxHops %d: %v", name, tc.maxHops, err)
 		}
-	}
-	want := map[string][]string{"A>D": {"A", "B", "C", "D"}, "A>C": {"A", "B", "C"}, "D>A": {"D", "C", "B", "A"}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("GDS paths = %v, want %v (E is unreachable)", got, want)
+		got := map[string][]string{}
+		for _, p := range paths {
+			got[p.Source+">"+p.Target] = p.Nodes
+			if len(p.Steps) != len(p.Nodes)-1 {
+				t.Errorf("path %v has %d steps", p.Nodes, len(p.Steps))
+			}
+		}
+		// orient makes A the source of every request; E is unreachable.
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("GDS paths, maxHops %d = %v, want %v", tc.maxHops, got, tc.want)
+		}
 	}
 
 	if _, err := s.ComputeCommunities(ctx, graph.DefaultLeidenParams()); err != nil {
 		t.Fatal(err)
 	}
-	if again, _ := s.currentProjection(ctx); again != name {
+	if again, _ := currentProjection(t, s); again != name {
 		t.Errorf("a second ComputeCommunities used %s, want the current projection (%s)", again, name)
 	}
 
-	// Joining E makes the projection stale: paths come from Cypher and see the new edge.
+	// Joining E makes the projection stale: the GDS statements fail, paths come from Cypher
+	// and see the new edge.
 	if err := s.Apply(ctx, graph.Batch{Relations: []graph.Relation{{Source: "D", Target: "E", Description: "DE", Weight: 1}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := s.currentProjection(ctx); ok {
+	if _, ok := currentProjection(t, s); ok {
 		t.Fatal("the projection is still current after the entity graph changed")
+	}
+	if _, err := s.gdsPaths(ctx, reqs, 4); err == nil {
+		t.Error("GDS paths on a stale projection succeeded")
 	}
 	found, err := s.ShortestPaths(ctx, []graph.PathRequest{{Source: "A", Target: "E"}}, 4)
 	if err != nil || len(found) != 1 || len(found[0].Nodes) != 5 {
@@ -203,6 +219,18 @@ func TestGDSProjectionLifecycle(t *testing.T) {
 	if _, ok := st.graphs[st.current]; !ok || len(st.graphs) != 1 {
 		t.Errorf("projections after recompute: %v, want only the current %s", st.graphs, st.current)
 	}
+}
+
+// currentProjection returns the name of the projection of the current entity graph, and
+// whether it exists.
+func currentProjection(t *testing.T, s *Store) (string, bool) {
+	t.Helper()
+	st, err := s.catalog(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ok := st.graphs[st.current]
+	return st.current, ok
 }
 
 // TestLeftoverProjectionsDropped: a short-lived projection a killed ingest left behind is

@@ -10,12 +10,12 @@ import (
 	"github.com/stratarag/strata/internal/graph"
 )
 
-// ShortestPaths implements graph.Store. With GDS and a projection of the current entity graph
-// (made by ComputeComponents or ComputeCommunities; any later change to the entity graph makes
-// it stale, see projection) paths come from gds.shortestPath.dijkstra, one call per source for
-// all its targets, requests turned around so that few entities are sources (orient);
-// otherwise, or when GDS fails, from Cypher's shortestPath(), which searches at
-// most 4 hops when maxHops <= 4 and at most 32 otherwise (a variable-length bound cannot be a
+// ShortestPaths implements graph.Store. With GDS, paths come from gds.shortestPath.dijkstra on
+// the projection of the current entity graph (made by ComputeComponents or ComputeCommunities;
+// any later change to the entity graph makes it stale, see projection), one call per source for
+// all its targets, requests turned around so that few entities are sources (orient); when that
+// projection is missing, or GDS fails, from Cypher's shortestPath(), which searches at most 4
+// hops when maxHops <= 4 and at most 32 otherwise (a variable-length bound cannot be a
 // parameter). Either way paths longer than maxHops are left out. A request from an entity to
 // itself is the zero-step path when the entity exists.
 func (s *Store) ShortestPaths(ctx context.Context, reqs []graph.PathRequest, maxHops int) ([]graph.Path, error) {
@@ -70,8 +70,8 @@ const shortPathHops = 4
 // findPaths answers requests between distinct entities into found.
 func (s *Store) findPaths(ctx context.Context, reqs []graph.PathRequest, maxHops int, found map[graph.PathRequest]graph.Path) error {
 	rest := reqs
-	if name, ok := s.currentProjection(ctx); ok {
-		paths, err := s.projectionPaths(ctx, reqs, maxHops, name)
+	if s.gds != "" {
+		paths, err := s.gdsPaths(ctx, reqs, maxHops)
 		if err == nil {
 			// The projection holds the current entity graph, so a request without a row has
 			// no path.
@@ -97,8 +97,8 @@ func (s *Store) findPaths(ctx context.Context, reqs []graph.PathRequest, maxHops
 		} else if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		// On any other GDS error (projection dropped meanwhile) the plain-Cypher search below
-		// answers every request.
+		// On any other GDS error (no projection of the current graph: not made yet, or
+		// dropped) the plain-Cypher search below answers every request.
 	}
 	if len(rest) == 0 {
 		return nil
@@ -119,76 +119,18 @@ func (s *Store) findPaths(ctx context.Context, reqs []graph.PathRequest, maxHops
 	return nil
 }
 
-// projectionPaths finds the paths of reqs on the projection graphName. When maxHops is at most
-// shortPathHops, paths_hops first tells which requests have a path that short: neighbours get
-// theirs from it, requests without one are left out, and Dijkstra runs only for the rest. Each
-// Dijkstra run explores the graph until it has settled all of its targets, so a target farther
-// than maxHops, whose path would be dropped anyway, made it settle most of the graph; the path
-// it finds to a target does not depend on the other targets, so the paths are those of running
-// it for every request. Requests keep the orientation orient gives the whole set: Dijkstra from
-// the other end may pick another of several shortest paths.
-func (s *Store) projectionPaths(ctx context.Context, reqs []graph.PathRequest, maxHops int, graphName string) ([]graph.Path, error) {
-	oriented := orient(reqs)
-	var direct []graph.Path
+// gdsPaths finds the paths of reqs on the projection of the current entity graph, whose name
+// the statement reads with the generation, so that a query needs no catalog round trip. When
+// maxHops is at most shortPathHops, paths_gds_near leaves out targets farther than that before
+// Dijkstra runs, and answers neighbours without it. Requests keep the orientation orient gives
+// the whole set: Dijkstra from the other end may pick another of several shortest paths.
+func (s *Store) gdsPaths(ctx context.Context, reqs []graph.PathRequest, maxHops int) ([]graph.Path, error) {
+	statement := qPathsGDS
+	params := map[string]any{"prefix": s.projectionPrefix, "key": metaEntityGraphGeneration}
 	if maxHops <= shortPathHops {
-		var hops map[graph.RelationKey]int
-		var err error
-		if hops, direct, err = s.pathHops(ctx, reqs); err != nil {
-			return nil, err
-		}
-		oriented = slices.DeleteFunc(oriented, func(r graph.PathRequest) bool {
-			h := hops[graph.NewRelationKey(r.Source, r.Target)]
-			return h < 2 || h > maxHops
-		})
+		statement, params["maxHops"] = qPathsGDSNear, int64(maxHops)
 	}
-	if len(oriented) == 0 {
-		return direct, nil
-	}
-	paths, err := s.gdsPathRows(ctx, bySource(oriented), graphName)
-	if err != nil {
-		return nil, err
-	}
-	return append(direct, paths...), nil
-}
-
-// pathHops runs paths_hops: the length of a shortest path (at most shortPathHops) of each
-// request that has one, and the paths of the requests between neighbours.
-func (s *Store) pathHops(ctx context.Context, reqs []graph.PathRequest) (map[graph.RelationKey]int, []graph.Path, error) {
-	hops := map[graph.RelationKey]int{}
-	var direct []graph.Path
-	for _, part := range chunked(pairs(reqs), s.batchSize) {
-		rows, err := s.readRows(ctx, qPathsHops, map[string]any{"requests": part})
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, row := range rows {
-			f := fields{m: row}
-			n := int(f.int("hops"))
-			p, err := decodePath(row)
-			if err = firstErr(err, f.err); err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", qPathsHops, err)
-			}
-			hops[graph.NewRelationKey(p.Source, p.Target)] = n
-			if n == 1 {
-				direct = append(direct, p)
-			}
-		}
-	}
-	return hops, direct, nil
-}
-
-// currentProjection returns the name of the projection of the current entity graph when GDS
-// is installed and that projection exists. It never projects: queries use what ingest left.
-func (s *Store) currentProjection(ctx context.Context) (string, bool) {
-	if s.gds == "" {
-		return "", false
-	}
-	st, err := s.catalog(ctx)
-	if err != nil {
-		return "", false
-	}
-	_, ok := st.graphs[st.current]
-	return st.current, ok
+	return s.gdsPathRows(ctx, statement, bySource(orient(reqs)), params)
 }
 
 // pairs is the request rows of the Cypher path statements.
@@ -199,7 +141,7 @@ func pairs(reqs []graph.PathRequest) []map[string]any {
 }
 
 // orient turns requests around (paths are undirected) so that few distinct entities are
-// sources, since paths_gds runs Dijkstra once per source for all of its targets; a pair asked
+// sources, since the GDS path statements run Dijkstra once per source for all of its targets; a pair asked
 // both ways is asked once. Greedily, the entity in most of the pairs not yet oriented becomes
 // the source of all of them (ties: the entity seen first), which halves the runs for the
 // chain of key entities that bridge retrieval asks about.
@@ -267,16 +209,16 @@ func reversePath(p graph.Path) graph.Path {
 // single-threaded on the server, and a query's few sources are otherwise answered one by one.
 const pathWorkers = 4
 
-// gdsPathRows runs paths_gds over the per-source rows in up to pathWorkers concurrent
-// transactions.
-func (s *Store) gdsPathRows(ctx context.Context, sources []map[string]any, graphName string) ([]graph.Path, error) {
+// gdsPathRows runs a GDS path statement over the per-source rows in up to pathWorkers
+// concurrent transactions.
+func (s *Store) gdsPathRows(ctx context.Context, statement string, sources []map[string]any, params map[string]any) ([]graph.Path, error) {
 	parts := min(pathWorkers, len(sources))
 	results := make([][]graph.Path, parts)
 	g, gctx := errgroup.WithContext(ctx)
 	for w := range parts {
 		lo, hi := w*len(sources)/parts, (w+1)*len(sources)/parts
 		g.Go(func() (err error) {
-			results[w], err = s.pathRows(gctx, qPathsGDS, sources[lo:hi], map[string]any{"graphName": graphName})
+			results[w], err = s.pathRows(gctx, statement, sources[lo:hi], params)
 			return err
 		})
 	}
@@ -286,7 +228,7 @@ func (s *Store) gdsPathRows(ctx context.Context, sources []map[string]any, graph
 	return slices.Concat(results...), nil
 }
 
-// bySource is the request rows of paths_gds: one per source with all its targets, in first-seen
+// bySource is the request rows of the GDS path statements: one per source with all its targets, in first-seen
 // order, so that one Dijkstra run serves them all.
 func bySource(reqs []graph.PathRequest) []map[string]any {
 	var rows []map[string]any

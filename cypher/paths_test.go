@@ -24,37 +24,22 @@ func pathRecord(nodes []string, steps ...map[string]any) map[string]any {
 	return map[string]any{"source": nodes[0], "target": nodes[len(nodes)-1], "nodes": ns, "steps": ss}
 }
 
-// hopsRecord is a row of paths_hops for a request whose ends are hops apart, with no step: the
-// statement returns the step of neighbours only.
-func hopsRecord(source, target string, hops int64) map[string]any {
-	r := pathRecord([]string{source, target})
-	r["hops"] = hops
-	return r
-}
-
-// TestShortestPathsHops: with a projection and maxHops within paths_hops' bound, neighbours get
-// their path from paths_hops, requests without a path that short are left out, and Dijkstra
-// runs only for the others, from the ends orient picks for the whole set.
-func TestShortestPathsHops(t *testing.T) {
+// TestShortestPathsGDS: with GDS the paths come from paths_gds_near in one call per source,
+// from the ends orient picks for the whole set, and are walked in the direction they were
+// asked; a request without a row has no path.
+func TestShortestPathsGDS(t *testing.T) {
 	s, f := newFakeStore(t, Config{}, "2.13.0")
-	ab := pathRecord([]string{"A", "B"}, step("RELATED", "ab", 2))
-	ab["hops"] = int64(1)
 	f.answer = func(name string, params map[string]any) ([]map[string]any, error) {
-		switch name {
-		case qReadMeta:
-			return []map[string]any{{"value": "1"}}, nil
-		case qGDSList:
-			return []map[string]any{{"graphName": "strata-entities::1", "relationshipCount": int64(8)}}, nil
-		case qPathsHops:
-			// D has no path of at most 4 hops; E is 4 hops away, more than maxHops.
-			return []map[string]any{ab, hopsRecord("C", "A", 3), hopsRecord("A", "E", 4)}, nil
-		case qPathsGDS:
-			return []map[string]any{pathRecord([]string{"A", "X", "Y", "C"}, step("RELATED", "ax", 1), step("RELATED", "xy", 1), step("RELATED", "yc", 1))}, nil
+		if name == qPathsGDSNear {
+			// D has no path of at most maxHops hops.
+			return []map[string]any{
+				pathRecord([]string{"A", "B"}, step("RELATED", "ab", 2)),
+				pathRecord([]string{"A", "X", "Y", "C"}, step("RELATED", "ax", 1), step("RELATED", "xy", 1), step("RELATED", "yc", 1)),
+			}, nil
 		}
 		return nil, nil
 	}
-	reqs := []graph.PathRequest{{Source: "A", Target: "B"}, {Source: "C", Target: "A"}, {Source: "A", Target: "D"},
-		{Source: "A", Target: "E"}, {Source: "B", Target: "A"}}
+	reqs := []graph.PathRequest{{Source: "A", Target: "B"}, {Source: "C", Target: "A"}, {Source: "A", Target: "D"}, {Source: "B", Target: "A"}}
 	got, err := s.ShortestPaths(t.Context(), reqs, 3)
 	if err != nil {
 		t.Fatal(err)
@@ -69,10 +54,17 @@ func TestShortestPathsHops(t *testing.T) {
 	if got[2].Steps[0].From != "B" || got[2].Steps[0].Description != "ab" {
 		t.Errorf("B to A = %+v, want the A-B step walked from B", got[2])
 	}
+	if names := f.names(); !slices.Equal(names, []string{qPathsGDSNear}) {
+		t.Errorf("statements %v, want one paths_gds_near", names)
+	}
 	// A is in most requests, so orient makes it the source of C-A as well.
-	want := []map[string]any{{"source": "A", "targets": []string{"C"}}}
-	if c := f.only(qPathsGDS); len(c) != 1 || !reflect.DeepEqual(c[0].params["requests"], want) {
-		t.Errorf("paths_gds calls %+v, want one with requests %v", c, want)
+	c := f.only(qPathsGDSNear)[0]
+	want := map[string]any{
+		"requests": []map[string]any{{"source": "A", "targets": []string{"B", "C", "D"}}},
+		"maxHops":  int64(3), "prefix": s.projectionPrefix, "key": metaEntityGraphGeneration,
+	}
+	if !reflect.DeepEqual(c.params, want) || !c.write {
+		t.Errorf("paths_gds_near params %v (write %v), want %v in a write transaction", c.params, c.write, want)
 	}
 }
 
@@ -93,7 +85,6 @@ func TestShortestPaths(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		gds     string
-		exists  bool
 		gdsErr  error
 		gdsRows []map[string]any
 		cypher  []map[string]any
@@ -107,23 +98,19 @@ func TestShortestPaths(t *testing.T) {
 			want: []graph.Path{aToCPath, sameA}, ran: []string{qPathsCypher},
 		},
 		{
-			name: "projection present: GDS only", gds: "2.13.0", exists: true, gdsRows: []map[string]any{aToC}, maxHops: 3,
-			want: []graph.Path{aToCPath, sameA}, ran: []string{qPathsGDS},
+			name: "GDS only", gds: "2.13.0", gdsRows: []map[string]any{aToC}, maxHops: 3,
+			want: []graph.Path{aToCPath, sameA}, ran: []string{qPathsGDSNear},
 		},
 		{
-			name: "projection gone: Cypher", gds: "2.13.0", exists: false, cypher: []map[string]any{aToC}, maxHops: 3,
-			want: []graph.Path{aToCPath, sameA}, ran: []string{qPathsCypher},
-		},
-		{
-			name: "GDS fails: Cypher answers", gds: "2.13.0", exists: true, gdsErr: errors.New("node not in graph"),
+			name: "GDS fails (no current projection): Cypher answers", gds: "2.13.0", gdsErr: errors.New("graph does not exist"),
 			cypher: []map[string]any{aToC}, maxHops: 3,
-			want: []graph.Path{aToCPath, sameA}, ran: []string{qPathsGDS, qPathsCypher},
+			want: []graph.Path{aToCPath, sameA}, ran: []string{qPathsGDSNear, qPathsCypher},
 		},
 		{
-			name: "GDS path with a hop the database lost: Cypher answers", gds: "2.13.0", exists: true,
+			name: "GDS path with a hop the database lost: Cypher answers", gds: "2.13.0",
 			gdsRows: []map[string]any{pathRecord([]string{"A", "B", "C"}, step("RELATED", "ab", 1))},
 			cypher:  []map[string]any{aToC}, maxHops: 3, retry: true,
-			want: []graph.Path{aToCPath, sameA}, ran: []string{qPathsGDS, qPathsCypher},
+			want: []graph.Path{aToCPath, sameA}, ran: []string{qPathsGDSNear, qPathsCypher},
 		},
 		{
 			name: "longer than maxHops", cypher: []map[string]any{aToC}, maxHops: 1,
@@ -134,6 +121,10 @@ func TestShortestPaths(t *testing.T) {
 			want: []graph.Path{aToCPath, sameA}, ran: []string{qPathsCypherLong},
 		},
 		{
+			name: "more than 4 hops with GDS: Dijkstra without a bound", gds: "2.13.0", gdsRows: []map[string]any{aToC}, maxHops: 5,
+			want: []graph.Path{aToCPath, sameA}, ran: []string{qPathsGDS},
+		},
+		{
 			name: "maxHops 0: only the zero-step path", maxHops: 0,
 			want: []graph.Path{sameA}, ran: nil,
 		},
@@ -142,19 +133,7 @@ func TestShortestPaths(t *testing.T) {
 			s, f := newFakeStore(t, Config{}, tc.gds)
 			f.answer = func(name string, params map[string]any) ([]map[string]any, error) {
 				switch name {
-				case qReadMeta:
-					return []map[string]any{{"value": "7"}}, nil
-				case qGDSList:
-					// A stale projection is always listed; the current one when it exists.
-					rows := []map[string]any{{"graphName": "strata-entities::6", "relationshipCount": int64(4)}}
-					if tc.exists {
-						rows = append(rows, map[string]any{"graphName": "strata-entities::7", "relationshipCount": int64(4)})
-					}
-					return rows, nil
-				case qPathsHops:
-					// Both are near enough for Dijkstra to be asked.
-					return []map[string]any{hopsRecord("A", "C", 2), hopsRecord("A", "Z", 3)}, nil
-				case qPathsGDS:
+				case qPathsGDS, qPathsGDSNear:
 					return tc.gdsRows, tc.gdsErr
 				case qPathsCypher, qPathsCypherLong:
 					return tc.cypher, nil
@@ -172,7 +151,7 @@ func TestShortestPaths(t *testing.T) {
 			}
 			var ran []string
 			for _, n := range f.names() {
-				if n == qPathsGDS || n == qPathsCypher || n == qPathsCypherLong {
+				if strings.HasPrefix(n, "paths_") {
 					ran = append(ran, n)
 				}
 			}
@@ -188,28 +167,26 @@ func TestShortestPaths(t *testing.T) {
 					t.Errorf("paths_cypher requests = %v, want %v", c.params["requests"], want)
 				}
 			}
-			for _, c := range f.only(qPathsGDS) {
-				// The current generation's projection, one request per source with its targets.
-				if c.params["graphName"] != "strata-entities::7" || !c.write {
-					t.Errorf("paths_gds ran with %v (write %v), want strata-entities::7 in a write transaction", c.params["graphName"], c.write)
-				}
+			for _, c := range slices.Concat(f.only(qPathsGDS), f.only(qPathsGDSNear)) {
+				// One request per source with its targets, in a write transaction (where the
+				// catalog lives on a cluster).
 				want := []map[string]any{{"source": "A", "targets": []string{"C", "Z"}}}
-				if !reflect.DeepEqual(c.params["requests"], want) {
-					t.Errorf("paths_gds requests = %v, want %v", c.params["requests"], want)
+				if !reflect.DeepEqual(c.params["requests"], want) || !c.write {
+					t.Errorf("%s requests = %v (write %v), want %v in a write transaction", c.name, c.params["requests"], c.write, want)
 				}
 			}
 		})
 	}
 }
 
-// TestShortPathHopsMatchesStatement: the Go side picks paths_cypher and paths_hops for limits up
-// to shortPathHops, so the statements must search exactly that far.
+// TestShortPathHopsMatchesStatement: the Go side picks paths_cypher and paths_gds_near for
+// limits up to shortPathHops, so the statements must search exactly that far.
 func TestShortPathHopsMatchesStatement(t *testing.T) {
 	qs, err := loadQueries()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{qPathsCypher, qPathsHops} {
+	for _, name := range []string{qPathsCypher, qPathsGDSNear} {
 		if want := fmt.Sprintf("*..%d]", shortPathHops); !strings.Contains(qs.get(name).text, want) {
 			t.Errorf("%s does not search %s hops (want %q)", name, want, want)
 		}
@@ -221,30 +198,18 @@ func TestShortPathHopsMatchesStatement(t *testing.T) {
 func TestShortestPathsOrient(t *testing.T) {
 	s, f := newFakeStore(t, Config{}, "2.13.0")
 	f.answer = func(name string, params map[string]any) ([]map[string]any, error) {
-		switch name {
-		case qReadMeta:
-			return []map[string]any{{"value": "1"}}, nil
-		case qGDSList:
-			return []map[string]any{{"graphName": "strata-entities::1", "relationshipCount": int64(8)}}, nil
-		case qPathsHops:
-			// Two hops apart as far as paths_hops tells, so that Dijkstra runs for all.
-			var rows []map[string]any
-			for _, r := range params["requests"].([]map[string]any) {
-				rows = append(rows, hopsRecord(r["source"].(string), r["target"].(string), 2))
-			}
-			return rows, nil
-		case qPathsGDS:
-			// Every pair is one hop apart, described by its ends in walking order.
-			var rows []map[string]any
-			for _, r := range params["requests"].([]map[string]any) {
-				src := r["source"].(string)
-				for _, dst := range r["targets"].([]string) {
-					rows = append(rows, pathRecord([]string{src, dst}, step("RELATED", src+dst, 1)))
-				}
-			}
-			return rows, nil
+		if name != qPathsGDSNear {
+			return nil, nil
 		}
-		return nil, nil
+		// Every pair is one hop apart, described by its ends in walking order.
+		var rows []map[string]any
+		for _, r := range params["requests"].([]map[string]any) {
+			src := r["source"].(string)
+			for _, dst := range r["targets"].([]string) {
+				rows = append(rows, pathRecord([]string{src, dst}, step("RELATED", src+dst, 1)))
+			}
+		}
+		return rows, nil
 	}
 	// A chain, with one pair asked both ways.
 	reqs := []graph.PathRequest{{Source: "A", Target: "B"}, {Source: "B", Target: "C"}, {Source: "C", Target: "D"},
@@ -264,7 +229,7 @@ func TestShortestPathsOrient(t *testing.T) {
 		}
 	}
 	var sources []string
-	for _, c := range f.only(qPathsGDS) {
+	for _, c := range f.only(qPathsGDSNear) {
 		for _, r := range c.params["requests"].([]map[string]any) {
 			sources = append(sources, r["source"].(string))
 		}

@@ -22,7 +22,7 @@ var allQueryNames = []string{
 	qReadDocumentChunks, qReadEntitiesByLayer, qReadEntitiesAfter, qReadEntitiesTexts, qReadEmbeddedIDsAfter, qReadUnembeddedAfter, qReadLayerEdges, qReadAncestors, qReadLayerLinks, qReadCommunitiesLevel, qReadCommunityMembers, qReadCommunityEntities, qReadCommunityRelations, qReadCommunityChildren, qReadCommunityDigests,
 	qReadMeta, qReadMetaKeys, qReadEntityVectors, qReadChunkVectors, qReadMentionIndex, qSchemaExisting, qReadStats, qReadEntityIDs, qSearchVector, qSearchText, qExpandLocal, qDocumentLinks, qPathsCypher,
 	qPathsCypherLong, qBumpGeneration,
-	qPathsGDS, qPathsHops, qCountEntities, qGDSDrop, qGDSList, qGDSListStale, qGDSProject, qGDSWCCWrite, qGDSLeidenMutate, qGDSLeidenLevels, qGDSPropertyDrop,
+	qPathsGDS, qPathsGDSNear, qCountEntities, qGDSDrop, qGDSList, qGDSListStale, qGDSProject, qGDSWCCWrite, qGDSLeidenMutate, qGDSLeidenLevels, qGDSPropertyDrop,
 	qCommunitiesDelete, qCommunitiesCreate, qCommunitiesMembers, qCommunitiesParents,
 	qCommunitiesRemove, qCommunitiesReparent, qReadStoredCommunities, qGDSProjectSeeded,
 	qGDSLeidenSeededStats, qGDSLeidenSeededStream,

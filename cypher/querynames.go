@@ -94,7 +94,7 @@ const (
 	qPathsCypher            = "paths_cypher"
 	qPathsCypherLong        = "paths_cypher_long"
 	qPathsGDS               = "paths_gds"
-	qPathsHops              = "paths_hops"
+	qPathsGDSNear           = "paths_gds_near"
 	qCountEntities          = "count_entities"
 	qGDSDrop                = "gds_drop"
 	qGDSList                = "gds_list"

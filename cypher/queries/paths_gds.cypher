@@ -1,10 +1,15 @@
-// Shortest paths (fewest hops: no weight property) with GDS Dijkstra on the current entity
-// projection, one call per source for all of its targets. The projection is undirected, so each
+// Shortest paths (fewest hops: no weight property) with GDS Dijkstra on the projection of the
+// current entity graph (named $prefix + its generation, StrataMeta $key; a missing projection fails the
+// statement and the caller falls back to plain Cypher), one call per source for all of its
+// targets; paths_gds_near serves limits of at most 4 hops. The projection is undirected, so each
 // hop is matched back to a RELATED or SUMMARIZED_BY relationship in either direction; when two
 // exist between the same entities, RELATED wins, then the heavier one. Unreachable targets
 // yield no row.
-// @param graphName STRING
+// @param prefix STRING
+// @param key STRING
 // @param requests LIST<MAP>
+OPTIONAL MATCH (m:StrataMeta {key: $key})
+WITH $prefix + coalesce(m.value, '0') AS graphName
 UNWIND $requests AS req
 MATCH (a:Entity {id: req.source})
 CALL (a, req) {
@@ -12,9 +17,9 @@ CALL (a, req) {
   WHERE b.id IN req.targets AND b <> a
   RETURN collect(b) AS targets
 }
-WITH req, a, targets
+WITH graphName, req, a, targets
 WHERE size(targets) > 0
-CALL gds.shortestPath.dijkstra.stream($graphName, {sourceNode: a, targetNodes: targets})
+CALL gds.shortestPath.dijkstra.stream(graphName, {sourceNode: a, targetNodes: targets})
 YIELD targetNode, nodeIds
 WITH req, gds.util.asNode(targetNode).id AS target, gds.util.asNodes(nodeIds) AS path
 CALL (path) {
