@@ -53,6 +53,15 @@ func (f *fakeRunner) exec(ctx context.Context, write bool, work func(tx) error) 
 	return work(&fakeTx{f: f, write: write, txn: n})
 }
 
+// one records a single statement as a transaction of its own.
+func (f *fakeRunner) one(ctx context.Context, write bool, q query, params map[string]any) (rows []map[string]any, err error) {
+	err = f.exec(ctx, write, func(t tx) error {
+		rows, err = t.run(ctx, q, params)
+		return err
+	})
+	return rows, err
+}
+
 // auto records an auto-commit statement as a write transaction of its own.
 func (f *fakeRunner) auto(ctx context.Context, q query, params map[string]any) error {
 	return f.exec(ctx, true, func(t tx) error {

@@ -10,15 +10,7 @@ import (
 
 // readRows runs one statement in a read transaction.
 func (s *Store) readRows(ctx context.Context, name string, params map[string]any) ([]map[string]any, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	var rows []map[string]any
-	err := s.run.read(ctx, func(t tx) (err error) {
-		rows, err = t.run(ctx, s.q.get(name), params)
-		return err
-	})
-	return rows, err
+	return s.run.one(ctx, false, s.q.get(name), params)
 }
 
 // byIDs looks up items by id and returns them in the order of ids, skipping missing ones.

@@ -255,11 +255,7 @@ func (s *Store) pathRows(ctx context.Context, name string, reqs []map[string]any
 		}
 		// GDS catalog graphs live on the server that projected them; a write transaction is
 		// routed to the same (leader) server as the algorithm runs were.
-		var rows []map[string]any
-		err := s.run.write(ctx, func(t tx) (err error) {
-			rows, err = t.run(ctx, s.q.get(name), params)
-			return err
-		})
+		rows, err := s.run.one(ctx, true, s.q.get(name), params)
 		if err != nil {
 			return nil, err
 		}

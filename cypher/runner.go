@@ -10,11 +10,13 @@ import (
 
 // runner is what the store needs from a Neo4j session: managed read and write transactions,
 // which may run work more than once (retries on transient errors), so work must be repeatable;
-// and auto-commit statements, which `CALL { … } IN TRANSACTIONS` needs to commit its batches.
-// The driver implements it in production; tests use a fake that records queries and parameters.
+// single statements in transactions of their own, retried alike; and auto-commit statements,
+// which `CALL { … } IN TRANSACTIONS` needs to commit its batches. The driver implements it in
+// production; tests use a fake that records queries and parameters.
 type runner interface {
 	read(ctx context.Context, work func(tx) error) error
 	write(ctx context.Context, work func(tx) error) error
+	one(ctx context.Context, write bool, q query, params map[string]any) ([]map[string]any, error)
 	auto(ctx context.Context, q query, params map[string]any) error
 	close(ctx context.Context) error
 }
@@ -40,6 +42,33 @@ func (r *driverRunner) write(ctx context.Context, work func(tx) error) error {
 }
 
 func (r *driverRunner) close(ctx context.Context) error { return r.driver.Close(ctx) }
+
+// one runs q as a transaction of its own through neo4j.ExecuteQuery, which retries it as a
+// managed transaction is retried but sends BEGIN together with the statement, where
+// ExecuteRead and ExecuteWrite wait for BEGIN's answer first: one round trip less, 0.8-1.7 ms
+// of a 1.5-3 ms read on a local server, on every statement of a query.
+func (r *driverRunner) one(ctx context.Context, write bool, q query, params map[string]any) ([]map[string]any, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	routing := neo4j.ExecuteQueryWithReadersRouting()
+	if write {
+		routing = neo4j.ExecuteQueryWithWritersRouting()
+	}
+	start := time.Now()
+	res, err := neo4j.ExecuteQuery(ctx, r.driver, q.text, params, neo4j.EagerResultTransformer,
+		neo4j.ExecuteQueryWithDatabase(r.database), routing)
+	if err != nil {
+		r.stmts.record(q.name, 0, time.Since(start))
+		return nil, fmt.Errorf("%s: %w", q.name, err)
+	}
+	r.stmts.record(q.name, len(res.Records), time.Since(start))
+	out := make([]map[string]any, len(res.Records))
+	for i, rec := range res.Records {
+		out[i] = rec.AsMap()
+	}
+	return out, nil
+}
 
 // auto runs one statement in an auto-commit transaction on the write server. The driver does
 // not retry these, so statements run here must be safe to repeat as a whole: the callers'
