@@ -103,7 +103,7 @@ func (s *Store) ArchPartition(ctx context.Context, layer int, p graph.ArchParams
 	}
 	res := graphalgo.Leiden(g, graphalgo.LeidenOptions{
 		Gamma: p.Leiden.Gamma, Theta: p.Leiden.Theta, Tolerance: p.Leiden.Tolerance,
-		MaxLevels: p.Leiden.MaxLevels, Iterations: 1, Seed: p.Leiden.Seed,
+		MaxLevels: p.Leiden.MaxLevels, Iterations: 1, Seed: p.Leiden.Seed, Release: s.release,
 	})
 	part := make(map[string]int, len(nodes))
 	if final := res.Final(); final != nil {

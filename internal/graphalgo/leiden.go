@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime/debug"
 	"slices"
 	"unsafe"
 )
@@ -71,6 +70,10 @@ type LeidenOptions struct {
 	Frontier bool
 	// Affected lists the nodes whose neighbourhood changed (Frontier).
 	Affected []int32
+	// Release, when not nil, is called on a graph of collectNodes nodes or more where Leiden
+	// has let go of large arrays and is about to allocate others (the caller's memory policy,
+	// memstat.Policy.Release, decides what to do then).
+	Release func()
 }
 
 // DefaultLeidenOptions returns the defaults spelled out.
@@ -299,15 +302,15 @@ func (l *leiden) finish(g *Graph, steps []levelStep, final []int32) ([][]int32, 
 	// What is left of the iterations' arrays goes before the levels are mapped: the aggregate
 	// graphs, the partitions they carried and the arrays of local moving and refinement
 	// (some 40 bytes a node of the input), to make room for the levels (4 bytes a node and
-	// level). On a graph of millions of nodes they are collected at once and their pages
-	// handed back: left to the collector's pacing, the levels would pile on them, and the
+	// level). On a graph of millions of nodes Release is called once they are let go: left to
+	// the collector's pacing, the levels would pile on them, and the
 	// levels do not fit the freed spans of other sizes (the 50 MiB adversarial document's
 	// communities stage peaked here, 40 MB above the plateau of the iterations).
 	member, first, id, parent, size := l.member, l.queue, l.size, l.pos, l.empty
-	keepEqual := l.keepEqual
-	*l = leiden{gamma: l.gamma}
+	keepEqual, release := l.keepEqual, l.release
+	*l = leiden{gamma: l.gamma, release: release}
 	if n >= collectNodes {
-		debug.FreeOSMemory()
+		release()
 	}
 	raw := expandLevels(steps, grow(member, n))
 	// The modularities accumulate per community, in arrays sized for the level with the most.
@@ -592,6 +595,8 @@ type leiden struct {
 	// seeding ones: a level that became equal to its neighbour where a change removed what
 	// told them apart must not shift the levels coarser than it).
 	keepEqual bool
+	// release is LeidenOptions.Release, never nil.
+	release func()
 
 	pos      []int32   // community -> index in touched, or -1
 	touched  []int32   // communities seen around the current node
@@ -636,6 +641,7 @@ func newLeiden(n int, opt LeidenOptions) *leiden {
 		theta:    opt.Theta,
 		src:      rand.NewPCG(uint64(opt.Seed), 0x5eed1e1de),
 		ctx:      context.Background(),
+		release:  opt.Release,
 		pos:      make([]int32, n),
 		touched:  make([]int32, 0, 64),
 		touchedW: make([]float64, 0, 64),
@@ -646,6 +652,9 @@ func newLeiden(n int, opt LeidenOptions) *leiden {
 		cw:       make([]float64, n),
 	}
 	l.rng = rand.New(l.src)
+	if l.release == nil {
+		l.release = func() {}
+	}
 	l.ext = l.tot
 	l.single = l.inQ
 	l.size, l.empty = int32Halves(l.cw)
@@ -713,9 +722,9 @@ func (l *leiden) gather(g *Graph, u int32, comm, part []int32, within int32) (st
 // cancelEvery is how many node visits of local moving pass between checks of the context.
 const cancelEvery = 1 << 16
 
-// collectNodes is the size of graph from which Leiden collects the arrays it lets go at once,
-// at the turns where its next allocations would otherwise pile on them: below it, the arrays
-// are a few hundred KB and a collection would cost more than it saves.
+// collectNodes is the size of graph from which Leiden calls LeidenOptions.Release at the turns
+// where it has let go of large arrays and its next allocations would otherwise pile on them:
+// below it, the arrays are a few hundred KB and a collection would cost more than it saves.
 const collectNodes = 1 << 16
 
 // moveNodes runs the fast local moving phase on g starting from part, which it updates in place
@@ -1029,10 +1038,10 @@ func (l *leiden) aggregate(g *Graph, ref []int32, nr int, dst *Graph) *Graph {
 	}
 	if cap(agg.targets) < h && h >= 1<<20 {
 		// A later iteration's aggregate outgrew the arrays of the earlier ones: those go, and
-		// their pages are handed back, before the new ones are made (the two together were the
+		// are released, before the new ones are made (the two together were the
 		// peak of the communities stage of the 50 MiB adversarial document, 20 MB over it).
 		agg.targets, agg.weights = nil, nil
-		debug.FreeOSMemory()
+		l.release()
 	}
 	targets := grow(agg.targets, h)[:0]
 	weights := grow(agg.weights, h)

@@ -21,7 +21,6 @@ import (
 	"hash"
 	"hash/fnv"
 	"maps"
-	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -32,7 +31,6 @@ import (
 	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/idlist"
-	"github.com/stratarag/strata/internal/memstat"
 )
 
 // Summary is a summary entity written for one cluster.
@@ -121,6 +119,10 @@ type Builder struct {
 	// TempDir is where the aggregation keeps layer 0's relations when they are many (a million
 	// or more: 16 bytes each), in a file removed as soon as it is created; "" is os.TempDir.
 	TempDir string
+	// Release, when not nil, is called where the build has let go of large arrays and is about
+	// to allocate others: the process's memory policy (memstat.Policy.Release) decides what to
+	// do then.
+	Release func()
 	spillAt int // the number of relations kept in a file from; 0 is spillEdges (tests lower it)
 	holdAt  int // the bytes of a layer's embeddings held between passes at most; 0 is heldEmbeddings (tests lower it)
 }
@@ -148,7 +150,6 @@ type Layer struct {
 // ingester marks the structure stale until every structure stage has finished, so the next run
 // builds the whole hierarchy again.
 func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
-	defer memstat.LowerGC(layersGCPercent)()
 	opt := b.options()
 	if opt.MaxClusterSize < opt.ClusterSize {
 		return nil, fmt.Errorf("hierarchical index: MaxClusterSize %d is below ClusterSize %d", opt.MaxClusterSize, opt.ClusterSize)
@@ -234,10 +235,8 @@ func (b *Builder) buildFrom(ctx context.Context, current layerSet, dims int, bet
 			if ag == nil {
 				// Read now rather than with the counts: not held through layer 0's clustering.
 				// The clustering and the summaries of a layer of millions leave hundreds of MB of
-				// garbage: collected first (its pages handed back), the edges and the rows read
-				// for them do not pile on it (the collector would let them, up to half again what
-				// was live).
-				debug.FreeOSMemory()
+				// garbage: released first, the edges and the rows read for them do not pile on it.
+				b.release()
 				edges, err := b.baseEdges(ctx, base, between)
 				if err != nil {
 					return nil, err
@@ -256,11 +255,12 @@ func (b *Builder) buildFrom(ctx context.Context, current layerSet, dims int, bet
 	return built, nil
 }
 
-// layersGCPercent is the collector's target while the layers are built (memstat.LowerGC). A layer
-// of millions holds its ids, links and reduced embeddings in large pointer-free arrays while
-// reading and writing entities row by row: at the ingest's usual target (50) the 50 MiB
-// adversarial document's layers went up to 301 MiB while the links of layer 1 were written.
-const layersGCPercent = 10
+// release calls Release, if set.
+func (b *Builder) release() {
+	if b.Release != nil {
+		b.Release()
+	}
+}
 
 func (b *Builder) options() Options {
 	def := DefaultOptions()
