@@ -68,7 +68,7 @@ type Options struct {
 	MaxComponents  int     // mixture components of one fit at most
 	Threshold      float64 // soft membership: an entity joins every cluster it belongs to with probability above this
 	Concurrency    int     // clusters summarized at once
-	// AggregateK sets the threshold τ of LeanRAG's aggregation (see Threshold): mean + k·sd of
+	// AggregateK sets the threshold τ of LeanRAG's aggregation (see threshold): mean + k·sd of
 	// the pairs' counts. It applies when the Builder has a Describer.
 	AggregateK float64
 }
