@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"runtime/debug"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -73,6 +72,10 @@ type Ingester struct {
 	Progress       Progress // nil: no progress display
 	Log            zerolog.Logger
 	Options        Options // used as they are: see DefaultOptions and Validate
+	// Memory is the process's memory policy, which the Ingester applies around its stages
+	// (memstat.Policy.Stage) and at their ends (Release), and hands to the steps that let go of
+	// large arrays part way; the zero policy leaves memory to the runtime.
+	Memory memstat.Policy
 
 	changes *changeSet // what the current run changed, for an update of the structure
 }
@@ -244,17 +247,14 @@ func (in *Ingester) stageDone(rep *Report, stage string, start time.Time) {
 		rep.StageStatements[stage] = st
 		ev = ev.Int("statements", st.Calls).Dur("statements_took", st.Elapsed)
 	}
-	// The stage's garbage is collected, and its pages handed back, before the next stage starts:
-	// left to the collector's pacing, the next stage's allocations would pile on that garbage (up
-	// to half again what was live at its last look), and pages kept free in pieces would not hold
-	// the next stage's large arrays; the process's peak would be two stages' rather than the
-	// larger one's. It costs milliseconds beside any stage; the heap logged is then what the stage
-	// left live. The store's idle connections go first (idleReleaser), so that the next stage
-	// starts without the caches of this one's.
+	// The stage's garbage is released before the next stage starts, so that the process's peak
+	// is the larger stage's rather than two stages' piled up; the heap logged is then what the
+	// stage left live. The store's idle connections go first (idleReleaser), so that the next
+	// stage starts without the caches of this one's.
 	if r, ok := in.Store.(idleReleaser); ok {
 		r.ReleaseIdle()
 	}
-	debug.FreeOSMemory()
+	in.Memory.Release()
 	m := memstat.Now()
 	m.Fields(ev.Str("stage", stage).Dur("took", d)).Msg("stage finished")
 }

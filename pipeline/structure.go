@@ -77,7 +77,10 @@ func (in *Ingester) buildStructure(ctx context.Context, rep *Report, stale strin
 	if stale == graph.StructureLayersBuilt && !in.Options.Restructure {
 		in.Log.Info().Msg("summary layers already rebuilt by an interrupted run; resuming after them")
 	} else if b := in.layerBuilder(); b != nil {
-		if rep.Layers, err = b.Build(ctx); err != nil {
+		end := in.Memory.Stage("layers")
+		rep.Layers, err = b.Build(ctx)
+		end()
+		if err != nil {
 			return fmt.Errorf("hierarchical index: %w", err)
 		}
 		// A run killed from here on resumes after the layers: the graph has not changed since
@@ -102,7 +105,9 @@ func (in *Ingester) buildStructure(ctx context.Context, rep *Report, stale strin
 	}
 	in.stageDone(rep, "components", t)
 	t = time.Now()
+	end := in.Memory.Stage("communities")
 	communities, err := in.Store.ComputeCommunities(ctx, in.leidenParams())
+	end()
 	if err != nil {
 		return fmt.Errorf("communities: %w", err)
 	}
@@ -138,7 +143,9 @@ func (in *Ingester) updateStructure(ctx context.Context, rep *Report, c *changeS
 	reported := slices.Concat(changed, slices.Sorted(maps.Keys(c.ends)))
 	t := time.Now()
 	if b := in.layerBuilder(); b != nil {
+		end := in.Memory.Stage("layers")
 		up, err := b.Update(ctx, changed)
+		end()
 		if err != nil {
 			if errors.Is(err, layers.ErrNeedsBuild) {
 				return err
@@ -162,7 +169,9 @@ func (in *Ingester) updateStructure(ctx context.Context, rep *Report, c *changeS
 	}
 	in.stageDone(rep, "components", t)
 	t = time.Now()
+	end := in.Memory.Stage("communities")
 	cu, err := in.Store.UpdateCommunities(ctx, in.leidenParams(), reported)
+	end()
 	if err != nil {
 		return fmt.Errorf("communities: %w", err)
 	}
@@ -187,7 +196,7 @@ func (in *Ingester) layerBuilder() *layers.Builder {
 	}
 	b := &layers.Builder{
 		Store: in.Store, Embedder: in.Embedder, Summarizer: in.LayerSummarizer, Log: in.Log,
-		Options: in.Options.Layers, Seed: in.Options.Seed,
+		Options: in.Options.Layers, Seed: in.Options.Seed, Release: in.Memory.Release,
 	}
 	if in.Options.Aggregate {
 		b.Describer = in.RelationDescriber

@@ -112,6 +112,7 @@ func runDelete(c *cli.Context) error {
 		Summarizer: m.summarizer, LayerSummarizer: m.layerSummarizer(tok), RelationDescriber: m.relationDescriber(),
 		Reporter: m.reporter(tok, log), ArchSummarizer: m.archSummarizer(tok),
 		Log: log, Options: pipeline.DefaultOptions(), // the structure settings come from the store
+		Memory: memoryPolicy(), // its stages only: a delete keeps the process's target
 	}
 	in.Options.Restructure = c.Bool(flagRestructure)
 	ids := c.Args().Slice()

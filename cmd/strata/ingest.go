@@ -163,7 +163,8 @@ func runIngest(c *cli.Context) error {
 		defer stop()
 	}
 	in.Store = store
-	lowerGC()
+	in.Memory = memoryPolicy()
+	in.Memory.Apply()
 	if isTerminal(c.App.ErrWriter) {
 		in.Progress = &progressBar{writer: c.App.ErrWriter}
 	}

@@ -1,17 +1,15 @@
 package embedded
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 
-	"github.com/stratarag/strata/internal/cluster"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/graphalgo"
+	"github.com/stratarag/strata/internal/vectorindex"
 )
 
 // archMigration adds the tables of the attributed-community hierarchy (graph.ArchIndex):
@@ -80,11 +78,11 @@ func (s *Store) ArchPartition(ctx context.Context, layer int, p graph.ArchParams
 		a, okA := index[l.Source]
 		b, okB := index[l.Target]
 		if okA && okB {
-			linkPairs = append(linkPairs, graph.ArchPair{A: a, B: b, Sim: (1 + dot(vecs[a], vecs[b])) / 2})
+			linkPairs = append(linkPairs, graph.ArchPair{A: a, B: b, Sim: (1 + vectorindex.Dot(vecs[a], vecs[b])) / 2})
 		}
 	}
 	var nbPairs []graph.ArchPair
-	for i, ns := range archNeighbours(vecs, p.K, p.Cutoff) {
+	for i, ns := range graphalgo.ApproxKNN(vecs, p.K, p.Cutoff) {
 		for _, n := range ns {
 			nbPairs = append(nbPairs, graph.ArchPair{A: i, B: n.Node, Sim: n.Sim})
 		}
@@ -103,7 +101,7 @@ func (s *Store) ArchPartition(ctx context.Context, layer int, p graph.ArchParams
 	}
 	res := graphalgo.Leiden(g, graphalgo.LeidenOptions{
 		Gamma: p.Leiden.Gamma, Theta: p.Leiden.Theta, Tolerance: p.Leiden.Tolerance,
-		MaxLevels: p.Leiden.MaxLevels, Iterations: 1, Seed: p.Leiden.Seed,
+		MaxLevels: p.Leiden.MaxLevels, Iterations: 1, Seed: p.Leiden.Seed, Release: s.release,
 	})
 	part := make(map[string]int, len(nodes))
 	if final := res.Final(); final != nil {
@@ -112,66 +110,6 @@ func (s *Store) ArchPartition(ctx context.Context, layer int, p graph.ArchParams
 		}
 	}
 	return graph.DensePartition(part), nil
-}
-
-// Nearest neighbours of a large layer are approximate: an exact search is n²·d multiply-adds,
-// 150 G for the mix corpus's 20 k entities of 384 dimensions (7 minutes on two cores). Above
-// exactKNNMACs the vectors are projected on their archReducedDims principal components, the
-// archCandidates·k nearest there are found exactly, and those are ranked again by their full
-// similarity (the cutoff applies to it). GDS's gds.knn, on Neo4j, is approximate too.
-const (
-	exactKNNMACs    = 2e9
-	archReducedDims = 32
-	archCandidates  = 3
-)
-
-// archNeighbours returns the k nearest neighbours of every unit vector (graphalgo.Neighbor,
-// best first) with similarity at least cutoff: exact for small layers, through a PCA projection
-// for large ones.
-func archNeighbours(unit [][]float32, k int, cutoff float64) [][]graphalgo.Neighbor {
-	return archNeighboursAbove(unit, k, cutoff, exactKNNMACs)
-}
-
-// archNeighboursAbove is archNeighbours with the size from which the search is approximate.
-func archNeighboursAbove(unit [][]float32, k int, cutoff, exactMACs float64) [][]graphalgo.Neighbor {
-	n := len(unit)
-	d := 0
-	if n > 0 {
-		d = len(unit[0])
-	}
-	workers := runtime.GOMAXPROCS(0)
-	if float64(n)*float64(n)*float64(d) <= exactMACs || d <= archReducedDims {
-		return graphalgo.KNN(unit, k, cutoff, workers)
-	}
-	reduced, err := cluster.PCA(unit, archReducedDims)
-	if err != nil {
-		return graphalgo.KNN(unit, k, cutoff, workers) // slow but exact
-	}
-	rows := make([][]float32, n)
-	for i, r := range reduced {
-		rows[i] = make([]float32, len(r))
-		for j, v := range r {
-			rows[i][j] = float32(v)
-		}
-	}
-	cands := graphalgo.KNN(rows, archCandidates*k, 0, workers)
-	out := make([][]graphalgo.Neighbor, n)
-	for i, cs := range cands {
-		ns := make([]graphalgo.Neighbor, 0, len(cs))
-		for _, c := range cs {
-			if len(unit[i]) != len(unit[c.Node]) {
-				continue
-			}
-			if sim := (1 + dot(unit[i], unit[c.Node])) / 2; sim >= cutoff {
-				ns = append(ns, graphalgo.Neighbor{Node: c.Node, Sim: sim})
-			}
-		}
-		slices.SortStableFunc(ns, func(a, b graphalgo.Neighbor) int {
-			return cmp.Or(cmp.Compare(b.Sim, a.Sim), cmp.Compare(a.Node, b.Node))
-		})
-		out[i] = ns[:min(k, len(ns))]
-	}
-	return out
 }
 
 // readArchNodes reads the nodes of a layer that have an embedding, ordered by id, with their
@@ -200,7 +138,7 @@ func readArchNodes(ctx context.Context, tx *sql.Tx, layer int) ([]archNode, erro
 		if len(v) == 0 {
 			continue
 		}
-		u := normalized(v)
+		u := vectorindex.Normalized(v)
 		if u == nil {
 			u = make([]float32, len(v))
 		}
@@ -423,7 +361,7 @@ func (s *Store) ArchLinks(ctx context.Context, layer int) ([]graph.ArchLink, err
 // they hold a few hundred nodes at most.
 func (s *Store) ArchSearch(ctx context.Context, layer int, vec []float32, within []string, k int) ([]graph.Hit, error) {
 	what := fmt.Sprintf("search layer %d of the attributed communities", layer)
-	q := normalized(vec)
+	q := vectorindex.Normalized(vec)
 	if q == nil {
 		return nil, fmt.Errorf("%s: query vector is zero or not finite", what)
 	}
@@ -442,11 +380,11 @@ func (s *Store) ArchSearch(ctx context.Context, layer int, vec []float32, within
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
-		if set.dim == 0 {
+		if set.Dim() == 0 {
 			return nil, nil
 		}
-		if len(q) != set.dim {
-			return nil, fmt.Errorf("%s: query vector has %d dimensions, the index has %d", what, len(q), set.dim)
+		if len(q) != set.Dim() {
+			return nil, fmt.Errorf("%s: query vector has %d dimensions, the index has %d", what, len(q), set.Dim())
 		}
 		var summaries map[string]bool
 		err = s.read(ctx, what, func(tx *sql.Tx) error {
@@ -458,11 +396,12 @@ func (s *Store) ArchSearch(ctx context.Context, layer int, vec []float32, within
 			return nil, err
 		}
 		var hits []graph.Hit
-		for i, id := range set.ids {
+		for i := range set.Len() {
+			id := set.ID(i)
 			if summaries[id] || (allow != nil && !allow[id]) {
 				continue
 			}
-			hits = append(hits, graph.Hit{ID: id, Score: (1 + dot(q, set.vecs[i*set.dim:(i+1)*set.dim])) / 2})
+			hits = append(hits, graph.Hit{ID: id, Score: (1 + vectorindex.Dot(q, set.Row(i))) / 2})
 		}
 		return topHits(hits, k), nil
 	}
@@ -483,7 +422,7 @@ func (s *Store) ArchSearch(ctx context.Context, layer int, vec []float32, within
 		if len(n.vec) != len(q) {
 			return nil, fmt.Errorf("%s: query vector has %d dimensions, community %s has %d", what, len(q), n.id, len(n.vec))
 		}
-		hits = append(hits, graph.Hit{ID: n.id, Score: (1 + dot(q, n.vec)) / 2})
+		hits = append(hits, graph.Hit{ID: n.id, Score: (1 + vectorindex.Dot(q, n.vec)) / 2})
 	}
 	return topHits(hits, k), nil
 }
@@ -513,6 +452,6 @@ func idSet(ctx context.Context, tx *sql.Tx, query string, args ...any) (map[stri
 
 // topHits sorts hits by score descending, then id, and keeps k.
 func topHits(hits []graph.Hit, k int) []graph.Hit {
-	slices.SortFunc(hits, hitOrder)
+	slices.SortFunc(hits, graph.CompareHits)
 	return hits[:min(k, len(hits))]
 }

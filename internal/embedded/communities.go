@@ -4,14 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"runtime/debug"
 	"slices"
 	"strings"
 
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/graphalgo"
 	"github.com/stratarag/strata/internal/idlist"
-	"github.com/stratarag/strata/internal/memstat"
 )
 
 // ComputeCommunities runs hierarchical Leiden over the entity graph and replaces every
@@ -21,7 +19,6 @@ import (
 func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([]graph.Community, error) {
 	var out []graph.Community
 	err := s.write(ctx, "compute communities", func(tx *sql.Tx) error {
-		defer memstat.LowerGC(communitiesGCPercent)()
 		eg, err := s.entityGraph(ctx, tx, false)
 		if err != nil {
 			return err
@@ -30,19 +27,18 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 		// when needed and dead after its last use, so the two never add up (an uncached graph's
 		// ids are let go here and read again).
 		g, n := eg.g, eg.ids.Len()
-		// Collections at the two turns of the stage, where a graph of millions of entities
-		// leaves hundreds of MB of garbage (the rows and ids read to build it; then the graph
-		// and Leiden's arrays), its pages handed back: the collector would otherwise let the
-		// next step's allocations pile on it, up to half again what was live at its last look.
-		// Leiden itself allocates next to nothing once it has started.
-		debug.FreeOSMemory()
+		// Released at the two turns of the stage, where a graph of millions of entities leaves
+		// hundreds of MB of garbage (the rows and ids read to build it; then the graph and
+		// Leiden's arrays). Leiden itself allocates next to nothing once it has started.
+		s.release()
 		levels, q, err := graphalgo.LeidenLevels(ctx, g, graphalgo.LeidenOptions{
 			Gamma: p.Gamma, Theta: p.Theta, Tolerance: p.Tolerance, MaxLevels: p.MaxLevels, Seed: p.Seed,
+			Release: s.release,
 		})
 		if err != nil {
 			return err
 		}
-		debug.FreeOSMemory()
+		s.release()
 		ids, err := readEntityIDs(ctx, tx)
 		if err != nil {
 			return err
@@ -65,13 +61,6 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 	}
 	return out, nil
 }
-
-// communitiesGCPercent is the collector's target while the communities are computed
-// (memstat.LowerGC). Reading the entity graph from its rows and writing the members make garbage
-// at every row (the driver's strings and arguments) next to large arrays that hold no pointers:
-// at the usual target the 50 MiB adversarial document's graph load peaked at 310 MB, its member
-// write at 266.
-const communitiesGCPercent = 10
 
 // hierarchy turns Leiden's levels (finest first, nested) into communities ordered by level then
 // community id, with level 0 the coarsest, and hands each with its member nodes (ascending) to

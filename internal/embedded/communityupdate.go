@@ -31,6 +31,7 @@ func (s *Store) UpdateCommunities(ctx context.Context, p graph.LeidenParams, cha
 		}
 		opt := graphalgo.LeidenOptions{
 			Gamma: p.Gamma, Theta: p.Theta, Tolerance: p.Tolerance, MaxLevels: p.MaxLevels, Seed: p.Seed,
+			Release: s.release,
 		}
 		var changedNodes []int32
 		for _, id := range changed {

@@ -45,7 +45,7 @@ func (s *Store) entityGraph(ctx context.Context, tx *sql.Tx, keep bool) (*entity
 	if err != nil {
 		return nil, err
 	}
-	if s.graphs.eg != nil && s.graphs.eg.gen == st.gen {
+	if s.graphs.eg != nil && s.graphs.eg.gen == st.Gen {
 		return s.graphs.eg, nil
 	}
 	s.graphs.eg = nil
@@ -54,7 +54,7 @@ func (s *Store) entityGraph(ctx context.Context, tx *sql.Tx, keep bool) (*entity
 		if eg, err = loadEntityGraph(ctx, tx); err != nil {
 			return nil, err
 		}
-		eg.gen = st.gen
+		eg.gen = st.Gen
 	}
 	if keep {
 		s.graphs.eg = eg

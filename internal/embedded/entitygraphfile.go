@@ -17,6 +17,7 @@ import (
 
 	"github.com/stratarag/strata/internal/graphalgo"
 	"github.com/stratarag/strata/internal/idlist"
+	"github.com/stratarag/strata/internal/vectorindex"
 )
 
 // The entity graph file holds the entity graph (entitygraph.go) so that a fresh query process
@@ -65,7 +66,7 @@ func writeEntityGraph(ctx context.Context, tx *sql.Tx, w io.Writer) (nodes int, 
 	}
 	buf := make([]byte, 0, 1<<16)
 	flush := func() error {
-		crc = crc32.Update(crc, castagnoli, buf)
+		crc = crc32.Update(crc, vectorindex.Castagnoli, buf)
 		n += int64(len(buf))
 		_, err := w.Write(buf)
 		buf = buf[:0]
@@ -111,23 +112,23 @@ func writeEntityGraph(ctx context.Context, tx *sql.Tx, w io.Writer) (nodes int, 
 // the graph of a huge document holds its ids and its adjacency and not the file besides (a
 // 137 MB file at 50 MiB). The checksum is taken over the body as the first pass reads it, and
 // checked before the second.
-func readGraphFile(path string, want vectorFileState) (*entityGraph, error) {
-	f, h, size, err := openChecked(path, graphFileMagic, "entity graph file", want)
+func readGraphFile(path string, want vectorindex.Label) (*entityGraph, error) {
+	f, h, size, err := vectorindex.OpenChecked(path, graphFileMagic, "entity graph file", want)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	crc := crc32.New(castagnoli)
+	crc := crc32.New(vectorindex.Castagnoli)
 	r := &countingReader{r: bufio.NewReaderSize(io.TeeReader(f, crc), 1<<16)}
 	// The ids are packed into one string (idlist.List): one allocation, not one per node.
 	var b idlist.Builder
-	b.Grow(int(h.count), 0)
-	nEdges, err := readGraphIDs(r, h.count, size-vectorHeaderSize, b.Add)
+	b.Grow(int(h.Count), 0)
+	nEdges, err := readGraphIDs(r, h.Count, size-vectorindex.HeaderSize, b.Add)
 	if err != nil {
 		return nil, err
 	}
 	ids := b.List()
-	edgesAt := vectorHeaderSize + r.n
+	edgesAt := vectorindex.HeaderSize + r.n
 	var edge [graphEdgeSize]byte
 	passes := 0
 	g, err := graphalgo.NewGraphFromSource(ids.Len(), func(yield func(u, v int32, w float64) error) error {
@@ -147,7 +148,7 @@ func readGraphFile(path string, want vectorFileState) (*entityGraph, error) {
 				return err
 			}
 		}
-		if passes == 1 && crc.Sum32() != h.bodyCRC {
+		if passes == 1 && crc.Sum32() != h.BodyCRC {
 			return errors.New("checksum mismatch")
 		}
 		return nil
@@ -155,7 +156,7 @@ func readGraphFile(path string, want vectorFileState) (*entityGraph, error) {
 	if err != nil {
 		return nil, fmt.Errorf("entity graph file: %w", err)
 	}
-	return &entityGraph{gen: h.gen, ids: ids, g: g, fromFile: true}, nil
+	return &entityGraph{gen: h.Gen, ids: ids, g: g, fromFile: true}, nil
 }
 
 // readGraphIDs reads the ids of an entity graph file's body of body bytes from r, checking that
@@ -193,11 +194,11 @@ func readGraphIDs(r *countingReader, count int, body int64, add func(id []byte) 
 // writeGraphFile brings the entity graph file up to date (the writer only).
 func (s *Store) writeGraphFile(ctx context.Context) error {
 	path := filepath.Join(s.absDir, graphFileName)
-	var tag [vectorTagSize]byte
+	var tag [vectorindex.TagSize]byte
 	if _, err := rand.Read(tag[:]); err != nil {
 		return err
 	}
-	var st vectorFileState
+	var st vectorindex.Label
 	var tmp string
 	err := s.read(ctx, "write entity graph file", func(tx *sql.Tx) (err error) {
 		if st, err = readFileState(ctx, tx, genEntityGraph, graphFileMetaKey); err != nil {
@@ -209,34 +210,34 @@ func (s *Store) writeGraphFile(ctx context.Context) error {
 		if checkGraphFile(path, st) == nil {
 			return nil // current and whole
 		}
-		tmp, err = writeGraphTempFile(ctx, tx, s.absDir, st.gen, tag)
+		tmp, err = writeGraphTempFile(ctx, tx, s.absDir, st.Gen, tag)
 		return err
 	})
 	if err != nil || tmp == "" {
 		return err
 	}
 	defer os.Remove(tmp) // a no-op once renamed
-	return s.installFile(ctx, genEntityGraph, graphFileMetaKey, st.gen, tag, tmp, path)
+	return s.installFile(ctx, genEntityGraph, graphFileMetaKey, st.Gen, tag, tmp, path)
 }
 
 // checkGraphFile returns nil when readGraphFile would accept the file at path, reading it once
 // in pieces: the header (openChecked), then the ids in order and the edge counts, the checksum
 // taken over the body as it is read.
-func checkGraphFile(path string, want vectorFileState) error {
-	f, h, size, err := openChecked(path, graphFileMagic, "entity graph file", want)
+func checkGraphFile(path string, want vectorindex.Label) error {
+	f, h, size, err := vectorindex.OpenChecked(path, graphFileMagic, "entity graph file", want)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	crc := crc32.New(castagnoli)
+	crc := crc32.New(vectorindex.Castagnoli)
 	r := &countingReader{r: bufio.NewReaderSize(io.TeeReader(f, crc), 1<<16)}
-	if _, err := readGraphIDs(r, h.count, size-vectorHeaderSize, func([]byte) error { return nil }); err != nil {
+	if _, err := readGraphIDs(r, h.Count, size-vectorindex.HeaderSize, func([]byte) error { return nil }); err != nil {
 		return err
 	}
 	if _, err := io.Copy(io.Discard, r); err != nil {
 		return fmt.Errorf("read entity graph file: %w", err)
 	}
-	if crc.Sum32() != h.bodyCRC {
+	if crc.Sum32() != h.BodyCRC {
 		return errors.New("entity graph file checksum mismatch")
 	}
 	return nil
@@ -263,10 +264,10 @@ func (c *countingReader) ReadByte() (byte, error) {
 }
 
 // writeGraphTempFile writes the entity graph file of tx's snapshot, of generation gen and
-// labelled tag, to a new temporary file in dir (newTempFile) and returns its name; the caller renames it into place or removes it. The body streams out
+// labelled tag, to a new temporary file in dir (vectorindex.CreateTemp) and returns its name; the caller renames it into place or removes it. The body streams out
 // behind a blank header, written last once its length and checksum are known.
-func writeGraphTempFile(ctx context.Context, tx *sql.Tx, dir string, gen int64, tag [vectorTagSize]byte) (tmp string, err error) {
-	f, err := newTempFile(dir)
+func writeGraphTempFile(ctx context.Context, tx *sql.Tx, dir string, gen int64, tag [vectorindex.TagSize]byte) (tmp string, err error) {
+	f, err := vectorindex.CreateTemp(dir)
 	if err != nil {
 		return "", err
 	}
@@ -277,7 +278,7 @@ func writeGraphTempFile(ctx context.Context, tx *sql.Tx, dir string, gen int64, 
 		}
 	}()
 	w := bufio.NewWriterSize(f, 1<<20)
-	if _, err := w.Write(make([]byte, vectorHeaderSize)); err != nil {
+	if _, err := w.Write(make([]byte, vectorindex.HeaderSize)); err != nil {
 		return "", err
 	}
 	nodes, n, crc, err := writeEntityGraph(ctx, tx, w)
@@ -287,33 +288,9 @@ func writeGraphTempFile(ctx context.Context, tx *sql.Tx, dir string, gen int64, 
 	if err := w.Flush(); err != nil {
 		return "", err
 	}
-	h := vectorFileHeader{count: nodes, gen: gen, tag: tag, idsLen: n, bodyCRC: crc}
-	if _, err := f.WriteAt(h.encode(graphFileMagic), 0); err != nil {
+	h := vectorindex.Header{Count: nodes, Gen: gen, Tag: tag, IDsLen: n, BodyCRC: crc}
+	if _, err := f.WriteAt(h.Encode(graphFileMagic), 0); err != nil {
 		return "", err
 	}
-	return f.Name(), syncClose(f)
-}
-
-// newTempFile creates a temporary file in dir, readable by all like the store's other files
-// (CreateTemp makes it private).
-func newTempFile(dir string) (*os.File, error) {
-	f, err := os.CreateTemp(dir, vectorTempPattern)
-	if err != nil {
-		return nil, err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, err
-	}
-	return f, nil
-}
-
-// syncClose fsyncs and closes a file written by newTempFile, so that a rename after it never
-// installs a file whose contents are still in flight.
-func syncClose(f *os.File) error {
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	return f.Close()
+	return f.Name(), vectorindex.SyncClose(f)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/vectorindex"
 )
 
 // readerGraph returns the entity graph a fresh reader of dir gets, and the one SQLite holds.
@@ -45,7 +46,7 @@ func graphFileAccepted(t *testing.T, dir string) bool {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	var st vectorFileState
+	var st vectorindex.Label
 	if err := r.read(t.Context(), "graph file state", func(tx *sql.Tx) (err error) {
 		st, err = readFileState(t.Context(), tx, genEntityGraph, graphFileMetaKey)
 		return err
@@ -79,11 +80,11 @@ func swapFirstIDs(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := decodeVectorHeader(graphFileMagic, data, int64(len(data)))
+	h, err := vectorindex.DecodeHeader(graphFileMagic, data, int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := data[vectorHeaderSize:]
+	body := data[vectorindex.HeaderSize:]
 	var ids [2][]byte
 	rest := body
 	for i := range ids {
@@ -91,8 +92,8 @@ func swapFirstIDs(t *testing.T, path string) {
 		ids[i], rest = rest[:k+int(n)], rest[k+int(n):]
 	}
 	swapped := slices.Concat(ids[1], ids[0], rest)
-	h.bodyCRC = crc32.Checksum(swapped, castagnoli)
-	if err := os.WriteFile(path, slices.Concat(h.encode(graphFileMagic), swapped), 0o644); err != nil {
+	h.BodyCRC = crc32.Checksum(swapped, vectorindex.Castagnoli)
+	if err := os.WriteFile(path, slices.Concat(h.Encode(graphFileMagic), swapped), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -53,6 +53,10 @@ type Options struct {
 	// the full-text indexes, textindex.go). A fresh process answering one query
 	// leaves it off, since the loading costs more than the query.
 	Resident bool
+	// Release, when not nil, is called where a computation of the store has let go of large
+	// arrays and is about to allocate others (ComputeCommunities): the process's memory policy
+	// (memstat.Policy.Release) decides what to do then.
+	Release func()
 }
 
 // Store is the embedded graph.Store. It is safe for concurrent use.
@@ -62,6 +66,7 @@ type Store struct {
 	db       *sql.DB
 	readOnly bool
 	resident bool        // Options.Resident
+	release  func()      // Options.Release, never nil
 	version  int64       // schema version; a reader may open an older store as it is
 	opened   bool        // Open succeeded: Close may write vector files
 	lock     *writerLock // nil when read-only
@@ -101,7 +106,10 @@ func Open(ctx context.Context, dir string, opt Options) (*Store, error) {
 	}
 	path := filepath.Join(abs, dbFile)
 
-	s := &Store{dir: dir, absDir: abs, readOnly: opt.ReadOnly, resident: opt.Resident}
+	s := &Store{dir: dir, absDir: abs, readOnly: opt.ReadOnly, resident: opt.Resident, release: opt.Release}
+	if s.release == nil {
+		s.release = func() {}
+	}
 	s.background, s.stop = context.WithCancel(context.WithoutCancel(ctx))
 	if opt.ReadOnly {
 		if _, err := os.Stat(path); err != nil {

@@ -66,7 +66,7 @@ func (s *Store) TextSearch(ctx context.Context, index graph.TextIndex, query str
 			if ti != nil {
 				terms, err := queryTerms(ctx, query, ftsTokens)
 				if err == nil {
-					hits, err = ti.search(ctx, tx, terms, k)
+					hits, err = ti.Search(ctx, sqliteLn(tx), terms, k)
 					return err
 				}
 				if !errors.Is(err, errNotOneToken) {

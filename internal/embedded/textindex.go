@@ -5,12 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/textindex"
 )
 
 // A Resident store answers TextSearch from a copy of each full-text index in memory: on the mix
@@ -72,25 +72,11 @@ func (c *textIndexCache) close() {
 // textLoadSpacing is how many times its own duration passes between the starts of two loads.
 const textLoadSpacing = 10
 
-// textIndex is a full-text index as bm25 sees it: per term, the rows holding it and how often;
-// per row, its size in tokens (all columns) and its node id.
+// textIndex is the in-memory copy of a full-text index (textindex.Index) with the generation of
+// its rows it was read at.
 type textIndex struct {
-	gen      int64
-	rows     int64   // FTS5's row count
-	avgdl    float64 // average row size in tokens, as FTS5 computes it
-	ids      []string
-	size     []int32
-	terms    map[string]int32
-	postings [][]posting
-	scratch  sync.Pool // *[]float64 of len(ids): per-row score accumulators, all zero
-
-	idfMu sync.Mutex
-	idfs  map[int32]float64 // by term, computed on first use
-}
-
-type posting struct {
-	row  int32 // index into ids
-	freq int32 // instances of the term in the row
+	*textindex.Index
+	gen int64
 }
 
 // textCache returns the cache of index's in-memory copy.
@@ -140,10 +126,11 @@ func (s *Store) loadTextIndex(c *textIndexCache, fi ftsIndex) {
 		if err != nil {
 			return err
 		}
-		if ti, err = readTextIndex(s.background, tx, fi); err != nil {
+		index, err := readTextIndex(s.background, tx, fi)
+		if err != nil {
 			return err
 		}
-		ti.gen = gen
+		ti = &textIndex{Index: index, gen: gen}
 		return nil
 	})
 	c.mu.Lock()
@@ -158,8 +145,8 @@ func (s *Store) loadTextIndex(c *textIndexCache, fi ftsIndex) {
 // readTextIndex reads fi through an fts5vocab table of the loading connection, temporary and
 // dropped when done (creating it writes nothing to the store, so a read-only store may). fi's
 // names are those of ftsIndexes, never a caller's.
-func readTextIndex(ctx context.Context, tx *sql.Tx, fi ftsIndex) (ti *textIndex, err error) {
-	ti = &textIndex{terms: map[string]int32{}}
+func readTextIndex(ctx context.Context, tx *sql.Tx, fi ftsIndex) (ti *textindex.Index, err error) {
+	b := textindex.NewBuilder()
 	number := map[int64]int32{}
 	rows, err := tx.QueryContext(ctx, `SELECT rid, id FROM `+fi.content+` ORDER BY rid`)
 	if err != nil {
@@ -172,17 +159,13 @@ func readTextIndex(ctx context.Context, tx *sql.Tx, fi ftsIndex) (ti *textIndex,
 		if err := rows.Scan(&rid, &id); err != nil {
 			return nil, err
 		}
-		number[rid] = int32(len(ti.ids))
-		ti.ids = append(ti.ids, id)
+		// Every content row is a row of the index (the triggers of schema.go).
+		number[rid] = b.AddRow(id)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	rows.Close()
-	ti.size = make([]int32, len(ti.ids))
-	// Every content row is a row of the index (the triggers of schema.go), so FTS5's row count
-	// is theirs.
-	ti.rows = int64(len(ti.ids))
 
 	vocab := "temp.strata_vocab_" + fi.fts
 	if _, err := tx.ExecContext(ctx, `CREATE VIRTUAL TABLE `+vocab+` USING fts5vocab(main, `+fi.fts+`, instance)`); err != nil {
@@ -193,19 +176,13 @@ func readTextIndex(ctx context.Context, tx *sql.Tx, fi ftsIndex) (ti *textIndex,
 			err = derr
 		}
 	}()
-	// One row per token of every row, ordered by term, then row: a term's postings are built
-	// in row order from consecutive rows.
+	// One row per token of every row, ordered by term, then row, as the builder takes them.
 	rows, err = tx.QueryContext(ctx, `SELECT term, doc FROM `+vocab)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var (
-		term    sql.RawBytes
-		current = int32(-1)
-		curTerm string
-		tokens  int64
-	)
+	var term sql.RawBytes
 	for rows.Next() {
 		var rid int64
 		if err := rows.Scan(&term, &rid); err != nil {
@@ -215,130 +192,22 @@ func readTextIndex(ctx context.Context, tx *sql.Tx, fi ftsIndex) (ti *textIndex,
 		if !ok {
 			continue // no content row: the SQL joins hits with the content table
 		}
-		ti.size[row]++
-		tokens++
-		if current < 0 || string(term) != curTerm {
-			curTerm = string(term)
-			t, ok := ti.terms[curTerm]
-			if !ok {
-				t = int32(len(ti.postings))
-				ti.terms[curTerm] = t
-				ti.postings = append(ti.postings, nil)
-			}
-			current = t
-		}
-		p := ti.postings[current]
-		if n := len(p); n > 0 && p[n-1].row == row {
-			p[n-1].freq++
-		} else {
-			ti.postings[current] = append(p, posting{row: row, freq: 1})
-		}
+		b.AddToken(term, row)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if ti.rows > 0 {
-		ti.avgdl = float64(tokens) / float64(ti.rows)
-	}
-	// One array for all postings: appending left each list up to twice its length.
-	total := 0
-	for _, p := range ti.postings {
-		total += len(p)
-	}
-	all := make([]posting, 0, total)
-	for t, p := range ti.postings {
-		all = append(all, p...)
-		ti.postings[t] = all[len(all)-len(p) : len(all) : len(all)]
-	}
-	n := len(ti.ids)
-	ti.scratch.New = func() any { s := make([]float64, n); return &s }
-	return ti, nil
+	return b.Index(), nil
 }
 
-// idf returns FTS5's inverse document frequency of term t. The logarithm is SQLite's ln(), the
-// C library's log() that bm25 calls, which differs from math.Log in the last bit of some values;
-// q is the transaction of the calling search.
-func (ti *textIndex) idf(ctx context.Context, q rowQuerier, t int32) (float64, error) {
-	ti.idfMu.Lock()
-	defer ti.idfMu.Unlock()
-	if idf, ok := ti.idfs[t]; ok {
-		return idf, nil
+// sqliteLn is SQLite's ln() in the snapshot of q, the logarithm FTS5's bm25() computes its
+// inverse document frequencies with (textindex.Log).
+func sqliteLn(q rowQuerier) textindex.Log {
+	return func(ctx context.Context, x float64) (float64, error) {
+		var v float64
+		err := q.QueryRowContext(ctx, `SELECT ln(?)`, x).Scan(&v)
+		return v, err
 	}
-	nHit := int64(len(ti.postings[t]))
-	var idf float64
-	if err := q.QueryRowContext(ctx, `SELECT ln(?)`, (float64(ti.rows-nHit)+0.5)/(float64(nHit)+0.5)).Scan(&idf); err != nil {
-		return 0, fmt.Errorf("idf: %w", err)
-	}
-	if idf <= 0 {
-		idf = 1e-6
-	}
-	if ti.idfs == nil {
-		ti.idfs = map[int32]float64{}
-	}
-	ti.idfs[t] = idf
-	return idf, nil
-}
-
-// search returns the k best rows for phrases of one term each, as textQuery's SQL returns them:
-// bm25 scores (higher is better), ordered by score, then id. phrases are the query's terms in
-// the order of its match expression, a term twice when two words tokenize to it (bm25 then
-// counts it twice, as FTS5 does). q is the read transaction, for idf.
-func (ti *textIndex) search(ctx context.Context, q rowQuerier, phrases []string, k int) ([]graph.Hit, error) {
-	accp := ti.scratch.Get().(*[]float64)
-	acc := *accp
-	var touched []int32
-	defer func() {
-		for _, row := range touched {
-			acc[row] = 0
-		}
-		ti.scratch.Put(accp)
-	}()
-	// Okapi BM25 parameters of FTS5's bm25() (fts5_aux.c), in variables: k1+1 must be rounded
-	// as float64 arithmetic rounds it, as FTS5 computes it, not computed exactly as a constant.
-	k1, b := 1.2, 0.75
-	for _, term := range phrases {
-		t, ok := ti.terms[term]
-		if !ok {
-			continue // no row holds it: it adds 0 to every score
-		}
-		idf, err := ti.idf(ctx, q, t)
-		if err != nil {
-			return nil, err
-		}
-		p := ti.postings[t]
-		// fts5Bm25Function's expression; the conversions round each product to float64, as
-		// the C does, so that no multiply-add is fused.
-		for _, e := range p {
-			f, d := float64(e.freq), float64(ti.size[e.row])
-			v := float64(idf * (float64(f*(k1+1)) / (f + float64(k1*(1-b+float64(b*d)/ti.avgdl)))))
-			if acc[e.row] == 0 {
-				touched = append(touched, e.row)
-			}
-			acc[e.row] = acc[e.row] + v
-		}
-	}
-	hits := make([]graph.Hit, 0, min(k, len(touched)))
-	for _, row := range touched {
-		h := graph.Hit{ID: ti.ids[row], Score: acc[row]}
-		switch {
-		case len(hits) < k:
-			hits = append(hits, h)
-			if len(hits) == k {
-				slices.SortFunc(hits, hitOrder)
-			}
-		case hitOrder(h, hits[k-1]) < 0: // better than the worst kept: goes in its place in order
-			i, _ := slices.BinarySearchFunc(hits, h, hitOrder)
-			copy(hits[i+1:], hits[i:k-1])
-			hits[i] = h
-		}
-	}
-	if len(hits) < k {
-		slices.SortFunc(hits, hitOrder)
-	}
-	if len(hits) == 0 {
-		return nil, nil // as queryAll returns no rows
-	}
-	return hits, nil
 }
 
 // errNotOneToken marks a query word the tokenizer splits into several tokens or none: FTS5 then

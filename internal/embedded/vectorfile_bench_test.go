@@ -9,6 +9,7 @@ import (
 
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/graph/storetest"
+	"github.com/stratarag/strata/internal/vectorindex"
 )
 
 // vectorBenchStore builds, once per benchmark, a closed store of n entities with 384-dimension
@@ -42,7 +43,7 @@ func BenchmarkVectorLoad(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		var st vectorFileState
+		var st vectorindex.Label
 		if err := r.read(b.Context(), "state", func(tx *sql.Tx) (err error) {
 			st, err = readVectorFileState(b.Context(), tx, graph.EntityEmbedding)
 			return err
@@ -62,7 +63,7 @@ func BenchmarkVectorLoad(b *testing.B) {
 		b.Run(fmt.Sprintf("file/n=%d", n), func(b *testing.B) {
 			b.SetBytes(int64(n) * 384 * 4)
 			for range b.N {
-				if _, err := readVectorFile(filepath.Join(dir, vectorFileName(graph.EntityEmbedding)), st, false); err != nil {
+				if _, err := vectorindex.ReadFile(filepath.Join(dir, vectorFileName(graph.EntityEmbedding)), st, false); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -70,46 +71,16 @@ func BenchmarkVectorLoad(b *testing.B) {
 		b.Run(fmt.Sprintf("mapped/n=%d", n), func(b *testing.B) {
 			b.SetBytes(int64(n) * 384 * 4)
 			for range b.N {
-				set, err := readVectorFile(filepath.Join(dir, vectorFileName(graph.EntityEmbedding)), st, true)
+				set, err := vectorindex.ReadFile(filepath.Join(dir, vectorFileName(graph.EntityEmbedding)), st, true)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if set.mapping != nil {
-					unmapFile(set.mapping)
+				if m := set.Mapping(); m != nil {
+					vectorindex.Unmap(m)
 				}
 			}
 		})
 		r.Close()
-	}
-}
-
-// BenchmarkExactSearch measures one exact top-20 search over n normalized 384-dimension vectors:
-// the whole cost of an entity vector search once the vectors are loaded; "half" is the same
-// search through the half-precision copy a resident store keeps for large sets.
-func BenchmarkExactSearch(b *testing.B) {
-	for _, n := range []int{20000, 200000} {
-		rng := rand.New(rand.NewPCG(3, 4))
-		set := &vectorSet{dim: 384, ids: make([]string, n), vecs: make([]float32, 0, n*384)}
-		for i := range n {
-			set.ids[i] = fmt.Sprintf("e%07d", i)
-			set.vecs = append(set.vecs, normalized(randomVector(rng, 384))...)
-		}
-		q := normalized(randomVector(rng, 384))
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			for b.Loop() {
-				set.search(q, 20)
-			}
-		})
-		b.Run(fmt.Sprintf("n=%d/half", n), func(b *testing.B) {
-			if !hasDot4Half {
-				b.Skip("no F16C")
-			}
-			half := *set
-			half.half = halfOf(set.vecs)
-			for b.Loop() {
-				half.search(q, 20)
-			}
-		})
 	}
 }
 
@@ -133,7 +104,7 @@ func BenchmarkEntityGraphLoad(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer r.Close()
-	var st vectorFileState
+	var st vectorindex.Label
 	if err := r.read(b.Context(), "state", func(tx *sql.Tx) (err error) {
 		st, err = readFileState(b.Context(), tx, genEntityGraph, graphFileMetaKey)
 		return err

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/vectorindex"
 )
 
 // entityBatch is a batch of n entities with random embeddings of dim dimensions, ids prefixed.
@@ -66,7 +67,15 @@ func loadedSet(t testing.TB, dir string, index graph.VectorIndex) (got, want *ve
 }
 
 func sameVectors(a, b *vectorSet) bool {
-	return a.gen == b.gen && a.dim == b.dim && slices.Equal(a.ids, b.ids) && slices.Equal(a.vecs, b.vecs)
+	if a.gen != b.gen || a.Dim() != b.Dim() || a.Len() != b.Len() {
+		return false
+	}
+	for i := range a.Len() {
+		if a.ID(i) != b.ID(i) || !slices.Equal(a.Row(i), b.Row(i)) {
+			return false
+		}
+	}
+	return true
 }
 
 func TestVectorFileWrittenOnCloseAndRead(t *testing.T) {
@@ -91,12 +100,12 @@ func TestVectorFileWrittenOnCloseAndRead(t *testing.T) {
 	if !got.fromFile {
 		t.Fatal("a fresh reader read SQLite although the vector file is current")
 	}
-	if !sameVectors(got, want) || len(got.ids) != 300 {
-		t.Fatalf("vector file holds %d vectors of gen %d, SQLite %d of gen %d, or they differ", len(got.ids), got.gen, len(want.ids), want.gen)
+	if !sameVectors(got, want) || got.Len() != 300 {
+		t.Fatalf("vector file holds %d vectors of gen %d, SQLite %d of gen %d, or they differ", got.Len(), got.gen, want.Len(), want.gen)
 	}
 	// A fresh reader maps the file (Linux); a resident one reads it into its own memory. Both
 	// search exactly like SQLite's vectors.
-	if runtime.GOOS == "linux" && got.mapping == nil {
+	if runtime.GOOS == "linux" && got.Mapping() == nil {
 		t.Error("a fresh reader did not map the vector file")
 	}
 	r, err := Open(t.Context(), dir, Options{ReadOnly: true, Resident: true})
@@ -108,16 +117,16 @@ func TestVectorFileWrittenOnCloseAndRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.mapping != nil || !res.fromFile || !sameVectors(res, want) {
-		t.Errorf("resident reader: mapped %v, from file %v, same as SQLite %v", res.mapping != nil, res.fromFile, sameVectors(res, want))
+	if res.Mapping() != nil || !res.fromFile || !sameVectors(res, want) {
+		t.Errorf("resident reader: mapped %v, from file %v, same as SQLite %v", res.Mapping() != nil, res.fromFile, sameVectors(res, want))
 	}
-	q := want.vecs[:want.dim]
-	if a, b := got.search(q, 20), want.search(q, 20); !slices.Equal(a, b) {
+	q := want.Row(0)
+	if a, b := got.Search(q, 20), want.Search(q, 20); !slices.Equal(a, b) {
 		t.Errorf("search over the mapped file = %v, over SQLite's vectors %v", a, b)
 	}
 	// An index without vectors has a file too, and it reads as empty.
-	if got, _ := loadedSet(t, dir, graph.ChunkEmbedding); !got.fromFile || got.dim != 0 || len(got.ids) != 0 {
-		t.Errorf("empty chunk index: fromFile %v, %d dims, %d ids", got.fromFile, got.dim, len(got.ids))
+	if got, _ := loadedSet(t, dir, graph.ChunkEmbedding); !got.fromFile || got.Dim() != 0 || got.Len() != 0 {
+		t.Errorf("empty chunk index: fromFile %v, %d dims, %d ids", got.fromFile, got.Dim(), got.Len())
 	}
 }
 
@@ -146,8 +155,8 @@ func TestVectorFileRefused(t *testing.T) {
 	}{
 		{"missing", func(t *testing.T, dir string) { os.Remove(path(dir)) }},
 		{"truncated", func(t *testing.T, dir string) { os.Truncate(path(dir), 64+200*16*4/2) }},
-		{"header only", func(t *testing.T, dir string) { os.Truncate(path(dir), vectorHeaderSize) }},
-		{"flipped vector byte", func(t *testing.T, dir string) { flipByte(t, path(dir), vectorHeaderSize+1000) }},
+		{"header only", func(t *testing.T, dir string) { os.Truncate(path(dir), vectorindex.HeaderSize) }},
+		{"flipped vector byte", func(t *testing.T, dir string) { flipByte(t, path(dir), vectorindex.HeaderSize+1000) }},
 		{"flipped id byte", func(t *testing.T, dir string) { flipByte(t, path(dir), -3) }},
 		{"flipped header byte", func(t *testing.T, dir string) { flipByte(t, path(dir), 25) }},
 		{"generation moved on", func(t *testing.T, dir string) {
@@ -341,7 +350,7 @@ func TestVectorFileKill(t *testing.T) {
 		got, want := loadedSet(t, dir, graph.EntityEmbedding)
 		if !sameVectors(got, want) {
 			t.Fatalf("round %d: after the kill a reader got %d vectors of gen %d (from file: %v), SQLite has %d of gen %d",
-				round, len(got.ids), got.gen, got.fromFile, len(want.ids), want.gen)
+				round, got.Len(), got.gen, got.fromFile, want.Len(), want.gen)
 		}
 		if got.fromFile {
 			usedFile++
@@ -351,19 +360,19 @@ func TestVectorFileKill(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var st vectorFileState
+		var st vectorindex.Label
 		r.read(t.Context(), "state", func(tx *sql.Tx) (err error) {
 			st, err = readVectorFileState(context.Background(), tx, graph.EntityEmbedding)
 			return err
 		})
 		r.Close()
 		for _, mapped := range []bool{false, true} {
-			f, err := readVectorFile(filepath.Join(dir, vectorFileName(graph.EntityEmbedding)), st, mapped)
-			if err == nil && !sameVectors(f, want) {
+			f, err := vectorindex.ReadFile(filepath.Join(dir, vectorFileName(graph.EntityEmbedding)), st, mapped)
+			if err == nil && !sameVectors(&vectorSet{Set: f, gen: st.Gen}, want) {
 				t.Fatalf("round %d: an accepted file (mapped %v) differs from SQLite", round, mapped)
 			}
-			if err == nil && f.mapping != nil {
-				unmapFile(f.mapping)
+			if err == nil && f.Mapping() != nil {
+				vectorindex.Unmap(f.Mapping())
 			}
 		}
 	}
@@ -375,36 +384,10 @@ func TestVectorFileKill(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if tmp, _ := filepath.Glob(filepath.Join(dir, vectorTempPattern)); len(tmp) > 0 {
+	if tmp, _ := filepath.Glob(filepath.Join(dir, vectorindex.TempPattern)); len(tmp) > 0 {
 		t.Errorf("the next writer left %v behind", tmp)
 	}
 	if got, want := loadedSet(t, dir, graph.EntityEmbedding); !got.fromFile || !sameVectors(got, want) {
 		t.Errorf("after the next writer: fromFile %v, same as SQLite %v", got.fromFile, sameVectors(got, want))
-	}
-}
-
-// TestParallelSearchIsExact checks that splitting a large search over CPUs returns exactly the
-// single scan's hits, ties (equal vectors under different ids) included.
-func TestParallelSearchIsExact(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	rng := rand.New(rand.NewPCG(12, 13))
-	const n, dim = 40000, 128 // n*dim ≥ parallelSearchMACs: search splits
-	set := &vectorSet{dim: dim}
-	for i := range n {
-		set.ids = append(set.ids, fmt.Sprintf("e%06d", (i*7919)%n)) // ids not in row order
-		if i%10 == 9 {
-			set.vecs = append(set.vecs, set.vecs[(i-1)*dim:i*dim]...) // a tie with the row before
-			continue
-		}
-		set.vecs = append(set.vecs, normalized(randomVector(rng, dim))...)
-	}
-	for range 5 {
-		q := normalized(randomVector(rng, dim))
-		for _, k := range []int{1, 20, 100} {
-			got, want := set.search(q, k), set.searchRange(q, k, 0, n)
-			if !slices.Equal(got, want) || len(got) != k {
-				t.Fatalf("k=%d: parallel search %v, one scan %v", k, got, want)
-			}
-		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime/debug"
 	"slices"
 	"unsafe"
 )
@@ -71,6 +70,10 @@ type LeidenOptions struct {
 	Frontier bool
 	// Affected lists the nodes whose neighbourhood changed (Frontier).
 	Affected []int32
+	// Release, when not nil, is called on a graph of collectNodes nodes or more where Leiden
+	// has let go of large arrays and is about to allocate others (the caller's memory policy,
+	// memstat.Policy.Release, decides what to do then).
+	Release func()
 }
 
 // DefaultLeidenOptions returns the defaults spelled out.
@@ -299,15 +302,15 @@ func (l *leiden) finish(g *Graph, steps []levelStep, final []int32) ([][]int32, 
 	// What is left of the iterations' arrays goes before the levels are mapped: the aggregate
 	// graphs, the partitions they carried and the arrays of local moving and refinement
 	// (some 40 bytes a node of the input), to make room for the levels (4 bytes a node and
-	// level). On a graph of millions of nodes they are collected at once and their pages
-	// handed back: left to the collector's pacing, the levels would pile on them, and the
+	// level). On a graph of millions of nodes Release is called once they are let go: left to
+	// the collector's pacing, the levels would pile on them, and the
 	// levels do not fit the freed spans of other sizes (the 50 MiB adversarial document's
 	// communities stage peaked here, 40 MB above the plateau of the iterations).
 	member, first, id, parent, size := l.member, l.queue, l.size, l.pos, l.empty
-	keepEqual := l.keepEqual
-	*l = leiden{gamma: l.gamma}
+	keepEqual, release := l.keepEqual, l.release
+	*l = leiden{gamma: l.gamma, release: release}
 	if n >= collectNodes {
-		debug.FreeOSMemory()
+		release()
 	}
 	raw := expandLevels(steps, grow(member, n))
 	// The modularities accumulate per community, in arrays sized for the level with the most.
@@ -548,35 +551,6 @@ func cut(spare *[]int32, k int) []int32 {
 	return s[len(s) : len(s)+k : len(s)+k]
 }
 
-// levelStep is one level of an iteration on the graph that level starts from, the aggregate of
-// the levels before it: the community of each of that graph's nodes, and the node of the next
-// level's graph that each becomes (nil at the last level). A level mapped to the input nodes
-// takes 4 bytes a node of the input; a step takes 8 bytes a node of its own graph, which after
-// the first level is a fraction of the input's (a quarter or less on the graphs of documents).
-type levelStep struct{ part, ref []int32 }
-
-// expandLevels maps every step to the n input nodes, releasing each step once it is mapped.
-// member is scratch of n entries.
-func expandLevels(steps []levelStep, member []int32) [][]int32 {
-	for i := range member {
-		member[i] = int32(i)
-	}
-	raw := make([][]int32, len(steps))
-	for k, st := range steps {
-		lv := make([]int32, len(member))
-		for i, m := range member {
-			lv[i] = st.part[m]
-		}
-		if st.ref != nil {
-			for i, m := range member {
-				member[i] = st.ref[m]
-			}
-		}
-		raw[k], steps[k] = lv, levelStep{}
-	}
-	return raw
-}
-
 // leiden holds the options, the random source and scratch buffers sized for the input graph,
 // which every aggregate graph is no larger than. Reusing them keeps the hot loops free of
 // allocation and maps: communities are accumulated in dense arrays indexed by community id, and
@@ -592,6 +566,8 @@ type leiden struct {
 	// seeding ones: a level that became equal to its neighbour where a change removed what
 	// told them apart must not shift the levels coarser than it).
 	keepEqual bool
+	// release is LeidenOptions.Release, never nil.
+	release func()
 
 	pos      []int32   // community -> index in touched, or -1
 	touched  []int32   // communities seen around the current node
@@ -636,6 +612,7 @@ func newLeiden(n int, opt LeidenOptions) *leiden {
 		theta:    opt.Theta,
 		src:      rand.NewPCG(uint64(opt.Seed), 0x5eed1e1de),
 		ctx:      context.Background(),
+		release:  opt.Release,
 		pos:      make([]int32, n),
 		touched:  make([]int32, 0, 64),
 		touchedW: make([]float64, 0, 64),
@@ -646,6 +623,9 @@ func newLeiden(n int, opt LeidenOptions) *leiden {
 		cw:       make([]float64, n),
 	}
 	l.rng = rand.New(l.src)
+	if l.release == nil {
+		l.release = func() {}
+	}
 	l.ext = l.tot
 	l.single = l.inQ
 	l.size, l.empty = int32Halves(l.cw)
@@ -667,549 +647,7 @@ func int32Halves(buf []float64) (a, b []int32) {
 	return ints[:n:n], ints[n : n : 2*n]
 }
 
-// shuffled fills buf with 0..len(buf)-1 in random order.
-func (l *leiden) shuffled(buf []int32) {
-	for i := range buf {
-		buf[i] = int32(i)
-	}
-	for i := len(buf) - 1; i > 0; i-- {
-		j := l.rng.IntN(i + 1)
-		buf[i], buf[j] = buf[j], buf[i]
-	}
-}
-
-// gather accumulates, in l.touched/l.touchedW, the weight from u to each community of its
-// neighbours, as given by comm. With within >= 0 only neighbours v with part[v] == within or
-// part[v] < 0 count. The caller must reset l.pos for the touched communities. It returns the
-// strength of u, summed from the row it reads anyway when g keeps none.
-func (l *leiden) gather(g *Graph, u int32, comm, part []int32, within int32) (strength float64) {
-	touched, tw := l.touched[:0], l.touchedW[:0]
-	pos := l.pos
-	a, b := g.offsets[u], g.offsets[u+1]
-	ts, ws := g.targets[a:b], g.weights[a:b]
-	strength = 2 * g.SelfLoop(int(u)) // summed as Graph.Strength sums it, in the same pass
-	for i, v := range ts {
-		w := float64(ws[i])
-		strength += w
-		if within >= 0 && part[v] != within && part[v] >= 0 {
-			continue
-		}
-		c := comm[v]
-		if p := pos[c]; p >= 0 {
-			tw[p] += w
-			continue
-		}
-		pos[c] = int32(len(touched))
-		touched = append(touched, c)
-		tw = append(tw, w)
-	}
-	l.touched, l.touchedW = touched, tw
-	if g.strength != nil {
-		strength = g.strength[u]
-	}
-	return strength
-}
-
-// cancelEvery is how many node visits of local moving pass between checks of the context.
-const cancelEvery = 1 << 16
-
-// collectNodes is the size of graph from which Leiden collects the arrays it lets go at once,
-// at the turns where its next allocations would otherwise pile on them: below it, the arrays
-// are a few hundred KB and a collection would cost more than it saves.
+// collectNodes is the size of graph from which Leiden calls LeidenOptions.Release at the turns
+// where it has let go of large arrays and its next allocations would otherwise pile on them:
+// below it, the arrays are a few hundred KB and a collection would cost more than it saves.
 const collectNodes = 1 << 16
-
-// moveNodes runs the fast local moving phase on g starting from part, which it updates in place
-// and relabels densely (in order of first node). It returns the number of communities. With
-// cons non-nil only neighbours in the node's cons group are considered; a node in group -1 (a
-// seeded run's node without a seeded community) considers every neighbour and every node
-// considers it. With front non-nil only the nodes it marks are queued at first
-// (LeidenOptions.Frontier), and every node that moves is marked in it; a move then queues again
-// only the neighbours that may join the moved node's communities (with cons, those of its group
-// or of none): a neighbour of another group weighs the same communities as before, and a run
-// that queued it would move it wherever the seeded partition is not a local optimum of this
-// run's aggregate graphs, far from any change.
-func (l *leiden) moveNodes(g *Graph, part, cons []int32, front []bool) int {
-	n := g.NumNodes()
-	tot, size := l.tot[:n], l.size[:n]
-	clear(tot)
-	clear(size)
-	for u, c := range part {
-		tot[c] += g.Strength(int(u))
-		size[c]++
-	}
-	empty := l.empty[:0]
-	for c := n - 1; c >= 0; c-- {
-		if size[c] == 0 {
-			empty = append(empty, int32(c))
-		}
-	}
-	queue, inQ := l.queue[:n], l.inQ[:n]
-	l.shuffled(queue)
-	head, count := 0, n
-	if front != nil {
-		count = 0
-		for _, u := range queue {
-			if front[u] {
-				queue[count] = u
-				count++
-			}
-		}
-		copy(inQ, front)
-	} else {
-		for i := range inQ {
-			inQ[i] = true
-		}
-	}
-	scale := l.gamma / (2 * g.total)
-	pos := l.pos
-
-	for visits := 1; count > 0; visits++ {
-		if visits%cancelEvery == 0 && l.ctx.Err() != nil {
-			break
-		}
-		u := queue[head]
-		head++
-		if head == n {
-			head = 0
-		}
-		count--
-		inQ[u] = false
-
-		cu := part[u]
-		var ku float64
-		if cons == nil {
-			ku = l.gather(g, u, part, nil, -1)
-		} else {
-			ku = l.gather(g, u, part, cons, cons[u])
-		}
-		tot[cu] -= ku
-		size[cu]--
-		if size[cu] == 0 {
-			tot[cu] = 0 // drop accumulated rounding error
-		}
-		best := cu
-		var wOwn float64
-		if p := pos[cu]; p >= 0 {
-			wOwn = l.touchedW[p]
-		}
-		bestGain := wOwn - scale*ku*tot[cu]
-		kScaled := scale * ku
-		for i, c := range l.touched {
-			if gain := l.touchedW[i] - kScaled*tot[c]; gain > bestGain {
-				best, bestGain = c, gain
-			}
-			pos[c] = -1
-		}
-		if bestGain < 0 && size[cu] > 0 {
-			// Every community, including the node's own, costs more than it brings: start a new
-			// one, whose gain is 0.
-			best = empty[len(empty)-1]
-			empty = empty[:len(empty)-1]
-		}
-		tot[best] += ku
-		size[best]++
-		if best == cu {
-			continue
-		}
-		if size[cu] == 0 {
-			empty = append(empty, cu)
-		}
-		part[u] = best
-		if front != nil {
-			front[u] = true
-		}
-		a, b := g.offsets[u], g.offsets[u+1]
-		for _, v := range g.targets[a:b] {
-			if front != nil && cons != nil && cons[u] >= 0 && cons[v] >= 0 && cons[v] != cons[u] {
-				// v may not join u's communities, so the move leaves its choice as it was.
-				continue
-			}
-			if !inQ[v] && part[v] != best {
-				inQ[v] = true
-				tail := head + count
-				if tail >= n {
-					tail -= n
-				}
-				queue[tail] = v
-				count++
-			}
-		}
-	}
-	l.empty = empty
-	return l.relabel(part, n)
-}
-
-// relabel renumbers the ids in part (all in [0, bound)) densely in order of first appearance and
-// returns how many there are.
-func (l *leiden) relabel(part []int32, bound int) int {
-	ids := l.queue[:bound] // both callers are done with their queue when they relabel
-	for i := range ids {
-		ids[i] = -1
-	}
-	k := int32(0)
-	for u, c := range part {
-		if ids[c] < 0 {
-			ids[c] = k
-			k++
-		}
-		part[u] = ids[c]
-	}
-	return int(k)
-}
-
-// refine computes the refined partition of g within the nc communities of part. Sub-communities
-// are identified by their founding node; the result is relabelled densely.
-func (l *leiden) refine(g *Graph, part []int32, nc int) ([]int32, int) {
-	n := g.NumNodes()
-	scale := l.gamma / (2 * g.total)
-	if cap(l.ctot) < nc {
-		// A quarter to spare: the iteration that keeps its steps starts from singletons as the
-		// first did and may find a few more communities, and a new array then would come on
-		// top of the plateau of the iterations before.
-		l.ctot = make([]float64, nc, nc+nc/4)
-	}
-	l.ctot = l.ctot[:nc]
-	ctot := l.ctot
-	clear(ctot)
-	l.ref = grow(l.ref, n)
-	ref := l.ref
-	cw, ext, single := l.cw[:n], l.ext[:n], l.single[:n]
-	for u := 0; u < n; u++ {
-		ref[u] = int32(u)
-		single[u] = true
-		// The strength is summed (when g keeps none) in the pass over the row that sums the
-		// weight inside the community, as Graph.Strength sums it.
-		str, e := 2*g.SelfLoop(u), 0.0
-		a, b := g.offsets[u], g.offsets[u+1]
-		ws := g.weights[a:b]
-		for i, v := range g.targets[a:b] {
-			w := float64(ws[i])
-			str += w
-			if part[v] == part[u] {
-				e += w
-			}
-		}
-		if g.strength != nil {
-			str = g.strength[u]
-		}
-		cw[u], ext[u] = str, e
-		ctot[part[u]] += str
-	}
-	order := l.queue[:n]
-	l.shuffled(order)
-	pos := l.pos
-	for _, v := range order {
-		if !single[v] {
-			continue
-		}
-		cv := part[v]
-		kv := cw[v] // its strength: v is still alone
-		total := ctot[cv]
-		extV := ext[v]
-		if extV < scale*kv*(total-kv) {
-			continue // v is not well connected to its community
-		}
-		cw[v] = 0
-		l.gather(g, v, ref, part, cv)
-
-		// Candidates: v's own (now empty) sub-community with gain 0, and every well-connected
-		// sub-community with a non-negative gain.
-		gains := l.gains[:0]
-		maxGain := 0.0
-		for i, c := range l.touched {
-			gain := math.NaN()
-			if c != v && ext[c] >= scale*cw[c]*(total-cw[c]) {
-				if d := l.touchedW[i] - scale*kv*cw[c]; d >= 0 {
-					gain = d
-					maxGain = max(maxGain, d)
-				}
-			}
-			gains = append(gains, gain)
-		}
-		// Sample with probability proportional to exp(gain/theta); shifting by the largest gain
-		// keeps exp from overflowing without changing the distribution.
-		inv := 1 / l.theta
-		sum := math.Exp(-maxGain * inv)
-		for i, d := range gains {
-			if !math.IsNaN(d) {
-				e := math.Exp((d - maxGain) * inv)
-				gains[i] = e
-				sum += e
-			}
-		}
-		chosen, wChosen := v, 0.0
-		r := l.rng.Float64() * sum
-		r -= math.Exp(-maxGain * inv)
-		if r >= 0 {
-			last := -1
-			for i, e := range gains {
-				if math.IsNaN(e) {
-					continue
-				}
-				last = i
-				if r < e {
-					break
-				}
-				r -= e
-			}
-			// last is the sampled index; rounding may carry r past the final candidate, in
-			// which case the final candidate is taken.
-			if last >= 0 {
-				chosen, wChosen = l.touched[last], l.touchedW[last]
-			}
-		}
-		for _, c := range l.touched {
-			pos[c] = -1
-		}
-		l.gains = gains
-
-		if chosen == v {
-			cw[v] = kv
-			continue
-		}
-		ref[v] = chosen
-		cw[chosen] += kv
-		ext[chosen] += extV - 2*wChosen
-		single[chosen] = false
-		single[v] = false
-	}
-	nr := l.relabel(ref, n)
-	return ref, nr
-}
-
-// aggregate builds, in dst's storage, the graph whose nodes are the nr groups of ref: edge
-// weights between groups are summed and the weight inside a group becomes its self-loop, so
-// modularity is preserved.
-func (l *leiden) aggregate(g *Graph, ref []int32, nr int, dst *Graph) *Graph {
-	n := g.NumNodes()
-	// The groups' members, by a counting sort, in the scratch of local moving (size, empty and
-	// queue), which is done with it until the next level: nr < n, since something merged.
-	start := l.size[:nr+1]
-	clear(start)
-	for _, r := range ref {
-		start[r+1]++
-	}
-	for i := 1; i <= nr; i++ {
-		start[i] += start[i-1]
-	}
-	members := l.queue[:n]
-	next := l.empty[:nr]
-	copy(next, start[:nr])
-	for u, r := range ref {
-		members[next[r]] = int32(u)
-		next[r]++
-	}
-
-	agg := dst
-	agg.offsets = grow(agg.offsets, nr+1)
-	agg.self = grow(agg.self, nr)
-	agg.strength = grow(agg.strength, nr)
-	agg.total = g.total
-	pos := l.pos
-	// A first pass counts the distinct neighbouring groups of every group, so that the
-	// adjacency is allocated at its size: the first aggregate of a large graph is often far
-	// smaller than the half of its input that an estimate would reserve.
-	h := 0
-	for c := 0; c < nr; c++ {
-		for _, u := range members[start[c]:start[c+1]] {
-			a, b := g.offsets[u], g.offsets[u+1]
-			for _, v := range g.targets[a:b] {
-				if d := ref[v]; d != int32(c) && pos[d] < 0 {
-					pos[d] = int32(h)
-					h++
-				}
-			}
-		}
-		for _, u := range members[start[c]:start[c+1]] {
-			a, b := g.offsets[u], g.offsets[u+1]
-			for _, v := range g.targets[a:b] {
-				pos[ref[v]] = -1
-			}
-		}
-	}
-	if cap(agg.targets) < h && h >= 1<<20 {
-		// A later iteration's aggregate outgrew the arrays of the earlier ones: those go, and
-		// their pages are handed back, before the new ones are made (the two together were the
-		// peak of the communities stage of the 50 MiB adversarial document, 20 MB over it).
-		agg.targets, agg.weights = nil, nil
-		debug.FreeOSMemory()
-	}
-	targets := grow(agg.targets, h)[:0]
-	weights := grow(agg.weights, h)
-	acc := l.touchedW // a row's weights, summed in float64 and rounded once
-	for c := 0; c < nr; c++ {
-		agg.offsets[c] = uint32(len(targets))
-		rowStart := len(targets)
-		acc = acc[:0]
-		var self, str float64
-		for _, u := range members[start[c]:start[c+1]] {
-			self += g.SelfLoop(int(u))
-			str += g.Strength(int(u))
-			a, b := g.offsets[u], g.offsets[u+1]
-			ws := g.weights[a:b]
-			for i, v := range g.targets[a:b] {
-				d := ref[v]
-				if d == int32(c) {
-					self += float64(ws[i]) / 2 // seen once from each end
-					continue
-				}
-				if p := pos[d]; p >= 0 {
-					acc[int(p)-rowStart] += float64(ws[i])
-					continue
-				}
-				pos[d] = int32(len(targets))
-				targets = append(targets, d)
-				acc = append(acc, float64(ws[i]))
-			}
-		}
-		for i, d := range targets[rowStart:] {
-			pos[d] = -1
-			weights[rowStart+i] = float32(acc[i])
-		}
-		agg.self[c] = self
-		agg.strength[c] = str
-	}
-	agg.offsets[nr] = uint32(len(targets))
-	agg.targets, agg.weights = targets, weights
-	l.touchedW = acc
-	return agg
-}
-
-// modularityDense is Modularity for a partition with ids already dense in [0, nc).
-func modularityDense(g *Graph, part []int32, nc int, gamma float64) float64 {
-	return modularityInto(g, part, nil, nc, gamma, make([]float64, nc), make([]float64, nc))
-}
-
-// modularity is modularityDense in the refinement's scratch, which is free outside refine, of
-// part read through member when member is not nil (see modularityInto).
-func (l *leiden) modularity(g *Graph, part, member []int32, nc int) float64 {
-	return modularityInto(g, part, member, nc, l.gamma, l.cw[:nc], l.ext[:nc])
-}
-
-// modularityInto is modularityDense accumulating in in and tot, nc long each. With member not
-// nil, node u of g is in community part[member[u]] (a partition of an aggregate graph, read on
-// the input's nodes and edges: the same sums in the same order as its mapped copy would give).
-func modularityInto(g *Graph, part, member []int32, nc int, gamma float64, in, tot []float64) float64 {
-	if g.total <= 0 {
-		return 0
-	}
-	clear(in)
-	clear(tot)
-	comm := func(u int32) int32 {
-		if member != nil {
-			return part[member[u]]
-		}
-		return part[u]
-	}
-	for u := range int32(g.NumNodes()) {
-		c := comm(u)
-		tot[c] += g.Strength(int(u))
-		in[c] += 2 * g.SelfLoop(int(u))
-		a, b := g.offsets[u], g.offsets[u+1]
-		ws := g.weights[a:b]
-		for i, v := range g.targets[a:b] {
-			if comm(v) == c {
-				in[c] += float64(ws[i])
-			}
-		}
-	}
-	twoM := 2 * g.total
-	var q float64
-	for c := range in {
-		f := tot[c] / twoM
-		q += in[c]/twoM - gamma*f*f
-	}
-	return q
-}
-
-// nestLevels turns the raw per-level partitions into a strict hierarchy, in place: each level is
-// intersected with the (already nested) next one, every community is split into its connected
-// components, and consecutive duplicates are dropped unless keepEqual. Splitting keeps or raises modularity
-// (separating a piece from a community it shares no edges with only removes a negative term);
-// the intersection changes a level only where Leiden moved a refined sub-community away in the
-// next level, which is rare and costs little. first and id are scratch of one entry per node of
-// g, and uf's storage is reused.
-func nestLevels(g *Graph, raw [][]int32, first, id []int32, uf *unionFind, keepEqual bool) [][]int32 {
-	for i := len(raw) - 2; i >= 0; i-- {
-		meet(raw[i], raw[i+1], first, id)
-	}
-	for _, lv := range raw {
-		splitDisconnected(g, lv, uf, id)
-	}
-	if keepEqual {
-		return raw
-	}
-	dedup := raw[:1]
-	for _, lv := range raw[1:] {
-		if !slices.Equal(lv, dedup[len(dedup)-1]) {
-			dedup = append(dedup, lv)
-		}
-	}
-	return dedup
-}
-
-// meet replaces a with the partition whose communities are the non-empty intersections of the
-// communities of a and b, numbered in order of first node. first and id are scratch of at least
-// one entry per community of a. Where a is nested in b, as it nearly always is, each community of
-// a meets one of b and is numbered through them; the rare pairs beyond a community's first are
-// numbered through a map.
-func meet(a, b, first, id []int32) {
-	na := int(slices.Max(a)) + 1
-	first, id = first[:na], id[:na]
-	for i := range first {
-		first[i] = -1
-	}
-	var more map[uint64]int32
-	k := int32(0)
-	for i, x := range a {
-		y := b[i]
-		switch {
-		case first[x] < 0:
-			first[x], id[x] = y, k
-			a[i] = k
-			k++
-		case first[x] == y:
-			a[i] = id[x]
-		default:
-			key := uint64(uint32(x))<<32 | uint64(uint32(y))
-			c, ok := more[key]
-			if !ok {
-				if more == nil {
-					more = make(map[uint64]int32)
-				}
-				c = k
-				more[key] = c
-				k++
-			}
-			a[i] = c
-		}
-	}
-}
-
-// splitDisconnected splits every community of part into its connected components and numbers
-// the result in order of first node, in place. ids is scratch of one entry per node.
-func splitDisconnected(g *Graph, part []int32, uf *unionFind, ids []int32) {
-	n := g.NumNodes()
-	uf.reset(n)
-	for u := 0; u < n; u++ {
-		a, b := g.offsets[u], g.offsets[u+1]
-		for _, v := range g.targets[a:b] {
-			if int(v) > u && part[v] == part[u] {
-				uf.union(int32(u), v)
-			}
-		}
-	}
-	ids = ids[:n]
-	for i := range ids {
-		ids[i] = -1
-	}
-	k := int32(0)
-	for u := 0; u < n; u++ {
-		r := uf.find(int32(u))
-		if ids[r] < 0 {
-			ids[r] = k
-			k++
-		}
-		part[u] = ids[r]
-	}
-}

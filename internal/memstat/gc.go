@@ -6,7 +6,8 @@ import "runtime/debug"
 // collector is off, and returns what puts back the target it found. The target is the
 // process's: a caller must not run beside another that changes it.
 //
-// The stages that hold large pointer-free arrays while they make garbage row by row use it:
+// Policy.Stage uses it for the stages that hold large pointer-free arrays while they make
+// garbage row by row:
 // at the usual target the heap grows by a fraction of those arrays between collections, while
 // marking them costs next to nothing.
 func LowerGC(percent int) (restore func()) {

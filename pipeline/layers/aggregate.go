@@ -101,20 +101,12 @@ const AggregateK = 1.0
 // whatever τ says: a single relation between two clusters is what the base graph already shows.
 const minAggregateCount = 2
 
-// Threshold is τ of a layer: the mean plus k standard deviations of the number of base relations
-// between the pairs of summaries joined by at least one, and at least minAggregateCount. Pair
-// counts are heavy-tailed (most pairs share one or two relations, a few share dozens), so the
-// rule keeps the pairs that stand out of their own layer whatever its size or density.
-// The counts are summed in ascending order, so τ is the same number whatever their order.
-func Threshold(counts []int, k float64) float64 {
-	hist := map[int]int{}
-	for _, c := range counts {
-		hist[c]++
-	}
-	return threshold(hist, k)
-}
-
-// threshold is Threshold over a histogram of the counts (count → pairs joined by that many).
+// threshold is τ of a layer: the mean plus k standard deviations of the number of base relations
+// between the pairs of summaries joined by at least one, and at least minAggregateCount, over a
+// histogram of those numbers (count → pairs joined by that many). Pair counts are heavy-tailed
+// (most pairs share one or two relations, a few share dozens), so the rule keeps the pairs that
+// stand out of their own layer whatever its size or density. The counts are summed in ascending
+// order, so τ is the same number whatever their order.
 func threshold(hist map[int]int, k float64) float64 {
 	n := 0
 	for _, m := range hist {

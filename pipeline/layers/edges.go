@@ -15,7 +15,6 @@ import (
 // added. The aggregation reads them in order a few times a layer and looks up the few that
 // evidence a kept pair.
 type edgeList interface {
-	len() int
 	// each calls fn with every edge and its number, in order.
 	each(fn func(i int32, e baseEdge)) error
 	// at returns edge i. It is not safe for concurrent use.
@@ -26,8 +25,6 @@ type edgeList interface {
 
 // memEdges is an edgeList in memory.
 type memEdges []baseEdge
-
-func (m memEdges) len() int { return len(m) }
 
 func (m memEdges) each(fn func(i int32, e baseEdge)) error {
 	for i, e := range m {
@@ -107,8 +104,6 @@ func decodeEdge(b []byte) baseEdge {
 		weight: math.Float64frombits(binary.LittleEndian.Uint64(b[8:])),
 	}
 }
-
-func (fe *fileEdges) len() int { return fe.n }
 
 func (fe *fileEdges) each(fn func(i int32, e baseEdge)) error {
 	if fe.buf == nil {

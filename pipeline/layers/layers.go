@@ -18,21 +18,14 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"hash"
 	"hash/fnv"
-	"maps"
-	"runtime/debug"
-	"slices"
-	"strings"
 
 	"github.com/rs/zerolog"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/stratarag/strata/internal/cluster"
 	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/idlist"
-	"github.com/stratarag/strata/internal/memstat"
 )
 
 // Summary is a summary entity written for one cluster.
@@ -75,7 +68,7 @@ type Options struct {
 	MaxComponents  int     // mixture components of one fit at most
 	Threshold      float64 // soft membership: an entity joins every cluster it belongs to with probability above this
 	Concurrency    int     // clusters summarized at once
-	// AggregateK sets the threshold τ of LeanRAG's aggregation (see Threshold): mean + k·sd of
+	// AggregateK sets the threshold τ of LeanRAG's aggregation (see threshold): mean + k·sd of
 	// the pairs' counts. It applies when the Builder has a Describer.
 	AggregateK float64
 }
@@ -121,6 +114,10 @@ type Builder struct {
 	// TempDir is where the aggregation keeps layer 0's relations when they are many (a million
 	// or more: 16 bytes each), in a file removed as soon as it is created; "" is os.TempDir.
 	TempDir string
+	// Release, when not nil, is called where the build has let go of large arrays and is about
+	// to allocate others: the process's memory policy (memstat.Policy.Release) decides what to
+	// do then.
+	Release func()
 	spillAt int // the number of relations kept in a file from; 0 is spillEdges (tests lower it)
 	holdAt  int // the bytes of a layer's embeddings held between passes at most; 0 is heldEmbeddings (tests lower it)
 }
@@ -148,7 +145,6 @@ type Layer struct {
 // ingester marks the structure stale until every structure stage has finished, so the next run
 // builds the whole hierarchy again.
 func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
-	defer memstat.LowerGC(layersGCPercent)()
 	opt := b.options()
 	if opt.MaxClusterSize < opt.ClusterSize {
 		return nil, fmt.Errorf("hierarchical index: MaxClusterSize %d is below ClusterSize %d", opt.MaxClusterSize, opt.ClusterSize)
@@ -234,10 +230,8 @@ func (b *Builder) buildFrom(ctx context.Context, current layerSet, dims int, bet
 			if ag == nil {
 				// Read now rather than with the counts: not held through layer 0's clustering.
 				// The clustering and the summaries of a layer of millions leave hundreds of MB of
-				// garbage: collected first (its pages handed back), the edges and the rows read
-				// for them do not pile on it (the collector would let them, up to half again what
-				// was live).
-				debug.FreeOSMemory()
+				// garbage: released first, the edges and the rows read for them do not pile on it.
+				b.release()
 				edges, err := b.baseEdges(ctx, base, between)
 				if err != nil {
 					return nil, err
@@ -256,11 +250,12 @@ func (b *Builder) buildFrom(ctx context.Context, current layerSet, dims int, bet
 	return built, nil
 }
 
-// layersGCPercent is the collector's target while the layers are built (memstat.LowerGC). A layer
-// of millions holds its ids, links and reduced embeddings in large pointer-free arrays while
-// reading and writing entities row by row: at the ingest's usual target (50) the 50 MiB
-// adversarial document's layers went up to 301 MiB while the links of layer 1 were written.
-const layersGCPercent = 10
+// release calls Release, if set.
+func (b *Builder) release() {
+	if b.Release != nil {
+		b.Release()
+	}
+}
 
 func (b *Builder) options() Options {
 	def := DefaultOptions()
@@ -287,42 +282,6 @@ type layerSet struct {
 	labels []string
 	// digest is a hash of layer 0's ids in order, which every pass over it must find again.
 	digest uint64
-}
-
-// summaries is a layer of summaries on its way to the store: the layerSet the next layer
-// clusters, and what is written of each summary once.
-type summaries struct {
-	layerSet
-	names, types, descs []string
-}
-
-// link is a SUMMARIZED_BY link as indexes: a member of the layer below and a summary.
-type link struct {
-	member, summary int32
-	weight          float64
-}
-
-// cluster splits the members into clusters of bounded size (soft: a member may be in several).
-// The mixtures have diagonal covariances: a component of about ClusterSize members cannot
-// determine the 55 values of a full 10×10 covariance (it collapses onto the few directions its
-// members span), but can determine 10 variances; and a diagonal EM step costs Dims times less,
-// which matters with hundreds of fits per layer.
-//
-// The embeddings are read from the store in passes (cluster.PCAStream, the same reduction
-// cluster.Bounded makes from memory, bit for bit), so a layer of millions of entities is never
-// held with its embeddings.
-func (b *Builder) cluster(ctx context.Context, set layerSet, dims int, opt Options) ([]cluster.Group, error) {
-	bopt := cluster.BoundedOptions{
-		Size: opt.ClusterSize, MaxSize: opt.MaxClusterSize, Dims: opt.Dims,
-		MaxComponents: opt.MaxComponents, Threshold: opt.Threshold,
-		GMM: cluster.GMMOptions{Covariance: cluster.Diag, Seed: b.Seed},
-	}
-	n := len(set.conns)
-	x, err := cluster.PCAStream(n, dims, b.embeddings(ctx, set, dims), cluster.BoundedDims(n, bopt))
-	if err != nil {
-		return nil, err
-	}
-	return cluster.BoundedProjected(ctx, x, bopt)
 }
 
 // page is how many entities the index reads or writes at a time.
@@ -372,29 +331,6 @@ func (b *Builder) eachID(ctx context.Context, layer int, fn func([]string) error
 			return nil
 		}
 	}
-}
-
-// dimensions returns the dimensions of the embeddings of set, those of its first entity's (0
-// for an empty set).
-func (b *Builder) dimensions(ctx context.Context, set layerSet) (int, error) {
-	if set.ids.Len() == 0 {
-		return 0, nil
-	}
-	id := set.ids.At(0)
-	es, err := b.Store.Entities(ctx, []string{id})
-	if err != nil {
-		return 0, fmt.Errorf("read entity %s of layer %d: %w", id, set.layer, err)
-	}
-	if len(es) != 1 || len(es[0].Embedding) == 0 {
-		return 0, fmt.Errorf("read entity %s of layer %d: gone, or without its embedding, since the layer was read", id, set.layer)
-	}
-	return len(es[0].Embedding), nil
-}
-
-// digestID adds an id to a digest of ids in order.
-func digestID(h hash.Hash64, id string) {
-	h.Write([]byte(id))
-	h.Write([]byte{0})
 }
 
 // countConnections counts the connections of the base entities from the relations of layer 0
@@ -495,399 +431,6 @@ func (b *Builder) entities(ctx context.Context, layer int, n int, id func(int) s
 		}
 	}
 	return nil
-}
-
-// embeddings is the cluster.RowSource of the embeddings of a layer's entities, read from the
-// store: layer 0 in id order (its ids need not be held: the pass's digest must be the layer's),
-// a summary layer by id. The index is the store's one writer while it runs, so every pass reads
-// the same rows; a pass that finds others is an error all the same.
-//
-// A layer whose embeddings fit in heldEmbeddings bytes is read once and its later passes
-// (cluster.PCAStream makes three) come from memory; a larger one is read in every pass.
-func (b *Builder) embeddings(ctx context.Context, set layerSet, dims int) cluster.RowSource {
-	read := b.readEmbeddings(ctx, set)
-	n := len(set.conns)
-	if n*dims*4 > cmp.Or(b.holdAt, heldEmbeddings) || dims == 0 {
-		return read
-	}
-	var held []float32 // n×dims, once the first pass is through
-	return func(fn func(int, []float32) error) error {
-		if held != nil {
-			for i := range n {
-				if err := fn(i, held[i*dims:(i+1)*dims:(i+1)*dims]); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		rows := make([]float32, n*dims)
-		err := read(func(i int, row []float32) error {
-			if len(row) != dims {
-				return fmt.Errorf("read layer %d: an embedding of %d dimensions, %d expected", set.layer, len(row), dims)
-			}
-			copy(rows[i*dims:], row)
-			return fn(i, row)
-		})
-		if err == nil {
-			held = rows
-		}
-		return err
-	}
-}
-
-// heldEmbeddings is how many bytes of a layer's embeddings the clustering holds between its
-// passes: on Neo4j reading them costs most of the clustering's time (boxed floats on the wire
-// and in the driver), held they cost 4 bytes a value. 32 MiB is 20 000 entities of 384
-// dimensions; a larger layer is streamed in every pass, as before.
-const heldEmbeddings = 32 << 20
-
-// readEmbeddings is the cluster.RowSource that reads the embeddings of a layer from the store in
-// every pass.
-func (b *Builder) readEmbeddings(ctx context.Context, set layerSet) cluster.RowSource {
-	return func(fn func(int, []float32) error) error {
-		n, i := len(set.conns), 0
-		h := fnv.New64a()
-		visit := func(es []graph.Entity) error {
-			for _, e := range es {
-				if i >= n {
-					return fmt.Errorf("read layer %d: more than the %d entities with embeddings it had when first read", set.layer, n)
-				}
-				digestID(h, e.ID)
-				if err := fn(i, e.Embedding); err != nil {
-					return err
-				}
-				i++
-			}
-			return nil
-		}
-		var err error
-		if set.layer == 0 {
-			err = b.eachLayer(ctx, 0, visit)
-			if err == nil && i == n && h.Sum64() != set.digest {
-				err = fmt.Errorf("read layer 0: its entities changed while it was clustered")
-			}
-		} else {
-			err = b.entities(ctx, set.layer, set.ids.Len(), set.ids.At, b.Store.Entities, visit)
-		}
-		if err == nil && i != n {
-			err = fmt.Errorf("read layer %d: %d entities with embeddings, %d when the layer was first read", set.layer, i, n)
-		}
-		return err
-	}
-}
-
-// members returns the rows of set as the summarizer sees them: stored entities without their
-// embeddings, with their connections and labels. An extracted entity's Degree is its counted
-// connections (the stored one is what the previous components stage left).
-func (b *Builder) members(ctx context.Context, set layerSet, rows []int) ([]Member, error) {
-	out := make([]Member, 0, len(rows))
-	id := func(i int) string { return set.ids.At(rows[i]) }
-	err := b.entities(ctx, set.layer, len(rows), id, b.Store.EntityTexts, func(es []graph.Entity) error {
-		for _, e := range es {
-			r := rows[len(out)]
-			m := Member{Entity: e, Connections: int(set.conns[r]), Label: e.Name}
-			if set.layer == 0 {
-				m.Degree = m.Connections
-			} else {
-				m.Label = set.labels[r]
-			}
-			out = append(out, m)
-		}
-		return nil
-	})
-	return out, err
-}
-
-func countClusters(clusters [][]int) int {
-	n := 0
-	for _, c := range clusters {
-		if len(c) >= 2 {
-			n++
-		}
-	}
-	return n
-}
-
-// clusterSummaries is what summarizing one cluster gave: its summaries and its most connected
-// member (the label a summary goes by comes from it).
-type clusterSummaries struct {
-	sums []Summary
-	best Member
-}
-
-// summarize summarizes every cluster of two or more members and writes the summaries, a
-// window of clusters at a time (the clusters of a window concurrently), and links members to
-// them; summaries with the same id from different clusters are merged. It returns the
-// summaries, the next layer, with the embeddings' dimensions, and the links, ordered by member
-// then summary.
-func (b *Builder) summarize(ctx context.Context, layer int, set layerSet, groups []cluster.Group, opt Options) (*summaries, []link, int, error) {
-	next := &summaries{layerSet: layerSet{layer: layer}}
-	var ids idlist.Builder
-	index := map[string]int32{}
-	var best []Member // of each summary, the most connected member of its clusters
-	// Usually one summary a cluster: the links are sized for that, once, rather than grown by
-	// doubling (millions of them at layer 0). Each group is let go once linked.
-	n := 0
-	for _, g := range groups {
-		if len(g.Rows) >= 2 {
-			n += len(g.Rows)
-		}
-	}
-	links := make([]link, 0, n)
-	// A summary is written with the window that first gives it. One that a later window gives
-	// again has its description completed and is written again at the end (rare: soft clusters
-	// whose best members coincide): grown holds the descriptions it is given again, joined to
-	// the written one at the end, when the summaries written are read back in one pass.
-	written := 0
-	grown := map[int32][]string{}
-	dims := 0
-	for start := 0; start < len(groups); start += page {
-		window := groups[start:min(start+page, len(groups))]
-		results, err := b.summarizeWindow(ctx, layer, set, window, opt)
-		if err != nil {
-			return nil, nil, 0, err
-		}
-		for wi, res := range results {
-			for _, s := range res.sums {
-				id := SummaryID(s.Name, layer)
-				if id == SummaryID("", layer) {
-					continue
-				}
-				i, ok := index[id]
-				switch {
-				case !ok:
-					i = int32(next.ids.Len())
-					index[id] = i
-					if err := ids.AddString(id); err != nil {
-						return nil, nil, 0, fmt.Errorf("layer %d: %w", layer, err)
-					}
-					next.ids = ids.List()
-					next.names = append(next.names, s.Name)
-					next.types = append(next.types, cmp.Or(s.Type, "other"))
-					next.descs = append(next.descs, s.Description)
-					best = append(best, res.best)
-				case int(i) >= written:
-					next.descs[i] = joinDescription(next.descs[i], s.Description)
-				default:
-					grown[i] = append(grown[i], s.Description)
-				}
-				if ok && byConnections(res.best, best[i]) < 0 {
-					best[i] = res.best
-				}
-				for j, r := range window[wi].Rows {
-					links = append(links, link{member: int32(r), summary: i, weight: window[wi].Probs[j]})
-				}
-			}
-			window[wi] = cluster.Group{}
-		}
-		d, err := b.writeSummaries(ctx, next, written, next.ids.Len())
-		if err != nil {
-			return nil, nil, 0, err
-		}
-		dims = cmp.Or(d, dims)
-		written = next.ids.Len()
-	}
-	if len(grown) > 0 {
-		again := slices.Sorted(maps.Keys(grown))
-		if err := b.growDescriptions(ctx, next, again, grown); err != nil {
-			return nil, nil, 0, err
-		}
-		if _, err := b.writeEntities(ctx, next, again); err != nil {
-			return nil, nil, 0, err
-		}
-	}
-	next.descs, next.types = nil, nil
-	// A member in two clusters that gave summaries of one name is linked once, at its
-	// strongest.
-	slices.SortFunc(links, func(a, b link) int {
-		return cmp.Or(cmp.Compare(a.member, b.member), cmp.Compare(a.summary, b.summary), cmp.Compare(b.weight, a.weight))
-	})
-	links = slices.CompactFunc(links, func(a, b link) bool { return a.member == b.member && a.summary == b.summary })
-	// A summary is as connected as its members together, and goes by its best member's label.
-	next.conns = make([]int32, next.ids.Len())
-	for _, l := range links {
-		next.conns[l.summary] += set.conns[l.member]
-	}
-	next.labels = make([]string, next.ids.Len())
-	for i, m := range best {
-		next.labels[i] = m.Label
-	}
-	return next, slices.Clip(links), dims, nil
-}
-
-// growDescriptions sets the descriptions of the summaries again of next to their written
-// descriptions, read back a page at a time, joined with the ones more gives each.
-func (b *Builder) growDescriptions(ctx context.Context, next *summaries, again []int32, more map[int32][]string) error {
-	id := func(i int) string { return next.ids.At(int(again[i])) }
-	k := 0
-	return b.entities(ctx, next.layer, len(again), id, b.Store.EntityTexts, func(es []graph.Entity) error {
-		for _, e := range es {
-			i := again[k]
-			desc := e.Description
-			for _, d := range more[i] {
-				desc = joinDescription(desc, d)
-			}
-			next.descs[i] = desc
-			k++
-		}
-		return nil
-	})
-}
-
-// joinDescription adds the description of a summary given again to the one it has, unless it
-// holds it already.
-func joinDescription(desc, more string) string {
-	if more == "" || strings.Contains(desc, more) {
-		return desc
-	}
-	return desc + "\n" + more
-}
-
-// memberPage is how many members summarizeWindow reads at a time, for as many clusters as
-// they fill: a lookup per cluster made the stage a few thousand round trips on Neo4j.
-const memberPage = 2 * page
-
-// summarizeWindow summarizes the clusters of a window, reading their members memberPage at a
-// time and summarizing the clusters of each read concurrently.
-func (b *Builder) summarizeWindow(ctx context.Context, layer int, set layerSet, window []cluster.Group, opt Options) ([]clusterSummaries, error) {
-	results := make([]clusterSummaries, len(window))
-	for start := 0; start < len(window); {
-		end, n := start, 0
-		for ; end < len(window) && (n == 0 || n+len(window[end].Rows) <= memberPage); end++ {
-			if len(window[end].Rows) >= 2 {
-				n += len(window[end].Rows)
-			}
-		}
-		if err := b.summarizePart(ctx, layer, set, window[start:end], results[start:end], opt); err != nil {
-			return nil, err
-		}
-		start = end
-	}
-	return results, nil
-}
-
-// summarizePart reads the members of the clusters of part in one lookup (a member of several
-// is read once) and summarizes the clusters concurrently into results.
-func (b *Builder) summarizePart(ctx context.Context, layer int, set layerSet, part []cluster.Group, results []clusterSummaries, opt Options) error {
-	var rows []int
-	for _, grp := range part {
-		if len(grp.Rows) >= 2 { // a lone entity needs no summary: it would only repeat itself
-			rows = append(rows, grp.Rows...)
-		}
-	}
-	slices.Sort(rows)
-	rows = slices.Compact(rows)
-	members, err := b.members(ctx, set, rows)
-	if err != nil {
-		return fmt.Errorf("read the members of clusters of layer %d: %w", layer-1, err)
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(opt.Concurrency)
-	for ci, grp := range part {
-		if len(grp.Rows) < 2 {
-			continue
-		}
-		group := make([]Member, len(grp.Rows))
-		for j, r := range grp.Rows {
-			i, _ := slices.BinarySearch(rows, r)
-			group[j] = members[i]
-		}
-		g.Go(func() error {
-			slices.SortFunc(group, byConnections)
-			s, err := b.Summarizer.Summarize(gctx, group)
-			if err != nil {
-				return fmt.Errorf("summarize a cluster of layer %d: %w", layer-1, err)
-			}
-			best := group[0]
-			results[ci] = clusterSummaries{sums: s, best: Member{Entity: graph.Entity{ID: best.ID}, Connections: best.Connections, Label: best.Label}}
-			return nil
-		})
-	}
-	return g.Wait()
-}
-
-// writeSummaries embeds and writes the summaries [from, to) of next, dropping their
-// descriptions once written. It returns the embeddings' dimensions (0 when there were none).
-func (b *Builder) writeSummaries(ctx context.Context, next *summaries, from, to int) (int, error) {
-	rows := make([]int32, to-from)
-	for i := range rows {
-		rows[i] = int32(from + i)
-	}
-	return b.writeEntities(ctx, next, rows)
-}
-
-// writeEntities embeds and writes the summaries of next given, a page at a time, and returns
-// the embeddings' dimensions (0 when there were none).
-func (b *Builder) writeEntities(ctx context.Context, next *summaries, rows []int32) (int, error) {
-	dims := 0
-	for start := 0; start < len(rows); start += page {
-		part := rows[start:min(start+page, len(rows))]
-		es := make([]graph.Entity, len(part))
-		texts := make([]string, len(es))
-		for i, j := range part {
-			es[i] = graph.Entity{ID: next.ids.At(int(j)), Name: next.names[j], Type: next.types[j], Description: next.descs[j], Layer: next.layer, ComponentID: -1}
-			texts[i] = es[i].EmbeddingText()
-		}
-		vecs, err := b.Embedder.Embed(ctx, texts)
-		if err != nil {
-			return 0, fmt.Errorf("embed layer %d: %w", next.layer, err)
-		}
-		if len(vecs) != len(es) {
-			return 0, fmt.Errorf("embed layer %d: %d embeddings for %d summaries", next.layer, len(vecs), len(es))
-		}
-		for i := range es {
-			es[i].Embedding = vecs[i]
-			dims = len(vecs[i])
-		}
-		if err := b.Store.Apply(ctx, graph.Batch{Entities: es}); err != nil {
-			return 0, fmt.Errorf("write summaries of layer %d: %w", next.layer, err)
-		}
-		for _, j := range part {
-			next.descs[j] = ""
-		}
-	}
-	return dims, nil
-}
-
-// writeLinks writes the SUMMARIZED_BY links of a layer (ordered by member), a page of members
-// at a time, naming each member as stored.
-func (b *Builder) writeLinks(ctx context.Context, below layerSet, next *summaries, links []link) error {
-	for start := 0; start < len(links); {
-		// A page ends at a member's last link, so that each member is read once.
-		end := min(start+page, len(links))
-		for end < len(links) && links[end].member == links[end-1].member {
-			end++
-		}
-		var ids []string
-		for i, l := range links[start:end] {
-			if i == 0 || l.member != links[start+i-1].member {
-				ids = append(ids, below.ids.At(int(l.member)))
-			}
-		}
-		out := make([]graph.SummaryLink, 0, end-start)
-		err := b.entities(ctx, below.layer, len(ids), func(i int) string { return ids[i] }, b.Store.EntityTexts, func(es []graph.Entity) error {
-			for _, e := range es {
-				for ; start < end && below.ids.At(int(links[start].member)) == e.ID; start++ {
-					l := links[start]
-					out = append(out, graph.SummaryLink{Member: e.ID, Summary: next.ids.At(int(l.summary)),
-						Description: e.Name + " belongs to " + next.names[l.summary], Weight: l.weight})
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		if err := b.Store.Apply(ctx, graph.Batch{SummaryLinks: out}); err != nil {
-			return fmt.Errorf("write the links of layer %d to layer %d: %w", below.layer, next.layer, err)
-		}
-	}
-	return nil
-}
-
-// byConnections orders members most connected first, then by id.
-func byConnections(a, b Member) int {
-	return cmp.Or(cmp.Compare(b.Connections, a.Connections), cmp.Compare(a.ID, b.ID))
 }
 
 // SummaryID is the id of a summary entity: its normalized name and its layer, so that a summary

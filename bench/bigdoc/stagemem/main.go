@@ -51,12 +51,14 @@ func main() {
 func run(dir string, only []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	// The collector's target strata ingest runs with (cmd/strata), unless GOGC says otherwise:
-	// the default doubles what a stage holds live, and the peaks would not be strata's.
+	// The memory policy strata ingest runs with (cmd/strata memoryPolicy), GOGC aside: the
+	// default target doubles what a stage holds live, and the peaks would not be strata's.
+	policy := memstat.Policy{StageGCPercent: map[string]int{"communities": 10}, ReturnFreed: true}
 	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(50)
+		policy.GCPercent = 50
 	}
-	s, err := embedded.Open(ctx, dir, embedded.Options{})
+	policy.Apply()
+	s, err := embedded.Open(ctx, dir, embedded.Options{Release: policy.Release})
 	if err != nil {
 		return err
 	}
@@ -67,6 +69,7 @@ func run(dir string, only []string) error {
 	}{
 		{"components", func() error { _, err := s.ComputeComponents(ctx); return err }},
 		{"communities", func() error {
+			defer policy.Stage("communities")()
 			comms, err = s.ComputeCommunities(ctx, graph.DefaultLeidenParams())
 			return err
 		}},

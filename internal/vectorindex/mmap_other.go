@@ -1,6 +1,6 @@
 //go:build !linux
 
-package embedded
+package vectorindex
 
 import (
 	"errors"
@@ -12,4 +12,4 @@ func mapFile(*os.File, int64) ([]byte, error) {
 	return nil, errors.New("mapping files is not supported here")
 }
 
-func unmapFile([]byte) error { return nil }
+func Unmap([]byte) error { return nil }

@@ -1,6 +1,6 @@
 //go:build !amd64
 
-package embedded
+package vectorindex
 
 import "unsafe"
 

@@ -1,4 +1,4 @@
-package embedded
+package vectorindex
 
 import (
 	"fmt"
@@ -74,10 +74,10 @@ func TestDot4HalfWithinSlack(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	for _, dim := range []int{8, 384, 1536} {
 		for range 50 {
-			q := normalized(randomVector(rng, dim))
+			q := Normalized(randomVector(rng, dim))
 			var rows []float32
 			for range 4 {
-				rows = append(rows, normalized(randomVector(rng, dim))...)
+				rows = append(rows, Normalized(randomVector(rng, dim))...)
 			}
 			half := halfOf(rows)
 			var kernel, twin [32]float32
@@ -88,7 +88,7 @@ func TestDot4HalfWithinSlack(t *testing.T) {
 				kernel = twin
 			}
 			for r := range 4 {
-				exact := dot(q, rows[r*dim:(r+1)*dim])
+				exact := Dot(q, rows[r*dim:(r+1)*dim])
 				for name, lanes := range map[string]*[32]float32{"dot4Half": &kernel, "dot4HalfLanes": &twin} {
 					if est := lanesDot(lanes[8*r : 8*r+8]); math.Abs(est-exact) > halfSlack(dim) {
 						t.Fatalf("dim %d row %d: %s estimates %v, dot gives %v: more than %v apart", dim, r, name, est, exact, halfSlack(dim))
@@ -107,8 +107,8 @@ func TestPrescanCrowdedTop(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(17, 18))
 	const dim, n = 384, 4000
-	q := normalized(randomVector(rng, dim))
-	exact := &vectorSet{dim: dim}
+	q := Normalized(randomVector(rng, dim))
+	exact := &Set{dim: dim}
 	for i := range n {
 		// u: a unit vector orthogonal to q; the row is cos·q + sin·u, so its cosine is cos.
 		u := randomVector(rng, dim)
@@ -119,7 +119,7 @@ func TestPrescanCrowdedTop(t *testing.T) {
 		for j := range dim {
 			u[j] -= float32(along) * q[j]
 		}
-		u = normalized(u)
+		u = Normalized(u)
 		cos := 0.5 + float64(i%400)*1e-6
 		if i >= 400 {
 			cos = rng.Float64() * 0.4
@@ -129,12 +129,12 @@ func TestPrescanCrowdedTop(t *testing.T) {
 			row[j] = float32(cos*float64(q[j]) + math.Sqrt(1-cos*cos)*float64(u[j]))
 		}
 		exact.ids = append(exact.ids, fmt.Sprintf("v%05d", i))
-		exact.vecs = append(exact.vecs, normalized(row)...)
+		exact.vecs = append(exact.vecs, Normalized(row)...)
 	}
 	prescanned := *exact
 	prescanned.half = halfOf(exact.vecs)
 	for _, k := range []int{1, 20, 100, 399} {
-		if got, want := prescanned.search(q, k), exact.search(q, k); !reflect.DeepEqual(got, want) {
+		if got, want := prescanned.Search(q, k), exact.Search(q, k); !reflect.DeepEqual(got, want) {
 			t.Fatalf("k=%d: the prescan differs from the exact scan", k)
 		}
 	}
@@ -150,30 +150,30 @@ func TestPrescanMatchesSearch(t *testing.T) {
 	const dim = 384
 	for _, n := range []int{4, 7, 1001, 6003, 40000} {
 		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
-			exact := &vectorSet{dim: dim}
+			exact := &Set{dim: dim}
 			for i := range n {
 				exact.ids = append(exact.ids, fmt.Sprintf("v%05d", (i*7919)%n))
-				v := normalized(randomVector(rng, dim))
+				v := Normalized(randomVector(rng, dim))
 				switch {
 				case i%10 == 3 && i > 0: // equal scores: the ids decide
 					v = exact.vecs[(i-1)*dim : i*dim]
 				case i%10 == 5 && i > 0: // nearly equal: below what half precision resolves
 					v = append([]float32(nil), exact.vecs[(i-1)*dim:i*dim]...)
 					v[rng.IntN(dim)] += 1e-6
-					v = normalized(v)
+					v = Normalized(v)
 				}
 				exact.vecs = append(exact.vecs, v...)
 			}
 			prescanned := *exact
 			prescanned.half = halfOf(exact.vecs)
 			for range 5 {
-				q := normalized(randomVector(rng, dim))
+				q := Normalized(randomVector(rng, dim))
 				if n > 1 && rng.IntN(2) == 0 { // a query close to a stored row, as real ones often are
 					j := rng.IntN(n)
-					q = normalized(exact.vecs[j*dim : (j+1)*dim])
+					q = Normalized(exact.vecs[j*dim : (j+1)*dim])
 				}
 				for _, k := range []int{1, 20, 200} {
-					if got, want := prescanned.search(q, k), exact.search(q, k); !reflect.DeepEqual(got, want) {
+					if got, want := prescanned.Search(q, k), exact.Search(q, k); !reflect.DeepEqual(got, want) {
 						t.Fatalf("k=%d: the prescan returns %v, the exact scan %v", k, got, want)
 					}
 				}

@@ -1,15 +1,15 @@
-package embedded
+package graphalgo
 
 import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/stratarag/strata/internal/graphalgo"
+	"github.com/stratarag/strata/internal/vectorindex"
 )
 
-// TestArchNeighboursApproximate: on clustered vectors, the PCA-projected search finds most of the
+// TestApproxKNN: on clustered vectors, the PCA-projected search finds most of the
 // exact neighbours, scores each with its full similarity, keeps the cutoff and at most k.
-func TestArchNeighboursApproximate(t *testing.T) {
+func TestApproxKNN(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	const n, d, k, cutoff = 400, 96, 5, 0.55
 	centres := make([][]float32, 20)
@@ -25,10 +25,10 @@ func TestArchNeighboursApproximate(t *testing.T) {
 		for j := range v {
 			v[j] = centres[i%len(centres)][j] + 0.5*float32(rng.NormFloat64())
 		}
-		unit[i] = normalized(v)
+		unit[i] = vectorindex.Normalized(v)
 	}
-	exact := graphalgo.KNN(unit, k, cutoff, 2)
-	approx := archNeighboursAbove(unit, k, cutoff, 0)
+	exact := KNN(unit, k, cutoff, 2)
+	approx := approxKNNAbove(unit, k, cutoff, 0)
 	found, total := 0, 0
 	for i := range unit {
 		if len(approx[i]) > k {
@@ -40,7 +40,7 @@ func TestArchNeighboursApproximate(t *testing.T) {
 		}
 		total += len(want)
 		for j, nb := range approx[i] {
-			if sim := (1 + dot(unit[i], unit[nb.Node])) / 2; nb.Sim != sim || sim < cutoff || nb.Node == i {
+			if sim := (1 + vectorindex.Dot(unit[i], unit[nb.Node])) / 2; nb.Sim != sim || sim < cutoff || nb.Node == i {
 				t.Fatalf("node %d: neighbour %+v, full similarity %v, cutoff %v", i, nb, sim, cutoff)
 			}
 			if j > 0 && nb.Sim > approx[i][j-1].Sim {

@@ -1,4 +1,4 @@
-package embedded
+package vectorindex
 
 import "golang.org/x/sys/cpu"
 

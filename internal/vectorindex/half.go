@@ -1,4 +1,4 @@
-package embedded
+package vectorindex
 
 import (
 	"container/heap"
@@ -15,9 +15,10 @@ import (
 // 11-16 ms (three alternating runs at load 12); far smaller sets stay in the CPU's caches.
 const halfPrescanMACs = 4 << 20
 
-// withHalf gives set its half-precision copy when it is large enough and the CPU can read it
-// (hasDot4Half); it returns set.
-func (set *vectorSet) withHalf() *vectorSet {
+// WithHalf gives set a half-precision copy of its rows, which Search scans first, when it is
+// large enough and the CPU can read it (hasDot4Half); it returns set. The copy costs 2 bytes per
+// dimension and row: worth it for a set that answers many searches.
+func (set *Set) WithHalf() *Set {
 	if !hasDot4Half || set.dim%8 != 0 || len(set.ids)*set.dim < halfPrescanMACs {
 		return set
 	}
@@ -50,7 +51,7 @@ func halfSlack(dim int) float64 {
 // estimates is at most halfSlack above its row's cosine, so the k-th best cosine is at least
 // the k-th best estimate − halfSlack, and a row that reaches it has an estimate at least
 // 2·halfSlack below the k-th best estimate. The result is searchRange's, bit for bit.
-func (set *vectorSet) prescanRange(q []float32, k, from, to int) []graph.Hit {
+func (set *Set) prescanRange(q []float32, k, from, to int) []graph.Hit {
 	dim := set.dim
 	window := 2 * halfSlack(dim)
 	estimates := make(floatHeap, 0, k) // the k best estimates, the worst on top
@@ -93,7 +94,7 @@ func (set *vectorSet) prescanRange(q []float32, k, from, to int) []graph.Hit {
 	}
 	best := newBestHits(k, len(rows))
 	for _, r := range rows {
-		best.consider(set.ids[r], dot(q, set.vecs[r*dim:(r+1)*dim]))
+		best.consider(set.ids[r], Dot(q, set.vecs[r*dim:(r+1)*dim]))
 	}
 	return best.sorted()
 }

@@ -1,4 +1,4 @@
-package embedded
+package vectorindex
 
 import (
 	"os"
@@ -11,4 +11,4 @@ func mapFile(f *os.File, size int64) ([]byte, error) {
 	return syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED|syscall.MAP_POPULATE)
 }
 
-func unmapFile(b []byte) error { return syscall.Munmap(b) }
+func Unmap(b []byte) error { return syscall.Munmap(b) }

@@ -1,4 +1,4 @@
-package embedded
+package vectorindex
 
 import (
 	"cmp"
@@ -18,16 +18,16 @@ func TestDot4MatchesDot(t *testing.T) {
 	for _, dim := range []int{8, 16, 384, 1536} {
 		t.Run(fmt.Sprintf("dim=%d", dim), func(t *testing.T) {
 			for range 50 {
-				q := normalized(randomVector(rng, dim))
+				q := Normalized(randomVector(rng, dim))
 				rows := make([]float32, 0, 4*dim)
 				for range 4 {
-					rows = append(rows, normalized(randomVector(rng, dim))...)
+					rows = append(rows, Normalized(randomVector(rng, dim))...)
 				}
 				var kernel, twin [32]float32
 				dot4AVX2(&q[0], &rows[0], dim, &kernel)
 				dot4Lanes(q, rows, dim, &twin)
 				for r := range 4 {
-					want := dot(q, rows[r*dim:(r+1)*dim])
+					want := Dot(q, rows[r*dim:(r+1)*dim])
 					if got := lanesDot(twin[8*r : 8*r+8]); got != want {
 						t.Fatalf("row %d: dot4Lanes gives %v, dot %v", r, got, want)
 					}
@@ -49,23 +49,23 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 	for _, n := range []int{1, 7, 1001, 6003} {
 		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
 			const dim = 384
-			set := &vectorSet{dim: dim}
+			set := &Set{dim: dim}
 			for i := range n {
 				set.ids = append(set.ids, fmt.Sprintf("v%05d", (i*7919)%n))
-				v := normalized(randomVector(rng, dim))
+				v := Normalized(randomVector(rng, dim))
 				if i%10 == 3 && i > 0 {
 					v = set.vecs[(i-1)*dim : i*dim] // equal scores: the ids decide
 				}
 				set.vecs = append(set.vecs, v...)
 			}
-			q := normalized(randomVector(rng, dim))
+			q := Normalized(randomVector(rng, dim))
 			all := make([]graph.Hit, n)
 			for i := range n {
-				all[i] = graph.Hit{ID: set.ids[i], Score: (1 + dot(q, set.vecs[i*dim:(i+1)*dim])) / 2}
+				all[i] = graph.Hit{ID: set.ids[i], Score: (1 + Dot(q, set.vecs[i*dim:(i+1)*dim])) / 2}
 			}
 			slices.SortFunc(all, func(a, b graph.Hit) int { return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID)) })
 			for _, k := range []int{1, 20, 200} {
-				if got, want := set.search(q, k), all[:min(k, n)]; !reflect.DeepEqual(got, want) {
+				if got, want := set.Search(q, k), all[:min(k, n)]; !reflect.DeepEqual(got, want) {
 					t.Errorf("k=%d: search differs from sorting every score", k)
 				}
 			}
@@ -80,16 +80,16 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 func BenchmarkDot(b *testing.B) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	const n, dim = 512, 384
-	q := normalized(randomVector(rng, dim))
+	q := Normalized(randomVector(rng, dim))
 	rows := make([]float32, 0, n*dim)
 	for range n {
-		rows = append(rows, normalized(randomVector(rng, dim))...)
+		rows = append(rows, Normalized(randomVector(rng, dim))...)
 	}
 	var sink float64
 	b.Run("dot", func(b *testing.B) {
 		for b.Loop() {
 			for i := range n {
-				sink += dot(q, rows[i*dim:(i+1)*dim])
+				sink += Dot(q, rows[i*dim:(i+1)*dim])
 			}
 		}
 	})
