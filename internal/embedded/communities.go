@@ -19,8 +19,12 @@ import (
 // communities are dropped with them. The modularity of each level is recorded
 // (graph.CommunityModularityKey), the reference of UpdateCommunities' drift bound.
 func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([]graph.Community, error) {
+	opt, err := leidenOptions(p)
+	if err != nil {
+		return nil, fmt.Errorf("compute communities: %w", err)
+	}
 	var out []graph.Community
-	err := s.write(ctx, "compute communities", func(tx *sql.Tx) error {
+	err = s.write(ctx, "compute communities", func(tx *sql.Tx) error {
 		defer memstat.LowerGC(communitiesGCPercent)()
 		eg, err := s.entityGraph(ctx, tx, false)
 		if err != nil {
@@ -36,9 +40,7 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 		// next step's allocations pile on it, up to half again what was live at its last look.
 		// Leiden itself allocates next to nothing once it has started.
 		debug.FreeOSMemory()
-		levels, q, err := graphalgo.LeidenLevels(ctx, g, graphalgo.LeidenOptions{
-			Gamma: p.Gamma, Theta: p.Theta, Tolerance: p.Tolerance, MaxLevels: p.MaxLevels, Seed: p.Seed,
-		})
+		levels, q, err := graphalgo.LeidenLevels(ctx, g, opt)
 		if err != nil {
 			return err
 		}
