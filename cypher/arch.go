@@ -16,11 +16,11 @@ import (
 // dropped before returning.
 func (s *Store) ArchPartition(ctx context.Context, layer int, p graph.ArchParams) (map[string]int, error) {
 	what := fmt.Sprintf("cypher: attributed communities of layer %d", layer)
-	if err := s.algorithmReady(ctx); err != nil {
+	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	if p.Leiden.MaxLevels < 1 {
-		return nil, fmt.Errorf("%s: MaxLevels is %d, want at least 1", what, p.Leiden.MaxLevels)
+	if err := s.algorithmReady(ctx); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	knnGraph, err := s.archGraphName(ctx)
 	if err != nil {

@@ -28,11 +28,11 @@ const maxSeededLevels = 10
 // are not touched. The number of levels is the stored one; a graph that changed enough to
 // want another falls past the drift bound, and the fresh computation decides.
 func (s *Store) UpdateCommunities(ctx context.Context, p graph.LeidenParams, changed []string) (graph.CommunityUpdate, error) {
-	if err := s.algorithmReady(ctx); err != nil {
+	if err := p.Validate(); err != nil {
 		return graph.CommunityUpdate{}, fmt.Errorf("cypher: update communities: %w", err)
 	}
-	if p.MaxLevels < 1 {
-		return graph.CommunityUpdate{}, fmt.Errorf("cypher: update communities: MaxLevels is %d, want at least 1", p.MaxLevels)
+	if err := s.algorithmReady(ctx); err != nil {
+		return graph.CommunityUpdate{}, fmt.Errorf("cypher: update communities: %w", err)
 	}
 	if err := s.checkLease(); err != nil {
 		return graph.CommunityUpdate{}, err

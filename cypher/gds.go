@@ -132,11 +132,11 @@ func (s *Store) dropStaleTempGraphsIn(ctx context.Context, t tx) error {
 // part of a hierarchy, which the ingest pipeline's stale-structure marker makes the next run
 // replace.
 func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([]graph.Community, error) {
-	if err := s.algorithmReady(ctx); err != nil {
+	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("cypher: compute communities: %w", err)
 	}
-	if p.MaxLevels < 1 {
-		return nil, fmt.Errorf("cypher: compute communities: MaxLevels is %d, want at least 1", p.MaxLevels)
+	if err := s.algorithmReady(ctx); err != nil {
+		return nil, fmt.Errorf("cypher: compute communities: %w", err)
 	}
 	if err := s.checkLease(); err != nil {
 		return nil, err

@@ -26,8 +26,8 @@ type Options struct {
 	// does not depend on this number, except where a description grows past the summarizer's
 	// limit at another point: keep it between runs.
 	ChunkBatch int
-	// Layers configures the hierarchical index. Layers.MaxLayers 0 skips the index (the
-	// layers.Builder itself would read 0 as its default).
+	// Layers configures the hierarchical index (checked by layers.Options.Validate);
+	// Layers.MaxLayers 0 builds none.
 	Layers layers.Options
 	// Aggregate adds LeanRAG's inter-summary relations to every summary layer (see
 	// pipeline/layers/aggregate.go): RELATED relationships between summaries whose members are
@@ -58,10 +58,13 @@ func DefaultOptions() Options {
 	return Options{Chunk: chunk.DefaultOptions(), Concurrency: 4, EmbedBatch: 64, EmbedTokens: 8000, ChunkBatch: 64, Layers: layers.DefaultOptions(), Aggregate: true, Arch: noArch(), Seed: 42}
 }
 
-// Validate reports the first option no run can use, naming it. Chunk options are checked by
-// chunk.Options.Validate, where they are defined.
+// Validate reports the first option no run can use, naming it. Chunk, layer and arch options are
+// checked by their own Validate, where they are defined.
 func (o Options) Validate() error {
 	if err := o.Chunk.Validate(); err != nil {
+		return err
+	}
+	if err := o.Layers.Validate(); err != nil {
 		return err
 	}
 	switch {
@@ -73,11 +76,6 @@ func (o Options) Validate() error {
 		return fmt.Errorf("embed tokens must be at least 1, got %d", o.EmbedTokens)
 	case o.ChunkBatch < 1:
 		return fmt.Errorf("chunk batch must be at least 1, got %d", o.ChunkBatch)
-	case o.Layers.MaxLayers < 0:
-		return fmt.Errorf("layers must not be negative, got %d", o.Layers.MaxLayers)
-	case o.Aggregate && o.Layers.AggregateK <= 0:
-		// Zero would read as the default in layers.Options; a tiny k gives τ = the mean.
-		return fmt.Errorf("aggregate k must be positive, got %g", o.Layers.AggregateK)
 	}
 	return o.Arch.Validate()
 }

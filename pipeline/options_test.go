@@ -42,8 +42,12 @@ func TestOptionsValidate(t *testing.T) {
 		{"zero concurrency", with(func(o *pipeline.Options) { o.Concurrency = 0 }), "concurrency must be at least 1, got 0"},
 		{"zero embed batch", with(func(o *pipeline.Options) { o.EmbedBatch = 0 }), "embed batch must be at least 1, got 0"},
 		{"negative layers", with(func(o *pipeline.Options) { o.Layers.MaxLayers = -1 }), "layers must not be negative, got -1"},
-		{"zero aggregate k", with(func(o *pipeline.Options) { o.Layers.AggregateK = 0 }), "aggregate k must be positive, got 0"},
-		{"aggregate k without the aggregation", with(func(o *pipeline.Options) { o.Aggregate, o.Layers.AggregateK = false, 0 }), ""},
+		{"zero aggregate k", with(func(o *pipeline.Options) { o.Layers.AggregateK = 0 }), ""},
+		{"negative aggregate k", with(func(o *pipeline.Options) { o.Layers.AggregateK = -1 }), "aggregate k must not be negative, got -1"},
+		{"max cluster below cluster", with(func(o *pipeline.Options) { o.Layers.MaxClusterSize = 19 }), "max cluster size 19 is below cluster size 20"},
+		{"zero layer dimensions", with(func(o *pipeline.Options) { o.Layers.Dims = 0 }), "layer dimensions must be at least 1, got 0"},
+		{"no layers, other fields unset", with(func(o *pipeline.Options) { o.Layers = layers.Options{} }), ""},
+		{"threshold of 1", with(func(o *pipeline.Options) { o.Layers.Threshold = 1 }), "membership threshold must be in [0, 1), got 1"},
 		{"zero value", pipeline.Options{}, "chunk size"},
 	}
 	for _, tc := range tests {

@@ -16,8 +16,8 @@ func (s *Set) Answer(question, contextText string) (Prompt, error) {
 	}
 	return s.renderPair("answer", struct {
 		Question string
-		Context  fenced
-	}{strings.Join(strings.Fields(question), " "), fence(ContextLabel, contextText)})
+		Context  Fenced
+	}{strings.Join(strings.Fields(question), " "), Fence(ContextLabel, contextText)})
 }
 
 // The parts of a citation: source ids (kind:id), the pages of the source before them

@@ -23,7 +23,7 @@ type ExtractInput struct {
 }
 
 type extractData struct {
-	Passage       fenced
+	Passage       Fenced
 	EntityTypes   []string
 	Entities      []EntityRecord
 	WantEntities  bool
@@ -36,7 +36,7 @@ func newExtractData(in ExtractInput, entities, relations bool) (extractData, err
 		return extractData{}, errors.New("extraction prompt: no entity types")
 	}
 	return extractData{
-		Passage:       fence(PassageLabel, in.Text),
+		Passage:       Fence(PassageLabel, in.Text),
 		EntityTypes:   in.EntityTypes,
 		WantEntities:  entities,
 		WantRelations: relations,
@@ -103,7 +103,7 @@ func FormatRecords(entities []EntityRecord, relations []RelationshipRecord) stri
 	for _, e := range entities {
 		b.WriteString(`("entity"`)
 		for _, f := range []string{
-			cleanName(defang(e.Name)), strings.ToLower(cleanName(defang(e.Type))), cleanText(defang(e.Description)),
+			cleanName(defang(e.Name)), strings.ToLower(cleanName(defang(e.Type))), CleanText(defang(e.Description)),
 		} {
 			b.WriteString(FieldDelimiter)
 			b.WriteString(f)
@@ -112,7 +112,7 @@ func FormatRecords(entities []EntityRecord, relations []RelationshipRecord) stri
 	}
 	for _, r := range relations {
 		b.WriteString(`("relationship"`)
-		for _, f := range []string{cleanName(defang(r.Source)), cleanName(defang(r.Target)), cleanText(defang(r.Description))} {
+		for _, f := range []string{cleanName(defang(r.Source)), cleanName(defang(r.Target)), CleanText(defang(r.Description))} {
 			b.WriteString(FieldDelimiter)
 			b.WriteString(f)
 		}

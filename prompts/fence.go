@@ -9,12 +9,9 @@ import (
 // begin and an end line, and every template tells the model that what is inside is data. The
 // labels are exported so tools (the fake server, tests) can find the data again.
 const (
-	PassageLabel      = "PASSAGE"
-	DescriptionsLabel = "DESCRIPTIONS"
-	ContextLabel      = "CONTEXT"
-	CommunityLabel    = "COMMUNITY"
-	ReportsLabel      = "REPORTS"
-	ClusterLabel      = "CLUSTER"
+	PassageLabel = "PASSAGE"
+	ContextLabel = "CONTEXT"
+	ReportsLabel = "REPORTS"
 )
 
 // BeginFence and EndFence return the marker lines around data labeled label.
@@ -27,17 +24,17 @@ func EndFence(label string) string { return "-----END " + label + "-----" }
 // its own fence and smuggle instructions outside it.
 var fenceLike = regexp.MustCompile(`-{3,}\s*(?i:BEGIN|END)\s+[A-Z ]+-{3,}`)
 
-// fenced is what templates receive for a piece of untrusted text.
-type fenced struct {
+// Fenced is what templates receive for a piece of untrusted text.
+type Fenced struct {
 	Begin, End, Text string
 }
 
-// fence neutralizes fence-like lines in text and wraps it for a template.
-func fence(label, text string) fenced {
+// Fence neutralizes fence-like lines in text and wraps it for a template.
+func Fence(label, text string) Fenced {
 	clean := fenceLike.ReplaceAllStringFunc(text, func(m string) string {
 		return strings.ReplaceAll(m, "-", "=")
 	})
-	return fenced{Begin: BeginFence(label), End: EndFence(label), Text: strings.TrimSpace(clean)}
+	return Fenced{Begin: BeginFence(label), End: EndFence(label), Text: strings.TrimSpace(clean)}
 }
 
 // Unfence returns the text between the first begin and end fence lines labeled label in s, and
@@ -59,14 +56,11 @@ func Unfence(s, label string) (string, bool) {
 // Task titles: the first line of every system prompt is "# Task: <title>". They give the model a
 // clear frame, and let the fake server (internal/llm/fakeopenai) tell prompts apart.
 const (
-	TaskCombined      = "Entity and relationship extraction"
-	TaskEntities      = "Entity extraction"
-	TaskRelations     = "Relationship extraction"
-	TaskSummarize     = "Description merging"
-	TaskAnswer        = "Answer with citations"
-	TaskReport        = "Community report"
-	TaskKeyPoints     = "Key points for a question"
-	TaskSummaryEntity = "Summary entities"
+	TaskCombined  = "Entity and relationship extraction"
+	TaskEntities  = "Entity extraction"
+	TaskRelations = "Relationship extraction"
+	TaskAnswer    = "Answer with citations"
+	TaskKeyPoints = "Key points for a question"
 
 	// FollowUpGlean heads the gleaning follow-up message.
 	FollowUpGlean = "Follow-up: missed records"

@@ -22,7 +22,7 @@ const maxJSONCandidates = 16
 // (a cut string value is kept up to the cut) and closing what is still open.
 func ExtractJSON(answer string) (string, error) {
 	s := textutil.StripThinking(answer)
-	if body, ok := fencedBlock(s); ok {
+	if body, ok := FencedBlock(s); ok {
 		if v, err := extractJSON(body); err == nil {
 			return v, nil
 		}
@@ -42,9 +42,9 @@ func ParseJSON(answer string, v any) error {
 	return nil
 }
 
-// fencedBlock returns the content of the first ``` code fence in s; an unclosed fence runs to
+// FencedBlock returns the content of the first ``` code fence in s; an unclosed fence runs to
 // the end of s.
-func fencedBlock(s string) (string, bool) {
+func FencedBlock(s string) (string, bool) {
 	i := strings.Index(s, "```")
 	if i < 0 {
 		return "", false

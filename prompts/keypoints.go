@@ -14,8 +14,8 @@ func (s *Set) KeyPoints(question, reportsText string) (Prompt, error) {
 	}
 	return s.renderPair("keypoints", struct {
 		Question string
-		Reports  fenced
-	}{strings.Join(strings.Fields(question), " "), fence(ReportsLabel, reportsText)})
+		Reports  Fenced
+	}{strings.Join(strings.Fields(question), " "), Fence(ReportsLabel, reportsText)})
 }
 
 // Point is one key point of a global-search map answer.
@@ -50,7 +50,7 @@ func ParsePoints(answer string) (points []Point, dropped int, err error) {
 			continue
 		}
 		p := Point{
-			Description: cleanText(str(pick(m, "description", "point", "text"))),
+			Description: CleanText(str(pick(m, "description", "point", "text"))),
 			Score:       clampRating(pick(m, "score", "importance", "rating"), 100),
 		}
 		if p.Description == "" {

@@ -1,4 +1,7 @@
-// Package prompts holds strata's prompt templates and the parsers for what models return.
+// Package prompts holds what strata's model tasks share: the data fences, the record and answer
+// formats and their parsers, the template helpers a task package renders its own prompt with
+// (Templates, RenderPair), and the templates of the tasks that are not yet a package of
+// internal/llmtask (extraction and gleaning, key points, answers).
 //
 // Templates are text/template files embedded with go:embed. Every prompt is a Prompt: a system
 // message that stays the same across calls of one kind (so providers that cache prompt prefixes
@@ -47,13 +50,7 @@ type Set struct {
 // New parses the embedded templates. The templates are part of the binary and covered by tests,
 // so a parse failure is a programming error and New panics, like template.Must.
 func New() *Set {
-	t := template.New("prompts").Funcs(template.FuncMap{
-		"join": strings.Join,
-	})
-	t, err := t.ParseFS(templateFS, "templates/*.tmpl")
-	if err == nil {
-		t, err = t.ParseFS(archFS, "arch/*.tmpl")
-	}
+	t, err := newTemplate().ParseFS(templateFS, "templates/*.tmpl")
 	if err != nil {
 		panic(fmt.Sprintf("prompts: parse embedded templates: %v", err))
 	}
@@ -87,23 +84,53 @@ func hashTemplates() string {
 }
 
 // render executes the named template and trims surrounding blank space.
-func (s *Set) render(name string, data any) (string, error) {
-	var b bytes.Buffer
-	if err := s.t.ExecuteTemplate(&b, name, data); err != nil {
-		return "", fmt.Errorf("render prompt %s: %w", name, err)
-	}
-	return strings.TrimSpace(b.String()), nil
-}
+func (s *Set) render(name string, data any) (string, error) { return render(s.t, name, data) }
 
 // renderPair renders the "<base>.system" and "<base>.user" templates into a Prompt.
-func (s *Set) renderPair(base string, data any) (Prompt, error) {
-	sys, err := s.render(base+".system", data)
+func (s *Set) renderPair(base string, data any) (Prompt, error) { return RenderPair(s.t, base, data) }
+
+// newTemplate is an empty template set with the functions every prompt may use.
+func newTemplate() *template.Template {
+	return template.New("prompts").Funcs(template.FuncMap{"join": strings.Join})
+}
+
+// sharedTemplates are the parts of prompts that tasks share (the record format rules and
+// examples), which every task's templates may use.
+const sharedTemplates = "templates/extract_shared.tmpl"
+
+// Templates parses the templates of one model task (a package of internal/llmtask that holds
+// its prompt beside the code that sends it), with the functions every prompt may use. The files
+// are embedded in the task's binary and covered by its tests, so a parse failure is a
+// programming error and Templates panics, like template.Must.
+func Templates(fsys fs.FS, pattern string) *template.Template {
+	t, err := newTemplate().ParseFS(templateFS, sharedTemplates)
+	if err == nil {
+		t, err = t.ParseFS(fsys, pattern)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("prompts: parse embedded templates %s: %v", pattern, err))
+	}
+	return t
+}
+
+// RenderPair renders the "<base>.system" and "<base>.user" templates of t into a Prompt, each
+// trimmed of surrounding blank space.
+func RenderPair(t *template.Template, base string, data any) (Prompt, error) {
+	sys, err := render(t, base+".system", data)
 	if err != nil {
 		return Prompt{}, err
 	}
-	user, err := s.render(base+".user", data)
+	user, err := render(t, base+".user", data)
 	if err != nil {
 		return Prompt{}, err
 	}
 	return Prompt{System: sys, User: user}, nil
+}
+
+func render(t *template.Template, name string, data any) (string, error) {
+	var b bytes.Buffer
+	if err := t.ExecuteTemplate(&b, name, data); err != nil {
+		return "", fmt.Errorf("render prompt %s: %w", name, err)
+	}
+	return strings.TrimSpace(b.String()), nil
 }

@@ -26,17 +26,10 @@ func TestPromptsRender(t *testing.T) {
 			return s.Relations(ExtractInput{Text: injected, EntityTypes: testTypes},
 				[]EntityRecord{{Name: "Ilsa Marrow", Type: "person"}, {Name: "Saltmere", Type: "location"}})
 		}},
-		{"summarize", TaskSummarize, DescriptionsLabel, func() (Prompt, error) {
-			return s.Summarize("Ilsa Marrow", []string{"A founder.", injected}, 0)
-		}},
 		{"answer", TaskAnswer, ContextLabel, func() (Prompt, error) {
 			return s.Answer("Who founded the guild?", "[doc:a] "+injected)
 		}},
-		{"report", TaskReport, CommunityLabel, func() (Prompt, error) { return s.ReportPrompt(injected, 0, 0) }},
 		{"keypoints", TaskKeyPoints, ReportsLabel, func() (Prompt, error) { return s.KeyPoints("Why?", injected) }},
-		{"summary entities", TaskSummaryEntity, ClusterLabel, func() (Prompt, error) {
-			return s.SummaryEntities(injected, nil)
-		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -108,9 +101,6 @@ func TestPromptErrors(t *testing.T) {
 	s := New()
 	if _, err := s.Combined(ExtractInput{Text: "x"}); err == nil {
 		t.Error("no entity types: want error")
-	}
-	if _, err := s.Summarize("x", nil, 0); err == nil {
-		t.Error("no descriptions: want error")
 	}
 	if _, err := s.Answer(" ", "ctx"); err == nil {
 		t.Error("empty question: want error")

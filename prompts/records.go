@@ -215,7 +215,7 @@ func entityFromFields(f []string) (EntityRecord, bool) {
 	e := EntityRecord{
 		Name:        cleanName(f[0]),
 		Type:        strings.ToLower(cleanName(f[1])),
-		Description: cleanText(strings.Join(f[2:], " ")),
+		Description: CleanText(strings.Join(f[2:], " ")),
 	}
 	if !validName(e.Name) {
 		return EntityRecord{}, false
@@ -238,13 +238,13 @@ func relationshipFromFields(f []string) (RelationshipRecord, bool) {
 			rest = rest[:n-1]
 		}
 	}
-	r.Description = cleanText(strings.Join(rest, " "))
+	r.Description = CleanText(strings.Join(rest, " "))
 	return r, true
 }
 
 // parseStrength reads a strength such as "8", "8.5", "7/10" or "strength: 6".
 func parseStrength(s string) (float64, bool) {
-	m := strengthRe.FindStringSubmatch(cleanText(s))
+	m := strengthRe.FindStringSubmatch(CleanText(s))
 	if m == nil {
 		return 0, false
 	}
@@ -272,9 +272,9 @@ func validName(s string) bool {
 	return n <= maxNameRunes
 }
 
-// cleanText collapses white space (line breaks included), removes invalid UTF-8, shortens "##"
+// CleanText collapses white space (line breaks included), removes invalid UTF-8, shortens "##"
 // (the record delimiter) and removes quotes around the whole text. It is idempotent.
-func cleanText(s string) string {
+func CleanText(s string) string {
 	s = strings.Join(strings.Fields(strings.ToValidUTF8(s, "")), " ")
 	for strings.Contains(s, RecordDelimiter) {
 		s = strings.ReplaceAll(s, RecordDelimiter, "#")
@@ -296,7 +296,7 @@ func cleanText(s string) string {
 // cleanName is cleanText plus the removal of stray quotes, markdown emphasis and list bullets
 // around a name. It is idempotent.
 func cleanName(s string) string {
-	s = cleanText(s)
+	s = CleanText(s)
 	for {
 		t := strings.TrimSpace(strings.Trim(s, quoteChars+"*-•"))
 		if t == s {

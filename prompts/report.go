@@ -5,32 +5,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"strings"
 )
-
-// Report finding counts asked for when the caller gives none.
-const (
-	DefaultMinFindings = 3
-	DefaultMaxFindings = 8
-)
-
-// ReportPrompt renders the community-report prompt. communityText describes the community
-// (entities, relationships, child reports) as assembled by the reports stage.
-func (s *Set) ReportPrompt(communityText string, minFindings, maxFindings int) (Prompt, error) {
-	if strings.TrimSpace(communityText) == "" {
-		return Prompt{}, errors.New("report prompt: empty community")
-	}
-	if minFindings <= 0 {
-		minFindings = DefaultMinFindings
-	}
-	if maxFindings < minFindings {
-		maxFindings = max(minFindings, DefaultMaxFindings)
-	}
-	return s.renderPair("report", struct {
-		Community                fenced
-		MinFindings, MaxFindings int
-	}{fence(CommunityLabel, communityText), minFindings, maxFindings})
-}
 
 // Report is a community report: the JSON object the report prompt asks the model for.
 type Report struct {
@@ -69,19 +44,19 @@ func ParseReport(answer string) (r Report, dropped int, err error) {
 			return Report{}, 0, errors.New("report answer is not a JSON object")
 		}
 	}
-	r.Title = cleanText(str(pick(m, "title", "name")))
-	r.Summary = cleanText(str(pick(m, "summary", "overview")))
-	r.RatingExplanation = cleanText(str(pick(m, "rating_explanation", "ratingExplanation", "rating explanation", "explanation")))
+	r.Title = CleanText(str(pick(m, "title", "name")))
+	r.Summary = CleanText(str(pick(m, "summary", "overview")))
+	r.RatingExplanation = CleanText(str(pick(m, "rating_explanation", "ratingExplanation", "rating explanation", "explanation")))
 	r.Rating = clampRating(pick(m, "rating", "impact", "importance", "score"), 10)
 	findings, _ := pick(m, "findings", "insights").([]any)
 	for _, f := range findings {
 		var fd Finding
 		switch t := f.(type) {
 		case string:
-			fd.Summary = cleanText(t)
+			fd.Summary = CleanText(t)
 		case map[string]any:
-			fd.Summary = cleanText(str(pick(t, "summary", "title", "insight")))
-			fd.Explanation = cleanText(str(pick(t, "explanation", "details", "description")))
+			fd.Summary = CleanText(str(pick(t, "summary", "title", "insight")))
+			fd.Explanation = CleanText(str(pick(t, "explanation", "details", "description")))
 		}
 		if fd.Summary == "" && fd.Explanation == "" {
 			dropped++
@@ -102,7 +77,7 @@ func clampRating(v any, hi float64) float64 {
 	case float64:
 		f = t
 	case string:
-		m := strengthRe.FindStringSubmatch(cleanText(t))
+		m := strengthRe.FindStringSubmatch(CleanText(t))
 		if m == nil {
 			return 0
 		}

@@ -21,7 +21,7 @@ func TestLCAOverTheHierarchy(t *testing.T) {
 	ctx := context.Background()
 	f := teststore.Ingested(t, 384)
 	b := &layers.Builder{Store: f.Store, Embedder: f.Embedder, Summarizer: layers.Extractive{},
-		Describer: layers.ExtractiveRelations{}, Log: zerolog.Nop(), Seed: 42}
+		Describer: layers.ExtractiveRelations{}, Log: zerolog.Nop(), Seed: 42, Options: layers.DefaultOptions()}
 	built, err := b.Build(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/stratarag/strata/internal/llmtask/summaryrelation"
+
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm/fakeopenai"
-	"github.com/stratarag/strata/prompts"
 )
 
 // interSummaryRelations counts the RELATED relationships between two summaries in the store.
@@ -59,14 +60,14 @@ func TestAggregationCostsReported(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	before := fake.Counts().ByTask[prompts.TaskSummaryRelation]
+	before := fake.Counts().ByTask[summaryrelation.Task]
 	rep := run("ingest", "--data-dir", dir, "--json", corpusDir)
 	agg := rep.LLM.Stages["aggregate"]
 	rels := interSummaryRelations(t, dir)
 	if rels == 0 || agg.LLMCalls != rels || agg.PromptTokens == 0 {
 		t.Errorf("aggregate stage %+v for %d inter-summary relations, want one call each", agg, rels)
 	}
-	if got := fake.Counts().ByTask[prompts.TaskSummaryRelation] - before; got != agg.LLMCalls {
+	if got := fake.Counts().ByTask[summaryrelation.Task] - before; got != agg.LLMCalls {
 		t.Errorf("the server answered %d summary relation prompts, the report counts %d", got, agg.LLMCalls)
 	}
 	dry := run("ingest", "--dry-run", "--json", corpusDir)

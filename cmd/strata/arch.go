@@ -3,7 +3,6 @@ package main
 import (
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline/arch"
-	"github.com/stratarag/strata/prompts"
 )
 
 // archSummarizer describes attributed communities (ingest --arch) with the model when there is
@@ -12,5 +11,5 @@ func (m *models) archSummarizer(tok *tokenizer.Tokenizer) arch.Summarizer {
 	if m.chat == nil {
 		return arch.Extractive{}
 	}
-	return &arch.LLM{Chat: m.chat, Prompts: prompts.New(), Tokenizer: tok}
+	return &arch.LLM{Chat: m.chat, Tokenizer: tok}
 }

@@ -5,9 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stratarag/strata/internal/llmtask/archsummary"
+
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/llm/fakeopenai"
-	"github.com/stratarag/strata/prompts"
 )
 
 // TestArchWithLLM ingests testdata with --arch through the fake LLM: the run report counts the
@@ -35,9 +36,9 @@ func TestArchWithLLM(t *testing.T) {
 		t.Fatalf("report without attributed communities or LLM stats: %s", out)
 	}
 	st := rep.LLM.Stages[llm.StageArch]
-	if st.LLMCalls != comms || st.LLMCalls != fake.Counts().ByTask[prompts.TaskArchSummary] || st.PromptTokens == 0 || st.CompletionTokens == 0 {
+	if st.LLMCalls != comms || st.LLMCalls != fake.Counts().ByTask[archsummary.Task] || st.PromptTokens == 0 || st.CompletionTokens == 0 {
 		t.Errorf("arch stage %+v for %d communities (%d summary requests), want one call each with tokens",
-			st, comms, fake.Counts().ByTask[prompts.TaskArchSummary])
+			st, comms, fake.Counts().ByTask[archsummary.Task])
 	}
 	if !strings.Contains(errOut, "arch") {
 		t.Errorf("the usage table on stderr has no arch row:\n%s", errOut)

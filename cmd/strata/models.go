@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/stratarag/strata/internal/llmtask/summarize"
+
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
 
@@ -147,7 +149,7 @@ func setupModels(c *cli.Context, log zerolog.Logger) (*models, error) {
 	if err != nil {
 		return nil, err
 	}
-	summarizer, err := llmtask.NewSummarizer(client, llmtask.SummarizerOptions{})
+	summarizer, err := summarize.New(client, summarize.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +254,7 @@ func (m *models) reporter(tok *tokenizer.Tokenizer, log zerolog.Logger) pipeline
 	if m.chat == nil {
 		return &reports.Extractive{Embedder: m.embedder}
 	}
-	return &reports.LLM{Chat: m.chat, Prompts: prompts.New(), Embedder: m.embedder, Tokenizer: tok, Log: log}
+	return &reports.LLM{Chat: m.chat, Embedder: m.embedder, Tokenizer: tok, Log: log}
 }
 
 // keyPointsMapper runs global search's map step with the model.
@@ -270,7 +272,7 @@ func (m *models) layerSummarizer(tok *tokenizer.Tokenizer) layers.Summarizer {
 	if m.chat == nil {
 		return layers.Extractive{}
 	}
-	return &layers.LLM{Chat: m.chat, Prompts: prompts.New(), Tokenizer: tok}
+	return &layers.LLM{Chat: m.chat, Tokenizer: tok}
 }
 
 // relationDescriber describes the aggregation's inter-summary relations with the model when
@@ -279,7 +281,7 @@ func (m *models) relationDescriber() layers.RelationDescriber {
 	if m.chat == nil {
 		return layers.ExtractiveRelations{}
 	}
-	return &layers.LLMRelations{Chat: m.chat, Prompts: prompts.New()}
+	return &layers.LLMRelations{Chat: m.chat}
 }
 
 // usage is the usage object of the query and ingest outputs: the totals of everything the

@@ -50,9 +50,17 @@ type archNode struct {
 // ArchPartition implements graph.ArchIndex with an exact KNN (graphalgo.KNN) and the Go Leiden.
 func (s *Store) ArchPartition(ctx context.Context, layer int, p graph.ArchParams) (map[string]int, error) {
 	what := fmt.Sprintf("attributed communities of layer %d", layer)
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	opt, err := s.leidenOptions(p.Leiden)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	opt.Iterations = 1
 	var nodes []archNode
 	var links []graph.ArchLink
-	err := s.read(ctx, what, func(tx *sql.Tx) error {
+	err = s.read(ctx, what, func(tx *sql.Tx) error {
 		var err error
 		if nodes, err = readArchNodes(ctx, tx, layer); err != nil {
 			return err
@@ -99,10 +107,7 @@ func (s *Store) ArchPartition(ctx context.Context, layer int, p graph.ArchParams
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	res := graphalgo.Leiden(g, graphalgo.LeidenOptions{
-		Gamma: p.Leiden.Gamma, Theta: p.Leiden.Theta, Tolerance: p.Leiden.Tolerance,
-		MaxLevels: p.Leiden.MaxLevels, Iterations: 1, Seed: p.Leiden.Seed, Release: s.release,
-	})
+	res := graphalgo.Leiden(g, opt)
 	part := make(map[string]int, len(nodes))
 	if final := res.Final(); final != nil {
 		for i, c := range final {

@@ -17,8 +17,12 @@ import (
 // communities are dropped with them. The modularity of each level is recorded
 // (graph.CommunityModularityKey), the reference of UpdateCommunities' drift bound.
 func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([]graph.Community, error) {
+	opt, err := s.leidenOptions(p)
+	if err != nil {
+		return nil, fmt.Errorf("compute communities: %w", err)
+	}
 	var out []graph.Community
-	err := s.write(ctx, "compute communities", func(tx *sql.Tx) error {
+	err = s.write(ctx, "compute communities", func(tx *sql.Tx) error {
 		eg, err := s.entityGraph(ctx, tx, false)
 		if err != nil {
 			return err
@@ -31,10 +35,7 @@ func (s *Store) ComputeCommunities(ctx context.Context, p graph.LeidenParams) ([
 		// hundreds of MB of garbage (the rows and ids read to build it; then the graph and
 		// Leiden's arrays). Leiden itself allocates next to nothing once it has started.
 		s.release()
-		levels, q, err := graphalgo.LeidenLevels(ctx, g, graphalgo.LeidenOptions{
-			Gamma: p.Gamma, Theta: p.Theta, Tolerance: p.Tolerance, MaxLevels: p.MaxLevels, Seed: p.Seed,
-			Release: s.release,
-		})
+		levels, q, err := graphalgo.LeidenLevels(ctx, g, opt)
 		if err != nil {
 			return err
 		}

@@ -17,8 +17,12 @@ import (
 // bound (graph.Drifted) of the recorded modularity; ids and reports kept by
 // graph.MatchCommunities. The community generation is bumped only when a community is written.
 func (s *Store) UpdateCommunities(ctx context.Context, p graph.LeidenParams, changed []string) (graph.CommunityUpdate, error) {
+	opt, err := s.leidenOptions(p)
+	if err != nil {
+		return graph.CommunityUpdate{}, fmt.Errorf("update communities: %w", err)
+	}
 	var out graph.CommunityUpdate
-	err := s.write(ctx, "update communities", func(tx *sql.Tx) error {
+	err = s.write(ctx, "update communities", func(tx *sql.Tx) error {
 		eg, err := s.entityGraph(ctx, tx, false)
 		if err != nil {
 			return err
@@ -28,10 +32,6 @@ func (s *Store) UpdateCommunities(ctx context.Context, p graph.LeidenParams, cha
 		stored, err := readStoredCommunities(ctx, tx, index)
 		if err != nil {
 			return err
-		}
-		opt := graphalgo.LeidenOptions{
-			Gamma: p.Gamma, Theta: p.Theta, Tolerance: p.Tolerance, MaxLevels: p.MaxLevels, Seed: p.Seed,
-			Release: s.release,
 		}
 		var changedNodes []int32
 		for _, id := range changed {

@@ -60,6 +60,18 @@ type ArchParams struct {
 	Leiden LeidenParams
 }
 
+// Validate reports the first parameter no backend can cluster a layer with, wrapping
+// ErrInvalidParams.
+func (p ArchParams) Validate() error {
+	switch {
+	case p.K < 1:
+		return fmt.Errorf("%w: arch neighbours must be at least 1, got %d", ErrInvalidParams, p.K)
+	case !(p.Cutoff >= 0 && p.Cutoff <= 1):
+		return fmt.Errorf("%w: arch cutoff must be in [0, 1], got %g", ErrInvalidParams, p.Cutoff)
+	}
+	return p.Leiden.Validate()
+}
+
 // ArchIndex stores and searches the attributed-community hierarchy. The hierarchy is a function
 // of the stored layer-0 graph and a seed: the pipeline rebuilds it layer by layer, each layer
 // written whole by WriteArchLayer, so a run killed half-way leaves complete lower layers and the

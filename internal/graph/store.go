@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // CommunityID returns the id of the community with the given level and Leiden community id.
@@ -159,7 +160,10 @@ type Path struct {
 	Steps          []PathStep
 }
 
-// LeidenParams configures community detection (defaults in DefaultLeidenParams).
+// LeidenParams configures community detection. Start from DefaultLeidenParams: every backend
+// checks the parameters with Validate and then uses each as it is (GDS's meaning: Gamma the
+// modularity resolution, Theta the refinement's randomness, Tolerance the least modularity gain
+// of another level, at most MaxLevels levels).
 type LeidenParams struct {
 	Gamma     float64
 	Theta     float64
@@ -173,6 +177,29 @@ type LeidenParams struct {
 func DefaultLeidenParams() LeidenParams {
 	return LeidenParams{Gamma: 1.0, Theta: 0.01, Tolerance: 1e-4, MaxLevels: 10, Seed: 42}
 }
+
+// ErrInvalidParams is wrapped by the errors of parameters no backend can run an algorithm with,
+// so that both backends refuse the same parameters the same way, before reading the graph.
+var ErrInvalidParams = errors.New("invalid parameters")
+
+// Validate reports the first parameter no backend can run Leiden with, wrapping
+// ErrInvalidParams. Any seed is valid.
+func (p LeidenParams) Validate() error {
+	switch {
+	case !positive(p.Gamma):
+		return fmt.Errorf("%w: leiden gamma must be positive, got %g", ErrInvalidParams, p.Gamma)
+	case !positive(p.Theta):
+		return fmt.Errorf("%w: leiden theta must be positive, got %g", ErrInvalidParams, p.Theta)
+	case p.Tolerance != 0 && !positive(p.Tolerance):
+		return fmt.Errorf("%w: leiden tolerance must not be negative, got %g", ErrInvalidParams, p.Tolerance)
+	case p.MaxLevels < 1:
+		return fmt.Errorf("%w: leiden max levels must be at least 1, got %d", ErrInvalidParams, p.MaxLevels)
+	}
+	return nil
+}
+
+// positive reports whether x is a finite number above 0.
+func positive(x float64) bool { return x > 0 && !math.IsInf(x, 1) }
 
 // Members is what a community contains: its member entities (by id, without their embeddings:
 // a community can hold most of the graph, and reports never need them), the heaviest of the

@@ -76,11 +76,6 @@ type LeidenOptions struct {
 	Release func()
 }
 
-// DefaultLeidenOptions returns the defaults spelled out.
-func DefaultLeidenOptions() LeidenOptions {
-	return LeidenOptions{Gamma: 1, Theta: 0.01, Tolerance: 1e-4, MaxLevels: 10}
-}
-
 func (o LeidenOptions) withDefaults() LeidenOptions {
 	d := DefaultLeidenOptions()
 	if o.Gamma <= 0 || math.IsNaN(o.Gamma) {

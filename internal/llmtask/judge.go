@@ -16,10 +16,11 @@ import (
 // is salvaged when ParseRecords dropped a record or the answer was cut at the token limit, and
 // unreadable when it was damaged and nothing could be read from it.
 func JudgeRecords(resp llm.ChatResponse) llm.Verdict {
-	return recordsVerdict(prompts.ParseRecords(resp.Content), resp.Truncated())
+	return RecordsVerdict(prompts.ParseRecords(resp.Content), resp.Truncated())
 }
 
-func recordsVerdict(recs prompts.Records, truncated bool) llm.Verdict {
+// RecordsVerdict is JudgeRecords' verdict on records already parsed.
+func RecordsVerdict(recs prompts.Records, truncated bool) llm.Verdict {
 	if recs.Dropped == 0 && !truncated {
 		return llm.Verdict{}
 	}
@@ -35,9 +36,9 @@ func recordsVerdict(recs prompts.Records, truncated bool) llm.Verdict {
 	return v
 }
 
-// jsonVerdict judges a JSON answer parsed by a prompts.Parse… function that returns the number
+// JSONVerdict judges a JSON answer parsed by a prompts.Parse… function that returns the number
 // of parts it dropped and an error when nothing could be read.
-func jsonVerdict(dropped int, err error, truncated bool) llm.Verdict {
+func JSONVerdict(dropped int, err error, truncated bool) llm.Verdict {
 	switch {
 	case err != nil:
 		return llm.Verdict{Unreadable: true, Reason: err.Error()}
@@ -51,17 +52,14 @@ func jsonVerdict(dropped int, err error, truncated bool) llm.Verdict {
 	return llm.Verdict{}
 }
 
-func judgeReport(resp llm.ChatResponse) llm.Verdict {
-	_, dropped, err := prompts.ParseReport(resp.Content)
-	return jsonVerdict(dropped, err, resp.Truncated())
-}
-
 func judgePoints(resp llm.ChatResponse) llm.Verdict {
 	_, dropped, err := prompts.ParsePoints(resp.Content)
-	return jsonVerdict(dropped, err, resp.Truncated())
+	return JSONVerdict(dropped, err, resp.Truncated())
 }
 
-func judgeSummary(resp llm.ChatResponse) llm.Verdict {
+// JudgeSummary judges a plain-text answer read with prompts.CleanSummary: unreadable when nothing
+// is left, salvaged when it was cut at the token limit.
+func JudgeSummary(resp llm.ChatResponse) llm.Verdict {
 	switch {
 	case prompts.CleanSummary(resp.Content) == "":
 		return llm.Verdict{Unreadable: true, Reason: "no text once reasoning and labels are removed"}
@@ -69,14 +67,4 @@ func judgeSummary(resp llm.ChatResponse) llm.Verdict {
 		return llm.Verdict{Salvaged: true, Reason: "cut at the token limit"}
 	}
 	return llm.Verdict{}
-}
-
-// judgeSummaryEntities judges HiIndex's answer: without an entity record it is unreadable (the
-// task fails with prompts.ErrUnreadable), whatever else it holds.
-func judgeSummaryEntities(resp llm.ChatResponse) llm.Verdict {
-	recs := prompts.ParseRecords(resp.Content)
-	if len(recs.Entities) == 0 {
-		return llm.Verdict{Unreadable: true, Dropped: recs.Dropped, Reason: "no entity record"}
-	}
-	return recordsVerdict(recs, resp.Truncated())
 }

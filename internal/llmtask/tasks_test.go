@@ -15,35 +15,18 @@ func TestTasks(t *testing.T) {
 	c, s := fake(t, fakeopenai.Options{})
 	ps := prompts.New()
 	ctx := context.Background()
-	r, err := Report(ctx, c, ps, "Ilsa Marrow founded the Saltmere Guild. Corvin Hale surveyed for the Saltmere Guild.")
-	if err != nil || r.Title == "" || len(r.Findings) == 0 {
-		t.Errorf("report %+v %v", r, err)
-	}
 	pts, err := KeyPoints(ctx, c, ps, "Who founded the guild?", "[community:0-1] Ilsa Marrow founded the guild.")
 	if err != nil || len(pts) != 1 {
 		t.Errorf("points %+v %v", pts, err)
 	}
-	recs, err := SummaryEntities(ctx, c, ps, "- Ilsa Marrow: founder\n- Corvin Hale: surveyor", nil)
-	if err != nil || len(recs.Entities) != 1 || len(recs.Relationships) != 2 {
-		t.Errorf("summary entities %+v %v", recs, err)
-	}
 	st := c.Stats().Stages
-	if st[llm.StageReport].LLMCalls != 1 || st[llm.StageMap].LLMCalls != 1 || st[llm.StageLayers].LLMCalls != 1 || s.Counts().Chat != 3 {
+	if st[llm.StageMap].LLMCalls != 1 || s.Counts().Chat != 1 {
 		t.Errorf("stages %+v", st)
 	}
 }
 
-func TestReportAsksAgainAfterUnreadableAnswer(t *testing.T) {
-	chat := &scriptedChat{answers: []string{"I cannot write JSON today.", `{"title":"T","summary":"S"}`}}
-	r, err := Report(context.Background(), chat, prompts.New(), "Ilsa Marrow")
-	if err != nil || r.Title != "T" || len(chat.reqs) != 2 || chat.reqs[1].Temperature == 0 || !chat.reqs[0].JSON {
-		t.Errorf("report %+v %v after %d calls", r, err, len(chat.reqs))
-	}
-	chat = &scriptedChat{answers: []string{"no", "still no"}}
-	if _, err := Report(context.Background(), chat, prompts.New(), "Ilsa Marrow"); !errors.Is(err, prompts.ErrUnreadable) {
-		t.Errorf("unreadable report: err = %v", err)
-	}
-	chat = &scriptedChat{answers: []string{"no", "still no"}}
+func TestKeyPointsAsksAgainAfterUnreadableAnswer(t *testing.T) {
+	chat := &scriptedChat{answers: []string{"no", "still no"}}
 	if pts, err := KeyPoints(context.Background(), chat, prompts.New(), "q?", "r"); !errors.Is(err, prompts.ErrUnreadable) || pts != nil {
 		t.Errorf("unreadable key points: %v %v", pts, err)
 	}
@@ -64,24 +47,8 @@ func TestUnreadableAnswers(t *testing.T) {
 		calls int // what an unreadable answer costs
 		run   func(ctx context.Context, chat llm.Chatter) error
 	}{
-		{"report", 2, func(ctx context.Context, chat llm.Chatter) error {
-			_, err := Report(ctx, chat, ps, "Ilsa Marrow founded the Saltmere Guild. Corvin Hale surveyed for the Saltmere Guild.")
-			return err
-		}},
 		{"key points", 2, func(ctx context.Context, chat llm.Chatter) error {
 			_, err := KeyPoints(ctx, chat, ps, "Who founded the guild?", "[community:0-1] Ilsa Marrow founded the guild.")
-			return err
-		}},
-		{"summary entities", 1, func(ctx context.Context, chat llm.Chatter) error {
-			_, err := SummaryEntities(ctx, chat, ps, "- Ilsa Marrow: founder\n- Corvin Hale: surveyor", nil)
-			return err
-		}},
-		{"summarize", 1, func(ctx context.Context, chat llm.Chatter) error {
-			sum, err := NewSummarizer(chat, SummarizerOptions{MaxWords: 5})
-			if err != nil {
-				return err
-			}
-			_, err = sum.Summarize(ctx, "Ilsa Marrow", []string{"Ilsa Marrow founded the guild in 1102.", "She led the guild until 1124."})
 			return err
 		}},
 	}

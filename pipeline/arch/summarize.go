@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/stratarag/strata/internal/llmtask/archsummary"
+
 	"github.com/stratarag/strata/internal/llm"
-	"github.com/stratarag/strata/internal/llmtask"
 	"github.com/stratarag/strata/internal/textutil"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/prompts"
@@ -55,12 +56,11 @@ func (Extractive) Summarize(_ context.Context, layer int, members []Member) (Sum
 	return Summary{Title: title, Summary: summary}, nil
 }
 
-// LLM describes a community with a model (prompts.ArchSummary). A community whose answer is
+// LLM describes a community with a model (task archsummary). A community whose answer is
 // unreadable gets the extractive summary, so one bad answer never breaks the hierarchy; API
 // errors fail the stage.
 type LLM struct {
 	Chat      llm.Chatter
-	Prompts   *prompts.Set
 	Tokenizer *tokenizer.Tokenizer
 	// MaxInputTokens bounds the members text of one prompt (4000 when zero).
 	MaxInputTokens int
@@ -68,7 +68,7 @@ type LLM struct {
 
 // Summarize implements Summarizer.
 func (x *LLM) Summarize(ctx context.Context, layer int, members []Member) (Summary, error) {
-	title, summary, err := llmtask.ArchSummary(ctx, x.Chat, x.Prompts, layer, len(members), x.membersText(members))
+	title, summary, err := archsummary.Summarize(ctx, x.Chat, layer, len(members), x.membersText(members))
 	if errors.Is(err, prompts.ErrUnreadable) {
 		return Extractive{}.Summarize(ctx, layer, members)
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline/arch"
-	"github.com/stratarag/strata/prompts"
 )
 
 // cannedChat answers every request with one answer, or fails, and keeps the last request.
@@ -63,7 +62,7 @@ func TestLLMSummarizer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var req llm.ChatRequest
 			tc.chat.last = &req
-			got, err := (&arch.LLM{Chat: tc.chat, Prompts: prompts.New(), Tokenizer: tok}).Summarize(ctx, 1, members)
+			got, err := (&arch.LLM{Chat: tc.chat, Tokenizer: tok}).Summarize(ctx, 1, members)
 			if !errors.Is(err, tc.wantErr) || !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %+v, %v; want %+v, %v", got, err, tc.want, tc.wantErr)
 			}

@@ -10,12 +10,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stratarag/strata/internal/llmtask/summaryrelation"
+
 	"golang.org/x/sync/errgroup"
 
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/idlist"
 	"github.com/stratarag/strata/internal/llm"
-	"github.com/stratarag/strata/internal/llmtask"
 	"github.com/stratarag/strata/prompts"
 )
 
@@ -78,16 +79,15 @@ func (ExtractiveRelations) DescribeRelation(_ context.Context, r SummaryRelation
 	return desc, nil
 }
 
-// LLMRelations describes an inter-summary relation with a model (prompt summary_relation, stage
+// LLMRelations describes an inter-summary relation with a model (task summaryrelation, stage
 // llm.StageAggregate). An unreadable answer gets the extractive description; API errors fail.
 type LLMRelations struct {
-	Chat    llm.Chatter
-	Prompts *prompts.Set
+	Chat llm.Chatter
 }
 
 // DescribeRelation implements RelationDescriber.
 func (x *LLMRelations) DescribeRelation(ctx context.Context, r SummaryRelation) (string, error) {
-	d, err := llmtask.SummaryRelation(ctx, x.Chat, x.Prompts, r.Source.Name, r.Source.Description, r.Target.Name, r.Target.Description, r.Count, r.Evidence)
+	d, err := summaryrelation.Describe(ctx, x.Chat, r.Source.Name, r.Source.Description, r.Target.Name, r.Target.Description, r.Count, r.Evidence)
 	if errors.Is(err, prompts.ErrUnreadable) {
 		return ExtractiveRelations{}.DescribeRelation(ctx, r)
 	}

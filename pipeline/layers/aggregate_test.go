@@ -66,7 +66,7 @@ func summaryRelations(t *testing.T, s graph.Reader, built []layers.Layer) map[in
 func TestAggregation(t *testing.T) {
 	ctx := context.Background()
 	store, emb := ingested(t)
-	b := &layers.Builder{Store: store, Embedder: emb, Summarizer: layers.Extractive{}, Describer: layers.ExtractiveRelations{}, Log: zerolog.Nop(), Seed: 7}
+	b := &layers.Builder{Store: store, Embedder: emb, Summarizer: layers.Extractive{}, Describer: layers.ExtractiveRelations{}, Log: zerolog.Nop(), Seed: 7, Options: layers.DefaultOptions()}
 	built, err := b.Build(ctx)
 	if err != nil {
 		t.Fatal(err)

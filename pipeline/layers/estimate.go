@@ -5,10 +5,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stratarag/strata/internal/llmtask/summaryentities"
+
+	"github.com/stratarag/strata/internal/llmtask/summaryrelation"
+
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
-	"github.com/stratarag/strata/internal/llmtask"
-	"github.com/stratarag/strata/prompts"
 )
 
 // Sizes of the typical inter-summary relation prompt EstimateCall renders: summary descriptions
@@ -27,11 +29,11 @@ func (x *LLMRelations) EstimateCall(tok llm.Counter) (llm.StageEstimate, error) 
 	for i := range evidence {
 		evidence[i] = words(estimateEvidenceWords)
 	}
-	p, err := x.Prompts.SummaryRelation("First summary", words(estimateSummaryWords), "Second summary", words(estimateSummaryWords), 10, evidence, 0)
+	p, err := summaryrelation.Prompt("First summary", words(estimateSummaryWords), "Second summary", words(estimateSummaryWords), 10, evidence)
 	if err != nil {
 		return llm.StageEstimate{}, fmt.Errorf("estimate the aggregation: %w", err)
 	}
-	return llm.StageEstimate{Calls: 1, PromptTokens: tok.Count(p.System) + tok.Count(p.User), CompletionTokens: llmtask.SummaryRelationMaxTokens}, nil
+	return llm.StageEstimate{Calls: 1, PromptTokens: tok.Count(p.System) + tok.Count(p.User), CompletionTokens: summaryrelation.MaxTokens}, nil
 }
 
 // EstimateSummary predicts the prompt and completion tokens of one Summarize call over members
@@ -43,9 +45,9 @@ func (x *LLM) EstimateSummary(tok llm.Counter, members []graph.Entity) (llm.Stag
 		ms[i] = Member{Entity: e, Connections: e.Degree, Label: e.Name}
 	}
 	slices.SortFunc(ms, byConnections)
-	p, err := x.Prompts.SummaryEntities(x.clusterText(ms), prompts.DefaultMetaTypes())
+	p, err := summaryentities.Prompt(x.clusterText(ms), summaryentities.DefaultTypes())
 	if err != nil {
 		return llm.StageEstimate{}, fmt.Errorf("estimate a summary: %w", err)
 	}
-	return llm.StageEstimate{Calls: 1, PromptTokens: tok.Count(p.System) + tok.Count(p.User), CompletionTokens: llmtask.SummaryEntitiesMaxTokens}, nil
+	return llm.StageEstimate{Calls: 1, PromptTokens: tok.Count(p.System) + tok.Count(p.User), CompletionTokens: summaryentities.MaxTokens}, nil
 }

@@ -54,7 +54,8 @@ type Summarizer interface {
 	Summarize(ctx context.Context, members []Member) ([]Summary, error)
 }
 
-// Options configures the index; zero fields take DefaultOptions' values.
+// Options configures the index. Start from DefaultOptions and check changed fields with
+// Validate: the Builder uses every field as it is (MaxLayers 0 builds no layer).
 type Options struct {
 	MaxLayers int // summary layers at most
 	Dims      int // PCA dimensions the embeddings are reduced to before a fit
@@ -63,7 +64,7 @@ type Options struct {
 	// it: one summary of everything would be a hub over all of it.
 	ClusterSize int
 	// MaxClusterSize bounds a cluster: a larger one is clustered again on its own, recursively
-	// (see cluster.Bounded). Zero means twice ClusterSize.
+	// (see cluster.Bounded); at least ClusterSize.
 	MaxClusterSize int
 	MaxComponents  int     // mixture components of one fit at most
 	Threshold      float64 // soft membership: an entity joins every cluster it belongs to with probability above this
@@ -145,9 +146,9 @@ type Layer struct {
 // ingester marks the structure stale until every structure stage has finished, so the next run
 // builds the whole hierarchy again.
 func (b *Builder) Build(ctx context.Context) ([]Layer, error) {
-	opt := b.options()
-	if opt.MaxClusterSize < opt.ClusterSize {
-		return nil, fmt.Errorf("hierarchical index: MaxClusterSize %d is below ClusterSize %d", opt.MaxClusterSize, opt.ClusterSize)
+	opt := b.Options
+	if err := opt.Validate(); err != nil {
+		return nil, fmt.Errorf("hierarchical index: %w", err)
 	}
 	if err := b.Store.Apply(ctx, graph.Batch{ClearSummaries: true}); err != nil {
 		return nil, fmt.Errorf("remove the previous summary layers: %w", err)
@@ -255,20 +256,6 @@ func (b *Builder) release() {
 	if b.Release != nil {
 		b.Release()
 	}
-}
-
-func (b *Builder) options() Options {
-	def := DefaultOptions()
-	o := b.Options
-	o.MaxLayers = cmp.Or(o.MaxLayers, def.MaxLayers)
-	o.Dims = cmp.Or(o.Dims, def.Dims)
-	o.ClusterSize = cmp.Or(o.ClusterSize, def.ClusterSize)
-	o.MaxClusterSize = cmp.Or(o.MaxClusterSize, 2*o.ClusterSize)
-	o.MaxComponents = cmp.Or(o.MaxComponents, def.MaxComponents)
-	o.Threshold = cmp.Or(o.Threshold, def.Threshold)
-	o.Concurrency = cmp.Or(o.Concurrency, def.Concurrency)
-	o.AggregateK = cmp.Or(o.AggregateK, def.AggregateK)
-	return o
 }
 
 // layerSet is a layer's entities as the index holds them between steps: ids, and what ranks

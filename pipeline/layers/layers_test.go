@@ -42,7 +42,7 @@ func TestBuildHierarchy(t *testing.T) {
 	ctx := context.Background()
 	store, emb := ingested(t)
 	sum := &countingSummarizer{}
-	b := &layers.Builder{Store: store, Embedder: emb, Summarizer: sum, Log: zerolog.Nop()}
+	b := &layers.Builder{Store: store, Embedder: emb, Summarizer: sum, Log: zerolog.Nop(), Options: layers.DefaultOptions()}
 	built, err := b.Build(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +116,7 @@ func TestBuildTooSmall(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	built, err := (&layers.Builder{Store: store, Embedder: emb, Summarizer: layers.Extractive{}, Log: zerolog.Nop()}).Build(ctx)
+	built, err := (&layers.Builder{Store: store, Embedder: emb, Summarizer: layers.Extractive{}, Log: zerolog.Nop(), Options: layers.DefaultOptions()}).Build(ctx)
 	if err != nil || len(built) != 0 {
 		t.Errorf("two entities: built %v, %v; want nothing", built, err)
 	}
@@ -215,7 +215,7 @@ func TestBuildCountsDegreesFromRelations(t *testing.T) {
 	build := func() (*recordingSummarizer, []graph.Entity) {
 		rec := &recordingSummarizer{}
 		b := &layers.Builder{Store: store, Embedder: emb, Summarizer: rec, Log: zerolog.Nop(),
-			Options: layers.Options{ClusterSize: 4, MaxClusterSize: 8}}
+			Options: sized(4, 8, 5)}
 		if _, err := b.Build(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -366,7 +366,7 @@ func TestBuildReadsLayerZeroInPages(t *testing.T) {
 		want = append(want, strings.Join(m, "|"))
 	}
 	rec := &memberRecorder{}
-	b := &layers.Builder{Store: store, Embedder: emb, Summarizer: rec, Log: zerolog.Nop(), Seed: 5}
+	b := &layers.Builder{Store: store, Embedder: emb, Summarizer: rec, Log: zerolog.Nop(), Seed: 5, Options: layers.DefaultOptions()}
 	if _, err := b.Build(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -407,7 +407,7 @@ func TestBuildMergesAcrossWindows(t *testing.T) {
 	store := storeOf(t, emb, 9000, func(i int) string { return fmt.Sprintf("Place %05d", i) }, func(int) bool { return false })
 	sum := &sameName{}
 	b := &layers.Builder{Store: store, Embedder: emb, Summarizer: sum, Log: zerolog.Nop(),
-		Options: layers.Options{ClusterSize: 2, MaxClusterSize: 4, MaxLayers: 1}}
+		Options: sized(2, 4, 1)}
 	built, err := b.Build(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -454,7 +454,7 @@ func TestBuildHeldOrStreamedEmbeddings(t *testing.T) {
 		},
 		func(i int) bool { return i%97 == 0 })
 	hierarchy := func(hold int) ([]layers.Layer, []graph.Entity, []graph.SummaryLink) {
-		b := &layers.Builder{Store: store, Embedder: emb, Summarizer: layers.Extractive{}, Log: zerolog.Nop(), Seed: 5}
+		b := &layers.Builder{Store: store, Embedder: emb, Summarizer: layers.Extractive{}, Log: zerolog.Nop(), Seed: 5, Options: layers.DefaultOptions()}
 		layers.HoldEmbeddingsUpTo(b, hold)
 		built, err := b.Build(ctx)
 		if err != nil {
@@ -493,4 +493,11 @@ func TestBuildHeldOrStreamedEmbeddings(t *testing.T) {
 	if !reflect.DeepEqual(heldLinks, streamedLinks) {
 		t.Errorf("links differ: held %d, streamed %d", len(heldLinks), len(streamedLinks))
 	}
+}
+
+// sized is DefaultOptions with smaller clusters and fewer layers.
+func sized(cluster, maxCluster, maxLayers int) layers.Options {
+	o := layers.DefaultOptions()
+	o.ClusterSize, o.MaxClusterSize, o.MaxLayers = cluster, maxCluster, maxLayers
+	return o
 }

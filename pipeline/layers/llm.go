@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 
+	"github.com/stratarag/strata/internal/llmtask/summaryentities"
+
 	"github.com/stratarag/strata/internal/llm"
-	"github.com/stratarag/strata/internal/llmtask"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/prompts"
 )
@@ -15,7 +16,6 @@ import (
 // so one bad answer never breaks the hierarchy; API errors do fail the stage.
 type LLM struct {
 	Chat      llm.Chatter
-	Prompts   *prompts.Set
 	Tokenizer *tokenizer.Tokenizer
 	// MaxInputTokens bounds the cluster text of one prompt (6000 when zero).
 	MaxInputTokens int
@@ -23,7 +23,7 @@ type LLM struct {
 
 // Summarize implements Summarizer.
 func (x *LLM) Summarize(ctx context.Context, members []Member) ([]Summary, error) {
-	recs, err := llmtask.SummaryEntities(ctx, x.Chat, x.Prompts, x.clusterText(members), nil)
+	recs, err := summaryentities.Ask(ctx, x.Chat, x.clusterText(members), nil)
 	if errors.Is(err, prompts.ErrUnreadable) {
 		return Extractive{}.Summarize(ctx, members)
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline/layers"
-	"github.com/stratarag/strata/prompts"
 )
 
 // cannedChat answers every request with one answer, or fails.
@@ -55,7 +54,7 @@ func TestLLMSummarizer(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := (&layers.LLM{Chat: tc.chat, Prompts: prompts.New(), Tokenizer: tok}).Summarize(ctx, members)
+			got, err := (&layers.LLM{Chat: tc.chat, Tokenizer: tok}).Summarize(ctx, members)
 			if !errors.Is(err, tc.wantErr) || !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %+v, %v; want %+v, %v", got, err, tc.want, tc.wantErr)
 			}
@@ -90,7 +89,7 @@ func TestLLMRelations(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := (&layers.LLMRelations{Chat: tc.chat, Prompts: prompts.New()}).DescribeRelation(ctx, r)
+			got, err := (&layers.LLMRelations{Chat: tc.chat}).DescribeRelation(ctx, r)
 			if !errors.Is(err, tc.wantErr) || got != tc.want {
 				t.Errorf("got %q, %v; want %q, %v", got, err, tc.want, tc.wantErr)
 			}

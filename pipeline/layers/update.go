@@ -65,8 +65,11 @@ type Update struct {
 // written. Unchanged clusters keep their summaries, links and relations. It returns
 // ErrNeedsBuild when there are no layers to update but layer 0 is big enough for one.
 func (b *Builder) Update(ctx context.Context, changed []string) (Update, error) {
-	opt := b.options()
+	opt := b.Options
 	var up Update
+	if err := opt.Validate(); err != nil {
+		return up, fmt.Errorf("hierarchical index: %w", err)
+	}
 	dirty, err := b.classify(ctx, changed)
 	if err != nil {
 		return up, err

@@ -144,7 +144,7 @@ func synthetic(t *testing.T, n int) (*embedded.Store, embedding.Embedder) {
 func TestUpdateUnchanged(t *testing.T) {
 	ctx := context.Background()
 	store, emb := synthetic(t, 480)
-	b := &layers.Builder{Store: store, Embedder: emb, Summarizer: layers.Extractive{}, Describer: layers.ExtractiveRelations{}, Log: zerolog.Nop(), Seed: 3}
+	b := &layers.Builder{Store: store, Embedder: emb, Summarizer: layers.Extractive{}, Describer: layers.ExtractiveRelations{}, Log: zerolog.Nop(), Seed: 3, Options: layers.DefaultOptions()}
 	if _, err := b.Build(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestUpdateAddAndRemove(t *testing.T) {
 	ctx := context.Background()
 	store, emb := synthetic(t, 480)
 	sum := &countingSummarizer{}
-	b := &layers.Builder{Store: store, Embedder: emb, Summarizer: sum, Describer: layers.ExtractiveRelations{}, Log: zerolog.Nop(), Seed: 3}
+	b := &layers.Builder{Store: store, Embedder: emb, Summarizer: sum, Describer: layers.ExtractiveRelations{}, Log: zerolog.Nop(), Seed: 3, Options: layers.DefaultOptions()}
 	built, err := b.Build(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -301,7 +301,7 @@ func TestUpdateNeedsBuild(t *testing.T) {
 	}
 	defer store.Close()
 	emb := embedding.NewOffline(16)
-	b := &layers.Builder{Store: store, Embedder: emb, Summarizer: layers.Extractive{}, Log: zerolog.Nop()}
+	b := &layers.Builder{Store: store, Embedder: emb, Summarizer: layers.Extractive{}, Log: zerolog.Nop(), Options: layers.DefaultOptions()}
 	var batch graph.Batch
 	for i := range 30 {
 		name := string(rune('A'+i%26)) + string(rune('a'+i/26)) + " Place"

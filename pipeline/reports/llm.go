@@ -9,13 +9,14 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/stratarag/strata/internal/llmtask/report"
+
 	"github.com/rs/zerolog"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
-	"github.com/stratarag/strata/internal/llmtask"
 	"github.com/stratarag/strata/internal/textutil"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/prompts"
@@ -30,7 +31,6 @@ import (
 // cached report).
 type LLM struct {
 	Chat      llm.Chatter
-	Prompts   *prompts.Set
 	Embedder  embedding.Embedder
 	Tokenizer *tokenizer.Tokenizer
 	Log       zerolog.Logger
@@ -85,7 +85,7 @@ func (x *LLM) Reports(ctx context.Context, store graph.ReadWriter, communities [
 					}
 				}
 				text := x.communityText(m, written)
-				r, err := llmtask.Report(gctx, x.Chat, x.Prompts, text)
+				r, err := report.Write(gctx, x.Chat, text)
 				if err != nil {
 					if !errors.Is(err, prompts.ErrUnreadable) {
 						return fmt.Errorf("report community %s: %w", part[i].ID, err)
@@ -194,9 +194,9 @@ func (x *LLM) EstimateReport(ctx context.Context, store graph.Reader, c graph.Co
 	if m.RelationCount == 0 || (len(m.Children) == 1 && m.Children[0].Size == len(m.Entities)) {
 		return llm.StageEstimate{}, nil
 	}
-	p, err := x.Prompts.ReportPrompt(x.communityText(m, nil), 0, 0)
+	p, err := report.Prompt(x.communityText(m, nil), 0, 0)
 	if err != nil {
 		return llm.StageEstimate{}, fmt.Errorf("estimate the report of community %s: %w", c.ID, err)
 	}
-	return llm.StageEstimate{Calls: 1, PromptTokens: x.Tokenizer.Count(p.System) + x.Tokenizer.Count(p.User), CompletionTokens: llmtask.ReportMaxTokens}, nil
+	return llm.StageEstimate{Calls: 1, PromptTokens: x.Tokenizer.Count(p.System) + x.Tokenizer.Count(p.User), CompletionTokens: report.MaxTokens}, nil
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/tokenizer"
-	"github.com/stratarag/strata/prompts"
 )
 
 // scriptedChat answers report prompts with a fixed text, or fails, and records the prompts.
@@ -66,7 +65,7 @@ func newLLMReporter(t *testing.T, chat llm.Chatter) *LLM {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &LLM{Chat: chat, Prompts: prompts.New(), Embedder: embedding.NewOffline(16), Tokenizer: tok, Log: zerolog.Nop()}
+	return &LLM{Chat: chat, Embedder: embedding.NewOffline(16), Tokenizer: tok, Log: zerolog.Nop()}
 }
 
 func TestLLMReports(t *testing.T) {

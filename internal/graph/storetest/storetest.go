@@ -52,6 +52,7 @@ func tests() []test {
 		contextTests(),
 		evidenceTests(),
 		pageTests(),
+		paramTests(),
 	} {
 		all = append(all, group...)
 	}

@@ -14,6 +14,14 @@ var maxWordsRe = regexp.MustCompile(`at most (\d+) words`)
 
 var subjectRe = regexp.MustCompile(`(?m)^Subject:\s*(.*)$`)
 
+// What the fake reads in a description merging request, as a model would: the task title and
+// the data fence of internal/llmtask/summarize (which calls internal/llm, whose tests use this
+// package, so it cannot be imported here; TestTaskNames checks the copies).
+const (
+	summarizeTask  = "Description merging"
+	summarizeLabel = "DESCRIPTIONS"
+)
+
 // summarizeAnswer merges descriptions by keeping the first sentence of each distinct one, within
 // the word limit the prompt states.
 func summarizeAnswer(system, user string) string {
@@ -25,7 +33,7 @@ func summarizeAnswer(system, user string) string {
 	if m := subjectRe.FindStringSubmatch(user); m != nil {
 		name = strings.TrimSpace(m[1])
 	}
-	data, _ := prompts.Unfence(user, prompts.DescriptionsLabel)
+	data, _ := prompts.Unfence(user, summarizeLabel)
 	seen := map[string]bool{}
 	var parts []string
 	for _, line := range strings.Split(data, "\n") {
@@ -99,6 +107,14 @@ func answerAnswer(user string) string {
 	return fmt.Sprintf("According to the sources, %s %s", clip(best, maxDescWords), bestCite)
 }
 
+// What the fake reads in a community report request, as a model would: the task title and the
+// data fence of internal/llmtask/report (which calls internal/llm, whose tests use this package,
+// so it cannot be imported here; TestTaskNames checks the copies).
+const (
+	reportTask  = "Community report"
+	reportLabel = "COMMUNITY"
+)
+
 // reportAnswer writes a JSON community report about the names in text.
 func reportAnswer(text string) string {
 	var names []string
@@ -158,6 +174,14 @@ func keyPointsAnswer(user string) string {
 	b, _ := json.Marshal(map[string]any{"points": points})
 	return string(b)
 }
+
+// What the fake reads in an attributed community summary request, as a model would: the task
+// title and the data fence of internal/llmtask/archsummary (which calls internal/llm, whose tests
+// use this package, so it cannot be imported here; TestTaskNames checks the copies).
+const (
+	archSummaryTask  = "Attributed community summary"
+	archSummaryLabel = "MEMBERS"
+)
 
 // archSummaryAnswer titles an attributed community after its first two members (lines
 // "- NAME (TYPE): DESCRIPTION") and summarizes it with the first sentence of each of the first

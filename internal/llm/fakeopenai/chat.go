@@ -182,22 +182,22 @@ func (s *Server) answer(msgs []chatMessage, asJSON bool) (task, answer string, r
 		passage, _ := prompts.Unfence(firstUser, prompts.PassageLabel)
 		rels := relationsAmong(passage, listedEntities(firstUser))
 		return task, format(nil, rels), len(rels)
-	case prompts.TaskSummarize:
+	case summarizeTask:
 		return task, summarizeAnswer(system, firstUser), 0
 	case prompts.TaskAnswer:
 		return task, answerAnswer(firstUser), 0
-	case prompts.TaskReport:
-		text, _ := prompts.Unfence(firstUser, prompts.CommunityLabel)
+	case reportTask:
+		text, _ := prompts.Unfence(firstUser, reportLabel)
 		return task, reportAnswer(text), 0
 	case prompts.TaskKeyPoints:
 		return task, keyPointsAnswer(firstUser), 0
-	case prompts.TaskSummaryRelation:
+	case summaryRelationTask:
 		return task, summaryRelationAnswer(firstUser), 0
-	case prompts.TaskArchSummary:
-		text, _ := prompts.Unfence(firstUser, prompts.MembersLabel)
+	case archSummaryTask:
+		text, _ := prompts.Unfence(firstUser, archSummaryLabel)
 		return task, archSummaryAnswer(text), 0
-	case prompts.TaskSummaryEntity:
-		text, _ := prompts.Unfence(firstUser, prompts.ClusterLabel)
+	case summaryEntitiesTask:
+		text, _ := prompts.Unfence(firstUser, summaryEntitiesLabel)
 		ents, rels := summaryEntities(text)
 		return task, format(ents, rels), len(ents) + len(rels)
 	}

@@ -344,6 +344,14 @@ func mangle(answer string, records int) (string, int) {
 	return "<think>Let me work through the context first.</think>\n" + answer, 0
 }
 
+// What the fake reads in a summary entities request, as a model would: the task title and the
+// data fence of internal/llmtask/summaryentities (which calls internal/llm, whose tests use this
+// package, so it cannot be imported here; TestTaskNames checks the copies).
+const (
+	summaryEntitiesTask  = "Summary entities"
+	summaryEntitiesLabel = "CLUSTER"
+)
+
 // summaryEntities abstracts a cluster listing into one theme linked to every member.
 func summaryEntities(text string) ([]prompts.EntityRecord, []prompts.RelationshipRecord) {
 	var members []string

@@ -10,6 +10,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stratarag/strata/internal/llmtask/summaryentities"
+
+	"github.com/stratarag/strata/internal/llmtask/report"
+
+	"github.com/stratarag/strata/internal/llmtask/summarize"
+
+	"github.com/stratarag/strata/internal/llmtask/archsummary"
+
+	"github.com/stratarag/strata/internal/llmtask/summaryrelation"
+
 	"github.com/stratarag/strata/prompts"
 )
 
@@ -197,7 +207,7 @@ func TestTimeoutFaultHangsUntilClientGivesUp(t *testing.T) {
 func TestOtherTasks(t *testing.T) {
 	s := newServer(t, Options{})
 	ps := prompts.New()
-	sum, _ := ps.Summarize("Ilsa Marrow", []string{"Ilsa Marrow founded the guild. She was strict.", "Ilsa Marrow founded the guild. Again.", "She led it until 1124."}, 12)
+	sum, _ := summarize.Prompt("Ilsa Marrow", []string{"Ilsa Marrow founded the guild. She was strict.", "Ilsa Marrow founded the guild. Again.", "She led it until 1124."}, 12)
 	if got := post(t, s, "/v1/chat/completions", chatBody(sum)).content; !strings.HasPrefix(got, "Ilsa Marrow founded the guild. Ilsa Marrow: ") && len(strings.Fields(got)) > 13 {
 		t.Errorf("summary %q", got)
 	}
@@ -205,7 +215,7 @@ func TestOtherTasks(t *testing.T) {
 	if got := post(t, s, "/v1/chat/completions", chatBody(ans)).content; !strings.Contains(got, "[doc:guild]") {
 		t.Errorf("answer %q", got)
 	}
-	rep, _ := ps.ReportPrompt("Ilsa Marrow founded the Saltmere Guild. Corvin Hale surveyed for it.", 0, 0)
+	rep, _ := report.Prompt("Ilsa Marrow founded the Saltmere Guild. Corvin Hale surveyed for it.", 0, 0)
 	r, _, err := prompts.ParseReport(post(t, s, "/v1/chat/completions", chatBody(rep)).content)
 	if err != nil || r.Title != "Ilsa Marrow and Saltmere Guild" || len(r.Findings) == 0 {
 		t.Errorf("report %+v %v", r, err)
@@ -215,13 +225,13 @@ func TestOtherTasks(t *testing.T) {
 	if err != nil || len(pts) != 1 || pts[0].Score <= 0 {
 		t.Errorf("points %+v %v", pts, err)
 	}
-	se, _ := ps.SummaryEntities("- Ilsa Marrow: founder\n- Corvin Hale: surveyor", nil)
+	se, _ := summaryentities.Prompt("- Ilsa Marrow: founder\n- Corvin Hale: surveyor", nil)
 	recs := prompts.ParseRecords(post(t, s, "/v1/chat/completions", chatBody(se)).content)
 	if len(recs.Entities) != 1 || len(recs.Relationships) != 2 {
 		t.Errorf("summary entities %+v", recs)
 	}
-	sr, _ := ps.SummaryRelation("Guild founders", "Who built the guild.", "Harbour trade", "Ships and tariffs.", 7,
-		[]string{"Ilsa Marrow taxed the ships. Again.", "Corvin Hale surveyed the harbour."}, 0)
+	sr, _ := summaryrelation.Prompt("Guild founders", "Who built the guild.", "Harbour trade", "Ships and tariffs.", 7,
+		[]string{"Ilsa Marrow taxed the ships. Again.", "Corvin Hale surveyed the harbour."})
 	if got := post(t, s, "/v1/chat/completions", chatBody(sr)).content; got != "Guild founders is linked to Harbour trade. For instance: Ilsa Marrow taxed the ships." {
 		t.Errorf("summary relation %q", got)
 	}
@@ -260,5 +270,21 @@ func TestCorpusSmoke(t *testing.T) {
 	}
 	for _, e := range recs.Entities {
 		t.Logf("%s (%s)", e.Name, e.Type)
+	}
+}
+
+// TestTaskNames: the fake recognizes the tasks of internal/llmtask's packages by the names they
+// put in their prompts.
+func TestTaskNames(t *testing.T) {
+	for _, tc := range []struct{ fakeTask, fakeLabel, task, label string }{
+		{summaryRelationTask, summaryRelationLabel, summaryrelation.Task, summaryrelation.Label},
+		{archSummaryTask, archSummaryLabel, archsummary.Task, archsummary.Label},
+		{summarizeTask, summarizeLabel, summarize.Task, summarize.Label},
+		{reportTask, reportLabel, report.Task, report.Label},
+		{summaryEntitiesTask, summaryEntitiesLabel, summaryentities.Task, summaryentities.Label},
+	} {
+		if tc.fakeTask != tc.task || tc.fakeLabel != tc.label {
+			t.Errorf("the fake reads task %q fenced %q; the task writes %q fenced %q", tc.fakeTask, tc.fakeLabel, tc.task, tc.label)
+		}
 	}
 }

@@ -7,6 +7,14 @@ import (
 	"github.com/stratarag/strata/prompts"
 )
 
+// What the fake reads in a summary relation request, as a model would: the task title and the
+// data fence of internal/llmtask/summaryrelation. That package calls internal/llm, whose tests
+// use this one, so it cannot be imported here; TestTaskNames checks the copies.
+const (
+	summaryRelationTask  = "Summary relation"
+	summaryRelationLabel = "RELATIONS"
+)
+
 var (
 	firstRe  = regexp.MustCompile(`(?m)^First:\s*(.*)$`)
 	secondRe = regexp.MustCompile(`(?m)^Second:\s*(.*)$`)
@@ -22,7 +30,7 @@ func summaryRelationAnswer(user string) string {
 		return "?"
 	}
 	out := name(firstRe) + " is linked to " + name(secondRe) + "."
-	data, _ := prompts.Unfence(user, prompts.RelationLabel)
+	data, _ := prompts.Unfence(user, summaryRelationLabel)
 	for _, line := range strings.Split(data, "\n") {
 		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "- "); ok {
 			if ss := sentences(rest); len(ss) > 0 {

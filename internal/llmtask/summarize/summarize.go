@@ -1,18 +1,63 @@
-package llmtask
+// Package summarize is the model task that merges the descriptions an entity or relation
+// collected across chunks into one (stage llm.StageSummarize): its prompt (summarize.tmpl), the
+// calls, in groups when the descriptions exceed the input budget, and the reading of the answer.
+package summarize
 
 import (
 	"context"
+	"embed"
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/stratarag/strata/internal/llmtask"
 
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/prompts"
 )
 
-// SummarizerOptions configures a Summarizer. Zero fields take defaults.
-type SummarizerOptions struct {
-	// MaxWords bounds the merged description (prompts.DefaultSummaryWords, 200).
+// Task is the task title of the prompt, by which its requests are recognized (prompts.TaskOf).
+const Task = "Description merging"
+
+// Label fences the descriptions in the prompt.
+const Label = "DESCRIPTIONS"
+
+// DefaultWords is the word limit of a merged description when the options give none.
+const DefaultWords = 200
+
+//go:embed summarize.tmpl
+var templateFS embed.FS
+
+// templates are parsed once from the embedded file; a parsed template is immutable and safe for
+// concurrent use.
+var templates = prompts.Templates(templateFS, "summarize.tmpl")
+
+// Prompt renders the prompt that merges the descriptions of one entity or relationship (name)
+// into one of at most maxWords words (DefaultWords when not positive).
+func Prompt(name string, descriptions []string, maxWords int) (prompts.Prompt, error) {
+	if len(descriptions) == 0 {
+		return prompts.Prompt{}, errors.New("summarize prompt: no descriptions")
+	}
+	if maxWords <= 0 {
+		maxWords = DefaultWords
+	}
+	var b strings.Builder
+	for _, d := range descriptions {
+		b.WriteString("- ")
+		b.WriteString(strings.Join(strings.Fields(d), " "))
+		b.WriteByte('\n')
+	}
+	return prompts.RenderPair(templates, "summarize", struct {
+		Name         string
+		Descriptions prompts.Fenced
+		MaxWords     int
+	}{prompts.CleanText(name), prompts.Fence(Label, b.String()), maxWords})
+}
+
+// Options configures a Summarizer. Zero fields take defaults.
+type Options struct {
+	// MaxWords bounds the merged description (DefaultWords).
 	MaxWords int
 	// MaxInputTokens bounds the descriptions sent in one request (6000). Longer lists are
 	// merged in groups first, then the group summaries are merged.
@@ -24,15 +69,14 @@ type SummarizerOptions struct {
 // Summarizer merges the descriptions an entity or relation collected across chunks into one,
 // with the LLM. It implements the Summarizer interface of pipeline/resolve.
 type Summarizer struct {
-	chat    llm.Chatter
-	prompts *prompts.Set
-	opts    SummarizerOptions
+	chat llm.Chatter
+	opts Options
 }
 
-// NewSummarizer returns a summarizer that calls chat (normally an *llm.Client).
-func NewSummarizer(chat llm.Chatter, opts SummarizerOptions) (*Summarizer, error) {
+// New returns a summarizer that calls chat (normally an *llm.Client).
+func New(chat llm.Chatter, opts Options) (*Summarizer, error) {
 	if opts.MaxWords <= 0 {
-		opts.MaxWords = prompts.DefaultSummaryWords
+		opts.MaxWords = DefaultWords
 	}
 	if opts.MaxInputTokens <= 0 {
 		opts.MaxInputTokens = 6000
@@ -48,7 +92,7 @@ func NewSummarizer(chat llm.Chatter, opts SummarizerOptions) (*Summarizer, error
 			opts.Counter = tok
 		}
 	}
-	return &Summarizer{chat: chat, prompts: prompts.New(), opts: opts}, nil
+	return &Summarizer{chat: chat, opts: opts}, nil
 }
 
 // Summarize returns one description for name merging descriptions. Exact duplicates are sent
@@ -84,15 +128,15 @@ func (s *Summarizer) merge(ctx context.Context, name string, parts []string) (st
 }
 
 func (s *Summarizer) summarize(ctx context.Context, name string, parts []string) (string, error) {
-	p, err := s.prompts.Summarize(name, parts, s.opts.MaxWords)
+	p, err := Prompt(name, parts, s.opts.MaxWords)
 	if err != nil {
 		return "", err
 	}
 	resp, err := s.chat.Chat(ctx, llm.ChatRequest{
 		Stage:     llm.StageSummarize,
-		Messages:  promptMessages(p),
+		Messages:  llmtask.Messages(p),
 		MaxTokens: s.opts.MaxWords*2 + 64, // about 1.3 tokens a word, with room to finish
-		Judge:     judgeSummary,
+		Judge:     llmtask.JudgeSummary,
 	})
 	if err != nil {
 		return "", fmt.Errorf("summarize %s: %w", name, err)
