@@ -111,6 +111,7 @@ func (e *Engine) global(ctx context.Context, question string, qvec []float32, op
 		}
 	}
 	res.ContextText = b.String()
+	res.Budget = b.budget(opt.MaxContextTokens)
 
 	// The chunks behind the best points, for a reader to check them and for eval to score the
 	// mode; they are not part of the context text, which holds the points only.

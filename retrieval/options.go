@@ -44,7 +44,7 @@ func DefaultOptions(m Mode) Options {
 	case ModeGlobal:
 		opt.MaxContextTokens = globalContextTokens
 	case ModeLCA:
-		opt.Entities, opt.MaxContextTokens = lcaEntities, hiContextTokens
+		opt.Entities, opt.MaxContextTokens = lcaEntities, lcaContextTokens
 	case ModeArch:
 		opt.Entities, opt.MaxContextTokens = archNodes, archContextTokens
 	default: // ModeHi and its ablations
