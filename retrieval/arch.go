@@ -22,8 +22,6 @@ import (
 const (
 	// archNodes is the default number of nodes found per layer (Options.Entities).
 	archNodes = 10
-	// archContextTokens is the default context budget, as local and global search have.
-	archContextTokens = 12000
 	// archPointShare is the share of the budget for the filtered points; the source chunks of
 	// the entities found get the rest.
 	archPointShare = 0.5

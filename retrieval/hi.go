@@ -15,13 +15,12 @@ import (
 
 // Parameters of HiRAG's three-level retrieval (the hi mode and its ablations).
 const (
-	hiEntities      = 20    // n: entities of the local level
-	hiOversample    = 10    // candidates searched per local entity
-	hiKeyEntities   = 10    // m: key entities per community for the bridge level
-	hiCommunities   = 10    // communities of the global level, at most
-	hiMaxHops       = 4     // longest bridge path
-	hiMaxPairs      = 40    // bridge path requests per query, at most
-	hiContextTokens = 65000 // HiRAG's: 12 500 + 12 500 + 20 000 + 20 000
+	hiEntities    = 20 // n: entities of the local level
+	hiOversample  = 10 // candidates searched per local entity
+	hiKeyEntities = 10 // m: key entities per community for the bridge level
+	hiCommunities = 10 // communities of the global level, at most
+	hiMaxHops     = 4  // longest bridge path
+	hiMaxPairs    = 40 // bridge path requests per query, at most
 )
 
 // hi is HiRAG's three-level retrieval. Local level: the top-n entities over all layers among

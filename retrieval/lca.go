@@ -19,7 +19,7 @@ const (
 // (12 500 / 12 500 / 20 000 / 20 000 tokens), the summaries on the paths in the place of its
 // community reports and their relations in the place of its bridge paths.
 const (
-	lcaContextTokens = hiContextTokens
+	lcaContextTokens = 65000
 	lcaSummaryShare  = hiBackgroundWeight / lcaContextTokens
 	lcaRelationShare = hiPathWeight / lcaContextTokens
 	lcaEntityShare   = hiEntityWeight / lcaContextTokens
