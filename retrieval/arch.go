@@ -138,7 +138,8 @@ func (e *Engine) arch(ctx context.Context, question string, qvec []float32, opt 
 	total := opt.MaxContextTokens
 	sources := newContextBuilder(e.Tokenizer)
 	full := int(math.Ceil(hiFullShare * float64(opt.TopK)))
-	res.Context.Chunks = sources.chunks("Sources", excerpts(e.Tokenizer, question, chunks, full), int(float64(total)/(1+hiGraphRatio)))
+	budget := int(float64(total) / (1 + hiGraphRatio))
+	res.Context.Chunks = sources.chunks("Sources", excerpts(e.Tokenizer, question, chunks, full, budget), budget)
 	findings := min(int(hiGraphRatio*float64(sources.spent())), total-sources.spent())
 	if len(chunks) == 0 {
 		findings = total

@@ -223,7 +223,8 @@ func (e *Engine) hiContext(question string, opt Options, s hiSections, want leve
 	total := opt.MaxContextTokens
 	sources := newContextBuilder(e.Tokenizer)
 	full := int(math.Ceil(hiFullShare * float64(opt.TopK)))
-	res.Context.Chunks = sources.chunks("Source Documents", excerpts(e.Tokenizer, question, s.chunks, full), int(float64(total)/(1+hiGraphRatio)))
+	budget := int(float64(total) / (1 + hiGraphRatio))
+	res.Context.Chunks = sources.chunks("Source Documents", excerpts(e.Tokenizer, question, s.chunks, full, budget), budget)
 	sources.tag("sources")
 
 	weight := 0.0
@@ -255,22 +256,36 @@ func (e *Engine) hiContext(question string, opt Options, s hiSections, want leve
 	res.Budget = b.budget(total)
 }
 
-// excerpts returns items with every chunk after the first full written as its excerpt (see
-// excerpt).
-func excerpts(tok *tokenizer.Tokenizer, question string, items []ChunkItem, full int) []ChunkItem {
-	if len(items) <= full {
-		return items
-	}
+// excerpts returns items with every chunk after the first full, and any of those whose whole
+// text would leave no room for an excerpt of each one after it within budget tokens, written as
+// its excerpt (see excerpt): with long chunks or a small budget, every ranked document stays in
+// view rather than the last ones falling out.
+func excerpts(tok *tokenizer.Tokenizer, question string, items []ChunkItem, full, budget int) []ChunkItem {
 	words := questionWords(question)
 	out := slices.Clone(items)
-	for i := full; i < len(out); i++ {
+	used := 0
+	for i := range out {
+		whole := out[i].tokens
+		if whole <= 0 {
+			whole = tok.Count(out[i].Text)
+		}
+		whole += chunkHeaderTokens
+		if i < full && used+whole+(len(out)-i-1)*(excerptTokens+chunkHeaderTokens) <= budget {
+			used += whole
+			continue
+		}
 		text, n := excerpt(tok, out[i].Text, words, excerptTokens)
 		if text != strings.TrimSpace(out[i].Text) {
 			out[i].Text, out[i].tokens, out[i].Excerpt = text, n, true
 		}
+		used += n + chunkHeaderTokens
 	}
 	return out
 }
+
+// chunkHeaderTokens is about what a chunk's header line costs ([doc:… chunk:…] and its title),
+// for planning the sources section before writing it.
+const chunkHeaderTokens = 30
 
 // hiSeeds returns the ids of the first n candidates: the local level's entities.
 func hiSeeds(candidates []graph.Hit, n int) []string {
