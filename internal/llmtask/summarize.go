@@ -14,7 +14,7 @@ import (
 type SummarizerOptions struct {
 	// MaxWords bounds the merged description (prompts.DefaultSummaryWords, 200).
 	MaxWords int
-	// MaxInputTokens bounds the descriptions sent in one request (6000). Longer lists are
+	// MaxInputTokens bounds the descriptions sent in one request (InputTokens). Longer lists are
 	// merged in groups first, then the group summaries are merged.
 	MaxInputTokens int
 	// Counter counts tokens for that budget; when nil a cl100k tokenizer is loaded.
@@ -35,7 +35,7 @@ func NewSummarizer(chat llm.Chatter, opts SummarizerOptions) (*Summarizer, error
 		opts.MaxWords = prompts.DefaultSummaryWords
 	}
 	if opts.MaxInputTokens <= 0 {
-		opts.MaxInputTokens = 6000
+		opts.MaxInputTokens = InputTokens
 	}
 	if opts.Counter == nil {
 		if c, ok := chat.(*llm.Client); ok {
