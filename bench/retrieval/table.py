@@ -41,7 +41,8 @@ def summary(results):
 
 
 def cell(s):
-    return "%.3f / %.3f / %.3f, %s" % (s[0], s[1], s[2], format(round(s[3]), ",").replace(",", " "))
+    r = " / ".join(("%.3f" % x).lstrip("0") for x in s[:3])
+    return "%s, %s" % (r, format(round(s[3]), ",").replace(",", " "))
 
 
 def main():
