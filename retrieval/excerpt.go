@@ -14,11 +14,18 @@ const excerptTokens = 150
 // function words left out) within limit tokens, and its token count: the sentence holding the
 // most distinct question words (the first on a tie, the opening one when none holds any),
 // widened by the sentences after it, then before it, while they fit. A passage that starts or
-// ends inside text is marked with "…". Text within limit tokens is returned whole.
-func excerpt(tok *tokenizer.Tokenizer, text string, words map[string]bool, limit int) (string, int) {
+// ends inside text is marked with "…". Text within limit tokens is returned whole; known is its
+// token count when the caller has it (a chunk's stored count), else 0.
+func excerpt(tok *tokenizer.Tokenizer, text string, known int, words map[string]bool, limit int) (string, int) {
 	text = strings.TrimSpace(text)
-	if n := tok.Count(text); n <= limit {
-		return text, n
+	if known <= 0 && len(text) > limit { // a token is at least a byte: only a short text needs counting
+		known = limit + 1
+	}
+	if known <= limit {
+		n := tok.Count(text)
+		if n <= limit {
+			return text, n
+		}
 	}
 	sents := sentences(text)
 	best, bestScore := 0, 0
@@ -33,7 +40,13 @@ func excerpt(tok *tokenizer.Tokenizer, text string, words map[string]bool, limit
 			best, bestScore = i, len(seen)
 		}
 	}
-	cost := func(i int) int { return tok.Count(text[sents[i][0]:sents[i][1]]) + 1 }
+	costs := make([]int, len(sents)) // counted once each, when first needed
+	cost := func(i int) int {
+		if costs[i] == 0 {
+			costs[i] = tok.Count(text[sents[i][0]:sents[i][1]]) + 1
+		}
+		return costs[i]
+	}
 	lo, hi := best, best+1
 	used := cost(best)
 	for grew := true; grew; {

@@ -29,7 +29,7 @@ func TestExcerpt(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, n := excerpt(tok, tc.text, questionWords(tc.question), 60)
+			got, n := excerpt(tok, tc.text, 0, questionWords(tc.question), 60)
 			for _, w := range tc.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("excerpt %q lacks %q", got, w)

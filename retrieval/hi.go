@@ -274,7 +274,7 @@ func excerpts(tok *tokenizer.Tokenizer, question string, items []ChunkItem, full
 			used += whole
 			continue
 		}
-		text, n := excerpt(tok, out[i].Text, words, excerptTokens)
+		text, n := excerpt(tok, out[i].Text, out[i].tokens, words, excerptTokens)
 		if text != strings.TrimSpace(out[i].Text) {
 			out[i].Text, out[i].tokens, out[i].Excerpt = text, n, true
 		}
