@@ -3,15 +3,15 @@
 
 Usage: bench/retrieval/table.py [--strata BIN] [--work DIR] [--modes "hi lca ..."] [--flags "..."]
 
-Builds (offline, embedded store, --arch 3) testdata/corpus and the shared multihop set
+Without --strata, builds bin/strata from this tree first. Builds (offline, embedded store, --arch 3) testdata/corpus and the shared multihop set
 ($SHARED_DATA/multihop, SHARED_DATA defaulting to ../shared/data) into DIR (a temporary
-directory without --work; an existing store there is reused), then runs `strata eval` in every
+directory without --work, removed at the end; a store already in DIR is reused), then runs `strata eval` in every
 mode and prints recall@2/5/10 of gold documents and the mean context tokens per question on
 testdata, on multihop, and on multihop's two halves (questions at even and odd lines: rules
 chosen on one half are checked on the other; with no HotpotQA-style file at hand, these are the
 held-out splits). --flags passes eval options (e.g. "--max-context-tokens 4000") to every mode.
 """
-import argparse, json, os, subprocess, sys, tempfile
+import argparse, json, os, shutil, subprocess, sys, tempfile
 
 MODES = "hi hi_local hi_global hi_bridge hi_nobridge lca arch naive local global"
 
@@ -47,7 +47,7 @@ def cell(s):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--strata", default="bin/strata")
+    p.add_argument("--strata", help="the strata binary (default: go build -o bin/strata ./cmd/strata)")
     p.add_argument("--work")
     p.add_argument("--modes", default=MODES)
     p.add_argument("--flags", default="")
@@ -55,7 +55,18 @@ def main():
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
     shared = os.environ.get("SHARED_DATA", os.path.join(root, "..", "shared", "data"))
     os.environ["STRATA_OFFLINE"] = "1"
+    if not a.strata:
+        a.strata = os.path.join(root, "bin", "strata")
+        subprocess.run(["go", "build", "-o", a.strata, "./cmd/strata"], cwd=root, check=True)
     work = a.work or tempfile.mkdtemp(prefix="strata-table-")
+    try:
+        table(a, root, shared, work)
+    finally:
+        if not a.work:
+            shutil.rmtree(work)
+
+
+def table(a, root, shared, work):
     sets = {
         "testdata": (os.path.join(root, "testdata", "corpus"), os.path.join(root, "testdata", "questions.jsonl")),
         "multihop": (os.path.join(shared, "multihop", "corpus.jsonl"), os.path.join(shared, "multihop", "questions.jsonl")),
