@@ -22,8 +22,6 @@ import (
 const (
 	// archNodes is the default number of nodes found per layer (Options.Entities).
 	archNodes = 10
-	// archContextTokens is the default context budget, as local and global search have.
-	archContextTokens = 12000
 	// archPointShare is the share of the budget for the filtered points; the source chunks of
 	// the entities found get the rest.
 	archPointShare = 0.5
@@ -127,12 +125,27 @@ func (e *Engine) arch(ctx context.Context, question string, qvec []float32, opt 
 	points = slices.DeleteFunc(points, func(p archPoint) bool { return !(p.score > 0) })
 	slices.SortStableFunc(points, func(a, b archPoint) int { return cmp.Compare(b.score, a.score) })
 
-	b := newContextBuilder(e.Tokenizer)
-	n := b.section("Findings", len(points), func(i int) string { return renderArchPoint(points[i]) }, int(float64(opt.MaxContextTokens)*archPointShare))
 	byID := map[string]archItem{}
 	for _, it := range items {
 		byID[it.id] = it
 	}
+	chunks, err := e.archChunks(ctx, question, qvec, points, byID, opt.TopK)
+	if err != nil {
+		return err
+	}
+	// The sources first, as in hi: the findings restate and connect them, so they get at most
+	// hiGraphRatio tokens per source token.
+	total := opt.MaxContextTokens
+	sources := newContextBuilder(e.Tokenizer)
+	full := int(math.Ceil(hiFullShare * float64(opt.TopK)))
+	budget := int(float64(total) / (1 + hiGraphRatio))
+	res.Context.Chunks = sources.chunks("Sources", excerpts(e.Tokenizer, question, chunks, full, budget), budget)
+	findings := min(int(hiGraphRatio*float64(sources.spent())), total-sources.spent())
+	if len(chunks) == 0 {
+		findings = total
+	}
+	b := newContextBuilder(e.Tokenizer)
+	n := b.section("Findings", len(points), func(i int) string { return renderArchPoint(points[i]) }, findings)
 	seen := map[string]bool{}
 	for _, p := range points[:n] {
 		for _, id := range p.sources {
@@ -149,21 +162,64 @@ func (e *Engine) arch(ctx context.Context, question string, qvec []float32, opt 
 			}
 		}
 	}
-
-	// Source chunks: those mentioning the layer-0 entities found, most of them first.
-	if len(entityIDs) > 0 {
-		lc, err := e.Store.ExpandLocal(ctx, entityIDs, graph.LocalOptions{TopChunks: opt.TopK * 3})
-		if err != nil {
-			return err
-		}
-		chunks, err := e.rankEntityChunks(ctx, qvec, lc.Chunks, opt.TopK)
-		if err != nil {
-			return err
-		}
-		res.Context.Chunks = b.chunks("Sources", chunks, opt.MaxContextTokens-int(float64(opt.MaxContextTokens)*archPointShare))
-	}
+	b.append(sources)
 	res.ContextText = b.String()
+	res.Budget = b.budget(opt.MaxContextTokens)
 	return nil
+}
+
+// archChunks ranks the source chunks of the filtered points: the chunks mentioning the layer-0
+// entities the points come from, and those mentioning the members of the layer-1 communities
+// they come from, fused by document with the lexical chunk ranking as hi fuses its channels (the
+// entities' chunks weighing as hi's local level, the communities' as its global level).
+func (e *Engine) archChunks(ctx context.Context, question string, qvec []float32, points []archPoint, byID map[string]archItem, topK int) ([]ChunkItem, error) {
+	var entityIDs, memberIDs []string
+	for _, p := range points {
+		for _, id := range p.sources {
+			switch it := byID[id]; {
+			case it.id == "":
+			case it.layer == 0:
+				entityIDs = append(entityIDs, id)
+			case it.layer == 1:
+				memberIDs = append(memberIDs, it.comm.Members...)
+			}
+		}
+	}
+	lexical, _, err := e.lexicalChunks(ctx, question, qvec, topK*4)
+	if err != nil {
+		return nil, err
+	}
+	channels := []channel{{lexicalWeight, lexical}}
+	for _, src := range []struct {
+		ids    []string
+		weight float64
+	}{{entityIDs, localWeight}, {memberIDs, globalWeight}} {
+		if len(src.ids) == 0 {
+			continue
+		}
+		lc, err := e.Store.ExpandLocal(ctx, graph.UniqueIDs(src.ids), graph.LocalOptions{TopChunks: topK * 3})
+		if err != nil {
+			return nil, err
+		}
+		channels = append(channels, channel{src.weight, rankedChunks(qvec, lc.Chunks)})
+	}
+	docs, err := e.Store.Documents(ctx, channelDocuments(channels))
+	if err != nil {
+		return nil, err
+	}
+	named := namedDocuments(question, docs, lexical)
+	for id, s := range metadataDocuments(question, docs) {
+		if named == nil {
+			named = map[string]float64{}
+		}
+		named[id] += s
+	}
+	titles := make(map[string]string, len(docs))
+	for _, d := range docs {
+		titles[d.ID] = d.Title
+	}
+	ranked, scores := fuseDocuments(channels, named, newCoverage(question, lexical, titles), topK)
+	return itemsOf(ranked, scores, docs), nil
 }
 
 // archLayers reads how many layers the stored hierarchy has.

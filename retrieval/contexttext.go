@@ -12,13 +12,40 @@ import (
 // order until its token budget is spent and returns the items it kept, so the JSON context and
 // the text always hold the same items.
 type contextBuilder struct {
-	tok *tokenizer.Tokenizer
-	sb  strings.Builder
+	tok      *tokenizer.Tokenizer
+	sb       strings.Builder
+	sections []SectionBudget // what each section written was given and spent
 }
 
 func newContextBuilder(tok *tokenizer.Tokenizer) *contextBuilder { return &contextBuilder{tok: tok} }
 
 func (b *contextBuilder) String() string { return strings.TrimSpace(b.sb.String()) }
+
+// budget reports the sections written, in order, under the context budget total.
+func (b *contextBuilder) budget(total int) Budget {
+	return Budget{MaxTokens: total, Sections: append([]SectionBudget{}, b.sections...)}
+}
+
+// tag names the retrieval level that fed the last section written (no-op when none was).
+func (b *contextBuilder) tag(level string) {
+	if len(b.sections) > 0 {
+		b.sections[len(b.sections)-1].Level = level
+	}
+}
+
+// spent returns the tokens of the last section written (0 when none was).
+func (b *contextBuilder) spent() int {
+	if len(b.sections) == 0 {
+		return 0
+	}
+	return b.sections[len(b.sections)-1].Tokens
+}
+
+// append writes the sections of o after b's own.
+func (b *contextBuilder) append(o *contextBuilder) {
+	b.sb.WriteString(o.sb.String())
+	b.sections = append(b.sections, o.sections...)
+}
 
 // section writes a heading and as many of the rendered lines as fit in budget tokens, and returns
 // how many it wrote. The first item is always written, even over budget, clipped to the budget:
@@ -33,7 +60,9 @@ func (b *contextBuilder) sectionCost(title string, n int, render func(i int) str
 	if n == 0 {
 		return 0
 	}
-	fmt.Fprintf(&b.sb, "-----%s-----\n", title)
+	heading := fmt.Sprintf("-----%s-----", title)
+	b.sb.WriteString(heading)
+	b.sb.WriteByte('\n')
 	used := 0
 	kept := 0
 	// Without known costs, lines are tokenized only once their byte lengths no longer prove
@@ -80,7 +109,11 @@ func (b *contextBuilder) sectionCost(title string, n int, render func(i int) str
 		used += cost
 		kept++
 	}
+	for _, p := range pending { // a section that fit by its byte length is counted once, here
+		used += b.tok.Count(p) + 1
+	}
 	b.sb.WriteByte('\n')
+	b.sections = append(b.sections, SectionBudget{Section: title, Budget: budget, Tokens: b.tok.Count(heading) + 1 + used, Items: kept})
 	return kept
 }
 

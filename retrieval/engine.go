@@ -64,7 +64,8 @@ func (e *Engine) Query(ctx context.Context, question string, opt Options) (*Resu
 			opt.MaxContextTokens = max(n, 1)
 		}
 	}
-	res := &Result{Query: question, Mode: opt.Mode, Context: emptyContext(), TimingsMS: map[string]float64{}}
+	res := &Result{Query: question, Mode: opt.Mode, Context: emptyContext(), Budget: Budget{MaxTokens: opt.MaxContextTokens, Sections: []SectionBudget{}},
+		TimingsMS: map[string]float64{}}
 	start := time.Now()
 	lap := func(name string, t time.Time) { res.TimingsMS[name] = ms(time.Since(t)) }
 

@@ -43,9 +43,6 @@ const (
 	// globalMapConcurrency bounds the map calls in flight. The LLM client has its own limits;
 	// this one keeps one query from queueing all its batches at once.
 	globalMapConcurrency = 4
-	// globalContextTokens is the default budget of the reduce step (GraphRAG's max_data_tokens).
-	// Each map batch gets the same budget for its reports text, as in GraphRAG.
-	globalContextTokens = 12000
 	// globalMaxLevels guards the walk down the levels and up the parents against a store that
 	// never runs out of levels; Leiden stops after 10.
 	globalMaxLevels = 32
@@ -111,6 +108,7 @@ func (e *Engine) global(ctx context.Context, question string, qvec []float32, op
 		}
 	}
 	res.ContextText = b.String()
+	res.Budget = b.budget(opt.MaxContextTokens)
 
 	// The chunks behind the best points, for a reader to check them and for eval to score the
 	// mode; they are not part of the context text, which holds the points only.

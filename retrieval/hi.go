@@ -2,31 +2,25 @@ package retrieval
 
 import (
 	"context"
+	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/tokenizer"
 )
 
 // Parameters of HiRAG's three-level retrieval (the hi mode and its ablations).
 const (
-	hiEntities      = 20    // n: entities of the local level
-	hiOversample    = 10    // candidates searched per local entity
-	hiKeyEntities   = 10    // m: key entities per community for the bridge level
-	hiCommunities   = 10    // communities of the global level, at most
-	hiMaxHops       = 4     // longest bridge path
-	hiMaxPairs      = 40    // bridge path requests per query, at most
-	hiContextTokens = 65000 // 12 500 + 12 500 + 20 000 + 20 000
-)
-
-// Shares of the context budget per section in hi mode (HiRAG: 12 500 / 12 500 / 20 000 / 20 000).
-const (
-	hiBackgroundShare = 12500.0 / hiContextTokens
-	hiPathShare       = 12500.0 / hiContextTokens
-	hiEntityShare     = 20000.0 / hiContextTokens
-	hiChunkShare      = 20000.0 / hiContextTokens
+	hiEntities    = 20 // n: entities of the local level
+	hiOversample  = 10 // candidates searched per local entity
+	hiKeyEntities = 10 // m: key entities per community for the bridge level
+	hiCommunities = 10 // communities of the global level, at most
+	hiMaxHops     = 4  // longest bridge path
+	hiMaxPairs    = 40 // bridge path requests per query, at most
 )
 
 // hi is HiRAG's three-level retrieval. Local level: the top-n entities over all layers among
@@ -183,27 +177,115 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 	ranked, scores := fuseDocuments(channels, named, newCoverage(question, lexical, titles), opt.TopK)
 	chunkItems := itemsOf(ranked, scores, docs)
 
-	total := float64(opt.MaxContextTokens)
-	b := newContextBuilder(e.Tokenizer)
+	var backgrounds []CommunityItem
 	if want.global {
-		var items []CommunityItem
 		for _, c := range communities {
 			if c.Title != "" || c.Summary != "" {
-				items = append(items, CommunityItem{ID: c.ID, Level: c.Level, Title: c.Title, Summary: c.Summary, Rating: c.Rating})
+				backgrounds = append(backgrounds, CommunityItem{ID: c.ID, Level: c.Level, Title: c.Title, Summary: c.Summary, Rating: c.Rating})
 			}
 		}
-		res.Context.Communities = b.communities("Backgrounds", items, int(total*hiBackgroundShare))
 	}
-	if want.bridge {
-		res.Context.Paths = b.paths("Reasoning Path", paths, int(total*hiPathShare))
-	}
-	if want.local {
-		res.Context.Entities = b.entities("Detail Entity Information", entities, int(total*hiEntityShare))
-	}
-	res.Context.Chunks = b.chunks("Source Documents", chunkItems, int(total*hiChunkShare))
-	res.ContextText = b.String()
+	e.hiContext(question, opt, hiSections{backgrounds, paths, entities, chunkItems}, want, res)
 	return nil
 }
+
+// Layout of hi's context. The source chunks are the evidence every level ranks, so they are
+// budgeted first: the first hiFullShare of them whole, the others by their excerpt (the passage
+// that matches the question), so that every ranked document stays in view at a fraction of its
+// tokens. The graph sections (the global level's backgrounds, the bridge level's reasoning
+// paths, the local level's entities) then get at most hiGraphRatio tokens per token of source
+// text, split between the levels present in HiRAG's proportions (12 500 / 12 500 / 20 000): they
+// restate and connect what the sources hold, so they grow and shrink with them instead of
+// taking a fixed share whatever the sources need.
+const (
+	hiFullShare  = 0.5
+	hiGraphRatio = 1.0 / 3
+)
+
+// HiRAG's proportions between the graph sections.
+const (
+	hiBackgroundWeight = 12500.0
+	hiPathWeight       = 12500.0
+	hiEntityWeight     = 20000.0
+)
+
+// hiSections are the items of hi's context sections, in rank order.
+type hiSections struct {
+	backgrounds []CommunityItem
+	paths       []PathItem
+	entities    []EntityItem
+	chunks      []ChunkItem
+}
+
+// hiContext writes hi's context (see hiFullShare) in HiRAG's section order (backgrounds,
+// reasoning paths, entities, sources), and sets res's context items, text and budget.
+func (e *Engine) hiContext(question string, opt Options, s hiSections, want levels, res *Result) {
+	total := opt.MaxContextTokens
+	sources := newContextBuilder(e.Tokenizer)
+	full := int(math.Ceil(hiFullShare * float64(opt.TopK)))
+	budget := int(float64(total) / (1 + hiGraphRatio))
+	res.Context.Chunks = sources.chunks("Source Documents", excerpts(e.Tokenizer, question, s.chunks, full, budget), budget)
+	sources.tag("sources")
+
+	weight := 0.0
+	for _, w := range []struct {
+		on bool
+		w  float64
+	}{{want.global, hiBackgroundWeight}, {want.bridge, hiPathWeight}, {want.local, hiEntityWeight}} {
+		if w.on {
+			weight += w.w
+		}
+	}
+	graph := min(hiGraphRatio*float64(sources.spent()), float64(total-sources.spent()))
+	share := func(w float64) int { return max(0, int(graph*w/weight)) }
+	b := newContextBuilder(e.Tokenizer)
+	if want.global {
+		res.Context.Communities = b.communities("Backgrounds", s.backgrounds, share(hiBackgroundWeight))
+		b.tag("global")
+	}
+	if want.bridge {
+		res.Context.Paths = b.paths("Reasoning Path", s.paths, share(hiPathWeight))
+		b.tag("bridge")
+	}
+	if want.local {
+		res.Context.Entities = b.entities("Detail Entity Information", s.entities, share(hiEntityWeight))
+		b.tag("local")
+	}
+	b.append(sources)
+	res.ContextText = b.String()
+	res.Budget = b.budget(total)
+}
+
+// excerpts returns items with every chunk after the first full, and any of those whose whole
+// text would leave no room for an excerpt of each one after it within budget tokens, written as
+// its excerpt (see excerpt): with long chunks or a small budget, every ranked document stays in
+// view rather than the last ones falling out.
+func excerpts(tok *tokenizer.Tokenizer, question string, items []ChunkItem, full, budget int) []ChunkItem {
+	words := questionWords(question)
+	out := slices.Clone(items)
+	used := 0
+	for i := range out {
+		whole := out[i].tokens
+		if whole <= 0 {
+			whole = tok.Count(out[i].Text)
+		}
+		whole += chunkHeaderTokens
+		if i < full && used+whole+(len(out)-i-1)*(excerptTokens+chunkHeaderTokens) <= budget {
+			used += whole
+			continue
+		}
+		text, n := excerpt(tok, out[i].Text, out[i].tokens, words, excerptTokens)
+		if text != strings.TrimSpace(out[i].Text) {
+			out[i].Text, out[i].tokens, out[i].Excerpt = text, n, true
+		}
+		used += n + chunkHeaderTokens
+	}
+	return out
+}
+
+// chunkHeaderTokens is about what a chunk's header line costs ([doc:… chunk:…] and its title),
+// for planning the sources section before writing it.
+const chunkHeaderTokens = 30
 
 // hiSeeds returns the ids of the first n candidates: the local level's entities.
 func hiSeeds(candidates []graph.Hit, n int) []string {

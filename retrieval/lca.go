@@ -15,14 +15,15 @@ const (
 	lcaOversample = 10 // candidates searched per seed, over all layers (summaries are skipped)
 )
 
-// Shares of the context budget per section in lca mode: hi's sections and budgets, the summaries
-// on the paths in the place of hi's community reports and their relations in the place of its
-// bridge paths, so that the two modes' token counts compare.
+// The context budget of lca mode and its shares per section: HiRAG's sections and budgets
+// (12 500 / 12 500 / 20 000 / 20 000 tokens), the summaries on the paths in the place of its
+// community reports and their relations in the place of its bridge paths.
 const (
-	lcaSummaryShare  = hiBackgroundShare
-	lcaRelationShare = hiPathShare
-	lcaEntityShare   = hiEntityShare
-	lcaChunkShare    = hiChunkShare
+	lcaContextTokens = 65000
+	lcaSummaryShare  = hiBackgroundWeight / lcaContextTokens
+	lcaRelationShare = hiPathWeight / lcaContextTokens
+	lcaEntityShare   = hiEntityWeight / lcaContextTokens
+	lcaChunkShare    = 20000.0 / lcaContextTokens
 )
 
 // lcaGroup is a set of seeds and their lowest common ancestor in the summary hierarchy.
@@ -182,6 +183,7 @@ func (e *Engine) lcaContext(ctx context.Context, question string, qvec []float32
 	res.Context.Entities = append(append(res.Context.Entities, keptSeeds...), keptSummaries...)
 	res.Context.Chunks = b.chunks("Source Documents", chunkItems, int(total*lcaChunkShare))
 	res.ContextText = b.String()
+	res.Budget = b.budget(opt.MaxContextTokens)
 	return nil
 }
 

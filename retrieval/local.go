@@ -75,6 +75,7 @@ func (e *Engine) local(ctx context.Context, question string, qvec []float32, opt
 	res.Context.Paths = b.paths("Relationships", paths, int(total*localRelationShare))
 	res.Context.Chunks = b.chunks("Sources", chunkItems, int(total*localChunkShare))
 	res.ContextText = b.String()
+	res.Budget = b.budget(opt.MaxContextTokens)
 	return nil
 }
 

@@ -20,5 +20,6 @@ func (e *Engine) naive(ctx context.Context, question string, qvec []float32, opt
 	b := newContextBuilder(e.Tokenizer)
 	res.Context.Chunks = b.chunks("Sources", items, opt.MaxContextTokens)
 	res.ContextText = b.String()
+	res.Budget = b.budget(opt.MaxContextTokens)
 	return nil
 }

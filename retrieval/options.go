@@ -21,34 +21,38 @@ type Options struct {
 	archSearch archSearch
 }
 
+// DefaultContextTokens is the context budget of every mode but lca, GraphRAG's for local and
+// global search (in global mode, also the reports text of each map call, its max_data_tokens).
+// hi and arch fill it source chunks first and size the graph sections from what those take, so
+// on the measured sets they stay well within it (docs/RETRIEVAL.md).
+const DefaultContextTokens = 12000
+
 // Defaults of the local and naive modes, after GraphRAG's local search.
 const (
-	defaultTopK        = 10
-	localEntities      = 10
-	localContextTokens = 12000
+	defaultTopK   = 10
+	localEntities = 10
 )
 
 // minContextTokens is the smallest context budget Validate accepts: below it a section holds
 // little more than its heading.
 const minContextTokens = 100
 
-// DefaultOptions returns the options of a query in mode m: GraphRAG's for local (10 entities,
-// 12 000 tokens) and global (12 000 tokens of key points, and of reports per map batch), HiRAG's
-// for the hi modes (20 entities; 65 000 tokens split 12 500 / 12 500 / 20 000 / 20 000 between
-// backgrounds, reasoning paths, entities and sources), and hi's budgets for lca with 10 seeds. The budgets differ per mode, so the mode
-// comes first.
+// DefaultOptions returns the options of a query in mode m: GraphRAG's for local (10 entities)
+// and global, HiRAG's 20 entities for the hi modes, 10 nodes per layer in arch, each with
+// DefaultContextTokens; lca has 10 seeds and HiRAG's budget, 65 000 tokens split 12 500 /
+// 12 500 / 20 000 / 20 000 between summaries, relations, entities and sources. The defaults
+// differ per mode, so the mode comes first.
 func DefaultOptions(m Mode) Options {
-	opt := Options{Mode: m, TopK: defaultTopK, Entities: localEntities, MaxContextTokens: localContextTokens}
+	opt := Options{Mode: m, TopK: defaultTopK, Entities: localEntities, MaxContextTokens: DefaultContextTokens}
 	switch m {
 	case ModeNaive, ModeLocal:
 	case ModeGlobal:
-		opt.MaxContextTokens = globalContextTokens
 	case ModeLCA:
-		opt.Entities, opt.MaxContextTokens = lcaEntities, hiContextTokens
+		opt.Entities, opt.MaxContextTokens = lcaEntities, lcaContextTokens
 	case ModeArch:
-		opt.Entities, opt.MaxContextTokens = archNodes, archContextTokens
+		opt.Entities = archNodes
 	default: // ModeHi and its ablations
-		opt.Entities, opt.MaxContextTokens = hiEntities, hiContextTokens
+		opt.Entities = hiEntities
 	}
 	return opt
 }

@@ -7,14 +7,16 @@ func TestDefaultOptions(t *testing.T) {
 		mode                    Mode
 		entities, contextTokens int
 	}{
-		{ModeHi, 20, 65000},
-		{ModeHiLocal, 20, 65000},
-		{ModeHiGlobal, 20, 65000},
-		{ModeHiBridge, 20, 65000},
-		{ModeHiNoBridge, 20, 65000},
+		{ModeHi, 20, 12000},
+		{ModeHiLocal, 20, 12000},
+		{ModeHiGlobal, 20, 12000},
+		{ModeHiBridge, 20, 12000},
+		{ModeHiNoBridge, 20, 12000},
 		{ModeNaive, 10, 12000},
 		{ModeLocal, 10, 12000},
 		{ModeGlobal, 10, 12000},
+		{ModeArch, 10, 12000},
+		{ModeLCA, 10, 65000},
 	}
 	for _, tc := range tests {
 		opt := DefaultOptions(tc.mode)

@@ -15,6 +15,7 @@ type Result struct {
 	Context     Context            `json:"context"`
 	ContextText string             `json:"context_text"`
 	Usage       Usage              `json:"usage"`
+	Budget      Budget             `json:"budget"`
 	TimingsMS   map[string]float64 `json:"timings_ms"`
 }
 
@@ -90,10 +91,13 @@ type ChunkItem struct {
 	Title      string `json:"title"`
 	// Pages are the pages of a paged document (PDF) the chunk lies on, in order; left out for
 	// documents without pages.
-	Pages  []int   `json:"pages,omitempty"`
-	Text   string  `json:"text"`
-	Score  float64 `json:"score"`
-	tokens int     // the stored token count of Text, when known
+	Pages []int   `json:"pages,omitempty"`
+	Text  string  `json:"text"`
+	Score float64 `json:"score"`
+	// Excerpt: Text is the chunk's passage that best matches the question (hi mode writes the
+	// chunks below its first ones so), marked "…" where it is cut.
+	Excerpt bool `json:"excerpt,omitempty"`
+	tokens  int  // the stored token count of Text, when known
 }
 
 // Cite returns the label that cites the chunk's document: [doc:ID], with its pages when they
@@ -124,6 +128,27 @@ type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	EmbeddingCalls   int `json:"embedding_calls"`
+}
+
+// Budget is how the context budget was given out and spent: every section of the context text,
+// in order, with the retrieval level that fed it. The sections' tokens add up to the context
+// text's count or a little more (a chunk's lines are counted from its stored count, with a token
+// to spare where BPE may merge across a line break; 2 % over on testdata).
+type Budget struct {
+	// MaxTokens is the budget of the whole context (Options.MaxContextTokens).
+	MaxTokens int             `json:"max_tokens"`
+	Sections  []SectionBudget `json:"sections"`
+}
+
+// SectionBudget is one section of the context text.
+type SectionBudget struct {
+	Section string `json:"section"` // its heading
+	// Level is the hi level that fed it (local, global, bridge; sources for the chunks, which
+	// all levels rank), empty in the other modes.
+	Level  string `json:"level,omitempty"`
+	Budget int    `json:"budget"` // tokens it could take
+	Tokens int    `json:"tokens"` // tokens it took, heading and line breaks included
+	Items  int    `json:"items"`  // items it holds
 }
 
 func emptyContext() Context {

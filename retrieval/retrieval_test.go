@@ -231,3 +231,62 @@ func TestHiAblationsChangeChunks(t *testing.T) {
 		}
 	}
 }
+
+// TestHiBudget checks hi's context layout on the testdata questions: the budget object lists
+// the sections of the context text with their levels and adds up to its token count (an upper
+// bound within 2 %: the chunks' lines are counted from stored counts, with a token to spare), the graph
+// sections together take at most a third of the sources' tokens (plus their headings), and the
+// chunks after the first half of top-k are excerpts.
+func TestHiBudget(t *testing.T) {
+	engine := testEngine(t)
+	questions, err := eval.ReadQuestions(testcorpus.Questions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	levels := map[string]string{"Backgrounds": "global", "Reasoning Path": "bridge", "Detail Entity Information": "local", "Source Documents": "sources"}
+	for _, q := range questions {
+		opt := retrieval.DefaultOptions(retrieval.ModeHi)
+		opt.ContextOnly = true
+		res, err := engine.Query(context.Background(), q.Question, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var headings []string
+		for _, line := range strings.Split(res.ContextText, "\n") {
+			if strings.HasPrefix(line, "-----") {
+				headings = append(headings, strings.Trim(line, "-"))
+			}
+		}
+		sum, graph, sources := 0, 0, 0
+		var got []string
+		for _, s := range res.Budget.Sections {
+			got = append(got, s.Section)
+			if s.Level != levels[s.Section] {
+				t.Errorf("%s: section %s has level %q", q.ID, s.Section, s.Level)
+			}
+			if s.Tokens > s.Budget+20 {
+				t.Errorf("%s: section %s spent %d tokens of %d", q.ID, s.Section, s.Tokens, s.Budget)
+			}
+			sum += s.Tokens
+			if s.Level == "sources" {
+				sources = s.Tokens
+			} else {
+				graph += s.Tokens - 10 // a heading and its line break
+			}
+		}
+		if !slices.Equal(got, headings) {
+			t.Errorf("%s: budget sections %v, context headings %v", q.ID, got, headings)
+		}
+		if n := engine.Tokenizer.Count(res.ContextText); sum < n-len(got)*2 || sum > n+n/50 {
+			t.Errorf("%s: sections add up to %d tokens, the context text has %d", q.ID, sum, n)
+		}
+		if 3*graph > sources {
+			t.Errorf("%s: graph sections %d tokens against %d of sources", q.ID, graph, sources)
+		}
+		for i, c := range res.Context.Chunks {
+			if c.Excerpt && i < opt.TopK/2 {
+				t.Errorf("%s: chunk %d of %d is an excerpt", q.ID, i, len(res.Context.Chunks))
+			}
+		}
+	}
+}

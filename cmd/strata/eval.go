@@ -1,8 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -15,8 +18,8 @@ func evalCommand() *cli.Command {
 		Usage: "measure retrieval recall of gold documents over a questions file",
 		Description: "Runs every question of a JSON Lines file ({\"id\", \"question\", \"gold\": [document ids]}) in the\n" +
 			"given mode, context only, and prints recall@2/5/10: the share of gold documents among the first k\n" +
-			"distinct documents of the ranked context chunks, and the mean size of the context text in\n" +
-			"cl100k_base tokens.",
+			"distinct documents of the ranked context chunks, the mean size of the context text in\n" +
+			"cl100k_base tokens, and the mean tokens of each of its sections.",
 		Flags: commonFlags(append(retrievalFlags(),
 			// Checked in runEval, not with Required: urfave/cli prints help on stdout for a
 			// missing required flag, which would break --json's one-object promise.
@@ -66,6 +69,11 @@ func runEval(c *cli.Context) error {
 	for _, k := range eval.Ks {
 		key := fmt.Sprintf("recall@%d", k)
 		fmt.Fprintf(w, "  %-10s %.3f\n", key, rep.Recall[key])
+	}
+	sections := slices.Sorted(maps.Keys(rep.MeanSectionTokens))
+	slices.SortStableFunc(sections, func(a, b string) int { return cmp.Compare(rep.MeanSectionTokens[b], rep.MeanSectionTokens[a]) })
+	for _, s := range sections {
+		fmt.Fprintf(w, "  %-26s %.0f tokens\n", s, rep.MeanSectionTokens[s])
 	}
 	return nil
 }

@@ -64,6 +64,37 @@ func keys(m map[string]any) []string {
 	return k
 }
 
+// checkBudget checks the budget object of a query's JSON: its keys, a section per heading of the
+// context text, the last one (the sources) holding items, and in hi mode each section's level.
+func checkBudget(t *testing.T, mode string, v any) {
+	t.Helper()
+	b, ok := v.(map[string]any)
+	if !ok || !reflect.DeepEqual(keys(b), []string{"max_tokens", "sections"}) {
+		t.Fatalf("%s: budget %v", mode, v)
+	}
+	sections := b["sections"].([]any)
+	if len(sections) == 0 {
+		t.Fatalf("%s: budget without sections", mode)
+	}
+	levels := map[string]string{"Backgrounds": "global", "Reasoning Path": "bridge", "Detail Entity Information": "local", "Source Documents": "sources"}
+	for _, it := range sections {
+		s := it.(map[string]any)
+		want := []string{"budget", "items", "section", "tokens"}
+		if mode == "hi" {
+			want = []string{"budget", "items", "level", "section", "tokens"}
+			if s["level"] != levels[s["section"].(string)] {
+				t.Errorf("%s: section %v has level %v", mode, s["section"], s["level"])
+			}
+		}
+		if got := keys(s); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: budget section keys %v, want %v", mode, got, want)
+		}
+		if s["tokens"].(float64) <= 0 || s["items"].(float64) <= 0 {
+			t.Errorf("%s: section %v spent %v tokens on %v items", mode, s["section"], s["tokens"], s["items"])
+		}
+	}
+}
+
 func TestQueryJSONShape(t *testing.T) {
 	dir := ingested(t)
 	for _, mode := range []string{"hi", "naive", "local"} {
@@ -79,7 +110,7 @@ func TestQueryJSONShape(t *testing.T) {
 		if dec.More() {
 			t.Fatalf("%s: more than one JSON value on stdout", mode)
 		}
-		want := []string{"answer", "answer_notes", "context", "context_text", "mode", "query", "timings_ms", "usage"}
+		want := []string{"answer", "answer_notes", "budget", "context", "context_text", "mode", "query", "timings_ms", "usage"}
 		if got := keys(res); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: keys %v, want %v", mode, got, want)
 		}
@@ -103,11 +134,16 @@ func TestQueryJSONShape(t *testing.T) {
 				continue
 			}
 			for _, it := range items {
-				if got := keys(it.(map[string]any)); !reflect.DeepEqual(got, wantKeys) {
+				item := it.(map[string]any)
+				if list == "chunks" && item["excerpt"] == true { // hi writes its lower chunks as excerpts
+					delete(item, "excerpt")
+				}
+				if got := keys(item); !reflect.DeepEqual(got, wantKeys) {
 					t.Errorf("%s: context.%s item keys %v, want %v", mode, list, got, wantKeys)
 				}
 			}
 		}
+		checkBudget(t, mode, res["budget"])
 		chunks := ctx["chunks"].([]any)
 		if len(chunks) == 0 {
 			t.Fatalf("%s: no chunks", mode)

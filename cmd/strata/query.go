@@ -108,7 +108,7 @@ func retrievalFlags() []cli.Flag {
 		&cli.StringFlag{Name: "mode", Value: def.Mode.String(), Usage: "retrieval mode: " + strings.Join(names, ", ")},
 		&cli.IntFlag{Name: "top-k", Value: def.TopK, Usage: "number of source chunks in the context"},
 		&cli.IntFlag{Name: "entities", Usage: fmt.Sprintf("number of seed entities (default: %d in hi modes, %d in local, %d in lca), or of nodes per layer in arch (default %d)", def.Entities, loc.Entities, lca.Entities, retrieval.DefaultOptions(retrieval.ModeArch).Entities)},
-		&cli.IntFlag{Name: "max-context-tokens", Usage: fmt.Sprintf("token budget of the context text (default: %d in hi modes, %d in lca, %d in arch, %d otherwise)", def.MaxContextTokens, lca.MaxContextTokens, retrieval.DefaultOptions(retrieval.ModeArch).MaxContextTokens, loc.MaxContextTokens)},
+		&cli.IntFlag{Name: "max-context-tokens", Usage: fmt.Sprintf("token budget of the context text (default: %d, %d in lca)", retrieval.DefaultContextTokens, lca.MaxContextTokens)},
 	}
 }
 

@@ -28,6 +28,14 @@ const (
 	KeyPointsMaxTokens = 1000
 )
 
+// Input budgets of the prompts, in cl100k tokens, for callers that set none: the descriptions
+// merged in one summarize request and the cluster text of one summary-entities prompt
+// (InputTokens), and the community text of one report prompt (ReportInputTokens).
+const (
+	InputTokens       = 6000
+	ReportInputTokens = 8000
+)
+
 // retryTemperature is used for the one extra attempt after an unreadable answer. The first
 // attempt runs at temperature 0, so asking again unchanged would return the same answer (and
 // the cache would serve it); a little randomness gives the model another chance.

@@ -17,7 +17,7 @@ import (
 type LLM struct {
 	Chat      llm.Chatter
 	Tokenizer *tokenizer.Tokenizer
-	// MaxInputTokens bounds the cluster text of one prompt (6000 when zero).
+	// MaxInputTokens bounds the cluster text of one prompt (llmtask.InputTokens when zero).
 	MaxInputTokens int
 }
 
@@ -41,7 +41,7 @@ func (x *LLM) Summarize(ctx context.Context, members []Member) ([]Summary, error
 func (x *LLM) clusterText(members []Member) string {
 	budget := x.MaxInputTokens
 	if budget <= 0 {
-		budget = 6000
+		budget = llmtask.InputTokens
 	}
 	return prompts.MemberLines(x.Tokenizer.Count, budget, members, func(m Member) (string, string, string) {
 		return m.Name, m.Type, m.Description

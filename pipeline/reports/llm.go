@@ -34,7 +34,8 @@ type LLM struct {
 	Embedder  embedding.Embedder
 	Tokenizer *tokenizer.Tokenizer
 	Log       zerolog.Logger
-	// MaxInputTokens bounds the community text of one prompt (8000 when zero).
+	// MaxInputTokens bounds the community text of one prompt (llmtask.ReportInputTokens when
+	// zero).
 	MaxInputTokens int
 	// Concurrency is the number of communities reported at once (8 when zero); the client bounds
 	// requests in flight on its own as well.
@@ -117,7 +118,7 @@ func (x *LLM) Reports(ctx context.Context, store graph.ReadWriter, communities [
 }
 
 // budget is the prompt's budget of input tokens for a community's entities and relations.
-func (x *LLM) budget() int { return cmp.Or(x.MaxInputTokens, 8000) }
+func (x *LLM) budget() int { return cmp.Or(x.MaxInputTokens, llmtask.ReportInputTokens) }
 
 // maxRelations is how many relations of a community are read: more than fit in the budget, as a
 // line costs at least two tokens (a token of text and its newline), so that communityText lays

@@ -74,8 +74,11 @@ type Report struct {
 	MeanMS    float64            `json:"mean_query_ms"`
 	// MeanContextTokens is the mean size of the context text in tokens (0 when Run had no
 	// counter): what the answer's prompt would carry, to compare modes at equal recall.
-	MeanContextTokens float64          `json:"mean_context_tokens"`
-	Results           []QuestionResult `json:"results"`
+	MeanContextTokens float64 `json:"mean_context_tokens"`
+	// MeanSectionTokens is the mean of each context section's tokens by its heading (a question
+	// without the section counts 0), from the results' budget: where the context's tokens go.
+	MeanSectionTokens map[string]float64 `json:"mean_section_tokens"`
+	Results           []QuestionResult   `json:"results"`
 }
 
 // QuestionResult is the outcome of one question.
@@ -103,7 +106,7 @@ type Querier interface {
 func Run(ctx context.Context, q Querier, tok Counter, questions []Question, opt retrieval.Options) (Report, error) {
 	opt.ContextOnly = true
 	opt.TopK = max(opt.TopK, slices.Max(Ks))
-	rep := Report{Mode: opt.Mode, Questions: len(questions), Recall: map[string]float64{}}
+	rep := Report{Mode: opt.Mode, Questions: len(questions), Recall: map[string]float64{}, MeanSectionTokens: map[string]float64{}}
 	var total time.Duration
 	for _, question := range questions {
 		start := time.Now()
@@ -124,6 +127,9 @@ func Run(ctx context.Context, q Querier, tok Counter, questions []Question, opt 
 		if tok != nil {
 			qr.ContextTokens = tok.Count(res.ContextText)
 			rep.MeanContextTokens += float64(qr.ContextTokens) / float64(len(questions))
+		}
+		for _, s := range res.Budget.Sections {
+			rep.MeanSectionTokens[s.Section] += float64(s.Tokens) / float64(len(questions))
 		}
 		for _, k := range Ks {
 			r := Recall(question.Gold, qr.Documents, k)

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -37,7 +38,27 @@ func (f fixedQuerier) Query(_ context.Context, q string, opt retrieval.Options) 
 		res.Context.Chunks = append(res.Context.Chunks, retrieval.ChunkItem{ID: string(rune('a' + i)), DocumentID: d})
 	}
 	res.ContextText = strings.Join(f[q], " ")
+	// One section of a token per document, and a second one for questions of more than two.
+	res.Budget.Sections = []retrieval.SectionBudget{{Section: "Sources", Tokens: len(f[q])}}
+	if len(f[q]) > 2 {
+		res.Budget.Sections = append(res.Budget.Sections, retrieval.SectionBudget{Section: "Entities", Tokens: 3})
+	}
 	return res, nil
+}
+
+// TestRunMeanSectionTokens: each section's tokens are averaged over all questions, a question
+// without the section counting 0.
+func TestRunMeanSectionTokens(t *testing.T) {
+	q := fixedQuerier{"one": {"d1", "d2"}, "two": {"d1", "d2", "d3", "d4", "d5", "d6"}}
+	questions := []Question{{ID: "1", Question: "one", Gold: []string{"d1"}}, {ID: "2", Question: "two", Gold: []string{"d1"}}}
+	rep, err := Run(context.Background(), q, nil, questions, retrieval.DefaultOptions(retrieval.ModeHi))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"Sources": 4, "Entities": 1.5}
+	if !maps.Equal(rep.MeanSectionTokens, want) {
+		t.Errorf("mean section tokens %v, want %v", rep.MeanSectionTokens, want)
+	}
 }
 
 // words counts the words of a text as its tokens.

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Prints the recall x tokens table of every retrieval mode (docs/RETRIEVAL.md) as Markdown.
+
+Usage: bench/retrieval/table.py [--strata BIN] [--work DIR] [--modes "hi lca ..."] [--flags "..."]
+
+Without --strata, builds bin/strata from this tree first. Builds (offline, embedded store, --arch 3) testdata/corpus and the shared multihop set
+($SHARED_DATA/multihop, SHARED_DATA defaulting to ../shared/data) into DIR (a temporary
+directory without --work, removed at the end; a store already in DIR is reused), then runs `strata eval` in every
+mode and prints recall@2/5/10 of gold documents and the mean context tokens per question on
+testdata, on multihop, and on multihop's two halves (questions at even and odd lines: rules
+chosen on one half are checked on the other; with no HotpotQA-style file at hand, these are the
+held-out splits). --flags passes eval options (e.g. "--max-context-tokens 4000") to every mode.
+"""
+import argparse, json, os, shutil, subprocess, sys, tempfile
+
+MODES = "hi hi_local hi_global hi_bridge hi_nobridge lca arch naive local global"
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True, **kw).stdout
+
+
+def ensure_store(strata, store, corpus):
+    if os.path.exists(os.path.join(store, "strata.db")):
+        return
+    run([strata, "ingest", "--log-level", "warn", "--arch", "3", "--data-dir", store, corpus])
+
+
+def evaluate(strata, store, questions, mode, flags):
+    out = run([strata, "eval", "--log-level", "warn", "--json", "--data-dir", store,
+               "--questions", questions, "--mode", mode] + flags)
+    return json.loads(out)["results"]
+
+
+def summary(results):
+    n = len(results)
+    if n == 0:
+        return None
+    r = [sum(q["recall"]["recall@%d" % k] for q in results) / n for k in (2, 5, 10)]
+    return r + [sum(q["context_tokens"] for q in results) / n]
+
+
+def cell(s):
+    r = " / ".join(("%.3f" % x).lstrip("0") for x in s[:3])
+    return "%s, %s" % (r, format(round(s[3]), ",").replace(",", " "))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--strata", help="the strata binary (default: go build -o bin/strata ./cmd/strata)")
+    p.add_argument("--work")
+    p.add_argument("--modes", default=MODES)
+    p.add_argument("--flags", default="")
+    a = p.parse_args()
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    shared = os.environ.get("SHARED_DATA", os.path.join(root, "..", "shared", "data"))
+    os.environ["STRATA_OFFLINE"] = "1"
+    if not a.strata:
+        a.strata = os.path.join(root, "bin", "strata")
+        subprocess.run(["go", "build", "-o", a.strata, "./cmd/strata"], cwd=root, check=True)
+    work = a.work or tempfile.mkdtemp(prefix="strata-table-")
+    try:
+        table(a, root, shared, work)
+    finally:
+        if not a.work:
+            shutil.rmtree(work)
+
+
+def table(a, root, shared, work):
+    sets = {
+        "testdata": (os.path.join(root, "testdata", "corpus"), os.path.join(root, "testdata", "questions.jsonl")),
+        "multihop": (os.path.join(shared, "multihop", "corpus.jsonl"), os.path.join(shared, "multihop", "questions.jsonl")),
+    }
+    for name, (corpus, _) in sets.items():
+        ensure_store(a.strata, os.path.join(work, name), corpus)
+    print("| mode | testdata R@2 / R@5 / R@10, tokens | multihop | multihop even half | multihop odd half |")
+    print("|---|---|---|---|---|")
+    for mode in a.modes.split():
+        td = evaluate(a.strata, os.path.join(work, "testdata"), sets["testdata"][1], mode, a.flags.split())
+        mh = evaluate(a.strata, os.path.join(work, "multihop"), sets["multihop"][1], mode, a.flags.split())
+        cols = [summary(td), summary(mh), summary(mh[0::2]), summary(mh[1::2])]
+        print("| %s | %s |" % (mode, " | ".join(cell(c) for c in cols)))
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
