@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/stratarag/strata/internal/llmtask"
 	"github.com/stratarag/strata/internal/llmtask/summaryentities"
 
 	"github.com/stratarag/strata/internal/llm"

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/stratarag/strata/internal/llmtask"
 	"github.com/stratarag/strata/internal/llmtask/report"
 
 	"github.com/rs/zerolog"

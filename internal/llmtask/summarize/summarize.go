@@ -59,8 +59,8 @@ func Prompt(name string, descriptions []string, maxWords int) (prompts.Prompt, e
 type Options struct {
 	// MaxWords bounds the merged description (DefaultWords).
 	MaxWords int
-	// MaxInputTokens bounds the descriptions sent in one request (InputTokens). Longer lists are
-	// merged in groups first, then the group summaries are merged.
+	// MaxInputTokens bounds the descriptions sent in one request (llmtask.InputTokens).
+	// Longer lists are merged in groups first, then the group summaries are merged.
 	MaxInputTokens int
 	// Counter counts tokens for that budget; when nil a cl100k tokenizer is loaded.
 	Counter llm.Counter
@@ -79,7 +79,7 @@ func New(chat llm.Chatter, opts Options) (*Summarizer, error) {
 		opts.MaxWords = DefaultWords
 	}
 	if opts.MaxInputTokens <= 0 {
-		opts.MaxInputTokens = InputTokens
+		opts.MaxInputTokens = llmtask.InputTokens
 	}
 	if opts.Counter == nil {
 		if c, ok := chat.(*llm.Client); ok {
