@@ -308,9 +308,10 @@ func listIDs(ids []string) string {
 }
 
 // generationsMoved lists the StrataMeta counters that b moves on: metaEntityGraphGeneration
-// makes the GDS projection of the graph as it was stale (see projection); metaChunkGeneration
-// and metaMentionGeneration make a resident reader's copies of the chunk vectors and of the
-// mentions stale (vectorcache.go, mentions.go). Deleting a document, chunk or entity deletes its
+// makes the GDS projection of the graph as it was stale (see projection); metaChunkGeneration,
+// metaMentionGeneration and metaCommunityGeneration make a resident reader's copies of the chunk
+// vectors, the mentions and the community lists stale (vectorcache.go, mentions.go,
+// communitycache.go). Deleting a document, chunk or entity deletes its
 // mentions too.
 func generationsMoved(b *graph.Batch) []string {
 	var keys []string
@@ -322,6 +323,9 @@ func generationsMoved(b *graph.Batch) []string {
 	}
 	if len(b.Chunks)+len(b.DeleteChunks)+len(b.DeleteDocuments)+len(b.Mentions)+len(b.DeleteMentions)+len(b.DeleteEntities) > 0 {
 		keys = append(keys, metaMentionGeneration)
+	}
+	if len(b.Communities) > 0 {
+		keys = append(keys, metaCommunityGeneration)
 	}
 	return keys
 }

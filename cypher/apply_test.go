@@ -245,10 +245,10 @@ func TestApplyNothing(t *testing.T) {
 
 // TestApplyBumpsGeneration: a batch moves on, in one statement of its own transaction, the
 // counters of what it changes: the entity graph's (which makes the GDS projection of the
-// previous state stale), the chunks' and the mentions' (which make a resident reader's copies
-// stale).
+// previous state stale), the chunks', the mentions' and the communities' (which make a
+// resident reader's copies stale).
 func TestApplyBumpsGeneration(t *testing.T) {
-	const g, c, m = metaEntityGraphGeneration, metaChunkGeneration, metaMentionGeneration
+	const g, c, m, r = metaEntityGraphGeneration, metaChunkGeneration, metaMentionGeneration, metaCommunityGeneration
 	for _, tc := range []struct {
 		name  string
 		batch graph.Batch
@@ -262,6 +262,7 @@ func TestApplyBumpsGeneration(t *testing.T) {
 		{"deleting documents", graph.Batch{DeleteDocuments: []string{"d"}}, []string{c, m}},
 		{"mentions", graph.Batch{Entities: []graph.Entity{{ID: "A"}}, Mentions: []graph.Mention{{ChunkID: "c", EntityID: "A"}}}, []string{g, m}},
 		{"deleting mentions", graph.Batch{DeleteMentions: []graph.MentionKey{{ChunkID: "c", EntityID: "A"}}}, []string{m}},
+		{"reports", graph.Batch{Communities: []graph.Community{{ID: "0/1", Title: "T"}}}, []string{r}},
 		{"meta does not", graph.Batch{Meta: map[string]string{"k": "v"}}, nil},
 		{"documents do not", graph.Batch{Documents: []graph.Document{{ID: "d"}}}, nil},
 	} {

@@ -395,6 +395,9 @@ func (s *Store) storeMatch(ctx context.Context, ids []string, proposed []graph.P
 				return err
 			}
 		}
+		if _, err := t.run(ctx, s.q.get(qBumpGeneration), map[string]any{"keys": []string{metaCommunityGeneration}}); err != nil {
+			return err
+		}
 		if fresh {
 			return s.unwind(ctx, t, qWriteMeta, []map[string]any{{"key": graph.CommunityModularityKey, "value": graph.FormatModularity(q)}})
 		}

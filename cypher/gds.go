@@ -436,6 +436,11 @@ func (s *Store) singletons(ctx context.Context) ([]leidenRow, error) {
 // the graph while a hierarchy the size of multihop's (13 000 writes) takes one commit, where a
 // transaction per statement took 30.
 func (s *Store) writeHierarchy(ctx context.Context, h hierarchy, modularity []float64) error {
+	// The community generation moves before the first write and after the last: a resident
+	// reader that copied a level half-written copied it under the first number.
+	if err := s.bumpGenerations(ctx, metaCommunityGeneration); err != nil {
+		return err
+	}
 	if err := s.run.auto(ctx, s.q.get(qCommunitiesDelete), nil); err != nil {
 		return err
 	}
@@ -448,12 +453,22 @@ func (s *Store) writeHierarchy(ctx context.Context, h hierarchy, modularity []fl
 			parents = append(parents, map[string]any{"child": c.ID, "parent": c.ParentID})
 		}
 	}
-	return s.writeSteps(ctx, []writeStep{
+	err := s.writeSteps(ctx, []writeStep{
 		{name: qCommunitiesCreate, rows: created},
 		{name: qCommunitiesMembers, rows: memberRows(h.members), writes: memberWrites},
 		{name: qCommunitiesParents, rows: parents},
 		{name: qWriteMeta, rows: []map[string]any{{"key": graph.CommunityModularityKey, "value": graph.FormatModularity(modularity)}}},
 	})
+	if err != nil {
+		return err
+	}
+	return s.bumpGenerations(ctx, metaCommunityGeneration)
+}
+
+// bumpGenerations moves the counters under keys on, in a transaction of their own.
+func (s *Store) bumpGenerations(ctx context.Context, keys ...string) error {
+	_, err := s.run.one(ctx, true, s.q.get(qBumpGeneration), map[string]any{"keys": keys})
+	return err
 }
 
 // hierarchyTxWrites bounds the nodes and relationships one transaction of writeSteps writes: a

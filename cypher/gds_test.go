@@ -106,8 +106,14 @@ func TestComputeCommunities(t *testing.T) {
 	}
 	// One Leiden run, whose levels are read from and then removed from the projection (also
 	// before, for a retried transaction).
+	// The community generation moves before and after the hierarchy is written.
 	sequence(t, f, qCountEntities, qReadMeta, qGDSList, qGDSPropertyDrop, qGDSLeidenMutate, qGDSLeidenLevels, qGDSPropertyDrop,
-		qCommunitiesDelete, qCommunitiesCreate, qCommunitiesMembers, qCommunitiesParents, qWriteMeta)
+		qBumpGeneration, qCommunitiesDelete, qCommunitiesCreate, qCommunitiesMembers, qCommunitiesParents, qWriteMeta, qBumpGeneration)
+	for _, c := range f.only(qBumpGeneration) {
+		if !reflect.DeepEqual(c.params["keys"], []string{metaCommunityGeneration}) {
+			t.Errorf("bump_generation keys = %v, want the communities'", c.params["keys"])
+		}
+	}
 	// Transactions: the catalog; Leiden with its property; the delete (auto-commit); the
 	// hierarchy with the modularity record, small enough for one.
 	txns := map[string]int{}
@@ -197,7 +203,7 @@ func TestComputeCommunitiesWithoutRelationships(t *testing.T) {
 	if got, err := s.ComputeCommunities(t.Context(), graph.DefaultLeidenParams()); err != nil || len(got) != 0 {
 		t.Errorf("ComputeCommunities on an empty graph = %v, %v", got, err)
 	}
-	sequence(t, f, qCountEntities, qCommunitiesDelete, qWriteMeta)
+	sequence(t, f, qCountEntities, qBumpGeneration, qCommunitiesDelete, qWriteMeta, qBumpGeneration)
 }
 
 // TestWriteStepsTransactions: writeSteps sends statements of BatchSize rows, in order, and

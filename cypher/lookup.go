@@ -190,6 +190,14 @@ func (s *Store) UnembeddedAfter(ctx context.Context, layer int, after string, li
 
 // CommunitiesByLevel implements graph.Store.
 func (s *Store) CommunitiesByLevel(ctx context.Context, level int) ([]graph.Community, error) {
+	if s.resident && level >= 0 {
+		return s.residentCommunitiesByLevel(ctx, level)
+	}
+	return s.readCommunitiesByLevel(ctx, level)
+}
+
+// readCommunitiesByLevel runs read_communities_by_level.
+func (s *Store) readCommunitiesByLevel(ctx context.Context, level int) ([]graph.Community, error) {
 	rows, err := s.readRows(ctx, qReadCommunitiesLevel, map[string]any{"level": int64(level)})
 	if err != nil {
 		return nil, fmt.Errorf("cypher: communities by level: %w", err)

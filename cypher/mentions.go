@@ -17,7 +17,8 @@ const metaMentionGeneration = "mentions.generation"
 // residentMentions is a resident store's in-memory copy of every mention, which answers
 // DocumentLinks: document_links.cypher costs 10–25 ms a call on the mix corpus, and hi mode
 // makes two per query on its critical path; the copy answers in microseconds. It belongs to one
-// generation of metaMentionGeneration, which each call reads to tell whether it is current.
+// generation of metaMentionGeneration, which each call reads (once per read scope) to tell
+// whether it is current.
 type residentMentions struct {
 	mu     sync.Mutex
 	loaded bool
@@ -28,7 +29,7 @@ type residentMentions struct {
 // residentDocumentLinks answers DocumentLinks from the in-memory mentions, loading them first
 // when their generation moved on.
 func (s *Store) residentDocumentLinks(ctx context.Context, ids []string, maxDocuments int) ([]graph.DocumentLink, error) {
-	gen, err := s.readMetaValue(ctx, metaMentionGeneration)
+	gen, err := s.generation(ctx, metaMentionGeneration)
 	if err != nil {
 		return nil, err
 	}

@@ -39,11 +39,13 @@ type Store struct {
 
 	lease *lease // the writer lease, once TakeWriterLease took it
 
-	// resident: vector search and DocumentLinks run on in-memory copies (Config.Resident).
-	resident  bool
-	vectorsMu sync.Mutex
-	vectors   map[graph.VectorIndex]*residentVectors
-	mentions  residentMentions
+	// resident: vector search, DocumentLinks and CommunitiesByLevel run on in-memory copies
+	// (Config.Resident).
+	resident    bool
+	vectorsMu   sync.Mutex
+	vectors     map[graph.VectorIndex]*residentVectors
+	mentions    residentMentions
+	communities residentCommunities
 }
 
 var _ graph.Store = (*Store)(nil)

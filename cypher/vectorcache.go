@@ -30,7 +30,8 @@ var residentIndexes = map[graph.VectorIndex]struct{ load, generation string }{
 // (vectorCandidates), 50–100 ms on 20 k entities, and even a query of 40 chunks among a few
 // hundred costs 10 ms; a scan of the same vectors in memory takes a few milliseconds and finds
 // the true nearest ones. The copy belongs to one generation of the index's counter
-// (residentIndexes), which each search reads to tell whether the copy is still current.
+// (residentIndexes), which each search reads (once per read scope) to tell whether the copy
+// is current.
 type residentVectors struct {
 	mu     sync.Mutex
 	loaded bool
@@ -50,7 +51,7 @@ func (s *Store) residentVectorSearch(ctx context.Context, index graph.VectorInde
 	if !ok {
 		return nil, false, nil
 	}
-	gen, err := s.readMetaValue(ctx, src.generation)
+	gen, err := s.generation(ctx, src.generation)
 	if err != nil {
 		return nil, true, err
 	}
@@ -69,6 +70,20 @@ func (s *Store) residentVectorSearch(ctx context.Context, index graph.VectorInde
 		}
 	}
 	return v.search(vec, k), true, nil
+}
+
+// generationKeys are the counters of what a resident store keeps copies of, read together once
+// per read scope.
+var generationKeys = []string{metaEntityGraphGeneration, metaChunkGeneration, metaMentionGeneration, metaCommunityGeneration}
+
+// generation reads the counter under key: once per read scope (graph.WithReadScope), with the
+// other generationKeys in the same statement, else on its own.
+func (s *Store) generation(ctx context.Context, key string) (string, error) {
+	if scope := graph.ReadScopeOf(ctx); scope != nil {
+		vals, err := scope.Values(func() (map[string]string, error) { return s.MetaValues(ctx, generationKeys) })
+		return vals[key], err
+	}
+	return s.readMetaValue(ctx, key)
 }
 
 // readMetaValue reads one StrataMeta value; "" when it is not set.

@@ -1,0 +1,75 @@
+package cypher
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// statementCalls is how many times s ran the statement name so far.
+func statementCalls(s *Store, name string) int {
+	for _, st := range s.StatementStats() {
+		if st.Name == name {
+			return st.Calls
+		}
+	}
+	return 0
+}
+
+// TestResidentCommunities: a resident store's community lists are those the database returns,
+// follow a new hierarchy and new reports written through another store, and within one read
+// scope cost one generation read in all and one read per level.
+func TestResidentCommunities(t *testing.T) {
+	_, cfg := emptyServer(t)
+	plain := openTestStore(t, cfg)
+	cfg.Resident = true
+	resident := openTestStore(t, cfg)
+	ctx := t.Context()
+	if err := plain.Apply(ctx, chainBatch()); err != nil {
+		t.Fatal(err)
+	}
+	same := func(when string) {
+		t.Helper()
+		for level := range 3 {
+			want, err := plain.CommunitiesByLevel(ctx, level)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := resident.CommunitiesByLevel(ctx, level)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: resident level %d = %+v, database %+v", when, level, got, want)
+			}
+		}
+	}
+	same("no communities")
+	comms, err := plain.ComputeCommunities(ctx, graph.DefaultLeidenParams())
+	if err != nil || len(comms) == 0 {
+		t.Fatalf("ComputeCommunities = %d communities, %v", len(comms), err)
+	}
+	same("after ComputeCommunities")
+	if err := plain.Apply(ctx, graph.Batch{Communities: []graph.Community{{ID: comms[0].ID, Title: "Chain", Summary: "A to D", Rating: 7}}}); err != nil {
+		t.Fatal(err)
+	}
+	same("after a report")
+
+	scoped := graph.WithReadScope(ctx)
+	metaBefore, levelBefore := statementCalls(resident, qReadMetaKeys), statementCalls(resident, qReadCommunitiesLevel)
+	for range 3 {
+		if _, err := resident.CommunitiesByLevel(scoped, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := resident.DocumentLinks(scoped, []string{"missing"}, 3); err != nil {
+		t.Fatal(err)
+	}
+	if n := statementCalls(resident, qReadMetaKeys) - metaBefore; n != 1 {
+		t.Errorf("one read scope read the generations %d times, want 1", n)
+	}
+	if n := statementCalls(resident, qReadCommunitiesLevel) - levelBefore; n != 0 {
+		t.Errorf("level 0, already copied, was read %d times more", n)
+	}
+}
