@@ -357,16 +357,21 @@ func TestServeProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Chat answers are slowed once the store is built, so that a query is still in flight when
-	// the signal comes.
-	var slow atomic.Bool
+	// Once armed, the first chat call is held until the test lets it go: its query is then in
+	// flight when the signal comes, and finishes only once the server is shutting down.
+	var armed atomic.Bool
+	held, release := make(chan struct{}), make(chan struct{})
+	var holdOnce sync.Once
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if slow.Load() && strings.HasSuffix(r.URL.Path, "/chat/completions") {
-			time.Sleep(700 * time.Millisecond)
+		if armed.Load() && strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			holdOnce.Do(func() { close(held) })
+			<-release
 		}
 		fake.ServeHTTP(w, r)
 	}))
 	defer api.Close()
+	releaseHeld := sync.OnceFunc(func() { close(release) })
+	defer releaseHeld() // before api.Close, which waits for the held call
 	t.Setenv("OPENAI_BASE_URL", api.URL)
 	t.Setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
 	t.Setenv("NEO4J_URI", "")
@@ -375,7 +380,6 @@ func TestServeProcess(t *testing.T) {
 	if code, _, errOut := runCLI(t, "ingest", "--data-dir", dir, corpusDir); code != 0 {
 		t.Fatalf("ingest: exit %d: %s", code, errOut)
 	}
-	slow.Store(true)
 
 	args := []string{"serve", "--data-dir", dir, "--addr", "127.0.0.1:0", "--log-format", "json"}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestServeProcess$")
@@ -430,6 +434,7 @@ func TestServeProcess(t *testing.T) {
 		}
 	}
 
+	armed.Store(true)
 	inFlight := make(chan int, 1)
 	go func() {
 		resp, err := http.Post(url+"/query", "application/json", strings.NewReader(`{"question": "Who designed the Kestrel Point Lighthouse?"}`))
@@ -442,10 +447,23 @@ func TestServeProcess(t *testing.T) {
 		resp.Body.Close()
 		inFlight <- resp.StatusCode
 	}()
-	time.Sleep(200 * time.Millisecond) // the request is waiting on the slow answer call
+	select {
+	case <-held:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the query sent before SIGTERM made no chat call in 30 s")
+	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
+	for shuttingDown := false; !shuttingDown; {
+		line, ok := <-lines
+		if !ok {
+			t.Fatalf("serve exited before shutting down: %v", logged)
+		}
+		logged = append(logged, line)
+		shuttingDown = line["message"] == "shutting down: waiting for requests in flight"
+	}
+	releaseHeld()
 	if status := <-inFlight; status != http.StatusOK {
 		t.Errorf("request in flight at SIGTERM: status %d, want 200", status)
 	}
