@@ -292,15 +292,32 @@ func TestRateLimitCooldownIsShared(t *testing.T) {
 }
 
 func TestCancellation(t *testing.T) {
-	c, s := fake(t, fakeopenai.Options{TimeoutRate: 1, Hang: time.Minute}, Config{Timeout: time.Minute})
+	s, err := fakeopenai.New(fakeopenai.Options{TimeoutRate: 1, Hang: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// arrived tells that a request has reached the server, which holds it until the client
+	// gives up.
+	arrived := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case arrived <- struct{}{}:
+		default:
+		}
+		s.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	c := client(t, srv.URL, Config{Timeout: time.Minute})
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
 		_, err := c.Chat(ctx, extractRequest(t, "x"))
 		errc <- err
 	}()
-	for s.Counts().Timeouts == 0 {
-		time.Sleep(time.Millisecond)
+	select {
+	case <-arrived:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the request did not reach the server in 30 s")
 	}
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
