@@ -77,7 +77,8 @@ func runServe(c *cli.Context) error {
 		log.Warn().Err(err).Msg("store not available yet; requests get 503 until it is")
 	}
 	err = srv.Serve(c.Context, ln, c.Duration(flagShutdownTimeout))
-	if se := (*server.ShutdownError)(nil); errors.As(err, &se) {
+	var se *server.ShutdownError
+	if errors.As(err, &se) {
 		return fmt.Errorf("shut down: requests still running after --%s %s: %w", flagShutdownTimeout, se.Grace, se.Err)
 	}
 	return err
@@ -98,7 +99,13 @@ func serverFromCLI(c *cli.Context) (*server.Server, zerolog.Logger, error) {
 	if err != nil {
 		return nil, log, err
 	}
-	return server.New(log, func(ctx context.Context) (*server.Store, error) {
+	return server.New(log, storeOpener(c, log, m, tok)), log, nil
+}
+
+// storeOpener opens the store the flags name, read-only and resident, with its engine. The
+// embedded store is reported replaced once its database file is no longer the one opened.
+func storeOpener(c *cli.Context, log zerolog.Logger, m *models, tok *tokenizer.Tokenizer) server.Opener {
+	return func(ctx context.Context) (*server.Store, error) {
 		var file os.FileInfo
 		if c.String(flagNeo4jURI) == "" {
 			// Taken before the open: a file replaced in between is seen as replaced once more,
@@ -118,7 +125,7 @@ func serverFromCLI(c *cli.Context) (*server.Server, zerolog.Logger, error) {
 			}
 		}
 		return o, nil
-	}), log, nil
+	}
 }
 
 // serveStatus is GET /status's object: status --json's (without its integrity check, which
