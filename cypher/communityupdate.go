@@ -309,18 +309,6 @@ func (s *Store) freshLeiden(ctx context.Context, p graph.LeidenParams) ([]leiden
 	return s.leiden(ctx, name, p)
 }
 
-// readWriteRows runs one statement in a write transaction (GDS procedures run where the catalog
-// lives; see catalog) and returns its rows.
-func (s *Store) readWriteRows(ctx context.Context, name string, params map[string]any) ([]map[string]any, error) {
-	var out []map[string]any
-	err := s.run.write(ctx, func(t tx) error {
-		rows, err := t.run(ctx, s.q.get(name), params)
-		out = rows
-		return err
-	})
-	return out, err
-}
-
 // proposedCommunities turns a built hierarchy into MatchCommunities' proposed communities, in
 // the hierarchy's order (level, then number), members as node numbers.
 func proposedCommunities(h hierarchy, number map[string]int32) ([]graph.ProposedCommunity, error) {

@@ -235,12 +235,27 @@ func TestIngestRejectsOtherEmbeddingModel(t *testing.T) {
 	}
 }
 
-// slowExtractor delays every chunk so a test can kill the process mid-run.
-type slowExtractor struct{ extract.Offline }
+// docPausingStore stops the process once the documents it has stored reach after: it writes the
+// marker file and sleeps until the parent kills it with SIGKILL.
+type docPausingStore struct {
+	graph.Store
+	after, stored int
+	marker        string
+}
 
-func (s *slowExtractor) Extract(ctx context.Context, text string) (extract.Result, error) {
-	time.Sleep(150 * time.Millisecond)
-	return s.Offline.Extract(ctx, text)
+func (p *docPausingStore) Apply(ctx context.Context, b graph.Batch) error {
+	err := p.Store.Apply(ctx, b)
+	if err != nil {
+		return err
+	}
+	if p.stored += len(b.Documents); p.stored >= p.after {
+		if err := os.WriteFile(p.marker, []byte("stored"), 0o644); err != nil {
+			os.Exit(4)
+		}
+		time.Sleep(time.Minute)
+		os.Exit(5) // never killed: the parent has failed already
+	}
+	return nil
 }
 
 // TestIngestResumesAfterKill runs an ingest in a child process, kills it with SIGKILL once a few
@@ -252,7 +267,8 @@ func TestIngestResumesAfterKill(t *testing.T) {
 		if err != nil {
 			os.Exit(3)
 		}
-		in := newIngester(t, store, &slowExtractor{})
+		paused := &docPausingStore{Store: store, after: 3, marker: os.Getenv("STRATA_TEST_CHILD_MARKER")}
+		in := newIngester(t, paused, extract.NewOffline())
 		in.Options.Concurrency = 1
 		in.Options.ChunkBatch = 3 // documents of one chunk, written three to a transaction
 		_, _ = in.Run(context.Background(), []string{corpusDir})
@@ -262,22 +278,11 @@ func TestIngestResumesAfterKill(t *testing.T) {
 		t.Skip("spawns a child process")
 	}
 	dir := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "stored")
 	cmd := exec.Command(os.Args[0], "-test.run=^TestIngestResumesAfterKill$")
-	cmd.Env = append(os.Environ(), "STRATA_TEST_CHILD_INGEST="+dir)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	var stored int64
-	for time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-		stored = storedDocuments(dir)
-		if stored >= 3 {
-			break
-		}
-	}
-	_ = cmd.Process.Kill()
-	_ = cmd.Wait()
+	cmd.Env = append(os.Environ(), "STRATA_TEST_CHILD_INGEST="+dir, "STRATA_TEST_CHILD_MARKER="+marker)
+	killAtMarker(t, cmd, marker, "3 stored documents")
+	stored := storedDocuments(dir)
 	if stored < 3 || stored >= 17 {
 		t.Fatalf("child had stored %d documents when killed; want a partial run", stored)
 	}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -443,33 +444,53 @@ func first(rows []string) string {
 	return rows[0]
 }
 
-// killAtMarker starts the child, waits until it creates the marker file (it has reached what,
-// and pauses there), and kills it with SIGKILL.
+// killAtMarker starts the child, waits until it writes the marker file (it has reached what,
+// and pauses there), and kills it with SIGKILL. The marker is made a named pipe first, so the
+// child's write reaches the parent as it happens.
 func killAtMarker(t *testing.T, cmd *exec.Cmd, marker, what string) {
 	t.Helper()
+	if err := syscall.Mkfifo(marker, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	reached := make(chan error, 1)
+	go func() {
+		// Returns once the child has opened the pipe, written and closed it.
+		data, err := os.ReadFile(marker)
+		if err == nil && len(data) == 0 {
+			err = fmt.Errorf("the marker was closed empty")
+		}
+		reached <- err
+	}()
+	// unblock ends the read when the child will not write: opening the pipe for writing
+	// succeeds at once against the waiting reader, and closing it is the end of file.
+	unblock := func() {
+		if f, err := os.OpenFile(marker, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		<-reached
+	}
 	if err := cmd.Start(); err != nil {
+		unblock()
 		t.Fatal(err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	deadline := time.After(2 * time.Minute)
-	for {
-		select {
-		case err := <-exited:
-			t.Fatalf("the child exited (%v) before reaching %s", err, what)
-		case <-deadline:
-			_ = cmd.Process.Kill()
-			<-exited
-			t.Fatalf("the child did not reach %s in time", what)
-		case <-time.After(20 * time.Millisecond):
-			if _, err := os.Stat(marker); err != nil {
-				continue
-			}
-			if err := cmd.Process.Kill(); err != nil { // SIGKILL
-				t.Fatal(err)
-			}
-			<-exited
-			return
+	select {
+	case err := <-exited:
+		unblock()
+		t.Fatalf("the child exited (%v) before reaching %s", err, what)
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Kill()
+		<-exited
+		unblock()
+		t.Fatalf("the child did not reach %s in time", what)
+	case err := <-reached:
+		if killErr := cmd.Process.Kill(); killErr != nil { // SIGKILL
+			t.Fatal(killErr)
+		}
+		<-exited
+		if err != nil {
+			t.Fatalf("waiting for the child to reach %s: %v", what, err)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -224,9 +225,29 @@ func TestDryRunOffline(t *testing.T) {
 
 // requestLog records a hash of every chat request body that reaches the fake server.
 type requestLog struct {
-	mu     sync.Mutex
-	bodies map[string]int
-	total  int
+	mu      sync.Mutex
+	bodies  map[string]int
+	total   int
+	waiters []countWaiter
+}
+
+// countWaiter is a channel closed once the log holds n requests.
+type countWaiter struct {
+	n  int
+	ch chan struct{}
+}
+
+// reached returns a channel closed once n chat requests have reached the server.
+func (l *requestLog) reached(n int) <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ch := make(chan struct{})
+	if l.total >= n {
+		close(ch)
+	} else {
+		l.waiters = append(l.waiters, countWaiter{n, ch})
+	}
+	return ch
 }
 
 func (l *requestLog) wrap(next http.Handler) http.Handler {
@@ -237,6 +258,12 @@ func (l *requestLog) wrap(next http.Handler) http.Handler {
 			l.mu.Lock()
 			l.bodies[hex.EncodeToString(sum[:])]++
 			l.total++
+			l.waiters = slices.DeleteFunc(l.waiters, func(w countWaiter) bool {
+				if l.total >= w.n {
+					close(w.ch)
+				}
+				return l.total >= w.n
+			})
 			l.mu.Unlock()
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
@@ -273,12 +300,9 @@ func TestLLMIngestKilledAndResumed(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if total, _ := reqs.repeats(); total >= 6 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
+	select {
+	case <-reqs.reached(6):
+	case <-time.After(30 * time.Second):
 	}
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()

@@ -1,18 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
 	"os"
-	"slices"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -20,7 +13,7 @@ import (
 
 	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/graph"
-	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/internal/server"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/retrieval"
 )
@@ -29,8 +22,6 @@ const (
 	flagAddr            = "addr"
 	flagShutdownTimeout = "shutdown-timeout"
 	defaultServeAddr    = "127.0.0.1:8765"
-	// maxQueryBody bounds a POST /query body: a question and a few options fit in far less.
-	maxQueryBody = 1 << 20
 )
 
 func serveCommand() *cli.Command {
@@ -71,7 +62,7 @@ func runServe(c *cli.Context) error {
 	if c.Duration(flagShutdownTimeout) < 0 {
 		return usageError{fmt.Errorf("--%s must not be negative, got %s", flagShutdownTimeout, c.Duration(flagShutdownTimeout))}
 	}
-	srv, err := serverFromCLI(c)
+	srv, log, err := serverFromCLI(c)
 	if err != nil {
 		return err
 	}
@@ -82,30 +73,39 @@ func runServe(c *cli.Context) error {
 	}
 	// A store that is not there yet is not a reason to refuse to start: the server answers 503
 	// until it can be opened.
-	if _, release, err := srv.store(c.Context); err != nil {
-		srv.log.Warn().Err(err).Msg("store not available yet; requests get 503 until it is")
-	} else {
-		release()
+	if err := srv.Open(c.Context); err != nil {
+		log.Warn().Err(err).Msg("store not available yet; requests get 503 until it is")
 	}
-	return srv.serve(c.Context, ln, c.Duration(flagShutdownTimeout))
+	err = srv.Serve(c.Context, ln, c.Duration(flagShutdownTimeout))
+	var se *server.ShutdownError
+	if errors.As(err, &se) {
+		return fmt.Errorf("shut down: requests still running after --%s %s: %w", flagShutdownTimeout, se.Grace, se.Err)
+	}
+	return err
 }
 
 // serverFromCLI sets up the logger and models from the flags, and a server that opens the store
 // they name when it is first needed.
-func serverFromCLI(c *cli.Context) (*server, error) {
+func serverFromCLI(c *cli.Context) (*server.Server, zerolog.Logger, error) {
 	log, err := newLogger(c)
 	if err != nil {
-		return nil, err
+		return nil, log, err
 	}
 	m, err := setupModels(c, log)
 	if err != nil {
-		return nil, err
+		return nil, log, err
 	}
 	tok, err := tokenizer.New()
 	if err != nil {
-		return nil, err
+		return nil, log, err
 	}
-	return newServer(log, func(ctx context.Context) (*openedStore, error) {
+	return server.New(log, storeOpener(c, log, m, tok)), log, nil
+}
+
+// storeOpener opens the store the flags name, read-only and resident, with its engine. The
+// embedded store is reported replaced once its database file is no longer the one opened.
+func storeOpener(c *cli.Context, log zerolog.Logger, m *models, tok *tokenizer.Tokenizer) server.Opener {
+	return func(ctx context.Context) (*server.Store, error) {
 		var file os.FileInfo
 		if c.String(flagNeo4jURI) == "" {
 			// Taken before the open: a file replaced in between is seen as replaced once more,
@@ -116,490 +116,24 @@ func serverFromCLI(c *cli.Context) (*server, error) {
 		if err != nil {
 			return nil, err
 		}
-		o := &openedStore{engine: engine, backend: be, close: closeFn}
+		o := &server.Store{Engine: engine, Kind: be.Kind, Location: be.Location, Close: closeFn,
+			Status: func(ctx context.Context) (any, error) { return serveStatus(ctx, engine, be) }}
 		if file != nil {
-			o.replaced = func() bool {
+			o.Replaced = func() bool {
 				now, err := os.Stat(embedded.DatabasePath(be.Location))
 				return err != nil || !os.SameFile(file, now)
 			}
 		}
 		return o, nil
-	}), nil
-}
-
-// openedStore is the store the server answers from, and its engine.
-type openedStore struct {
-	engine  *retrieval.Engine
-	backend backend
-	close   func()
-	// replaced tells that the database on disk is no longer the file this store opened (the
-	// data dir was deleted, or deleted and ingested again); nil where that cannot happen.
-	replaced func() bool
-	inUse    sync.WaitGroup // requests reading through this store
-}
-
-// server is strata serve's HTTP side. Every request reads through the one engine; the stores are
-// safe for concurrent use, and the embedded store's caches follow the store's generations, so
-// data an ingest commits later is seen without a restart. A data dir deleted and built again
-// is a new file: the server opens it at the next request.
-type server struct {
-	log  zerolog.Logger
-	open func(ctx context.Context) (*openedStore, error)
-
-	mu       sync.Mutex // guards opened; held while opening, so one open runs at a time
-	opened   *openedStore
-	retiring sync.WaitGroup // replaced stores waiting for their last request before closing
-}
-
-func newServer(log zerolog.Logger, open func(ctx context.Context) (*openedStore, error)) *server {
-	return &server{log: log, open: open}
-}
-
-// errUnavailable marks a store that cannot be opened (503).
-type errUnavailable struct{ error }
-
-func (e errUnavailable) Unwrap() error { return e.error }
-
-// store returns the open store, opening it first when it is not open yet or when the one open
-// was replaced on disk. The caller calls release when it no longer reads through the store.
-func (s *server) store(ctx context.Context) (o *openedStore, release func(), err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if old := s.opened; old != nil && old.replaced != nil && old.replaced() {
-		s.log.Info().Str("location", old.backend.Location).Msg("the store on disk was replaced: opening it again")
-		s.opened = nil
-		s.retiring.Add(1)
-		go func() {
-			defer s.retiring.Done()
-			old.inUse.Wait()
-			old.close()
-		}()
-	}
-	if s.opened == nil {
-		o, err := s.open(ctx)
-		if err != nil {
-			return nil, nil, errUnavailable{fmt.Errorf("the store cannot be opened: %w", err)}
-		}
-		s.log.Info().Str("backend", o.backend.Kind).Str("location", o.backend.Location).Msg("store opened")
-		s.opened = o
-	}
-	s.opened.inUse.Add(1)
-	return s.opened, s.opened.inUse.Done, nil
-}
-
-// closeStore releases the stores, after the last request.
-func (s *server) closeStore() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.opened != nil {
-		s.opened.inUse.Wait()
-		s.opened.close()
-		s.opened = nil
-	}
-	s.retiring.Wait()
-}
-
-// serve answers on ln until ctx is done, then shuts down gracefully: no new connections, requests
-// in flight get up to grace to finish. Requests do not inherit ctx, so the signal that ends the
-// server does not cancel the queries it is letting finish.
-func (s *server) serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
-	hs := &http.Server{
-		Handler:           s.handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-	}
-	if !isLoopback(ln.Addr()) {
-		s.log.Warn().Str("addr", ln.Addr().String()).Msg("listening on a non-loopback address: strata serve has no authentication")
-	}
-	s.log.Info().Str("addr", ln.Addr().String()).Str("url", "http://"+ln.Addr().String()).Msg("serving")
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	defer s.closeStore()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve on %s: %w", ln.Addr(), err)
-	case <-ctx.Done():
-	}
-	s.log.Info().Dur("grace", grace).Msg("shutting down: waiting for requests in flight")
-	sctx, cancel := context.WithTimeout(context.Background(), grace)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		hs.Close()
-		return fmt.Errorf("shut down: requests still running after --%s %s: %w", flagShutdownTimeout, grace, err)
-	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve on %s: %w", ln.Addr(), err)
-	}
-	s.log.Info().Msg("stopped")
-	return nil
-}
-
-func isLoopback(a net.Addr) bool {
-	tcp, ok := a.(*net.TCPAddr)
-	return ok && tcp.IP.IsLoopback()
-}
-
-// handler routes the three endpoints; anything else is a JSON 404, a wrong method a JSON 405.
-func (s *server) handler() http.Handler {
-	routes := map[string]struct {
-		methods []string
-		fn      func(w *responseRecorder, r *http.Request) error
-	}{
-		"/query":   {[]string{http.MethodPost}, s.query},
-		"/status":  {[]string{http.MethodGet, http.MethodHead}, s.status},
-		"/healthz": {[]string{http.MethodGet, http.MethodHead}, s.healthz},
-	}
-	return http.HandlerFunc(func(hw http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		w := &responseRecorder{ResponseWriter: hw}
-		var err error
-		route, ok := routes[r.URL.Path]
-		switch {
-		case !ok:
-			err = httpError{http.StatusNotFound, fmt.Errorf("no such endpoint %s (want POST /query, GET /status, GET /healthz)", r.URL.Path)}
-		case !slices.Contains(route.methods, r.Method):
-			w.Header().Set("Allow", strings.Join(route.methods, ", "))
-			err = httpError{http.StatusMethodNotAllowed, fmt.Errorf("%s %s: method not allowed (want %s)", r.Method, r.URL.Path, strings.Join(route.methods, " or "))}
-		default:
-			err = route.fn(w, r)
-		}
-		switch {
-		case err != nil && w.streaming:
-			s.writeStreamError(w, r, err)
-		case err != nil:
-			s.writeError(w, r, err)
-		}
-		s.logRequest(r, w, start, err)
-	})
-}
-
-// responseRecorder remembers the status and size of a response for the request log, and what
-// the request was about (the mode; the question, logged at debug level only).
-type responseRecorder struct {
-	http.ResponseWriter
-	status   int
-	bytes    int
-	mode     string
-	question string
-	// streaming: an NDJSON answer has begun (status 200 sent), so an error can only be its last
-	// line.
-	streaming bool
-}
-
-// Unwrap lets http.ResponseController reach the connection's writer, to flush a streamed answer.
-func (w *responseRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-func (w *responseRecorder) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *responseRecorder) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	n, err := w.ResponseWriter.Write(b)
-	w.bytes += n
-	return n, err
-}
-
-// logRequest writes one line per request: method, path, status, duration and size; the query's
-// mode; the error for 4xx (warn) and 5xx (error). The question stays out at info level: it is
-// the user's data, and request logs are often kept and shipped where the store is not.
-func (s *server) logRequest(r *http.Request, w *responseRecorder, start time.Time, err error) {
-	ev := s.log.Info()
-	switch {
-	case w.status >= 500:
-		ev = s.log.Error()
-	case w.status >= 400:
-		ev = s.log.Warn()
-	}
-	ev = ev.Str("method", r.Method).Str("path", r.URL.Path).Int("status", w.status).
-		Float64("duration_ms", float64(time.Since(start).Microseconds())/1000).Int("bytes", w.bytes)
-	if w.mode != "" {
-		ev = ev.Str("mode", w.mode)
-	}
-	if err != nil {
-		ev = ev.Err(err)
-	}
-	ev.Msg("request")
-	if w.question != "" {
-		s.log.Debug().Str("path", r.URL.Path).Str("question", w.question).Msg("request question")
 	}
 }
 
-// statusClientClosed is the status logged for a request whose client hung up before the answer
-// (nginx's 499); no standard status says it.
-const statusClientClosed = 499
-
-// httpError is an error with its HTTP status.
-type httpError struct {
-	status int
-	err    error
-}
-
-func (e httpError) Error() string { return e.err.Error() }
-func (e httpError) Unwrap() error { return e.err }
-
-// writeError answers {"error", "code"} with the status err calls for (errorStatus).
-func (s *server) writeError(w *responseRecorder, r *http.Request, err error) {
-	status := errorStatus(r, err)
-	if status == http.StatusServiceUnavailable {
-		w.Header().Set("Retry-After", "1")
-	}
-	s.writeJSON(w, r, status, jsonError{Error: err.Error(), Code: status})
-}
-
-// errorStatus is the status err calls for: its own, 499 when the client went away, 503 for a
-// store that cannot be opened, 500 otherwise.
-func errorStatus(r *http.Request, err error) int {
-	var he httpError
-	var unavailable errUnavailable
-	switch {
-	case errors.As(err, &he):
-		return he.status
-	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
-		// The client went away; nobody reads this answer, but the log says why the query stopped.
-		return statusClientClosed
-	case errors.As(err, &unavailable):
-		return http.StatusServiceUnavailable
-	}
-	return http.StatusInternalServerError
-}
-
-// writeStreamError ends a streamed answer with the line {"error", "code"}, code being the status
-// the error would have had before the stream began.
-func (s *server) writeStreamError(w *responseRecorder, r *http.Request, err error) {
-	status := errorStatus(r, err)
-	s.writeLine(w, r, jsonError{Error: err.Error(), Code: status})
-	// The response went out as 200; the request log says how it ended.
-	w.status = status
-}
-
-// ndjsonType is the media type of a streamed answer: one JSON object per line.
-const ndjsonType = "application/x-ndjson"
-
-// writeLine writes v as one line of a streamed answer, starting the stream (status 200) when it
-// has not begun, and flushes it to the client.
-func (s *server) writeLine(w *responseRecorder, r *http.Request, v any) {
-	if !w.streaming {
-		w.streaming = true
-		w.Header().Set("Content-Type", ndjsonType)
-		w.WriteHeader(http.StatusOK)
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		s.log.Error().Err(err).Str("path", r.URL.Path).Msg("encode response line")
-		buf.Reset()
-		fmt.Fprintf(&buf, "{\"error\":%q,\"code\":%d}\n", "encode the response: "+err.Error(), http.StatusInternalServerError)
-	}
-	if _, err := w.Write(buf.Bytes()); err != nil {
-		s.log.Debug().Err(err).Str("path", r.URL.Path).Msg("write response") // the client went away
-		return
-	}
-	if err := http.NewResponseController(w).Flush(); err != nil {
-		s.log.Debug().Err(err).Str("path", r.URL.Path).Msg("flush response")
-	}
-}
-
-// streamLine is a line of a streamed answer before its last: a piece of the answer's text, or
-// a reset that withdraws the pieces before it (retrieval.Delta).
-type streamLine struct {
-	Delta string `json:"delta,omitempty"`
-	Reset bool   `json:"reset,omitempty"`
-}
-
-func (s *server) writeJSON(w *responseRecorder, r *http.Request, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		s.log.Error().Err(err).Str("path", r.URL.Path).Msg("encode response")
-		status = http.StatusInternalServerError
-		buf.Reset()
-		fmt.Fprintf(&buf, "{\"error\":%q,\"code\":%d}\n", "encode the response: "+err.Error(), status)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	if r.Method == http.MethodHead {
-		return
-	}
-	if _, err := w.Write(buf.Bytes()); err != nil {
-		s.log.Debug().Err(err).Str("path", r.URL.Path).Msg("write response") // the client went away
-	}
-}
-
-// queryRequest is the body of POST /query: query's flags, in snake case. Absent fields take the
-// mode's defaults, as absent flags do; entities and max_context_tokens of 0 also mean the mode's
-// default, as with the flags.
-type queryRequest struct {
-	Question         string `json:"question"`
-	Mode             string `json:"mode"`
-	TopK             *int   `json:"top_k"`
-	Entities         int    `json:"entities"`
-	MaxContextTokens int    `json:"max_context_tokens"`
-	ContextOnly      bool   `json:"context_only"`
-	// Stream asks for the answer as NDJSON lines while it is written (see the README).
-	Stream bool `json:"stream"`
-}
-
-// options turns the request into validated retrieval options, naming the bad field.
-func (q queryRequest) options() (retrieval.Options, error) {
-	if strings.TrimSpace(q.Question) == "" {
-		return retrieval.Options{}, errors.New(`"question" is missing or empty`)
-	}
-	modeName := q.Mode
-	if modeName == "" {
-		modeName = retrieval.DefaultMode.String()
-	}
-	mode, err := retrieval.ParseMode(modeName)
-	if err != nil {
-		return retrieval.Options{}, fmt.Errorf(`"mode": %w`, err)
-	}
-	opt := retrieval.DefaultOptions(mode)
-	if q.TopK != nil {
-		opt.TopK = *q.TopK
-	}
-	if q.Entities != 0 {
-		opt.Entities = q.Entities
-	}
-	if q.MaxContextTokens != 0 {
-		opt.MaxContextTokens = q.MaxContextTokens
-	}
-	opt.ContextOnly = q.ContextOnly
-	if err := opt.Validate(); err != nil {
-		return opt, err
-	}
-	return opt, nil
-}
-
-// decodeQuery reads one JSON object with known fields only from a body of at most maxQueryBody
-// bytes.
-func decodeQuery(w http.ResponseWriter, r *http.Request) (queryRequest, error) {
-	var q queryRequest
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxQueryBody))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(&q)
-	if err == nil {
-		var tooLarge *http.MaxBytesError
-		switch _, terr := dec.Token(); {
-		case errors.As(terr, &tooLarge):
-			err = terr
-		case terr != io.EOF:
-			err = errors.New("unexpected data after the JSON object")
-		}
-	}
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		return q, httpError{http.StatusRequestEntityTooLarge, fmt.Errorf("request body larger than %d bytes", tooLarge.Limit)}
-	case errors.Is(err, io.EOF):
-		return q, httpError{http.StatusBadRequest, errors.New(`empty request body; send a JSON object such as {"question": "..."}`)}
-	case err != nil:
-		return q, httpError{http.StatusBadRequest, fmt.Errorf("request body: %w", err)}
-	}
-	return q, nil
-}
-
-// query answers POST /query with query --json's object. LLM usage is counted per request.
-func (s *server) query(w *responseRecorder, r *http.Request) error {
-	q, err := decodeQuery(w, r)
-	if err != nil {
-		return err
-	}
-	w.mode, w.question = q.Mode, q.Question
-	opt, err := q.options()
-	if err != nil {
-		return httpError{http.StatusBadRequest, err}
-	}
-	w.mode = opt.Mode.String()
-	st, release, err := s.store(r.Context())
-	if err != nil {
-		return err
-	}
-	defer release()
-	// The ingest state (a few metadata reads, a round trip each on Neo4j) is read while the
-	// query runs: neither needs the other.
-	var state graph.IngestState
-	stateErr := make(chan error, 1)
-	go func() {
-		var err error
-		state, err = graph.ReadIngestState(r.Context(), st.engine.Store)
-		stateErr <- err
-	}()
-	res, err := s.answerQuery(r, w, st, q, opt)
-	if stErr := <-stateErr; stErr != nil {
-		return stErr
-	}
-	if err != nil {
-		return err
-	}
-	out := queryOutput{Result: res, Warnings: state.Warnings()}
-	if q.Stream {
-		s.writeLine(w, r, out)
-		return nil
-	}
-	s.writeJSON(w, r, http.StatusOK, out)
-	return nil
-}
-
-// answerQuery runs the query of a POST /query through the engine of st, with the request's
-// LLM usage in the result.
-func (s *server) answerQuery(r *http.Request, w *responseRecorder, st *openedStore, q queryRequest, opt retrieval.Options) (*retrieval.Result, error) {
-	meter := llm.NewMeter()
-	ctx := llm.WithMeter(r.Context(), meter)
-	if q.Stream {
-		// The stream begins with the first piece, so that a query failing before it (a bad
-		// option, retrieval) is answered with its status as without streaming.
-		ctx = retrieval.WithAnswerStream(ctx, func(d retrieval.Delta) {
-			s.writeLine(w, r, streamLine{Delta: d.Text, Reset: d.Reset})
-		})
-	}
-	res, err := st.engine.Query(ctx, q.Question, opt)
-	if err != nil {
-		if errors.Is(err, retrieval.ErrEmptyQuery) {
-			return nil, httpError{http.StatusBadRequest, err}
-		}
-		return nil, err
-	}
-	u := meter.Stats().Total
-	res.Usage = retrieval.Usage{LLMCalls: u.LLMCalls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, EmbeddingCalls: u.EmbeddingCalls}
-	return res, nil
-}
-
-// status answers GET /status with status --json's object (without its integrity check, which
+// serveStatus is GET /status's object: status --json's (without its integrity check, which
 // reads the whole file: run strata status for that).
-func (s *server) status(w *responseRecorder, r *http.Request) error {
-	st, release, err := s.store(r.Context())
-	if err != nil {
-		return err
-	}
-	defer release()
-	store, ok := st.engine.Store.(graph.Store)
+func serveStatus(ctx context.Context, engine *retrieval.Engine, be backend) (any, error) {
+	store, ok := engine.Store.(graph.Store)
 	if !ok {
-		return fmt.Errorf("status: the %s store cannot report its counts", st.backend.Kind)
+		return nil, fmt.Errorf("status: the %s store cannot report its counts", be.Kind)
 	}
-	out, err := readStatus(r.Context(), store, st.backend)
-	if err != nil {
-		return err
-	}
-	s.writeJSON(w, r, http.StatusOK, out)
-	return nil
-}
-
-// healthz answers 200 once the store is open (and opens it if it is not), 503 otherwise: a
-// readiness check, which also tells that the process is alive.
-func (s *server) healthz(w *responseRecorder, r *http.Request) error {
-	_, release, err := s.store(r.Context())
-	if err != nil {
-		return err
-	}
-	release()
-	s.writeJSON(w, r, http.StatusOK, map[string]string{"status": "ok"})
-	return nil
+	return readStatus(ctx, store, be)
 }

@@ -45,12 +45,9 @@ func TestSignalInterruptsIngest(t *testing.T) {
 			t.Fatal(err)
 		}
 		before, _ := reqs.repeats()
-		deadline := time.Now().Add(30 * time.Second)
-		for time.Now().Before(deadline) {
-			if total, _ := reqs.repeats(); total >= before+3 {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
+		select {
+		case <-reqs.reached(before + 3):
+		case <-time.After(30 * time.Second):
 		}
 		if err := cmd.Process.Signal(tc.sig); err != nil {
 			t.Fatal(err)

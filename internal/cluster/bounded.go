@@ -25,7 +25,7 @@ type BoundedOptions struct {
 	// large layer in check; the recursion reaches Size from there.
 	MaxComponents int
 	// Threshold is the soft membership rule: a row joins every component whose posterior
-	// probability exceeds it (and its most probable one in any case), as in Membership.
+	// probability exceeds it (and its most probable one in any case).
 	Threshold float64
 	// GMM configures every fit.
 	GMM GMMOptions

@@ -1,9 +1,10 @@
 // Package cluster holds the numeric pieces of the hierarchical index (HiRAG's HiIndex): the
 // entities of one layer are embedded, projected onto a few principal components (PCA), and
 // clustered with a Gaussian mixture whose number of components is chosen by the lowest Bayesian
-// information criterion (Select). Every entity then belongs to each component whose posterior
-// probability exceeds a threshold (Membership), so clusters may overlap, and Sparsity measures
-// how much they do, which decides when to stop adding layers.
+// information criterion (Select), recursively until clusters are small enough (Bounded). Every
+// entity then belongs to each component whose posterior probability exceeds a threshold, so
+// clusters may overlap, and Sparsity measures how much they do, which decides when to stop adding
+// layers.
 //
 // The formulas follow scikit-learn's GaussianMixture (k-means initialisation, responsibilities
 // from a log-sum-exp, reg_covar on the covariance diagonals, EM stopped on the change of the mean

@@ -2,14 +2,12 @@ package cluster
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 )
 
-// Covariance types accepted by GMMOptions.Covariance and NewGMM.
+// Covariance types accepted by GMMOptions.Covariance.
 const (
 	// Full gives every component its own unrestricted covariance matrix (scikit-learn's
 	// default covariance_type).
@@ -35,7 +33,7 @@ const (
 // wastes work nor adds parameters to the BIC.
 const minMass = 1e-8
 
-// GMMOptions configures FitGMM. The zero value gives scikit-learn's defaults.
+// GMMOptions configures a fit. The zero value gives scikit-learn's defaults.
 type GMMOptions struct {
 	// Covariance is Full (the default when empty) or Diag.
 	Covariance string
@@ -78,8 +76,7 @@ func (o GMMOptions) withDefaults() (GMMOptions, error) {
 }
 
 // GMM is a fitted Gaussian mixture. The exported fields describe the model and must be treated
-// as read-only (they share storage with the precomputed factors used for scoring); build a model
-// from chosen parameters with NewGMM instead.
+// as read-only (they share storage with the precomputed factors used for scoring).
 type GMM struct {
 	// Covariance is Full or Diag.
 	Covariance string
@@ -91,7 +88,7 @@ type GMM struct {
 	// Full, the D variances for Diag. They include RegCovar, and for a component whose
 	// covariance could not otherwise be factored, the extra diagonal jitter that was added.
 	Covariances [][]float64
-	// Iterations is the number of EM iterations run by FitGMM.
+	// Iterations is the number of EM iterations of the fit.
 	Iterations int
 	// Converged reports whether EM stopped on Tol rather than on MaxIter.
 	Converged bool
@@ -149,68 +146,6 @@ func (g *GMM) export() {
 		g.Means[j] = g.mean[j*g.d : (j+1)*g.d : (j+1)*g.d]
 		g.Covariances[j] = g.cov[j*cs : (j+1)*cs : (j+1)*cs]
 	}
-}
-
-// NewGMM returns the mixture with the given parameters, ready for scoring: weights (positive,
-// summing to 1), one mean of D values per component, and one covariance per component, a D×D
-// symmetric positive definite matrix in row-major order for Full or D positive variances for
-// Diag. The parameters are copied. Covariances are used as given, without regularisation.
-func NewGMM(covariance string, weights []float64, means, covariances [][]float64) (*GMM, error) {
-	k := len(weights)
-	if k == 0 {
-		return nil, errors.New("cluster: NewGMM: no components")
-	}
-	if covariance != Full && covariance != Diag {
-		return nil, fmt.Errorf("cluster: NewGMM: unknown covariance type %q (want %q or %q)", covariance, Full, Diag)
-	}
-	if len(means) != k || len(covariances) != k {
-		return nil, fmt.Errorf("cluster: NewGMM: %d weights, %d means and %d covariances", k, len(means), len(covariances))
-	}
-	d := len(means[0])
-	if d == 0 {
-		return nil, errors.New("cluster: NewGMM: means have no dimensions")
-	}
-	g := newGMM(k, d, covariance == Full)
-	cs := g.covSize()
-	sum := 0.0
-	for j, w := range weights {
-		if !(w > 0) || math.IsInf(w, 1) {
-			return nil, fmt.Errorf("cluster: NewGMM: weight %d is %v, want a positive number", j, w)
-		}
-		sum += w
-		if len(means[j]) != d {
-			return nil, fmt.Errorf("cluster: NewGMM: mean %d has %d values, want %d", j, len(means[j]), d)
-		}
-		if len(covariances[j]) != cs {
-			return nil, fmt.Errorf("cluster: NewGMM: covariance %d has %d values, want %d", j, len(covariances[j]), cs)
-		}
-		for _, v := range means[j] {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("cluster: NewGMM: mean %d is not finite", j)
-			}
-		}
-		c := covariances[j]
-		if g.full {
-			for a := 0; a < d; a++ {
-				for b := 0; b < a; b++ {
-					if math.Abs(c[a*d+b]-c[b*d+a]) > 1e-10*(math.Abs(c[a*d+b])+math.Abs(c[b*d+a])) {
-						return nil, fmt.Errorf("cluster: NewGMM: covariance %d is not symmetric", j)
-					}
-				}
-			}
-		}
-		copy(g.mean[j*d:], means[j])
-		copy(g.cov[j*cs:], c)
-	}
-	if math.Abs(sum-1) > 1e-8 {
-		return nil, fmt.Errorf("cluster: NewGMM: weights sum to %v, want 1", sum)
-	}
-	copy(g.Weights, weights)
-	if err := g.factor(0, false); err != nil {
-		return nil, fmt.Errorf("cluster: NewGMM: %w", err)
-	}
-	g.export()
-	return g, nil
 }
 
 // factor computes prec and logNorm from the weights and covariances. A covariance that is not
@@ -506,21 +441,13 @@ func (ms *mscratch) respBuffers(workers, k int) chan []float64 {
 	return ms.resp
 }
 
-// mstep sets weights, means and covariances from the responsibilities resp (n×k) as
-// scikit-learn does: nⱼ = Σᵢ rᵢⱼ + 10ε, μⱼ = Σᵢ rᵢⱼxᵢ / nⱼ, Σⱼ = Σᵢ rᵢⱼ(xᵢ−μⱼ)(xᵢ−μⱼ)ᵀ / nⱼ + reg·I,
-// wⱼ = nⱼ / Σ nⱼ, and writes the raw mass Σᵢ rᵢⱼ of every component into mass. Each block of
-// rows accumulates its own partial sums, reading responsibilities row by row, and the blocks are
-// added in order, so the result does not depend on scheduling. Responsibilities that are exactly
-// zero (far rows, whose densities underflow) are skipped.
-func (g *GMM) mstep(x []float64, n int, resp []float64, reg float64, mass []float64, ms *mscratch, workers int) {
-	k := g.k
-	g.mstepFrom(x, n, func(b int, _ []float64) []float64 {
-		return resp[b*blockRows*k : min(n, (b+1)*blockRows)*k]
-	}, reg, mass, ms, workers)
-}
-
-// mstepFrom is mstep with the responsibilities of each block of rows from resp, so that they
-// need not be held for all rows at once: they may be computed block by block, under the model
+// mstepFrom sets weights, means and covariances from the responsibilities as scikit-learn does:
+// nⱼ = Σᵢ rᵢⱼ + 10ε, μⱼ = Σᵢ rᵢⱼxᵢ / nⱼ, Σⱼ = Σᵢ rᵢⱼ(xᵢ−μⱼ)(xᵢ−μⱼ)ᵀ / nⱼ + reg·I, wⱼ = nⱼ / Σ nⱼ, and
+// writes the raw mass Σᵢ rᵢⱼ of every component into mass. Each block of rows accumulates its
+// own partial sums, reading responsibilities row by row, and the blocks are added in order, so
+// the result does not depend on scheduling. Responsibilities that are exactly zero (far rows,
+// whose densities underflow) are skipped. The responsibilities of each block of rows come from
+// resp, so that they need not be held for all rows at once: they may be computed block by block, under the model
 // as it was when mstepFrom was called (its means, precisions and norms change only at the end).
 func (g *GMM) mstepFrom(x []float64, n int, resp blockResp, reg float64, mass []float64, ms *mscratch, workers int) {
 	d, k := g.d, g.k
@@ -682,24 +609,10 @@ func (g *GMM) dropEmpty(mass []float64) bool {
 	return true
 }
 
-// FitGMM fits a Gaussian mixture of k components to the rows of x by expectation-maximisation,
-// started like scikit-learn's GaussianMixture from the clusters of k-means (k-means++ seeding
-// from opt.Seed, then Lloyd iterations). Components that lose all their rows during EM are
-// dropped, so the result may have fewer than k components. It is an error for x to be empty or
-// ragged, to hold non-finite values, or for k to be less than 1 or more than the number of rows.
-func FitGMM(x [][]float64, k int, opt GMMOptions) (*GMM, error) {
-	flat, n, d, err := flatten(x)
-	if err != nil {
-		return nil, fmt.Errorf("cluster: FitGMM: %w", err)
-	}
-	g, err := fit(context.Background(), flat, n, d, k, opt)
-	if err != nil {
-		return nil, fmt.Errorf("cluster: FitGMM: %w", err)
-	}
-	return g, nil
-}
-
-// fit is FitGMM on validated, flattened rows. It stops with ctx's error when ctx is done,
+// fit fits a Gaussian mixture of k components to the n rows of d values in x by
+// expectation-maximisation, started like scikit-learn's GaussianMixture from the clusters of
+// k-means (k-means++ seeding from opt.Seed, then Lloyd iterations). Components that lose all
+// their rows during EM are dropped, so the result may have fewer than k components. It stops with ctx's error when ctx is done,
 // checked after k-means and at every EM iteration: a fit over 2^18 rows and 50 components takes
 // a minute or more.
 func fit(ctx context.Context, x []float64, n, d, k int, opt GMMOptions) (*GMM, error) {
@@ -773,39 +686,6 @@ func fit(ctx context.Context, x []float64, n, d, k int, opt GMMOptions) (*GMM, e
 // K returns the number of components.
 func (g *GMM) K() int { return g.k }
 
-// rowsFor validates and flattens rows to be scored by g.
-func (g *GMM) rowsFor(x [][]float64) ([]float64, int, error) {
-	flat, n, d, err := flatten(x)
-	if err != nil {
-		return nil, 0, err
-	}
-	if d != g.d {
-		return nil, 0, fmt.Errorf("rows have %d dimensions, the model %d", d, g.d)
-	}
-	return flat, n, nil
-}
-
-// LogLikelihood returns the total log-likelihood Σᵢ log p(xᵢ) of the rows of x under the
-// mixture (scikit-learn's score(x) times the number of rows).
-func (g *GMM) LogLikelihood(x [][]float64) (float64, error) {
-	flat, n, err := g.rowsFor(x)
-	if err != nil {
-		return 0, fmt.Errorf("cluster: LogLikelihood: %w", err)
-	}
-	return g.estep(flat, n, nil, nil, newScratch(n, g.d, g.k), workerCount(0)), nil
-}
-
-// logLikelihoods returns the log-likelihood of every row (scikit-learn's score_samples).
-func (g *GMM) logLikelihoods(x [][]float64) ([]float64, error) {
-	flat, n, err := g.rowsFor(x)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]float64, n)
-	g.estep(flat, n, nil, out, newScratch(n, g.d, g.k), workerCount(0))
-	return out, nil
-}
-
 // NumParams returns the number of free parameters of the mixture as scikit-learn counts them:
 // K−1 weights, K·D mean values and K·D(D+1)/2 (Full) or K·D (Diag) covariance values.
 func (g *GMM) NumParams() int {
@@ -816,35 +696,9 @@ func (g *GMM) NumParams() int {
 	return cov + g.k*g.d + g.k - 1
 }
 
-// BIC returns the Bayesian information criterion of the mixture on the rows of x,
-// −2·LogLikelihood(x) + NumParams()·ln n; lower is better.
-func (g *GMM) BIC(x [][]float64) (float64, error) {
-	flat, n, err := g.rowsFor(x)
-	if err != nil {
-		return 0, fmt.Errorf("cluster: BIC: %w", err)
-	}
-	return g.bic(flat, n, newScratch(n, g.d, g.k), workerCount(0)), nil
-}
-
 func (g *GMM) bic(x []float64, n int, s *scratch, workers int) float64 {
 	ll := g.estep(x, n, nil, nil, s, workers)
 	return -2*ll + float64(g.NumParams())*math.Log(float64(n))
-}
-
-// Probabilities returns, for every row of x, the posterior probability of each component
-// (the responsibilities); every row sums to 1.
-func (g *GMM) Probabilities(x [][]float64) ([][]float64, error) {
-	flat, n, err := g.rowsFor(x)
-	if err != nil {
-		return nil, fmt.Errorf("cluster: Probabilities: %w", err)
-	}
-	resp := make([]float64, n*g.k)
-	g.estep(flat, n, resp, nil, newScratch(n, g.d, g.k), workerCount(0))
-	out := make([][]float64, n)
-	for i := range out {
-		out[i] = resp[i*g.k : (i+1)*g.k : (i+1)*g.k]
-	}
-	return out, nil
 }
 
 // posteriors is what Bounded keeps of the posterior probabilities of a fit's rows: each row's
@@ -910,37 +764,4 @@ func (g *GMM) posteriorsFrom(n int, threshold float64, fill func(start, end int,
 		}
 	}
 	return post
-}
-
-// Membership returns, for every row of x, the components whose posterior probability exceeds
-// threshold, in increasing order (HiRAG uses 0.1). A row whose probabilities all stay at or
-// below threshold still gets its most probable component, so every row belongs somewhere.
-func (g *GMM) Membership(x [][]float64, threshold float64) ([][]int, error) {
-	p, err := g.Probabilities(x)
-	if err != nil {
-		return nil, fmt.Errorf("cluster: Membership: %w", err)
-	}
-	return membership(p, threshold), nil
-}
-
-// membership applies the threshold rule of Membership to probabilities.
-func membership(p [][]float64, threshold float64) [][]int {
-	out := make([][]int, len(p))
-	for i, row := range p {
-		var m []int
-		best := 0
-		for j, v := range row {
-			if v > threshold {
-				m = append(m, j)
-			}
-			if v > row[best] {
-				best = j
-			}
-		}
-		if len(m) == 0 {
-			m = []int{best}
-		}
-		out[i] = slices.Clip(m)
-	}
-	return out
 }

@@ -363,31 +363,8 @@ func TestFitDegenerate(t *testing.T) {
 	}
 }
 
-// TestMembership checks the threshold rule on fixed probabilities and on a fixed mixture.
-func TestMembership(t *testing.T) {
-	rules := []struct {
-		name      string
-		p         []float64
-		threshold float64
-		want      []int
-	}{
-		{"one-clear", []float64{0.02, 0.95, 0.03}, 0.1, []int{1}},
-		{"two-above", []float64{0.5, 0.12, 0.38}, 0.1, []int{0, 1, 2}},
-		{"strictly-above", []float64{0.1, 0.9}, 0.1, []int{1}},
-		{"none-above-takes-best", []float64{0.3, 0.4, 0.3}, 0.5, []int{1}},
-		{"tie-takes-first", []float64{0.5, 0.5}, 0.9, []int{0}},
-		{"zero-threshold", []float64{0, 0.2, 0.8}, 0, []int{1, 2}},
-		{"single", []float64{1}, 0.1, []int{0}},
-	}
-	for _, tt := range rules {
-		t.Run(tt.name, func(t *testing.T) {
-			got := membership([][]float64{tt.p}, tt.threshold)[0]
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("got %v, want %v", got, tt.want)
-			}
-		})
-	}
-
+// TestProbabilities checks the posteriors of a fixed mixture against their closed form.
+func TestProbabilities(t *testing.T) {
 	// Two unit-variance components at ±2 with equal weights: a row at 0 is shared evenly, a row
 	// at 1 has posterior 1/(1+e⁻⁴) ≈ 0.982 for the right component, a row at 0.5 about 0.881.
 	g, err := NewGMM(Full, []float64{0.5, 0.5}, [][]float64{{-2}, {2}}, [][]float64{{1}, {1}})
@@ -402,24 +379,6 @@ func TestMembership(t *testing.T) {
 	for i, want := range []float64{0.5, 1 / (1 + math.Exp(-4)), 1 / (1 + math.Exp(-2))} {
 		if relErr(p[i][1], want) > 1e-12 {
 			t.Errorf("P(right | %v) = %v, want %v", x[i][0], p[i][1], want)
-		}
-	}
-	tests := []struct {
-		threshold float64
-		want      [][]int
-	}{
-		{0.1, [][]int{{0, 1}, {1}, {0, 1}, {0}}},
-		{0.01, [][]int{{0, 1}, {0, 1}, {0, 1}, {0, 1}}},
-		{0.5, [][]int{{0}, {1}, {1}, {0}}},
-		{0.99, [][]int{{0}, {1}, {1}, {0}}},
-	}
-	for _, tt := range tests {
-		got, err := g.Membership(x, tt.threshold)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.EqualFunc(got, tt.want, slices.Equal[[]int]) {
-			t.Errorf("threshold %v: got %v, want %v", tt.threshold, got, tt.want)
 		}
 	}
 }
@@ -451,7 +410,6 @@ func TestErrors(t *testing.T) {
 		{"loglik-dims", func() error { _, err := g.LogLikelihood([][]float64{{1}}); return err }, "1 dimensions"},
 		{"bic-empty", func() error { _, err := g.BIC(nil); return err }, "no rows"},
 		{"probabilities-ragged", func() error { _, err := g.Probabilities([][]float64{{1, 2}, {1}}); return err }, "row 1"},
-		{"membership-dims", func() error { _, err := g.Membership([][]float64{{1, 2, 3}}, 0.1); return err }, "3 dimensions"},
 		{"new-no-components", func() error { _, err := NewGMM(Full, nil, nil, nil); return err }, "no components"},
 		{"new-bad-type", func() error {
 			_, err := NewGMM("spherical", []float64{1}, [][]float64{{0}}, [][]float64{{1}})
@@ -523,14 +481,8 @@ func TestNewGMMRoundTrip(t *testing.T) {
 	}
 }
 
-// TestClustersAndSparsity checks Clusters and Sparsity on hand-computed cases.
-func TestClustersAndSparsity(t *testing.T) {
-	m := [][]int{{0}, {0, 1}, {1}, {2}, {1, 5}}
-	got := Clusters(m, 3)
-	want := [][]int{{0, 1}, {1, 2, 4}, {3}}
-	if !slices.EqualFunc(got, want, slices.Equal[[]int]) {
-		t.Errorf("Clusters = %v, want %v", got, want)
-	}
+// TestSparsity checks Sparsity on hand-computed cases.
+func TestSparsity(t *testing.T) {
 	tests := []struct {
 		name     string
 		clusters [][]int

@@ -68,21 +68,6 @@ func Select(x [][]float64, opt SelectOptions) (*GMM, []float64, error) {
 	return best, bics, nil
 }
 
-// Clusters inverts a membership (the components of every item, as returned by Membership) into
-// the items of every one of k components, in increasing order. Components outside [0, k) are
-// ignored.
-func Clusters(membership [][]int, k int) [][]int {
-	out := make([][]int, k)
-	for i, m := range membership {
-		for _, j := range m {
-			if j >= 0 && j < k {
-				out[j] = append(out[j], i)
-			}
-		}
-	}
-	return out
-}
-
 // Sparsity returns HiRAG's cluster sparsity of a layer of n items,
 // CS = 1 − Σ_S |S|(|S|−1) / (n(n−1)), over clusters S given as lists of item indexes: the
 // fraction of ordered pairs of items that share no cluster when clusters are disjoint. It is 1

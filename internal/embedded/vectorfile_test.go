@@ -323,7 +323,11 @@ func TestVectorFileKill(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 11))
+	// The kill delays are random, to land at different points of the write; the seed is logged
+	// so that a failure can be replayed.
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("kill delays seeded with %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 11))
 	usedFile := 0
 	for round := range 3 {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestVectorFileKillChild$", "-test.count=1")

@@ -1,7 +1,6 @@
 package graphalgo
 
 import (
-	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -31,7 +30,7 @@ func identity(w float64) float64 { return w }
 func TestShortestPathsMatchNetworkx(t *testing.T) {
 	for _, fg := range loadFixture(t) {
 		t.Run(fg.Name, func(t *testing.T) {
-			unit, weighted := graphFor(t, fg)
+			unit, _ := graphFor(t, fg)
 			if unit.NumNodes() != fg.N || unit.NumEdges() != fg.M {
 				t.Fatalf("graph has n=%d m=%d, fixture n=%d m=%d", unit.NumNodes(), unit.NumEdges(), fg.N, fg.M)
 			}
@@ -46,104 +45,23 @@ func TestShortestPathsMatchNetworkx(t *testing.T) {
 					if maxHops > 0 && want > maxHops {
 						want = -1
 					}
-					for _, got := range [][]int{ShortestPathBFS(unit, p.Src, p.Dst, maxHops), batch[i]} {
-						if want < 0 {
-							if got != nil {
-								t.Errorf("BFS %d->%d (max %d hops) = %v, want none", p.Src, p.Dst, maxHops, got)
-							}
-							continue
-						}
-						if got == nil {
-							t.Errorf("BFS %d->%d (max %d hops) = none, want %d hops", p.Src, p.Dst, maxHops, want)
-							continue
-						}
-						if hops, _ := checkPath(t, unit, got, p.Src, p.Dst, identity); hops != want {
-							t.Errorf("BFS %d->%d (max %d hops) has %d hops, networkx %d", p.Src, p.Dst, maxHops, hops, want)
-						}
-					}
-				}
-			}
-			paths, costs := ShortestPathsDijkstra(weighted, pairs, 0, nil)
-			for i, p := range pairs {
-				want := fg.Pairs[i][3]
-				path, cost := ShortestPathDijkstra(weighted, p.Src, p.Dst, 0, nil)
-				if !slices.Equal(path, paths[i]) || cost != costs[i] {
-					t.Errorf("Dijkstra %d->%d: single %v/%v, batch %v/%v", p.Src, p.Dst, path, cost, paths[i], costs[i])
-				}
-				if want < 0 {
-					if path != nil || !math.IsInf(cost, 1) {
-						t.Errorf("Dijkstra %d->%d = %v (%v), want none", p.Src, p.Dst, path, cost)
-					}
-					continue
-				}
-				_, sum := checkPath(t, weighted, path, p.Src, p.Dst, identity)
-				if math.Abs(cost-want) > 1e-9 || math.Abs(sum-want) > 1e-9 {
-					t.Errorf("Dijkstra %d->%d costs %v (path sums to %v), networkx %v", p.Src, p.Dst, cost, sum, want)
-				}
-			}
-		})
-	}
-}
-
-// hopLimitedCost is the cheapest cost from src to dst with at most maxHops edges, by dynamic
-// programming over the hop count (Bellman-Ford truncated at maxHops rounds).
-func hopLimitedCost(g *Graph, src, dst, maxHops int, cost func(float64) float64) float64 {
-	n := g.NumNodes()
-	dist := make([]float64, n)
-	for i := range dist {
-		dist[i] = math.Inf(1)
-	}
-	dist[src] = 0
-	for range maxHops {
-		next := slices.Clone(dist)
-		for u := range n {
-			if math.IsInf(dist[u], 1) {
-				continue
-			}
-			ts, ws := g.Neighbors(u)
-			for i, v := range ts {
-				if c := cost(float64(ws[i])); c >= 0 && !math.IsInf(c, 1) {
-					next[v] = min(next[v], dist[u]+c)
-				}
-			}
-		}
-		dist = next
-	}
-	return dist[dst]
-}
-
-func TestDijkstraHopLimit(t *testing.T) {
-	fixture := loadFixture(t)
-	costs := map[string]func(float64) float64{
-		"weight":  identity,
-		"inverse": func(w float64) float64 { return 1 / w },
-		"squared": func(w float64) float64 { return w * w },
-	}
-	for _, fg := range fixture[:3] {
-		_, weighted := graphFor(t, fg)
-		for name, cost := range costs {
-			for _, maxHops := range []int{1, 2, 3, 4} {
-				pairs := make([]Pair, 0, 20)
-				for _, p := range fg.Pairs[:20] {
-					pairs = append(pairs, Pair{int(p[0]), int(p[1])})
-				}
-				paths, got := ShortestPathsDijkstra(weighted, pairs, maxHops, cost)
-				for i, p := range pairs {
-					want := hopLimitedCost(weighted, p.Src, p.Dst, maxHops, cost)
-					if math.IsInf(want, 1) {
-						if paths[i] != nil || !math.IsInf(got[i], 1) {
-							t.Errorf("%s cost=%s hops<=%d %d->%d: got %v, want none", fg.Name, name, maxHops, p.Src, p.Dst, paths[i])
+					got := batch[i]
+					if want < 0 {
+						if got != nil {
+							t.Errorf("BFS %d->%d (max %d hops) = %v, want none", p.Src, p.Dst, maxHops, got)
 						}
 						continue
 					}
-					hops, sum := checkPath(t, weighted, paths[i], p.Src, p.Dst, cost)
-					if hops > maxHops || math.Abs(got[i]-want) > 1e-9 || math.Abs(sum-want) > 1e-9 {
-						t.Errorf("%s cost=%s hops<=%d %d->%d: %d hops, cost %v (sum %v), want cost %v",
-							fg.Name, name, maxHops, p.Src, p.Dst, hops, got[i], sum, want)
+					if got == nil {
+						t.Errorf("BFS %d->%d (max %d hops) = none, want %d hops", p.Src, p.Dst, maxHops, want)
+						continue
+					}
+					if hops, _ := checkPath(t, unit, got, p.Src, p.Dst, identity); hops != want {
+						t.Errorf("BFS %d->%d (max %d hops) has %d hops, networkx %d", p.Src, p.Dst, maxHops, hops, want)
 					}
 				}
 			}
-		}
+		})
 	}
 }
 
@@ -153,38 +71,22 @@ func TestShortestPathEdgeCases(t *testing.T) {
 	tests := []struct {
 		name          string
 		src, dst, max int
-		bfs           []int
-		dijkstra      []int
-		cost          float64
+		want          []int
 	}{
-		{"same node", 2, 2, 0, []int{2}, []int{2}, 0},
-		{"shortcut vs cheap", 0, 3, 0, []int{0, 3}, []int{0, 1, 2, 3}, 3},
-		{"hop limit forces shortcut", 0, 3, 1, []int{0, 3}, []int{0, 3}, 10},
-		{"hop limit 2", 0, 2, 1, nil, nil, math.Inf(1)},
-		{"isolated", 0, 4, 0, nil, nil, math.Inf(1)},
-		{"source out of range", -1, 2, 0, nil, nil, math.Inf(1)},
-		{"destination out of range", 1, 9, 0, nil, nil, math.Inf(1)},
+		{"same node", 2, 2, 0, []int{2}},
+		{"fewest edges, whatever the weight", 0, 3, 0, []int{0, 3}},
+		{"within the hop limit", 0, 3, 1, []int{0, 3}},
+		{"beyond the hop limit", 0, 2, 1, nil},
+		{"isolated", 0, 4, 0, nil},
+		{"source out of range", -1, 2, 0, nil},
+		{"destination out of range", 1, 9, 0, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := ShortestPathBFS(g, tt.src, tt.dst, tt.max); !slices.Equal(got, tt.bfs) {
-				t.Errorf("BFS = %v, want %v", got, tt.bfs)
-			}
-			got, cost := ShortestPathDijkstra(g, tt.src, tt.dst, tt.max, nil)
-			if !slices.Equal(got, tt.dijkstra) || cost != tt.cost {
-				t.Errorf("Dijkstra = %v (%v), want %v (%v)", got, cost, tt.dijkstra, tt.cost)
+			if got := ShortestPaths(g, []Pair{{tt.src, tt.dst}}, tt.max)[0]; !slices.Equal(got, tt.want) {
+				t.Errorf("BFS = %v, want %v", got, tt.want)
 			}
 		})
-	}
-	// Edges whose cost is +Inf or negative are treated as absent.
-	skip := func(w float64) float64 {
-		if w > 5 {
-			return math.Inf(1)
-		}
-		return -w
-	}
-	if got, cost := ShortestPathDijkstra(g, 0, 3, 0, skip); got != nil || !math.IsInf(cost, 1) {
-		t.Errorf("Dijkstra with unusable edges = %v (%v), want none", got, cost)
 	}
 	// Batch results follow the order of the pairs, with repeated and invalid pairs.
 	pairs := []Pair{{3, 0}, {0, 2}, {3, 1}, {0, 2}, {7, 0}, {2, 2}}
@@ -196,7 +98,7 @@ func TestShortestPathEdgeCases(t *testing.T) {
 	pf := NewPathFinder(g)
 	for range 3 {
 		for i, p := range pairs {
-			if got := pf.BFS(p.Src, p.Dst, 0); !slices.Equal(got, want[i]) {
+			if got := pf.BatchBFS([]Pair{p}, 0)[0]; !slices.Equal(got, want[i]) {
 				t.Errorf("reused PathFinder: %v = %v, want %v", p, got, want[i])
 			}
 		}
@@ -226,7 +128,7 @@ func TestBFSMatchesLevels(t *testing.T) {
 			src, dst := rng.IntN(n), rng.IntN(n)
 			want := levels(g, src)[dst]
 			for _, maxHops := range []int{0, 1, 2, 3, 4, 6} {
-				got := pf.BFS(src, dst, maxHops)
+				got := pf.BatchBFS([]Pair{{src, dst}}, maxHops)[0]
 				if want < 0 || maxHops > 0 && want > maxHops {
 					if got != nil {
 						t.Fatalf("trial %d: %d->%d (max %d hops) = %v, want none", trial, src, dst, maxHops, got)
@@ -269,19 +171,7 @@ func BenchmarkShortestPaths(b *testing.B) {
 	for i := range 1000 {
 		pairs = append(pairs, Pair{(i * 37) % 50, (i * 7919) % g.NumNodes()})
 	}
-	b.Run("bfs", func(b *testing.B) {
-		for b.Loop() {
-			ShortestPaths(g, pairs, 0)
-		}
-	})
-	b.Run("dijkstra", func(b *testing.B) {
-		for b.Loop() {
-			ShortestPathsDijkstra(g, pairs, 0, nil)
-		}
-	})
-	b.Run("dijkstra-hops4", func(b *testing.B) {
-		for b.Loop() {
-			ShortestPathsDijkstra(g, pairs, 4, nil)
-		}
-	})
+	for b.Loop() {
+		ShortestPaths(g, pairs, 0)
+	}
 }

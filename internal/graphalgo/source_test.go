@@ -195,24 +195,7 @@ func TestNewGraphFromSourceChecks(t *testing.T) {
 	}
 }
 
-func TestWCCSourceMatchesWCC(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for _, tt := range []struct{ n, m int }{{1, 0}, {5, 0}, {10, 6}, {200, 150}, {2000, 1500}, {500, 3000}} {
-		edges := randomEdges(rng, tt.n, tt.m)
-		comp, sizes := WCC(NewGraph(tt.n, edges))
-		got, gotSizes, err := WCCSource(tt.n, edgesSource(edges))
-		if err != nil {
-			t.Fatalf("n=%d m=%d: %v", tt.n, tt.m, err)
-		}
-		if !slices.Equal(gotSizes, sizes) || len(got) != len(comp) {
-			t.Fatalf("n=%d m=%d: sizes %v, want %v", tt.n, tt.m, gotSizes, sizes)
-		}
-		for i := range comp {
-			if int(got[i]) != comp[i] {
-				t.Fatalf("n=%d m=%d: node %d in component %d, want %d", tt.n, tt.m, i, got[i], comp[i])
-			}
-		}
-	}
+func TestWCCSourceRange(t *testing.T) {
 	if _, _, err := WCCSource(2, edgesSource([]Edge{{0, 2, 1}})); err == nil {
 		t.Error("WCCSource: no error for an edge out of range")
 	}

@@ -43,43 +43,12 @@ func (uf *unionFind) union(a, b int32) {
 	uf.size[ra] += uf.size[rb]
 }
 
-// WCC returns the weakly connected components of g (for an undirected graph, simply its
-// connected components). component[u] is the component of node u; ids are dense from 0 and
-// numbered in order of each component's smallest node, so node 0 is always in component 0.
-// sizes[c] is the number of nodes in component c. Edges of weight 0 still connect their ends.
-func WCC(g *Graph) (component []int, sizes []int) {
-	n := g.NumNodes()
-	var uf unionFind
-	uf.reset(n)
-	for u := 0; u < n; u++ {
-		a, b := g.offsets[u], g.offsets[u+1]
-		for _, v := range g.targets[a:b] {
-			if int(v) > u {
-				uf.union(int32(u), v)
-			}
-		}
-	}
-	ids := make([]int32, n)
-	for i := range ids {
-		ids[i] = -1
-	}
-	component = make([]int, n)
-	for u := 0; u < n; u++ {
-		r := uf.find(int32(u))
-		if ids[r] < 0 {
-			ids[r] = int32(len(sizes))
-			sizes = append(sizes, 0)
-		}
-		c := ids[r]
-		component[u] = int(c)
-		sizes[c]++
-	}
-	return component, sizes
-}
-
-// WCCSource is WCC over the graph of n nodes and the edges of src, read once, without building
-// its adjacency: the same components, numbered the same way, in 4 bytes a node (union-find)
-// besides the result. Edges must lie in [0, n).
+// WCCSource returns the weakly connected components (for an undirected graph, simply its
+// connected components) of the graph of n nodes and the edges of src, read once, without
+// building its adjacency, in 4 bytes a node (union-find) besides the result. component[u] is the
+// component of node u; ids are dense from 0 and numbered in order of each component's smallest
+// node, so node 0 is always in component 0. sizes[c] is the number of nodes in component c.
+// Edges of weight 0 still connect their ends. Edges must lie in [0, n).
 func WCCSource(n int, src EdgeSource) (component []int32, sizes []int, err error) {
 	var uf unionFind
 	uf.reset(n)

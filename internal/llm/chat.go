@@ -118,7 +118,7 @@ const defaultCharge = 1024
 
 // Chat sends a chat completion request, or answers it from the cache.
 func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error) {
-	stage := stageOf(ctx, req.Stage, StageOther)
+	stage := stageOf(req.Stage, StageOther)
 	if len(req.Messages) == 0 || (req.Structured != nil && len(req.Structured.Messages) == 0) {
 		return ChatResponse{}, errors.New("chat request without messages")
 	}

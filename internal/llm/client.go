@@ -101,13 +101,10 @@ func (c *Client) warn(err error) {
 	}
 }
 
-// stageOf picks the accounting label: the explicit one, else the context's, else fallback.
-func stageOf(ctx context.Context, explicit, fallback string) string {
+// stageOf picks the accounting label: the explicit one, else fallback.
+func stageOf(explicit, fallback string) string {
 	if explicit != "" {
 		return explicit
-	}
-	if s := StageFrom(ctx); s != "" {
-		return s
 	}
 	return fallback
 }

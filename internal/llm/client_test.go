@@ -76,7 +76,7 @@ func passages(n int) []string {
 
 func TestChatAccountsUsage(t *testing.T) {
 	c, s := fake(t, fakeopenai.Options{}, Config{})
-	ctx := WithStage(context.Background(), StageSummarize)
+	ctx := context.Background()
 	for _, text := range passages(3) {
 		resp, err := c.Chat(ctx, extractRequest(t, text))
 		if err != nil {
@@ -93,10 +93,10 @@ func TestChatAccountsUsage(t *testing.T) {
 	}
 	st, n := c.Stats(), s.Counts()
 	if got := st.Stages[StageExtract].LLMCalls; got != 3 {
-		t.Errorf("extract calls = %d, want 3 (explicit stage wins over the context)", got)
+		t.Errorf("extract calls = %d, want 3", got)
 	}
-	if got := st.Stages[StageSummarize].LLMCalls; got != 1 {
-		t.Errorf("summarize calls = %d, want 1 (context stage)", got)
+	if got := st.Stages[StageOther].LLMCalls; got != 1 {
+		t.Errorf("calls without a stage = %d, want 1", got)
 	}
 	if st.Total.PromptTokens != n.PromptTokens || st.Total.CompletionTokens != n.CompletionTokens {
 		t.Errorf("client counted %d/%d tokens, server %d/%d", st.Total.PromptTokens, st.Total.CompletionTokens, n.PromptTokens, n.CompletionTokens)
@@ -104,7 +104,7 @@ func TestChatAccountsUsage(t *testing.T) {
 	if st.Total.LLMCalls != 4 || st.Total.EmbeddingCalls != 0 {
 		t.Errorf("total %+v", st.Total)
 	}
-	if got := st.StageNames(); !slices.Equal(got, []string{StageExtract, StageSummarize}) {
+	if got := st.StageNames(); !slices.Equal(got, []string{StageExtract, StageOther}) {
 		t.Errorf("stage names %v, want pipeline order", got)
 	}
 }
@@ -292,15 +292,32 @@ func TestRateLimitCooldownIsShared(t *testing.T) {
 }
 
 func TestCancellation(t *testing.T) {
-	c, s := fake(t, fakeopenai.Options{TimeoutRate: 1, Hang: time.Minute}, Config{Timeout: time.Minute})
+	s, err := fakeopenai.New(fakeopenai.Options{TimeoutRate: 1, Hang: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// arrived tells that a request has reached the server, which holds it until the client
+	// gives up.
+	arrived := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case arrived <- struct{}{}:
+		default:
+		}
+		s.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	c := client(t, srv.URL, Config{Timeout: time.Minute})
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
 		_, err := c.Chat(ctx, extractRequest(t, "x"))
 		errc <- err
 	}()
-	for s.Counts().Timeouts == 0 {
-		time.Sleep(time.Millisecond)
+	select {
+	case <-arrived:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the request did not reach the server in 30 s")
 	}
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
@@ -403,7 +420,7 @@ func TestEmbed(t *testing.T) {
 		t.Fatalf("model %q dims %d before any call", c.Model(), c.Dimensions())
 	}
 	texts := append(passages(9), "")
-	vecs, err := c.Embed(WithStage(context.Background(), "layers"), texts)
+	vecs, err := c.Embed(context.Background(), texts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,7 +436,7 @@ func TestEmbed(t *testing.T) {
 	if c.Dimensions() != 32 || s.Counts().Embeddings != 3 {
 		t.Errorf("dims %d, requests %d (want 32, 3)", c.Dimensions(), s.Counts().Embeddings)
 	}
-	st := c.Stats().Stages["layers"]
+	st := c.Stats().Stages[StageEmbed]
 	if st.EmbeddingCalls != 3 || st.EmbeddingTokens != s.Counts().PromptTokens {
 		t.Errorf("stats %+v", st)
 	}
@@ -629,8 +646,7 @@ func TestSlowRequestWarns(t *testing.T) {
 				warned.Add(1)
 				msg.Store(err.Error())
 			}})
-			ctx := WithStage(context.Background(), "extract")
-			if _, err := c.Chat(ctx, ChatRequest{Messages: []Message{{Role: RoleUser, Content: "hello"}}}); err != nil {
+			if _, err := c.Chat(context.Background(), ChatRequest{Stage: StageExtract, Messages: []Message{{Role: RoleUser, Content: "hello"}}}); err != nil {
 				t.Fatal(err)
 			}
 			if got := warned.Load(); got != tt.want {

@@ -62,7 +62,7 @@ func (c *Client) EmbedQuery(ctx context.Context, texts []string) ([][]float32, e
 }
 
 func (c *Client) embed(ctx context.Context, kind embedding.Kind, texts []string) ([][]float32, error) {
-	stage := stageOf(ctx, "", StageEmbed)
+	stage := stageOf("", StageEmbed)
 	out := make([][]float32, len(texts))
 	var miss []int
 	saved := 0

@@ -14,16 +14,23 @@ import (
 	"github.com/stratarag/strata/internal/llm/fakeopenai"
 )
 
-// gate is a waiter that admits one request per permit and records what it was charged.
+// gate is a waiter that admits one request per permit and records what it was charged; changed
+// receives a value each time a request starts or stops waiting.
 type gate struct {
 	permits chan struct{}
+	changed chan struct{}
 	mu      sync.Mutex
+	waiting int
 	charged []int
 }
 
-func newGate() *gate { return &gate{permits: make(chan struct{}, 100)} }
+func newGate() *gate {
+	return &gate{permits: make(chan struct{}, 100), changed: make(chan struct{}, 100)}
+}
 
 func (g *gate) WaitN(ctx context.Context, n int) error {
+	g.setWaiting(+1)
+	defer g.setWaiting(-1)
 	select {
 	case <-g.permits:
 	case <-ctx.Done():
@@ -33,6 +40,19 @@ func (g *gate) WaitN(ctx context.Context, n int) error {
 	g.charged = append(g.charged, n)
 	g.mu.Unlock()
 	return nil
+}
+
+func (g *gate) setWaiting(d int) {
+	g.mu.Lock()
+	g.waiting += d
+	g.mu.Unlock()
+	g.changed <- struct{}{}
+}
+
+func (g *gate) waiters() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.waiting
 }
 
 func (g *gate) release(n int) {
@@ -60,9 +80,10 @@ func TestRateLimiterGatesRequests(t *testing.T) {
 	c, s := fake(t, fakeopenai.Options{}, Config{Concurrency: 8})
 	g := newGate()
 	c.lim.rpm = g
+	const requests = 6
 	var wg sync.WaitGroup
 	var done atomic.Int32
-	for _, text := range passages(6) {
+	for _, text := range passages(requests) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -70,17 +91,25 @@ func TestRateLimiterGatesRequests(t *testing.T) {
 				t.Error(err)
 			}
 			done.Add(1)
+			g.changed <- struct{}{}
 		}()
 	}
-	for _, step := range []int{2, 1, 3} {
-		before := int(done.Load())
+	// Once the admitted requests are done and all the others wait at the gate, a request that
+	// went round the gate would have shown up at the server.
+	timeout := time.After(30 * time.Second)
+	admitted := 0
+	for _, step := range []int{0, 2, 1, 3} {
 		g.release(step)
-		for int(done.Load()) < before+step {
-			time.Sleep(time.Millisecond)
+		admitted += step
+		for int(done.Load()) < admitted || g.waiters() < requests-admitted {
+			select {
+			case <-g.changed:
+			case <-timeout:
+				t.Fatalf("after %d permits: %d requests done, %d waiting, after 30 s", admitted, done.Load(), g.waiters())
+			}
 		}
-		time.Sleep(20 * time.Millisecond) // give a wrongly admitted request time to show up
-		if got, want := s.Counts().Requests, before+step; got != want {
-			t.Fatalf("after %d permits the server saw %d requests", want, got)
+		if got := s.Counts().Requests; got != admitted {
+			t.Fatalf("after %d permits the server saw %d requests", admitted, got)
 		}
 	}
 	wg.Wait()
@@ -138,17 +167,17 @@ func TestRealLimiterAdmitsWithinBurst(t *testing.T) {
 	}
 }
 
+// With Concurrency 3, the server sees 3 requests at once and never more: the first three are
+// held until all three have arrived, and the others wait for a slot meanwhile.
 func TestConcurrencyBound(t *testing.T) {
-	var inFlight, peak atomic.Int32
+	var inFlight atomic.Int32
+	arrived, release := make(chan struct{}, 12), make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := inFlight.Add(1)
-		for {
-			p := peak.Load()
-			if n <= p || peak.CompareAndSwap(p, n) {
-				break
-			}
+		if n := inFlight.Add(1); n > 3 {
+			t.Errorf("%d requests in flight, want at most 3", n)
 		}
-		time.Sleep(5 * time.Millisecond)
+		arrived <- struct{}{}
+		<-release
 		inFlight.Add(-1)
 		io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}`)
 	}))
@@ -164,10 +193,19 @@ func TestConcurrencyBound(t *testing.T) {
 			}
 		}()
 	}
-	wg.Wait()
-	if p := peak.Load(); p > 3 || p == 0 {
-		t.Errorf("peak in-flight requests %d, want at most 3", p)
+	for range 3 {
+		select {
+		case <-arrived:
+		case <-time.After(30 * time.Second):
+			close(release)
+			t.Fatal("fewer than 3 requests reached the server in 30 s")
+		}
 	}
+	if n := inFlight.Load(); n != 3 || len(c.lim.sem) != cap(c.lim.sem) {
+		t.Errorf("%d requests in flight, %d of %d slots taken; want 3 of 3", n, len(c.lim.sem), cap(c.lim.sem))
+	}
+	close(release)
+	wg.Wait()
 }
 
 func TestAcquireHonoursContext(t *testing.T) {

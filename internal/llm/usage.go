@@ -22,19 +22,6 @@ const (
 	StageOther     = "chat"      // calls with no stage
 )
 
-type stageKey struct{}
-
-// WithStage labels the LLM calls made with ctx for accounting. A Stage set on a request wins.
-func WithStage(ctx context.Context, stage string) context.Context {
-	return context.WithValue(ctx, stageKey{}, stage)
-}
-
-// StageFrom returns the stage label of ctx, or "".
-func StageFrom(ctx context.Context) string {
-	s, _ := ctx.Value(stageKey{}).(string)
-	return s
-}
-
 type meterKey struct{}
 
 // WithMeter makes calls made with ctx also count in m, besides the client's own meter. A server

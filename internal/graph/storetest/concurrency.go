@@ -33,7 +33,7 @@ func testConcurrent(t *testing.T, s graph.Store) {
 					Entities: []graph.Entity{{ID: doc, Name: doc, Type: "thing", Description: "entity of " + doc}},
 				}
 				if err := s.Apply(ctx(t), b); err != nil {
-					errs <- fmt.Errorf("Apply %s: %w", doc, err)
+					errs <- fmt.Errorf("apply %s: %w", doc, err)
 				}
 				if _, err := s.VectorSearch(ctx(t), graph.ChunkEmbedding, []float32{1, 1, 1}, 3); err != nil {
 					errs <- fmt.Errorf("VectorSearch: %w", err)
@@ -42,7 +42,7 @@ func testConcurrent(t *testing.T, s graph.Store) {
 					errs <- fmt.Errorf("TextSearch: %w", err)
 				}
 				if _, err := s.Stats(ctx(t)); err != nil {
-					errs <- fmt.Errorf("Stats: %w", err)
+					errs <- fmt.Errorf("stats: %w", err)
 				}
 			}
 		})
