@@ -3,7 +3,6 @@ package prompts
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/stratarag/strata/internal/textutil"
@@ -28,18 +27,6 @@ func ExtractJSON(answer string) (string, error) {
 		}
 	}
 	return extractJSON(s)
-}
-
-// ParseJSON extracts the first JSON value of answer (see ExtractJSON) and decodes it into v.
-func ParseJSON(answer string, v any) error {
-	js, err := ExtractJSON(answer)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal([]byte(js), v); err != nil {
-		return fmt.Errorf("decode JSON answer: %w", err)
-	}
-	return nil
 }
 
 // FencedBlock returns the content of the first ``` code fence in s; an unclosed fence runs to

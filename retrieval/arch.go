@@ -22,9 +22,6 @@ import (
 const (
 	// archNodes is the default number of nodes found per layer (Options.Entities).
 	archNodes = 10
-	// archPointShare is the share of the budget for the filtered points; the source chunks of
-	// the entities found get the rest.
-	archPointShare = 0.5
 	// archMaxLayers guards the descent against a store that records an absurd layer count.
 	archMaxLayers = 32
 )
