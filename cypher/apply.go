@@ -309,9 +309,9 @@ func listIDs(ids []string) string {
 
 // generationsMoved lists the StrataMeta counters that b moves on: metaEntityGraphGeneration
 // makes the GDS projection of the graph as it was stale (see projection); metaChunkGeneration,
-// metaMentionGeneration and metaCommunityGeneration make a resident reader's copies of the chunk
-// vectors, the mentions and the community lists stale (vectorcache.go, mentions.go,
-// communitycache.go). Deleting a document, chunk or entity deletes its
+// metaMentionGeneration, metaCommunityGeneration and metaDocumentGeneration make a resident
+// reader's copies of the chunks, the mentions, the community lists and the documents stale
+// (vectorcache.go, recordcache.go, mentions.go, communitycache.go). Deleting a document, chunk or entity deletes its
 // mentions too.
 func generationsMoved(b *graph.Batch) []string {
 	var keys []string
@@ -326,6 +326,9 @@ func generationsMoved(b *graph.Batch) []string {
 	}
 	if len(b.Communities) > 0 {
 		keys = append(keys, metaCommunityGeneration)
+	}
+	if len(b.Documents)+len(b.DeleteDocuments) > 0 {
+		keys = append(keys, metaDocumentGeneration)
 	}
 	return keys
 }

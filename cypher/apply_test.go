@@ -245,10 +245,11 @@ func TestApplyNothing(t *testing.T) {
 
 // TestApplyBumpsGeneration: a batch moves on, in one statement of its own transaction, the
 // counters of what it changes: the entity graph's (which makes the GDS projection of the
-// previous state stale), the chunks', the mentions' and the communities' (which make a
-// resident reader's copies stale).
+// previous state stale), the chunks', the mentions', the communities' and the documents' (which
+// make a resident reader's copies stale).
 func TestApplyBumpsGeneration(t *testing.T) {
-	const g, c, m, r = metaEntityGraphGeneration, metaChunkGeneration, metaMentionGeneration, metaCommunityGeneration
+	const g, c, m, r, d = metaEntityGraphGeneration, metaChunkGeneration, metaMentionGeneration, metaCommunityGeneration,
+		metaDocumentGeneration
 	for _, tc := range []struct {
 		name  string
 		batch graph.Batch
@@ -258,13 +259,13 @@ func TestApplyBumpsGeneration(t *testing.T) {
 		{"summary links do", graph.Batch{SummaryLinks: []graph.SummaryLink{{Member: "A", Summary: "B"}}}, []string{g}},
 		{"clearing summaries does", graph.Batch{ClearSummaries: true}, []string{g}},
 		{"deleting entities deletes their mentions", graph.Batch{DeleteEntities: []string{"A"}}, []string{g, m}},
-		{"chunks", graph.Batch{Documents: []graph.Document{{ID: "d"}}, Chunks: []graph.Chunk{{ID: "c", DocumentID: "d"}}}, []string{c, m}},
-		{"deleting documents", graph.Batch{DeleteDocuments: []string{"d"}}, []string{c, m}},
+		{"chunks", graph.Batch{Documents: []graph.Document{{ID: "d"}}, Chunks: []graph.Chunk{{ID: "c", DocumentID: "d"}}}, []string{c, m, d}},
+		{"deleting documents", graph.Batch{DeleteDocuments: []string{"d"}}, []string{c, m, d}},
 		{"mentions", graph.Batch{Entities: []graph.Entity{{ID: "A"}}, Mentions: []graph.Mention{{ChunkID: "c", EntityID: "A"}}}, []string{g, m}},
 		{"deleting mentions", graph.Batch{DeleteMentions: []graph.MentionKey{{ChunkID: "c", EntityID: "A"}}}, []string{m}},
 		{"reports", graph.Batch{Communities: []graph.Community{{ID: "0/1", Title: "T"}}}, []string{r}},
 		{"meta does not", graph.Batch{Meta: map[string]string{"k": "v"}}, nil},
-		{"documents do not", graph.Batch{Documents: []graph.Document{{ID: "d"}}}, nil},
+		{"documents", graph.Batch{Documents: []graph.Document{{ID: "d"}}}, []string{d}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, f := newFakeStore(t, Config{}, "2.13.0")

@@ -73,3 +73,63 @@ func TestResidentCommunities(t *testing.T) {
 		t.Errorf("level 0, already copied, was read %d times more", n)
 	}
 }
+
+// TestResidentRecords: a resident store's chunks and documents are those the database returns
+// (order of the ids asked, unknown ones skipped, repeats repeated), and follow writes made
+// through another store.
+func TestResidentRecords(t *testing.T) {
+	_, cfg := emptyServer(t)
+	plain := openTestStore(t, cfg)
+	cfg.Resident = true
+	resident := openTestStore(t, cfg)
+	ctx := t.Context()
+	apply := func(b graph.Batch) {
+		t.Helper()
+		if err := plain.Apply(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := []string{"c2", "missing", "c1", "c2"}
+	docs := []string{"d2", "d1", "missing", "d1"}
+	same := func(when string) {
+		t.Helper()
+		for range 2 { // the second time from the copy
+			wantC, err := plain.Chunks(ctx, ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gotC, err := resident.Chunks(ctx, ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(gotC, wantC) {
+				t.Errorf("%s: resident chunks %+v, database %+v", when, gotC, wantC)
+			}
+			wantD, err := plain.Documents(ctx, docs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gotD, err := resident.Documents(ctx, docs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(gotD, wantD) {
+				t.Errorf("%s: resident documents %+v, database %+v", when, gotD, wantD)
+			}
+		}
+	}
+	apply(graph.Batch{
+		Documents: []graph.Document{{ID: "d1", Title: "One", Metadata: "{}"}, {ID: "d2", Title: "Two", Metadata: "{}"}},
+		Chunks:    []graph.Chunk{{ID: "c1", DocumentID: "d1", Text: "one"}, {ID: "c2", DocumentID: "d2", Text: "two", Embedding: []float32{1, 0}}},
+	})
+	same("first read")
+	apply(graph.Batch{Documents: []graph.Document{{ID: "d1", Title: "One, renamed", Metadata: `{"a":1}`}}})
+	same("after a document changed")
+	apply(graph.Batch{Chunks: []graph.Chunk{{ID: "c2", DocumentID: "d1", Seq: 1, Text: "two"}}})
+	same("after a chunk moved")
+	apply(graph.Batch{DeleteDocuments: []string{"d2"}})
+	same("after a deleted document")
+	if n := statementCalls(resident, qReadChunks); n == 0 {
+		t.Error("the resident store never read chunks")
+	}
+}

@@ -31,9 +31,10 @@ type Config struct {
 	RetryTime time.Duration
 	// Resident keeps what queries read often in this process, for a long-lived reader (strata
 	// serve): the entity and chunk vectors, searched exactly in memory (vectorcache.go), the
-	// mentions, which answer DocumentLinks (mentions.go), and the community lists of
-	// CommunitiesByLevel (communitycache.go), each loaded once per generation of what it
-	// copies; the generations are read once per graph.WithReadScope. A short-lived process is faster without:
+	// mentions, which answer DocumentLinks (mentions.go), the community lists of
+	// CommunitiesByLevel (communitycache.go) and the chunks and documents it read
+	// (recordcache.go), each kept for one generation of what it copies; the generations are
+	// read once per graph.WithReadScope. A short-lived process is faster without:
 	// loading them costs more than the searches it saves.
 	Resident bool
 	// Log receives a debug line per statement sent (its name, records and time); the zero

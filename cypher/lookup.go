@@ -45,10 +45,9 @@ func byIDs[T any](ctx context.Context, s *Store, what, name, col string, ids []s
 	return out, nil
 }
 
-// Documents implements graph.Store.
-func (s *Store) Documents(ctx context.Context, ids []string) ([]graph.Document, error) {
-	return byIDs(ctx, s, "documents", qReadDocuments, "document", ids, decodeDocument,
-		func(d graph.Document) string { return d.ID })
+// readDocuments runs read_documents.
+func (s *Store) readDocuments(ctx context.Context, ids []string) ([]graph.Document, error) {
+	return byIDs(ctx, s, "documents", qReadDocuments, "document", ids, decodeDocument, documentID)
 }
 
 // AllDocuments implements graph.Store.
@@ -60,10 +59,9 @@ func (s *Store) AllDocuments(ctx context.Context) ([]graph.Document, error) {
 	return decodeAs("all documents", rows, "document", decodeDocument)
 }
 
-// Chunks implements graph.Store.
-func (s *Store) Chunks(ctx context.Context, ids []string) ([]graph.Chunk, error) {
-	return byIDs(ctx, s, "chunks", qReadChunks, "chunk", ids, decodeChunk,
-		func(c graph.Chunk) string { return c.ID })
+// readChunks runs read_chunks.
+func (s *Store) readChunks(ctx context.Context, ids []string) ([]graph.Chunk, error) {
+	return byIDs(ctx, s, "chunks", qReadChunks, "chunk", ids, decodeChunk, chunkID)
 }
 
 // Entities implements graph.Store.

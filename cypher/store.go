@@ -39,13 +39,16 @@ type Store struct {
 
 	lease *lease // the writer lease, once TakeWriterLease took it
 
-	// resident: vector search, DocumentLinks and CommunitiesByLevel run on in-memory copies
-	// (Config.Resident).
+	// resident: vector search, DocumentLinks, CommunitiesByLevel, Chunks and Documents run on
+	// in-memory copies (Config.Resident).
 	resident    bool
 	vectorsMu   sync.Mutex
 	vectors     map[graph.VectorIndex]*residentVectors
 	mentions    residentMentions
 	communities residentCommunities
+	// chunkCache and documentCache are a resident store's copies of the records it read.
+	chunkCache    recordCache[graph.Chunk]
+	documentCache recordCache[graph.Document]
 }
 
 var _ graph.Store = (*Store)(nil)

@@ -74,7 +74,9 @@ func (s *Store) residentVectorSearch(ctx context.Context, index graph.VectorInde
 
 // generationKeys are the counters of what a resident store keeps copies of, read together once
 // per read scope.
-var generationKeys = []string{metaEntityGraphGeneration, metaChunkGeneration, metaMentionGeneration, metaCommunityGeneration}
+var generationKeys = []string{
+	metaEntityGraphGeneration, metaChunkGeneration, metaMentionGeneration, metaCommunityGeneration, metaDocumentGeneration,
+}
 
 // generation reads the counter under key: once per read scope (graph.WithReadScope), with the
 // other generationKeys in the same statement, else on its own.
