@@ -42,7 +42,7 @@ class WrapperTest(unittest.TestCase):
 
     def test_query(self):
         res = strata.query(QUESTION, data_dir=self.data_dir, mode="naive", top_k=3)
-        self.assertEqual(sorted(res), ["answer", "answer_notes", "context", "context_text", "mode", "query", "timings_ms", "usage"])
+        self.assertEqual(sorted(res), ["answer", "answer_notes", "budget", "context", "context_text", "mode", "query", "timings_ms", "usage"])
         self.assertEqual(res["mode"], "naive")
         self.assertIsNone(res["answer"])
         self.assertIsNone(res["answer_notes"])
