@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/stratarag/strata/internal/server/servertest"
 	"io"
 	"net/http"
 	"os"
@@ -193,7 +194,7 @@ func TestQueryAnswerNotesCLI(t *testing.T) {
 				t.Errorf("text: exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
 			}
 
-			status, _, served := do(t, http.MethodPost, hs.URL+"/query", `{"question": "`+question+`"}`)
+			status, _, served := servertest.Do(t, http.MethodPost, hs.URL+"/query", `{"question": "`+question+`"}`)
 			if status != http.StatusOK {
 				t.Fatalf("serve: status %d: %v", status, served)
 			}

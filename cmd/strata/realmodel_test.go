@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/stratarag/strata/internal/server/servertest"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -188,7 +189,7 @@ func TestRealModel(t *testing.T) {
 
 	step("delete")
 	hs := serveFlags(t, "--data-dir", dir)
-	status, _, body := do(t, http.MethodPost, hs.URL+"/query", `{"question":"Who is Edda Fenwick?","mode":"hi"}`)
+	status, _, body := servertest.Do(t, http.MethodPost, hs.URL+"/query", `{"question":"Who is Edda Fenwick?","mode":"hi"}`)
 	answer, _ := body["answer"].(string)
 	if status != http.StatusOK || strings.TrimSpace(answer) == "" {
 		t.Fatalf("serve: %d %v", status, body)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"github.com/stratarag/strata/internal/server/servertest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -79,32 +80,6 @@ func serveFlags(t *testing.T, args ...string) *httptest.Server {
 	return hs
 }
 
-// do sends a request and returns the status, the headers and the body parsed as one JSON object.
-func do(t *testing.T, method, url, body string) (int, http.Header, map[string]any) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
-		t.Errorf("%s %s: Content-Type %q", method, url, ct)
-	}
-	var v map[string]any
-	if method != http.MethodHead {
-		v = oneJSONObject(t, string(raw))
-	}
-	return resp.StatusCode, resp.Header, v
-}
-
 // withoutTimings drops what differs between two runs of the same query.
 func withoutTimings(v map[string]any) map[string]any {
 	delete(v, "timings_ms")
@@ -127,7 +102,7 @@ func TestServeMatchesCLI(t *testing.T) {
 		{`{"question": "` + question + `", "mode": "global", "context_only": true}`, []string{"--mode", "global", "--context-only"}},
 		{`{"question": "` + question + `", "mode": "hi_bridge", "entities": 0}`, []string{"--mode", "hi_bridge"}},
 	} {
-		status, _, got := do(t, http.MethodPost, hs.URL+"/query", tc.body)
+		status, _, got := servertest.Do(t, http.MethodPost, hs.URL+"/query", tc.body)
 		if status != http.StatusOK {
 			t.Fatalf("%s: status %d: %v", tc.body, status, got)
 		}
@@ -144,7 +119,7 @@ func TestServeMatchesCLI(t *testing.T) {
 		}
 	}
 
-	status, _, got := do(t, http.MethodGet, hs.URL+"/status", "")
+	status, _, got := servertest.Do(t, http.MethodGet, hs.URL+"/status", "")
 	code, out, errOut := strata(t, "status", "--data-dir", dir, "--json")
 	if status != http.StatusOK || code != 0 {
 		t.Fatalf("status: HTTP %d, exit %d: %v %s", status, code, got, errOut)
@@ -152,7 +127,7 @@ func TestServeMatchesCLI(t *testing.T) {
 	if want := oneJSONObject(t, out); !reflect.DeepEqual(got, want) {
 		t.Errorf("GET /status and status --json differ:\nserve: %v\nstatus: %v", got, want)
 	}
-	if status, _, got := do(t, http.MethodGet, hs.URL+"/healthz", ""); status != http.StatusOK || got["status"] != "ok" {
+	if status, _, got := servertest.Do(t, http.MethodGet, hs.URL+"/healthz", ""); status != http.StatusOK || got["status"] != "ok" {
 		t.Errorf("healthz: %d %v", status, got)
 	}
 }
@@ -163,7 +138,7 @@ func TestServeStoreAppearsLater(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
 	hs := testServer(t, dir)
 	for _, path := range []string{"/healthz", "/status"} {
-		status, header, got := do(t, http.MethodGet, hs.URL+path, "")
+		status, header, got := servertest.Do(t, http.MethodGet, hs.URL+path, "")
 		if status != http.StatusServiceUnavailable || got["code"] != float64(503) || header.Get("Retry-After") == "" {
 			t.Errorf("%s before ingest: %d %v %v", path, status, header, got)
 		}
@@ -171,13 +146,13 @@ func TestServeStoreAppearsLater(t *testing.T) {
 			t.Errorf("%s before ingest: error %q does not say what to do", path, msg)
 		}
 	}
-	if status, _, got := do(t, http.MethodPost, hs.URL+"/query", `{"question": "Where is Port Avel?"}`); status != http.StatusServiceUnavailable {
+	if status, _, got := servertest.Do(t, http.MethodPost, hs.URL+"/query", `{"question": "Where is Port Avel?"}`); status != http.StatusServiceUnavailable {
 		t.Errorf("query before ingest: %d %v", status, got)
 	}
 	if code, _, errOut := strata(t, "ingest", "--data-dir", dir, corpusDir); code != 0 {
 		t.Fatalf("ingest: exit %d: %s", code, errOut)
 	}
-	if status, _, got := do(t, http.MethodPost, hs.URL+"/query", `{"question": "Where is Port Avel?"}`); status != http.StatusOK || len(got["context"].(map[string]any)["chunks"].([]any)) == 0 {
+	if status, _, got := servertest.Do(t, http.MethodPost, hs.URL+"/query", `{"question": "Where is Port Avel?"}`); status != http.StatusOK || len(got["context"].(map[string]any)["chunks"].([]any)) == 0 {
 		t.Errorf("query after ingest: %d %v", status, got)
 	}
 }
@@ -192,7 +167,7 @@ func TestServeStoreReplaced(t *testing.T) {
 	hs := testServer(t, dir)
 	documents := func() any {
 		t.Helper()
-		status, _, got := do(t, http.MethodGet, hs.URL+"/status", "")
+		status, _, got := servertest.Do(t, http.MethodGet, hs.URL+"/status", "")
 		if status != http.StatusOK {
 			t.Fatalf("status: %d %v", status, got)
 		}
@@ -202,7 +177,7 @@ func TestServeStoreReplaced(t *testing.T) {
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	if status, _, got := do(t, http.MethodGet, hs.URL+"/healthz", ""); status != http.StatusServiceUnavailable {
+	if status, _, got := servertest.Do(t, http.MethodGet, hs.URL+"/healthz", ""); status != http.StatusServiceUnavailable {
 		t.Errorf("healthz with the data dir deleted: %d %v", status, got)
 	}
 	one := filepath.Join(corpusDir, "grey-heron.md")
@@ -217,7 +192,7 @@ func TestServeStoreReplaced(t *testing.T) {
 // TestServeNeo4jUnreachable: a Neo4j server that cannot be reached is a 503 that says so.
 func TestServeNeo4jUnreachable(t *testing.T) {
 	hs := testServerEnv(t, "--"+flagNeo4jURI, "bolt://127.0.0.1:1")
-	status, _, got := do(t, http.MethodPost, hs.URL+"/query", `{"question": "Where is Port Avel?"}`)
+	status, _, got := servertest.Do(t, http.MethodPost, hs.URL+"/query", `{"question": "Where is Port Avel?"}`)
 	if msg, _ := got["error"].(string); status != http.StatusServiceUnavailable || !strings.Contains(msg, "the store cannot be opened") || !strings.Contains(msg, "127.0.0.1:1") {
 		t.Errorf("status %d, body %v", status, got)
 	}
@@ -234,7 +209,7 @@ func TestNeo4jServe(t *testing.T) {
 	hs := testServerEnv(t) // neo4jCLI left the server's NEO4J_* variables set
 	const question = "Under which rector did the designer of the Kestrel Point Lighthouse study?"
 	for _, mode := range []string{"hi", "naive", "local", "global"} {
-		status, _, got := do(t, http.MethodPost, hs.URL+"/query", `{"question": "`+question+`", "mode": "`+mode+`"}`)
+		status, _, got := servertest.Do(t, http.MethodPost, hs.URL+"/query", `{"question": "`+question+`", "mode": "`+mode+`"}`)
 		if status != http.StatusOK {
 			t.Fatalf("%s: status %d: %v", mode, status, got)
 		}
@@ -246,7 +221,7 @@ func TestNeo4jServe(t *testing.T) {
 			t.Errorf("%s: serve and query --json differ on Neo4j:\nserve: %v\nquery: %v", mode, got, want)
 		}
 	}
-	status, _, got := do(t, http.MethodGet, hs.URL+"/status", "")
+	status, _, got := servertest.Do(t, http.MethodGet, hs.URL+"/status", "")
 	code, out, errOut := neo4jCLI(t, srv, "status", "--json")
 	if status != http.StatusOK || code != 0 {
 		t.Fatalf("status: HTTP %d, exit %d: %v %s", status, code, got, errOut)
@@ -264,7 +239,7 @@ func TestServeDuringIngest(t *testing.T) {
 	hs := testServer(t, dir)
 	const question = `{"question": "Who keeps the Vellmoor Observatory ledger?", "mode": "%s"}`
 	docs := func(mode string) []string {
-		status, _, got := do(t, http.MethodPost, hs.URL+"/query", strings.Replace(question, "%s", mode, 1))
+		status, _, got := servertest.Do(t, http.MethodPost, hs.URL+"/query", strings.Replace(question, "%s", mode, 1))
 		if status != http.StatusOK {
 			t.Errorf("%s: status %d: %v", mode, status, got)
 			return nil
@@ -424,7 +399,7 @@ func TestServeProcess(t *testing.T) {
 	}
 
 	for _, q := range []string{"Who founded the Saltmere Cartographers' Guild?", "What ended the Salt Tariff Dispute?"} {
-		status, _, got := do(t, http.MethodPost, url+"/query", `{"question": "`+q+`", "mode": "naive"}`)
+		status, _, got := servertest.Do(t, http.MethodPost, url+"/query", `{"question": "`+q+`", "mode": "naive"}`)
 		if status != http.StatusOK || got["answer"] == nil {
 			t.Fatalf("%s: %d %v", q, status, got)
 		}

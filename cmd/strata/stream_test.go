@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/stratarag/strata/internal/server/servertest"
 	"net/http"
 	"reflect"
 	"strings"
@@ -163,7 +164,7 @@ func TestServeStream(t *testing.T) {
 	for _, tc := range streamReplies {
 		t.Run(tc.name, func(t *testing.T) {
 			api.set(tc.reply, tc.finish, 0)
-			status, _, want := do(t, http.MethodPost, hs.URL+"/query", body)
+			status, _, want := servertest.Do(t, http.MethodPost, hs.URL+"/query", body)
 			if status != http.StatusOK {
 				t.Fatalf("status %d: %v", status, want)
 			}
@@ -209,7 +210,7 @@ func TestServeStream(t *testing.T) {
 	})
 
 	t.Run("bad option", func(t *testing.T) {
-		status, _, got := do(t, http.MethodPost, hs.URL+"/query", `{"question": "x", "mode": "fast", "stream": true}`)
+		status, _, got := servertest.Do(t, http.MethodPost, hs.URL+"/query", `{"question": "x", "mode": "fast", "stream": true}`)
 		if status != http.StatusBadRequest || got["code"] != float64(http.StatusBadRequest) {
 			t.Errorf("status %d: %v", status, got)
 		}

@@ -3,8 +3,8 @@ package server
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
+	"github.com/stratarag/strata/internal/server/servertest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -30,36 +30,6 @@ func run(t *testing.T, log io.Writer, open Opener) (*Server, *httptest.Server) {
 		srv.Close()
 	})
 	return srv, hs
-}
-
-// do sends a request and returns the status, the headers and the body parsed as one JSON object.
-func do(t *testing.T, method, url, body string) (int, http.Header, map[string]any) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
-		t.Errorf("%s %s: Content-Type %q", method, url, ct)
-	}
-	if method == http.MethodHead {
-		return resp.StatusCode, resp.Header, nil
-	}
-	var v map[string]any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&v); err != nil || dec.More() {
-		t.Fatalf("%s %s: body is not one JSON object (%v): %q", method, url, err, raw)
-	}
-	return resp.StatusCode, resp.Header, v
 }
 
 // opened is an Opener of a store without an engine, enough for what needs no query.
@@ -94,7 +64,7 @@ func TestErrors(t *testing.T) {
 		{"unknown path under query", "POST", "/query/x", `{}`, 404, "no such endpoint /query/x"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			status, header, got := do(t, tc.method, hs.URL+tc.path, tc.body)
+			status, header, got := servertest.Do(t, tc.method, hs.URL+tc.path, tc.body)
 			if status != tc.status || got["code"] != float64(tc.status) {
 				t.Errorf("status %d, body %v; want %d", status, got, tc.status)
 			}
@@ -109,7 +79,7 @@ func TestErrors(t *testing.T) {
 			}
 		})
 	}
-	if status, _, _ := do(t, http.MethodHead, hs.URL+"/healthz", ""); status != http.StatusOK {
+	if status, _, _ := servertest.Do(t, http.MethodHead, hs.URL+"/healthz", ""); status != http.StatusOK {
 		t.Errorf("HEAD /healthz: %d", status)
 	}
 }
@@ -125,7 +95,7 @@ func TestUnavailable(t *testing.T) {
 	for _, req := range []struct{ method, path, body string }{
 		{"GET", "/healthz", ""}, {"GET", "/status", ""}, {"POST", "/query", `{"question": "x"}`},
 	} {
-		status, header, got := do(t, req.method, hs.URL+req.path, req.body)
+		status, header, got := servertest.Do(t, req.method, hs.URL+req.path, req.body)
 		msg, _ := got["error"].(string)
 		if status != http.StatusServiceUnavailable || got["code"] != float64(503) || header.Get("Retry-After") == "" ||
 			msg != "the store cannot be opened: no store here" {
@@ -154,7 +124,7 @@ func TestStoreReplaced(t *testing.T) {
 			Replaced: func() bool { return name == "first" && replaced.Load() },
 		}, nil
 	})
-	if status, _, got := do(t, http.MethodGet, hs.URL+"/healthz", ""); status != http.StatusOK {
+	if status, _, got := servertest.Do(t, http.MethodGet, hs.URL+"/healthz", ""); status != http.StatusOK {
 		t.Fatalf("healthz: %d %v", status, got)
 	}
 	// A request still reading through the first store when it is replaced.
@@ -163,7 +133,7 @@ func TestStoreReplaced(t *testing.T) {
 		t.Fatalf("store: %v %v", first, err)
 	}
 	replaced.Store(true)
-	if status, _, got := do(t, http.MethodGet, hs.URL+"/healthz", ""); status != http.StatusOK {
+	if status, _, got := servertest.Do(t, http.MethodGet, hs.URL+"/healthz", ""); status != http.StatusOK {
 		t.Fatalf("healthz after the store was replaced: %d %v", status, got)
 	}
 	mu.Lock()

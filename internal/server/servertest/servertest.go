@@ -1,0 +1,43 @@
+// Package servertest holds what tests of strata serve's HTTP API share: the server's own
+// tests (internal/server) and the CLI's, which compare it with strata query.
+package servertest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Do sends a request and returns the status, the headers and the body parsed as one JSON
+// object, failing t when the body is not exactly one JSON object or not labelled as JSON.
+func Do(t testing.TB, method, url, body string) (int, http.Header, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("%s %s: Content-Type %q", method, url, ct)
+	}
+	if method == http.MethodHead {
+		return resp.StatusCode, resp.Header, nil
+	}
+	var v map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		t.Fatalf("%s %s: body is not one JSON object (%v): %q", method, url, err, raw)
+	}
+	return resp.StatusCode, resp.Header, v
+}
