@@ -11,7 +11,6 @@ import (
 const (
 	PassageLabel = "PASSAGE"
 	ContextLabel = "CONTEXT"
-	ReportsLabel = "REPORTS"
 )
 
 // BeginFence and EndFence return the marker lines around data labeled label.
@@ -60,7 +59,6 @@ const (
 	TaskEntities  = "Entity extraction"
 	TaskRelations = "Relationship extraction"
 	TaskAnswer    = "Answer with citations"
-	TaskKeyPoints = "Key points for a question"
 
 	// FollowUpGlean heads the gleaning follow-up message.
 	FollowUpGlean = "Follow-up: missed records"

@@ -1,7 +1,7 @@
 // Package prompts holds what strata's model tasks share: the data fences, the record and answer
 // formats and their parsers, the template helpers a task package renders its own prompt with
 // (Templates, RenderPair), and the templates of the tasks that are not yet a package of
-// internal/llmtask (extraction and gleaning, key points, answers).
+// internal/llmtask (extraction and gleaning, answers).
 //
 // Templates are text/template files embedded with go:embed. Every prompt is a Prompt: a system
 // message that stays the same across calls of one kind (so providers that cache prompt prefixes

@@ -29,7 +29,6 @@ func TestPromptsRender(t *testing.T) {
 		{"answer", TaskAnswer, ContextLabel, func() (Prompt, error) {
 			return s.Answer("Who founded the guild?", "[doc:a] "+injected)
 		}},
-		{"keypoints", TaskKeyPoints, ReportsLabel, func() (Prompt, error) { return s.KeyPoints("Why?", injected) }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,6 +18,8 @@ import (
 
 	"github.com/stratarag/strata/internal/llmtask/summaryrelation"
 
+	"github.com/stratarag/strata/internal/llmtask/keypoints"
+
 	"github.com/stratarag/strata/prompts"
 )
 
@@ -65,7 +67,7 @@ func TestPromptsGolden(t *testing.T) {
 	add("report", p, err)
 	p, err = report.Prompt("Entities:\n- EDDA FENWICK", 2, 4)
 	add("report bounded", p, err)
-	p, err = ps.KeyPoints("Who founded the guild?", "Report 1: the Harbor Guild")
+	p, err = keypoints.Prompt("Who founded the guild?", "Report 1: the Harbor Guild")
 	add("key points", p, err)
 	p, err = archsummary.Prompt(2, 3, "- EDDA FENWICK: led the guild\n- HARBOR GUILD: a guild")
 	add("arch summary", p, err)

@@ -153,13 +153,21 @@ func reportAnswer(text string) string {
 	return string(b)
 }
 
+// What the fake reads in a key-points request, as a model would: the task title and the data
+// fence of internal/llmtask/keypoints (which calls internal/llm, whose tests use this package, so
+// it cannot be imported here; TestTaskNames checks the copies).
+const (
+	keyPointsTask  = "Key points for a question"
+	keyPointsLabel = "REPORTS"
+)
+
 // keyPointsAnswer scores the report lines that share words with the question.
 func keyPointsAnswer(user string) string {
 	q := ""
 	if m := questionRe.FindStringSubmatch(user); m != nil {
 		q = m[1]
 	}
-	reports, _ := prompts.Unfence(user, prompts.ReportsLabel)
+	reports, _ := prompts.Unfence(user, keyPointsLabel)
 	qw := questionWords(q)
 	type point struct {
 		Description string `json:"description"`

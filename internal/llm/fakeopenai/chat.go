@@ -189,7 +189,7 @@ func (s *Server) answer(msgs []chatMessage, asJSON bool) (task, answer string, r
 	case reportTask:
 		text, _ := prompts.Unfence(firstUser, reportLabel)
 		return task, reportAnswer(text), 0
-	case prompts.TaskKeyPoints:
+	case keyPointsTask:
 		return task, keyPointsAnswer(firstUser), 0
 	case summaryRelationTask:
 		return task, summaryRelationAnswer(firstUser), 0

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stratarag/strata/internal/llmtask/summaryentities"
 
+	"github.com/stratarag/strata/internal/llmtask/keypoints"
 	"github.com/stratarag/strata/internal/llmtask/report"
 
 	"github.com/stratarag/strata/internal/llmtask/summarize"
@@ -220,7 +221,7 @@ func TestOtherTasks(t *testing.T) {
 	if err != nil || r.Title != "Ilsa Marrow and Saltmere Guild" || len(r.Findings) == 0 {
 		t.Errorf("report %+v %v", r, err)
 	}
-	kp, _ := ps.KeyPoints("Who founded the guild?", "[report:0-1] The guild was founded by Ilsa Marrow.\n[report:0-2] Ships.")
+	kp, _ := keypoints.Prompt("Who founded the guild?", "[report:0-1] The guild was founded by Ilsa Marrow.\n[report:0-2] Ships.")
 	pts, _, err := prompts.ParsePoints(post(t, s, "/v1/chat/completions", chatBody(kp)).content)
 	if err != nil || len(pts) != 1 || pts[0].Score <= 0 {
 		t.Errorf("points %+v %v", pts, err)
@@ -282,6 +283,7 @@ func TestTaskNames(t *testing.T) {
 		{summarizeTask, summarizeLabel, summarize.Task, summarize.Label},
 		{reportTask, reportLabel, report.Task, report.Label},
 		{summaryEntitiesTask, summaryEntitiesLabel, summaryentities.Task, summaryentities.Label},
+		{keyPointsTask, keyPointsLabel, keypoints.Task, keypoints.Label},
 	} {
 		if tc.fakeTask != tc.task || tc.fakeLabel != tc.label {
 			t.Errorf("the fake reads task %q fenced %q; the task writes %q fenced %q", tc.fakeTask, tc.fakeLabel, tc.task, tc.label)
