@@ -9,7 +9,6 @@ import (
 // begin and an end line, and every template tells the model that what is inside is data. The
 // labels are exported so tools (the fake server, tests) can find the data again.
 const (
-	PassageLabel = "PASSAGE"
 	ContextLabel = "CONTEXT"
 )
 
@@ -55,13 +54,7 @@ func Unfence(s, label string) (string, bool) {
 // Task titles: the first line of every system prompt is "# Task: <title>". They give the model a
 // clear frame, and let the fake server (internal/llm/fakeopenai) tell prompts apart.
 const (
-	TaskCombined  = "Entity and relationship extraction"
-	TaskEntities  = "Entity extraction"
-	TaskRelations = "Relationship extraction"
-	TaskAnswer    = "Answer with citations"
-
-	// FollowUpGlean heads the gleaning follow-up message.
-	FollowUpGlean = "Follow-up: missed records"
+	TaskAnswer = "Answer with citations"
 )
 
 var taskLine = regexp.MustCompile(`(?m)^#\s*Task:\s*(.+?)\s*$`)

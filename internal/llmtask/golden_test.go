@@ -20,6 +20,8 @@ import (
 
 	"github.com/stratarag/strata/internal/llmtask/keypoints"
 
+	"github.com/stratarag/strata/internal/llmtask/extraction"
+
 	"github.com/stratarag/strata/prompts"
 )
 
@@ -40,17 +42,17 @@ func TestPromptsGolden(t *testing.T) {
 		}
 		b.WriteString("=== " + name + " system\n" + p.System + "\n=== " + name + " user\n" + p.User + "\n")
 	}
-	p, err := ps.Combined(prompts.ExtractInput{Text: text, EntityTypes: types})
+	p, err := extraction.Combined(extraction.Input{Text: text, EntityTypes: types})
 	add("combined", p, err)
-	p, err = ps.Combined(prompts.ExtractInput{Text: text, EntityTypes: types, JSON: true})
+	p, err = extraction.Combined(extraction.Input{Text: text, EntityTypes: types, JSON: true})
 	add("combined json", p, err)
-	p, err = ps.Entities(prompts.ExtractInput{Text: text, EntityTypes: types})
+	p, err = extraction.Entities(extraction.Input{Text: text, EntityTypes: types})
 	add("entities", p, err)
-	p, err = ps.Relations(prompts.ExtractInput{Text: text, EntityTypes: types},
+	p, err = extraction.Relations(extraction.Input{Text: text, EntityTypes: types},
 		[]prompts.EntityRecord{{Name: "EDDA FENWICK", Type: "person", Description: "led the guild"}})
 	add("relations", p, err)
-	for _, k := range []prompts.GleanKind{prompts.GleanAll, prompts.GleanEntities, prompts.GleanRelations} {
-		g, err := ps.Glean(k)
+	for _, k := range []extraction.Kind{extraction.KindCombined, extraction.KindEntities, extraction.KindRelations} {
+		g, err := extraction.Glean(k)
 		add("glean", prompts.Prompt{User: g}, err)
 	}
 	p, err = summarize.Prompt("Edda Fenwick", []string{"led the guild", "born in  Kestrel\nPoint"}, 0)
@@ -73,7 +75,7 @@ func TestPromptsGolden(t *testing.T) {
 	add("arch summary", p, err)
 	p, err = ps.Answer("Who founded the guild?", "[1] Ilsa Marrow founded the Harbor Guild.")
 	add("answer", p, err)
-	add("version", prompts.Prompt{System: ps.Version()}, nil)
+	add("version", prompts.Prompt{System: extraction.Version()}, nil)
 
 	path := filepath.Join("testdata", "prompts.golden")
 	if *update {

@@ -1,13 +1,14 @@
 // Package llmtask holds strata's prompt-level model tasks. Each task is one package below this
-// one (report, summaryentities, summarize, summaryrelation, archsummary, keypoints) holding its template,
-// the rendering of its prompt, the call and the reading and judging of the answer: adding a task
-// touches its package and the stage that uses it. This package holds what they share (Messages,
-// AskTwice, the judges' verdicts). A task sends its prompt through
-// an llm.Chatter (normally an *llm.Client, which brings retries, rate limits, the response cache
-// and accounting), so that the client stays a transport and the stages that use a task never see
-// a message or a parser.
+// one (extraction, report, summaryentities, summarize, summaryrelation, archsummary, keypoints)
+// holding its template, the rendering of its prompt, the call and the reading and judging of
+// the answer: adding a task touches its package and the stage that uses it. This package holds
+// what they share (Messages, AskTwice, the judges' verdicts). A task sends its prompt through an
+// llm.Chatter (normally an *llm.Client, which brings retries, rate limits, the response cache
+// and accounting), so that the client stays a transport and the stages that use a task never
+// see a message or a parser.
 //
-// Every task follows one rule for answers it cannot use: it returns an error wrapping
+// Every task but extraction (which salvages every answer) follows one rule for answers it
+// cannot use: it returns an error wrapping
 // prompts.ErrUnreadable, which a caller with a model-free stand-in absorbs and any other caller
 // passes on. Each task's doc says what makes its answer unreadable, whether it asks once more
 // first, and what it salvages from an answer that is only partly readable; a salvaged answer is

@@ -165,21 +165,21 @@ func (s *Server) answer(msgs []chatMessage, asJSON bool) (task, answer string, r
 		}
 	}
 	task = prompts.TaskOf(system)
-	if strings.HasPrefix(strings.TrimSpace(lastUser), "# "+prompts.FollowUpGlean) && lastUser != firstUser {
-		passage, _ := prompts.Unfence(firstUser, prompts.PassageLabel)
+	if strings.HasPrefix(strings.TrimSpace(lastUser), "# "+extractFollowUp) && lastUser != firstUser {
+		passage, _ := prompts.Unfence(firstUser, extractLabel)
 		g := gleanAnswer(task, passage)
 		return "glean", g.text, g.records
 	}
 	switch task {
-	case prompts.TaskCombined, prompts.TaskEntities:
-		passage, _ := prompts.Unfence(firstUser, prompts.PassageLabel)
+	case extractCombinedTask, extractEntitiesTask:
+		passage, _ := prompts.Unfence(firstUser, extractLabel)
 		ents, rels := extractGraph(passage)
-		if task == prompts.TaskEntities {
+		if task == extractEntitiesTask {
 			rels = nil
 		}
 		return task, format(ents, rels), len(ents) + len(rels)
-	case prompts.TaskRelations:
-		passage, _ := prompts.Unfence(firstUser, prompts.PassageLabel)
+	case extractRelationsTask:
+		passage, _ := prompts.Unfence(firstUser, extractLabel)
 		rels := relationsAmong(passage, listedEntities(firstUser))
 		return task, format(nil, rels), len(rels)
 	case summarizeTask:

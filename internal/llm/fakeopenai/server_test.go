@@ -12,6 +12,7 @@ import (
 
 	"github.com/stratarag/strata/internal/llmtask/summaryentities"
 
+	"github.com/stratarag/strata/internal/llmtask/extraction"
 	"github.com/stratarag/strata/internal/llmtask/keypoints"
 	"github.com/stratarag/strata/internal/llmtask/report"
 
@@ -79,9 +80,8 @@ func chatBody(p prompts.Prompt, extra ...map[string]any) map[string]any {
 
 func TestExtractionAnswers(t *testing.T) {
 	s := newServer(t, Options{})
-	ps := prompts.New()
-	in := prompts.ExtractInput{Text: passage, EntityTypes: []string{"person", "organization", "location", "event"}}
-	comb, _ := ps.Combined(in)
+	in := extraction.Input{Text: passage, EntityTypes: []string{"person", "organization", "location", "event"}}
+	comb, _ := extraction.Combined(in)
 	r := post(t, s, "/v1/chat/completions", chatBody(comb))
 	recs := prompts.ParseRecords(r.content)
 	if r.status != 200 || recs.Dropped != 0 || !recs.Complete {
@@ -107,16 +107,16 @@ func TestExtractionAnswers(t *testing.T) {
 	}
 
 	// Two-pass gives the same graph.
-	ent, _ := ps.Entities(in)
+	ent, _ := extraction.Entities(in)
 	er := prompts.ParseRecords(post(t, s, "/v1/chat/completions", chatBody(ent)).content)
-	rel, _ := ps.Relations(in, er.Entities)
+	rel, _ := extraction.Relations(in, er.Entities)
 	rr := prompts.ParseRecords(post(t, s, "/v1/chat/completions", chatBody(rel)).content)
 	if len(er.Entities) != len(recs.Entities) || len(rr.Relationships) != len(recs.Relationships) || len(er.Relationships) != 0 {
 		t.Errorf("two-pass: %d entities %d relations, combined: %d %d", len(er.Entities), len(rr.Relationships), len(recs.Entities), len(recs.Relationships))
 	}
 
 	// Gleaning finds the single-mention name.
-	glean, _ := ps.Glean(prompts.GleanAll)
+	glean, _ := extraction.Glean(extraction.KindCombined)
 	body := chatBody(comb)
 	body["messages"] = append(body["messages"].([]map[string]any),
 		map[string]any{"role": "assistant", "content": r.content}, map[string]any{"role": "user", "content": glean})
@@ -124,14 +124,14 @@ func TestExtractionAnswers(t *testing.T) {
 	if len(g.Entities) != 2 || g.Entities[1].Name != "Brenna" || len(g.Relationships) == 0 {
 		t.Errorf("glean: %+v", g)
 	}
-	if c := s.Counts(); c.Chat != 4 || c.ByTask["glean"] != 1 || c.ByTask[prompts.TaskCombined] != 1 {
+	if c := s.Counts(); c.Chat != 4 || c.ByTask["glean"] != 1 || c.ByTask[extraction.TaskCombined] != 1 {
 		t.Errorf("counts %+v", c)
 	}
 }
 
 func TestMalformedAnswersBreakCountedRecords(t *testing.T) {
 	s := newServer(t, Options{MalformedRate: 1})
-	comb, _ := prompts.New().Combined(prompts.ExtractInput{Text: passage, EntityTypes: []string{"person"}})
+	comb, _ := extraction.Combined(extraction.Input{Text: passage, EntityTypes: []string{"person"}})
 	r := post(t, s, "/v1/chat/completions", chatBody(comb))
 	recs := prompts.ParseRecords(r.content)
 	c := s.Counts()
@@ -145,7 +145,7 @@ func TestMalformedAnswersBreakCountedRecords(t *testing.T) {
 
 func TestUnreadableAnswersHoldNothing(t *testing.T) {
 	s := newServer(t, Options{UnreadableRate: 1, MalformedRate: 1})
-	comb, _ := prompts.New().Combined(prompts.ExtractInput{Text: passage, EntityTypes: []string{"person"}})
+	comb, _ := extraction.Combined(extraction.Input{Text: passage, EntityTypes: []string{"person"}})
 	r := post(t, s, "/v1/chat/completions", chatBody(comb))
 	recs := prompts.ParseRecords(r.content)
 	c := s.Counts()
@@ -159,7 +159,7 @@ func TestUnreadableAnswersHoldNothing(t *testing.T) {
 
 func TestMaxTokensTruncates(t *testing.T) {
 	s := newServer(t, Options{})
-	comb, _ := prompts.New().Combined(prompts.ExtractInput{Text: passage, EntityTypes: []string{"person"}})
+	comb, _ := extraction.Combined(extraction.Input{Text: passage, EntityTypes: []string{"person"}})
 	r := post(t, s, "/v1/chat/completions", chatBody(comb, map[string]any{"max_tokens": 20}))
 	if r.finish != "length" || r.usage.CompletionTokens != 20 {
 		t.Errorf("finish %q, completion tokens %d", r.finish, r.usage.CompletionTokens)
@@ -264,7 +264,7 @@ func TestCorpusSmoke(t *testing.T) {
 		t.Skip("corpus not available")
 	}
 	s := newServer(t, Options{})
-	comb, _ := prompts.New().Combined(prompts.ExtractInput{Text: string(b), EntityTypes: []string{"person"}})
+	comb, _ := extraction.Combined(extraction.Input{Text: string(b), EntityTypes: []string{"person"}})
 	recs := prompts.ParseRecords(post(t, s, "/v1/chat/completions", chatBody(comb)).content)
 	if len(recs.Entities) < 5 || len(recs.Relationships) < 5 || recs.Dropped != 0 {
 		t.Errorf("corpus: %d entities, %d relations, %d dropped", len(recs.Entities), len(recs.Relationships), recs.Dropped)
@@ -284,6 +284,10 @@ func TestTaskNames(t *testing.T) {
 		{reportTask, reportLabel, report.Task, report.Label},
 		{summaryEntitiesTask, summaryEntitiesLabel, summaryentities.Task, summaryentities.Label},
 		{keyPointsTask, keyPointsLabel, keypoints.Task, keypoints.Label},
+		{extractCombinedTask, extractLabel, extraction.TaskCombined, extraction.Label},
+		{extractEntitiesTask, extractLabel, extraction.TaskEntities, extraction.Label},
+		{extractRelationsTask, extractLabel, extraction.TaskRelations, extraction.Label},
+		{extractFollowUp, extractLabel, extraction.FollowUp, extraction.Label},
 	} {
 		if tc.fakeTask != tc.task || tc.fakeLabel != tc.label {
 			t.Errorf("the fake reads task %q fenced %q; the task writes %q fenced %q", tc.fakeTask, tc.fakeLabel, tc.task, tc.label)
