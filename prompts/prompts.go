@@ -1,7 +1,7 @@
-// Package prompts holds what strata's model tasks share: the data fences, the record and answer
-// formats and their parsers, the template helpers a task package renders its own prompt with
-// (Templates, RenderPair), and the templates of the tasks that are not yet a package of
-// internal/llmtask (answers).
+// Package prompts holds what strata's model tasks (the packages of internal/llmtask) share: the
+// data fences, the record and answer formats and their parsers, the record format rules and
+// examples every task's templates may use (templates/extract_shared.tmpl), and the template
+// helpers a task package renders its own prompt with (Templates, RenderPair, Digest).
 //
 // Templates are text/template files embedded with go:embed. Every prompt is a Prompt: a system
 // message that stays the same across calls of one kind (so providers that cache prompt prefixes
@@ -33,28 +33,14 @@ type Prompt struct {
 	User   string
 }
 
-// ErrUnreadable is wrapped by the error of a model task (the tasks of package llmtask, answer
-// generation) when the model's answer, after any retry the task makes, holds nothing the task's
-// parser can use. It is the one failure a caller may absorb with a model-free stand-in (an
-// extractive report or summary entity, a map batch without points); other errors (the API,
-// cancellation) should stop the work. It is defined here, beside the answer formats, so that a
-// package that never calls a model itself, such as retrieval, can test for it.
+// ErrUnreadable is wrapped by the error of a model task (the packages of internal/llmtask) when
+// the model's answer, after any retry the task makes, holds nothing the task's parser can use
+// (extraction salvages every answer instead). It is the one failure a caller may absorb with a
+// model-free stand-in (an extractive report or summary entity, a map batch without points);
+// other errors (the API, cancellation) should stop the work. It is defined here, beside the
+// answer formats, so that a package that never calls a model itself, such as retrieval, can
+// test for it.
 var ErrUnreadable = errors.New("unreadable answer")
-
-// Set renders the embedded templates. It is immutable and safe for concurrent use.
-type Set struct {
-	t *template.Template
-}
-
-// New parses the embedded templates. The templates are part of the binary and covered by tests,
-// so a parse failure is a programming error and New panics, like template.Must.
-func New() *Set {
-	t, err := newTemplate().ParseFS(templateFS, "templates/*.tmpl")
-	if err != nil {
-		panic(fmt.Sprintf("prompts: parse embedded templates: %v", err))
-	}
-	return &Set{t: t}
-}
 
 // Digest is a short digest of a task's template files (those of fsys matching patterns) and of
 // the shared templates they may use, by path and content. A task whose prompts decide what a
@@ -93,9 +79,6 @@ func Digest(fsys fs.FS, patterns ...string) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))[:8]
 }
-
-// renderPair renders the "<base>.system" and "<base>.user" templates into a Prompt.
-func (s *Set) renderPair(base string, data any) (Prompt, error) { return RenderPair(s.t, base, data) }
 
 // newTemplate is an empty template set with the functions every prompt may use.
 func newTemplate() *template.Template {

@@ -184,7 +184,7 @@ func (s *Server) answer(msgs []chatMessage, asJSON bool) (task, answer string, r
 		return task, format(nil, rels), len(rels)
 	case summarizeTask:
 		return task, summarizeAnswer(system, firstUser), 0
-	case prompts.TaskAnswer:
+	case answerTask:
 		return task, answerAnswer(firstUser), 0
 	case reportTask:
 		text, _ := prompts.Unfence(firstUser, reportLabel)

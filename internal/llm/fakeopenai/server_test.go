@@ -12,6 +12,7 @@ import (
 
 	"github.com/stratarag/strata/internal/llmtask/summaryentities"
 
+	"github.com/stratarag/strata/internal/llmtask/answer"
 	"github.com/stratarag/strata/internal/llmtask/extraction"
 	"github.com/stratarag/strata/internal/llmtask/keypoints"
 	"github.com/stratarag/strata/internal/llmtask/report"
@@ -207,12 +208,11 @@ func TestTimeoutFaultHangsUntilClientGivesUp(t *testing.T) {
 
 func TestOtherTasks(t *testing.T) {
 	s := newServer(t, Options{})
-	ps := prompts.New()
 	sum, _ := summarize.Prompt("Ilsa Marrow", []string{"Ilsa Marrow founded the guild. She was strict.", "Ilsa Marrow founded the guild. Again.", "She led it until 1124."}, 12)
 	if got := post(t, s, "/v1/chat/completions", chatBody(sum)).content; !strings.HasPrefix(got, "Ilsa Marrow founded the guild. Ilsa Marrow: ") && len(strings.Fields(got)) > 13 {
 		t.Errorf("summary %q", got)
 	}
-	ans, _ := ps.Answer("Who founded the guild?", "[doc:guild] Ilsa Marrow founded the guild in 1102.\n[doc:port] Port Avel is a port.")
+	ans, _ := answer.Prompt("Who founded the guild?", "[doc:guild] Ilsa Marrow founded the guild in 1102.\n[doc:port] Port Avel is a port.")
 	if got := post(t, s, "/v1/chat/completions", chatBody(ans)).content; !strings.Contains(got, "[doc:guild]") {
 		t.Errorf("answer %q", got)
 	}
@@ -288,6 +288,7 @@ func TestTaskNames(t *testing.T) {
 		{extractEntitiesTask, extractLabel, extraction.TaskEntities, extraction.Label},
 		{extractRelationsTask, extractLabel, extraction.TaskRelations, extraction.Label},
 		{extractFollowUp, extractLabel, extraction.FollowUp, extraction.Label},
+		{answerTask, answerLabel, answer.Task, answer.Label},
 	} {
 		if tc.fakeTask != tc.task || tc.fakeLabel != tc.label {
 			t.Errorf("the fake reads task %q fenced %q; the task writes %q fenced %q", tc.fakeTask, tc.fakeLabel, tc.task, tc.label)
