@@ -1,24 +1,11 @@
 package prompts
 
 import (
-	"errors"
 	"regexp"
 	"strings"
 
 	"github.com/stratarag/strata/internal/textutil"
 )
-
-// Answer renders the answer-generation prompt for question over retrieved contextText. Sources in
-// contextText are expected to carry bracketed ids such as [doc:ID] or [chunk:ID].
-func (s *Set) Answer(question, contextText string) (Prompt, error) {
-	if strings.TrimSpace(question) == "" {
-		return Prompt{}, errors.New("answer prompt: empty question")
-	}
-	return s.renderPair("answer", struct {
-		Question string
-		Context  Fenced
-	}{strings.Join(strings.Fields(question), " "), Fence(ContextLabel, contextText)})
-}
 
 // The parts of a citation: source ids (kind:id), the pages of the source before them
 // (p.3, pp.3-4, as the context labels chunks of paged documents), and what separates them.

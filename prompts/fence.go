@@ -6,15 +6,10 @@ import (
 )
 
 // Data fences. Untrusted text (document passages, descriptions, retrieved context) sits between a
-// begin and an end line, and every template tells the model that what is inside is data. The
-// labels are exported so tools (the fake server, tests) can find the data again.
-const (
-	PassageLabel = "PASSAGE"
-	ContextLabel = "CONTEXT"
-	ReportsLabel = "REPORTS"
-)
+// begin and an end line, and every template tells the model that what is inside is data. Each
+// task package exports its label so tools (the fake server, tests) can find the data again.
 
-// BeginFence and EndFence return the marker lines around data labeled label.
+// BeginFence returns the marker lines around data labeled label.
 func BeginFence(label string) string { return "-----BEGIN " + label + "-----" }
 
 // EndFence returns the line that closes data labeled label.
@@ -54,18 +49,8 @@ func Unfence(s, label string) (string, bool) {
 }
 
 // Task titles: the first line of every system prompt is "# Task: <title>". They give the model a
-// clear frame, and let the fake server (internal/llm/fakeopenai) tell prompts apart.
-const (
-	TaskCombined  = "Entity and relationship extraction"
-	TaskEntities  = "Entity extraction"
-	TaskRelations = "Relationship extraction"
-	TaskAnswer    = "Answer with citations"
-	TaskKeyPoints = "Key points for a question"
-
-	// FollowUpGlean heads the gleaning follow-up message.
-	FollowUpGlean = "Follow-up: missed records"
-)
-
+// clear frame, and let the fake server (internal/llm/fakeopenai) tell prompts apart; each task
+// package exports its own.
 var taskLine = regexp.MustCompile(`(?m)^#\s*Task:\s*(.+?)\s*$`)
 
 // TaskOf returns the task title of a system prompt, or "" when it has none.

@@ -1,22 +1,6 @@
 package prompts
 
-import (
-	"encoding/json"
-	"errors"
-	"strings"
-)
-
-// KeyPoints renders the map prompt of global search: points from a batch of community reports
-// that help answer question, each scored 0–100.
-func (s *Set) KeyPoints(question, reportsText string) (Prompt, error) {
-	if strings.TrimSpace(question) == "" {
-		return Prompt{}, errors.New("key points prompt: empty question")
-	}
-	return s.renderPair("keypoints", struct {
-		Question string
-		Reports  Fenced
-	}{strings.Join(strings.Fields(question), " "), Fence(ReportsLabel, reportsText)})
-}
+import "encoding/json"
 
 // Point is one key point of a global-search map answer.
 type Point struct {

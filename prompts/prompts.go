@@ -1,7 +1,7 @@
-// Package prompts holds what strata's model tasks share: the data fences, the record and answer
-// formats and their parsers, the template helpers a task package renders its own prompt with
-// (Templates, RenderPair), and the templates of the tasks that are not yet a package of
-// internal/llmtask (extraction and gleaning, key points, answers).
+// Package prompts holds what strata's model tasks (the packages of internal/llmtask) share: the
+// data fences, the record and answer formats and their parsers, the record format rules and
+// examples every task's templates may use (templates/extract_shared.tmpl), and the template
+// helpers a task package renders its own prompt with (Templates, RenderPair, Digest).
 //
 // Templates are text/template files embedded with go:embed. Every prompt is a Prompt: a system
 // message that stays the same across calls of one kind (so providers that cache prompt prefixes
@@ -33,61 +33,52 @@ type Prompt struct {
 	User   string
 }
 
-// ErrUnreadable is wrapped by the error of a model task (the tasks of package llmtask, answer
-// generation) when the model's answer, after any retry the task makes, holds nothing the task's
-// parser can use. It is the one failure a caller may absorb with a model-free stand-in (an
-// extractive report or summary entity, a map batch without points); other errors (the API,
-// cancellation) should stop the work. It is defined here, beside the answer formats, so that a
-// package that never calls a model itself, such as retrieval, can test for it.
+// ErrUnreadable is wrapped by the error of a model task (the packages of internal/llmtask) when
+// the model's answer, after any retry the task makes, holds nothing the task's parser can use
+// (extraction salvages every answer instead). It is the one failure a caller may absorb with a
+// model-free stand-in (an extractive report or summary entity, a map batch without points);
+// other errors (the API, cancellation) should stop the work. It is defined here, beside the
+// answer formats, so that a package that never calls a model itself, such as retrieval, can
+// test for it.
 var ErrUnreadable = errors.New("unreadable answer")
 
-// Set renders the embedded templates. It is immutable and safe for concurrent use.
-type Set struct {
-	t       *template.Template
-	version string
-}
-
-// New parses the embedded templates. The templates are part of the binary and covered by tests,
-// so a parse failure is a programming error and New panics, like template.Must.
-func New() *Set {
-	t, err := newTemplate().ParseFS(templateFS, "templates/*.tmpl")
-	if err != nil {
-		panic(fmt.Sprintf("prompts: parse embedded templates: %v", err))
-	}
-	return &Set{t: t, version: hashTemplates()}
-}
-
-// Version is a short digest of the extraction templates (extract_*, glean). Extractors put it
-// in their Name, so that a store refuses to mix what two extraction prompts found, and a changed
-// prompt is visible in the store and in logs. The other templates (summaries, reports, answers)
-// are left out: a new or changed one only changes what it writes, and the response cache is
-// keyed by the prompt itself.
-func (s *Set) Version() string { return s.version }
-
-func hashTemplates() string {
-	names, err := fs.Glob(templateFS, "templates/extract_*.tmpl")
+// Digest is a short digest of a task's template files (those of fsys matching patterns) and of
+// the shared templates they may use, by path and content. A task whose prompts decide what a
+// store holds (extraction) puts it in the name it records, so that a store refuses to mix what
+// two prompts found and a changed prompt is visible in the store and in logs. A file missing
+// makes it "unknown".
+func Digest(fsys fs.FS, patterns ...string) string {
+	files := map[string][]byte{}
+	b, err := templateFS.ReadFile(sharedTemplates)
 	if err != nil {
 		return "unknown"
 	}
-	names = append(names, "templates/glean.tmpl")
+	files[sharedTemplates] = b
+	for _, pat := range patterns {
+		names, err := fs.Glob(fsys, pat)
+		if err != nil || len(names) == 0 {
+			return "unknown"
+		}
+		for _, n := range names {
+			b, err := fs.ReadFile(fsys, n)
+			if err != nil {
+				return "unknown"
+			}
+			files[n] = b
+		}
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
 	sort.Strings(names)
 	h := sha256.New()
 	for _, n := range names {
-		b, err := templateFS.ReadFile(n)
-		if err != nil {
-			return "unknown"
-		}
-		fmt.Fprintf(h, "%s\x00%d\x00", n, len(b))
-		h.Write(b)
+		fmt.Fprintf(h, "%s\x00%d\x00", n, len(files[n]))
+		h.Write(files[n])
 	}
 	return hex.EncodeToString(h.Sum(nil))[:8]
 }
-
-// render executes the named template and trims surrounding blank space.
-func (s *Set) render(name string, data any) (string, error) { return render(s.t, name, data) }
-
-// renderPair renders the "<base>.system" and "<base>.user" templates into a Prompt.
-func (s *Set) renderPair(base string, data any) (Prompt, error) { return RenderPair(s.t, base, data) }
 
 // newTemplate is an empty template set with the functions every prompt may use.
 func newTemplate() *template.Template {
@@ -116,18 +107,19 @@ func Templates(fsys fs.FS, pattern string) *template.Template {
 // RenderPair renders the "<base>.system" and "<base>.user" templates of t into a Prompt, each
 // trimmed of surrounding blank space.
 func RenderPair(t *template.Template, base string, data any) (Prompt, error) {
-	sys, err := render(t, base+".system", data)
+	sys, err := Render(t, base+".system", data)
 	if err != nil {
 		return Prompt{}, err
 	}
-	user, err := render(t, base+".user", data)
+	user, err := Render(t, base+".user", data)
 	if err != nil {
 		return Prompt{}, err
 	}
 	return Prompt{System: sys, User: user}, nil
 }
 
-func render(t *template.Template, name string, data any) (string, error) {
+// Render executes the template name of t, trimmed of surrounding blank space.
+func Render(t *template.Template, name string, data any) (string, error) {
 	var b bytes.Buffer
 	if err := t.ExecuteTemplate(&b, name, data); err != nil {
 		return "", fmt.Errorf("render prompt %s: %w", name, err)

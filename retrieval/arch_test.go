@@ -11,6 +11,7 @@ import (
 	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/llm/fakeopenai"
+	"github.com/stratarag/strata/internal/llmtask/keypoints"
 	"github.com/stratarag/strata/internal/teststore"
 	"github.com/stratarag/strata/prompts"
 	"github.com/stratarag/strata/retrieval"
@@ -136,14 +137,14 @@ func TestArchThroughLLMClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	engine.Mapper = keyPointsAdapter{chat: client, prompts: prompts.New()}
+	engine.Mapper = keypoints.Mapper{Chat: client}
 	engine.Answerer = answer.New(client, answer.Options{})
 	defer func() { engine.Mapper, engine.Answerer = nil, nil }()
 	res, err := engine.Query(context.Background(), "Who commissioned the Kestrel Point Lighthouse?", retrieval.DefaultOptions(retrieval.ModeArch))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := fake.Counts().ByTask[prompts.TaskKeyPoints]; n < 2 {
+	if n := fake.Counts().ByTask[keypoints.Task]; n < 2 {
 		t.Errorf("%d key-points calls, want one per layer", n)
 	}
 	if !strings.Contains(res.ContextText, "Kestrel Point Lighthouse") || res.Answer == nil || !strings.Contains(*res.Answer, "[") {

@@ -20,7 +20,7 @@ import (
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/llm/fakeopenai"
-	"github.com/stratarag/strata/internal/llmtask"
+	"github.com/stratarag/strata/internal/llmtask/keypoints"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/prompts"
 	"github.com/stratarag/strata/retrieval"
@@ -537,16 +537,6 @@ func TestGlobalLevelChoice(t *testing.T) {
 	}
 }
 
-// keyPointsAdapter is what the CLI wires: llmtask.KeyPoints as a retrieval.Mapper.
-type keyPointsAdapter struct {
-	chat    llm.Chatter
-	prompts *prompts.Set
-}
-
-func (a keyPointsAdapter) KeyPoints(ctx context.Context, question, reportsText string) ([]prompts.Point, error) {
-	return llmtask.KeyPoints(ctx, a.chat, a.prompts, question, reportsText)
-}
-
 // TestGlobalThroughLLMClient runs the map step through the real LLM client against the fake
 // OpenAI server: points come back citing their reports, and the answer cites a report.
 func TestGlobalThroughLLMClient(t *testing.T) {
@@ -562,7 +552,7 @@ func TestGlobalThroughLLMClient(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			engine.Mapper = keyPointsAdapter{chat: client, prompts: prompts.New()}
+			engine.Mapper = keypoints.Mapper{Chat: client}
 			engine.Answerer = answer.New(client, answer.Options{})
 			defer func() { engine.Mapper, engine.Answerer = nil, nil }()
 
@@ -582,7 +572,7 @@ func TestGlobalThroughLLMClient(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := fake.Counts().ByTask[prompts.TaskKeyPoints]; n < 2 {
+			if n := fake.Counts().ByTask[keypoints.Task]; n < 2 {
 				t.Errorf("%d key-points calls, want one per batch (several with 400 tokens)", n)
 			}
 			checkGlobalContext(t, engine.Tokenizer, res, 400)

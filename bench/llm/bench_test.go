@@ -12,7 +12,7 @@ import (
 
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/llm/fakeopenai"
-	"github.com/stratarag/strata/prompts"
+	"github.com/stratarag/strata/internal/llmtask/extraction"
 )
 
 const (
@@ -38,10 +38,9 @@ func setup(b *testing.B) *llm.Client {
 // requests builds n distinct extraction requests (distinct so no cache or dedup helps).
 func requests(b *testing.B, n, round int) []llm.ChatRequest {
 	b.Helper()
-	ps := prompts.New()
 	out := make([]llm.ChatRequest, n)
 	for i := range out {
-		p, err := ps.Combined(prompts.ExtractInput{
+		p, err := extraction.Combined(extraction.Input{
 			Text:        fmt.Sprintf("In round %d call %d, Ilsa Marrow hired Corvin Hale for the Saltmere Guild in Port Avel.", round, i),
 			EntityTypes: []string{"person", "organization", "location"},
 		})

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/stratarag/strata/internal/llm/fakeopenai"
+	"github.com/stratarag/strata/internal/llmtask/answer"
 	"github.com/stratarag/strata/prompts"
 	"github.com/stratarag/strata/retrieval"
 )
@@ -62,7 +63,7 @@ func (a *answerAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Stream   bool
 	}
 	if !strings.HasSuffix(r.URL.Path, "/chat/completions") || json.Unmarshal(body, &req) != nil ||
-		len(req.Messages) == 0 || prompts.TaskOf(req.Messages[0].Content) != prompts.TaskAnswer {
+		len(req.Messages) == 0 || prompts.TaskOf(req.Messages[0].Content) != answer.Task {
 		a.fake.ServeHTTP(w, r)
 		return
 	}

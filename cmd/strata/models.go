@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/stratarag/strata/internal/llmtask/keypoints"
 	"github.com/stratarag/strata/internal/llmtask/summarize"
 
 	"github.com/rs/zerolog"
@@ -13,14 +14,12 @@ import (
 
 	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/llm"
-	"github.com/stratarag/strata/internal/llmtask"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline"
 	"github.com/stratarag/strata/pipeline/extract"
 	"github.com/stratarag/strata/pipeline/layers"
 	"github.com/stratarag/strata/pipeline/reports"
 	"github.com/stratarag/strata/pipeline/resolve"
-	"github.com/stratarag/strata/prompts"
 	"github.com/stratarag/strata/retrieval"
 	"github.com/stratarag/strata/retrieval/answer"
 )
@@ -156,7 +155,7 @@ func setupModels(c *cli.Context, log zerolog.Logger) (*models, error) {
 	m.chat = client
 	m.extractor = extract.NewLLM(client, extOpt)
 	m.answerer = answer.New(client, answer.Options{})
-	m.mapper = keyPointsMapper{chat: client, prompts: prompts.New()}
+	m.mapper = keypoints.Mapper{Chat: client}
 	m.summarizer = summarizer
 	return m, nil
 }
@@ -255,16 +254,6 @@ func (m *models) reporter(tok *tokenizer.Tokenizer, log zerolog.Logger) pipeline
 		return &reports.Extractive{Embedder: m.embedder}
 	}
 	return &reports.LLM{Chat: m.chat, Embedder: m.embedder, Tokenizer: tok, Log: log}
-}
-
-// keyPointsMapper runs global search's map step with the model.
-type keyPointsMapper struct {
-	chat    llm.Chatter
-	prompts *prompts.Set
-}
-
-func (k keyPointsMapper) KeyPoints(ctx context.Context, question, reportsText string) ([]prompts.Point, error) {
-	return llmtask.KeyPoints(ctx, k.chat, k.prompts, question, reportsText)
 }
 
 // layerSummarizer writes summary entities with the model when there is one.

@@ -52,15 +52,18 @@ func client(t *testing.T, url string, cfg Config) *Client {
 	return c
 }
 
+// extractRequest is an extraction request as the fake server reads one: the task title of
+// internal/llmtask/extraction's combined prompt and the passage in its fence. That package calls
+// this one, so these tests cannot render its prompt.
 func extractRequest(t *testing.T, text string) ChatRequest {
 	t.Helper()
-	p, err := prompts.New().Combined(prompts.ExtractInput{Text: text, EntityTypes: []string{"person", "organization"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	const label = "PASSAGE"
+	system := "# Task: Entity and relationship extraction\n\nList the entities (person, organization) in the passage between " +
+		prompts.BeginFence(label) + " and " + prompts.EndFence(label) + ", and the relationships among them, one record a line."
+	user := prompts.BeginFence(label) + "\n" + text + "\n" + prompts.EndFence(label)
 	return ChatRequest{
 		Stage:     StageExtract,
-		Messages:  []Message{{Role: RoleSystem, Content: p.System}, {Role: RoleUser, Content: p.User}},
+		Messages:  []Message{{Role: RoleSystem, Content: system}, {Role: RoleUser, Content: user}},
 		MaxTokens: 1000,
 	}
 }

@@ -8,8 +8,8 @@ import (
 
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/llm/fakeopenai"
+	"github.com/stratarag/strata/internal/llmtask/answer"
 	"github.com/stratarag/strata/pipeline/extract"
-	"github.com/stratarag/strata/retrieval/answer"
 )
 
 // Wiring the LLM layer into a pipeline: one client serves extraction, embeddings,

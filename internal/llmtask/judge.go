@@ -52,11 +52,6 @@ func JSONVerdict(dropped int, err error, truncated bool) llm.Verdict {
 	return llm.Verdict{}
 }
 
-func judgePoints(resp llm.ChatResponse) llm.Verdict {
-	_, dropped, err := prompts.ParsePoints(resp.Content)
-	return JSONVerdict(dropped, err, resp.Truncated())
-}
-
 // JudgeSummary judges a plain-text answer read with prompts.CleanSummary: unreadable when nothing
 // is left, salvaged when it was cut at the token limit.
 func JudgeSummary(resp llm.ChatResponse) llm.Verdict {

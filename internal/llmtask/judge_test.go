@@ -22,8 +22,6 @@ func TestJudges(t *testing.T) {
 		{"records cut off", JudgeRecords, `("entity"<|>ILSA<|>person<|>a founder)##("entity"<|>PORT`, cut, "salvaged", 1},
 		{"records prose only", JudgeRecords, `I could not find any entities, sorry.`, ok, "unreadable", 1},
 		{"records reasoning cut off", JudgeRecords, ``, cut, "unreadable", 0},
-		{"points whole", judgePoints, `{"points":[{"description":"a","score":50}]}`, ok, "whole", 0},
-		{"points one empty", judgePoints, `{"points":[{"description":"a","score":50},{"score":3}]}`, ok, "salvaged", 1},
 		{"summary whole", JudgeSummary, `Ilsa Marrow founded the guild.`, ok, "whole", 0},
 		{"summary cut off", JudgeSummary, `Ilsa Marrow founded`, cut, "salvaged", 0},
 		{"summary empty", JudgeSummary, `<think>hmm</think>`, ok, "unreadable", 0},

@@ -1,13 +1,14 @@
 // Package llmtask holds strata's prompt-level model tasks. Each task is one package below this
-// one (report, summaryentities, summarize, summaryrelation, archsummary) holding its template,
-// the rendering of its prompt, the call and the reading and judging of the answer: adding a task
-// touches its package and the stage that uses it. This package holds what they share (Messages,
-// AskTwice, the judges' verdicts) and global search's key points. A task sends its prompt through
-// an llm.Chatter (normally an *llm.Client, which brings retries, rate limits, the response cache
-// and accounting), so that the client stays a transport and the stages that use a task never see
-// a message or a parser.
+// one (extraction, report, summaryentities, summarize, summaryrelation, archsummary, keypoints)
+// holding its template, the rendering of its prompt, the call and the reading and judging of
+// the answer: adding a task touches its package and the stage that uses it. This package holds
+// what they share (Messages, AskTwice, the judges' verdicts). A task sends its prompt through an
+// llm.Chatter (normally an *llm.Client, which brings retries, rate limits, the response cache
+// and accounting), so that the client stays a transport and the stages that use a task never
+// see a message or a parser.
 //
-// Every task follows one rule for answers it cannot use: it returns an error wrapping
+// Every task but extraction (which salvages every answer) follows one rule for answers it
+// cannot use: it returns an error wrapping
 // prompts.ErrUnreadable, which a caller with a model-free stand-in absorbs and any other caller
 // passes on. Each task's doc says what makes its answer unreadable, whether it asks once more
 // first, and what it salvages from an answer that is only partly readable; a salvaged answer is
@@ -21,11 +22,6 @@ import (
 
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/prompts"
-)
-
-// Token caps of the structured tasks below.
-const (
-	KeyPointsMaxTokens = 1000
 )
 
 // Input budgets of the prompts, in cl100k tokens, for callers that set none: the descriptions
@@ -66,25 +62,4 @@ func AskTwice[T any](ctx context.Context, chat llm.Chatter, req llm.ChatRequest,
 		perr = err
 	}
 	return zero, fmt.Errorf("%w: %w", prompts.ErrUnreadable, perr)
-}
-
-// KeyPoints runs the map step of global search over one batch of reports and returns the scored
-// points. An answer without JSON is asked for once more, then is unreadable. Points without a
-// description are dropped; JSON that holds no point is an answer with no points, not an error.
-func KeyPoints(ctx context.Context, chat llm.Chatter, ps *prompts.Set, question, reportsText string) ([]prompts.Point, error) {
-	p, err := ps.KeyPoints(question, reportsText)
-	if err != nil {
-		return nil, err
-	}
-	msgs := Messages(p)
-	req := llm.ChatRequest{Stage: llm.StageMap, Messages: msgs, MaxTokens: KeyPointsMaxTokens, JSON: true, Judge: judgePoints,
-		Structured: &llm.Structured{Name: "key_points", Schema: prompts.PointsSchema(), Messages: msgs}}
-	points, err := AskTwice(ctx, chat, req, func(answer string) ([]prompts.Point, error) {
-		points, _, err := prompts.ParsePoints(answer)
-		return points, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("key points: %w", err)
-	}
-	return points, nil
 }

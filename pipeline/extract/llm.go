@@ -10,7 +10,7 @@ import (
 
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
-	"github.com/stratarag/strata/internal/llmtask"
+	"github.com/stratarag/strata/internal/llmtask/extraction"
 	"github.com/stratarag/strata/prompts"
 )
 
@@ -65,18 +65,18 @@ func (o LLMOptions) withDefaults() LLMOptions {
 	return o
 }
 
-// LLM extracts entities and relations with a chat model, using the prompts of package prompts.
+// LLM extracts entities and relations with a chat model (the task of
+// internal/llmtask/extraction).
 type LLM struct {
-	chat    llm.Chatter
-	prompts *prompts.Set
-	opts    LLMOptions
-	model   string
+	chat  llm.Chatter
+	opts  LLMOptions
+	model string
 }
 
 // NewLLM returns an LLM extractor calling chat (normally an *llm.Client, which brings retries,
 // rate limits, the cache and accounting). An unknown Mode makes Extract fail.
 func NewLLM(chat llm.Chatter, opts LLMOptions) *LLM {
-	x := &LLM{chat: chat, prompts: prompts.New(), opts: opts.withDefaults(), model: "unknown"}
+	x := &LLM{chat: chat, opts: opts.withDefaults(), model: "unknown"}
 	if c, ok := chat.(interface{ Config() llm.Config }); ok {
 		x.model = c.Config().ChatModel
 	}
@@ -90,52 +90,43 @@ var _ Extractor = (*LLM)(nil)
 func (x *LLM) Name() string {
 	types := sha256.Sum256([]byte(strings.Join(x.opts.EntityTypes, "\x00")))
 	return fmt.Sprintf("llm:%s:%s:glean%d:prompts-%s:types-%s", x.model, x.opts.Mode, x.opts.Gleaning,
-		x.prompts.Version(), hex.EncodeToString(types[:])[:6])
+		extraction.Version(), hex.EncodeToString(types[:])[:6])
 }
 
 // Options returns the effective options.
 func (x *LLM) Options() LLMOptions { return x.opts }
 
-// Extract implements Extractor. Malformed records are dropped and counted in Result.Dropped, and
-// an answer with no readable record is a chunk without entities: unlike the tasks of package
-// llmtask, extraction salvages every answer and never returns prompts.ErrUnreadable. Only a
-// failed call (after the client's retries) or cancellation is an error. Each answer is judged
-// with llmtask.JudgeRecords, so an *llm.Client counts salvaged answers per stage and does not
-// cache them: a later run (a fresh store reusing the cache) asks for them again.
+// Extract implements Extractor with the task of internal/llmtask/extraction. Malformed records
+// are dropped and counted in Result.Dropped, and an answer with no readable record is a chunk
+// without entities: unlike the other model tasks, extraction salvages every answer and never
+// returns prompts.ErrUnreadable. Only a failed call (after the client's retries) or
+// cancellation is an error. Each answer is judged with llmtask.JudgeRecords, so an
+// *llm.Client counts salvaged answers per stage and does not cache them: a later run (a fresh
+// store reusing the cache) asks for them again.
 func (x *LLM) Extract(ctx context.Context, text string) (Result, error) {
 	if strings.TrimSpace(text) == "" {
 		return Result{}, ctx.Err()
 	}
-	in := prompts.ExtractInput{Text: text, EntityTypes: x.opts.EntityTypes}
+	in := extraction.Input{Text: text, EntityTypes: x.opts.EntityTypes}
+	call := func(stage string) extraction.Call {
+		return extraction.Call{Stage: stage, MaxTokens: x.opts.MaxTokens, Gleaning: x.opts.Gleaning}
+	}
 	var m merger
 	switch x.opts.Mode {
 	case ModeCombined:
-		p, err := x.task(in, true, true, x.prompts.Combined)
-		if err != nil {
-			return Result{}, err
-		}
-		if err := x.conversation(ctx, p, llm.StageExtract, prompts.GleanAll, &m); err != nil {
+		if err := extraction.Ask(ctx, x.chat, extraction.KindCombined, in, nil, call(llm.StageExtract), m.add); err != nil {
 			return Result{}, err
 		}
 	case ModeTwoPass:
-		p, err := x.task(in, true, false, x.prompts.Entities)
-		if err != nil {
-			return Result{}, err
-		}
 		var ents merger
-		if err := x.conversation(ctx, p, llm.StageExtract, prompts.GleanEntities, &ents); err != nil {
+		if err := extraction.Ask(ctx, x.chat, extraction.KindEntities, in, nil, call(llm.StageExtract), ents.add); err != nil {
 			return Result{}, err
 		}
 		m.dropped = ents.dropped
 		m.addEntities(ents.entities)
 		if len(m.entities) > 0 {
-			found := m.records()
-			p, err := x.task(in, false, true, func(in prompts.ExtractInput) (prompts.Prompt, error) { return x.prompts.Relations(in, found) })
-			if err != nil {
-				return Result{}, err
-			}
 			var rels merger
-			if err := x.conversation(ctx, p, llm.StageRelations, prompts.GleanRelations, &rels); err != nil {
+			if err := extraction.Ask(ctx, x.chat, extraction.KindRelations, in, m.records(), call(llm.StageRelations), rels.add); err != nil {
 				return Result{}, err
 			}
 			m.dropped += rels.dropped
@@ -145,63 +136,6 @@ func (x *LLM) Extract(ctx context.Context, text string) (Result, error) {
 		return Result{}, fmt.Errorf("LLM extractor: unknown mode %q", x.opts.Mode)
 	}
 	return m.result(), nil
-}
-
-// structuredPrompt is an extraction prompt in its two forms: delimited records, and JSON
-// following a schema for servers that enforce one. One parser (prompts.ParseRecords) reads both.
-type structuredPrompt struct {
-	text, json prompts.Prompt
-	schema     []byte
-}
-
-// task renders an extraction prompt in both forms.
-func (x *LLM) task(in prompts.ExtractInput, entities, relations bool, render func(prompts.ExtractInput) (prompts.Prompt, error)) (structuredPrompt, error) {
-	text, err := render(in)
-	if err != nil {
-		return structuredPrompt{}, err
-	}
-	in.JSON = true
-	js, err := render(in)
-	if err != nil {
-		return structuredPrompt{}, err
-	}
-	return structuredPrompt{text: text, json: js, schema: prompts.ExtractionSchema(in.EntityTypes, entities, relations)}, nil
-}
-
-func messages(p prompts.Prompt) []llm.Message {
-	return []llm.Message{{Role: llm.RoleSystem, Content: p.System}, {Role: llm.RoleUser, Content: p.User}}
-}
-
-// conversation runs one extraction prompt and its gleaning rounds, in one chat, into m.
-func (x *LLM) conversation(ctx context.Context, p structuredPrompt, stage string, kind prompts.GleanKind, m *merger) error {
-	msgs, jsonMsgs := messages(p.text), messages(p.json)
-	request := func(stage string) llm.ChatRequest {
-		return llm.ChatRequest{Stage: stage, Messages: msgs, MaxTokens: x.opts.MaxTokens, Judge: llmtask.JudgeRecords,
-			Structured: &llm.Structured{Name: "extraction", Schema: p.schema, Messages: jsonMsgs}}
-	}
-	resp, err := x.chat.Chat(ctx, request(stage))
-	if err != nil {
-		return fmt.Errorf("extract (%s): %w", stage, err)
-	}
-	m.add(prompts.ParseRecords(resp.Content))
-	for round := 0; round < x.opts.Gleaning; round++ {
-		follow, err := x.prompts.Glean(kind)
-		if err != nil {
-			return err
-		}
-		// Both forms carry the answer as it came: a server that took the schema for the first
-		// question takes it for the follow-up too.
-		turn := []llm.Message{{Role: llm.RoleAssistant, Content: resp.Content}, {Role: llm.RoleUser, Content: follow}}
-		msgs, jsonMsgs = append(msgs, turn...), append(jsonMsgs, turn...)
-		resp, err = x.chat.Chat(ctx, request(llm.StageGlean))
-		if err != nil {
-			return fmt.Errorf("extract (%s, gleaning round %d): %w", stage, round+1, err)
-		}
-		if m.add(prompts.ParseRecords(resp.Content)) == 0 {
-			break // nothing new: another round would find nothing either
-		}
-	}
-	return nil
 }
 
 // merger collects records from the answers about one chunk, merging repeats: an entity named

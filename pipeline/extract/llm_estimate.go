@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/internal/llmtask/extraction"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/prompts"
 )
@@ -94,11 +95,11 @@ func (x *LLM) estimateChunk(tok llm.Counter, text string) (llm.Estimate, error) 
 		return est, nil
 	}
 	chunk := tok.Count(text)
-	in := prompts.ExtractInput{Text: text, EntityTypes: x.opts.EntityTypes}
+	in := extraction.Input{Text: text, EntityTypes: x.opts.EntityTypes}
 	if f, ok := x.chat.(interface{ Format() llm.Format }); ok {
 		in.JSON = f.Format() != llm.FormatText // the prompt that will be sent
 	}
-	follow, err := x.prompts.Glean(prompts.GleanAll)
+	follow, err := extraction.Glean(extraction.KindCombined)
 	if err != nil {
 		return est, err
 	}
@@ -117,19 +118,19 @@ func (x *LLM) estimateChunk(tok llm.Counter, text string) (llm.Estimate, error) 
 	}
 	switch x.opts.Mode {
 	case ModeCombined:
-		p, err := x.prompts.Combined(in)
+		p, err := extraction.Combined(in)
 		if err != nil {
 			return est, err
 		}
 		conversation(llm.StageExtract, count(p), x.completion(chunk, CombinedCompletionRatio))
 	case ModeTwoPass:
-		p, err := x.prompts.Entities(in)
+		p, err := extraction.Entities(in)
 		if err != nil {
 			return est, err
 		}
 		entAnswer := x.completion(chunk, EntityCompletionRatio)
 		conversation(llm.StageExtract, count(p), entAnswer)
-		r, err := x.prompts.Relations(in, nil)
+		r, err := extraction.Relations(in, nil)
 		if err != nil {
 			return est, err
 		}
@@ -162,7 +163,7 @@ func (p *cacheProbe) Chat(_ context.Context, req llm.ChatRequest) (llm.ChatRespo
 // when every call Extract would make is cached.
 func (x *LLM) cachedCalls(ctx context.Context, lookup func(llm.ChatRequest) (llm.ChatResponse, bool), text string) (map[string]int, bool) {
 	probe := &cacheProbe{lookup: lookup, calls: map[string]int{}}
-	replay := &LLM{chat: probe, prompts: x.prompts, opts: x.opts, model: x.model}
+	replay := &LLM{chat: probe, opts: x.opts, model: x.model}
 	if _, err := replay.Extract(ctx, text); err != nil {
 		return nil, false
 	}

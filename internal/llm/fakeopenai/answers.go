@@ -82,10 +82,18 @@ func overlap(line string, q map[string]bool) int {
 
 var questionRe = regexp.MustCompile(`(?m)^Question:\s*(.*)$`)
 
+// What the fake reads in an answer request, as a model would: the task title and the data fence
+// of internal/llmtask/answer (which calls internal/llm, whose tests use this package, so it
+// cannot be imported here; TestTaskNames checks the copies).
+const (
+	answerTask  = "Answer with citations"
+	answerLabel = "CONTEXT"
+)
+
 // answerAnswer picks the context line that shares most words with the question and cites the
 // source id in force at that line.
 func answerAnswer(user string) string {
-	ctx, _ := prompts.Unfence(user, prompts.ContextLabel)
+	ctx, _ := prompts.Unfence(user, answerLabel)
 	q := ""
 	if m := questionRe.FindStringSubmatch(user); m != nil {
 		q = m[1]
@@ -153,13 +161,21 @@ func reportAnswer(text string) string {
 	return string(b)
 }
 
+// What the fake reads in a key-points request, as a model would: the task title and the data
+// fence of internal/llmtask/keypoints (which calls internal/llm, whose tests use this package, so
+// it cannot be imported here; TestTaskNames checks the copies).
+const (
+	keyPointsTask  = "Key points for a question"
+	keyPointsLabel = "REPORTS"
+)
+
 // keyPointsAnswer scores the report lines that share words with the question.
 func keyPointsAnswer(user string) string {
 	q := ""
 	if m := questionRe.FindStringSubmatch(user); m != nil {
 		q = m[1]
 	}
-	reports, _ := prompts.Unfence(user, prompts.ReportsLabel)
+	reports, _ := prompts.Unfence(user, keyPointsLabel)
 	qw := questionWords(q)
 	type point struct {
 		Description string `json:"description"`

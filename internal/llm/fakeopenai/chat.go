@@ -165,31 +165,31 @@ func (s *Server) answer(msgs []chatMessage, asJSON bool) (task, answer string, r
 		}
 	}
 	task = prompts.TaskOf(system)
-	if strings.HasPrefix(strings.TrimSpace(lastUser), "# "+prompts.FollowUpGlean) && lastUser != firstUser {
-		passage, _ := prompts.Unfence(firstUser, prompts.PassageLabel)
+	if strings.HasPrefix(strings.TrimSpace(lastUser), "# "+extractFollowUp) && lastUser != firstUser {
+		passage, _ := prompts.Unfence(firstUser, extractLabel)
 		g := gleanAnswer(task, passage)
 		return "glean", g.text, g.records
 	}
 	switch task {
-	case prompts.TaskCombined, prompts.TaskEntities:
-		passage, _ := prompts.Unfence(firstUser, prompts.PassageLabel)
+	case extractCombinedTask, extractEntitiesTask:
+		passage, _ := prompts.Unfence(firstUser, extractLabel)
 		ents, rels := extractGraph(passage)
-		if task == prompts.TaskEntities {
+		if task == extractEntitiesTask {
 			rels = nil
 		}
 		return task, format(ents, rels), len(ents) + len(rels)
-	case prompts.TaskRelations:
-		passage, _ := prompts.Unfence(firstUser, prompts.PassageLabel)
+	case extractRelationsTask:
+		passage, _ := prompts.Unfence(firstUser, extractLabel)
 		rels := relationsAmong(passage, listedEntities(firstUser))
 		return task, format(nil, rels), len(rels)
 	case summarizeTask:
 		return task, summarizeAnswer(system, firstUser), 0
-	case prompts.TaskAnswer:
+	case answerTask:
 		return task, answerAnswer(firstUser), 0
 	case reportTask:
 		text, _ := prompts.Unfence(firstUser, reportLabel)
 		return task, reportAnswer(text), 0
-	case prompts.TaskKeyPoints:
+	case keyPointsTask:
 		return task, keyPointsAnswer(firstUser), 0
 	case summaryRelationTask:
 		return task, summaryRelationAnswer(firstUser), 0

@@ -275,15 +275,27 @@ type gleaned struct {
 	records int
 }
 
+// What the fake reads in an extraction request, as a model would: the task titles, the
+// gleaning follow-up's heading and the data fence of internal/llmtask/extraction (which calls
+// internal/llm, whose tests use this package, so it cannot be imported here; TestTaskNames
+// checks the copies).
+const (
+	extractCombinedTask  = "Entity and relationship extraction"
+	extractEntitiesTask  = "Entity extraction"
+	extractRelationsTask = "Relationship extraction"
+	extractFollowUp      = "Follow-up: missed records"
+	extractLabel         = "PASSAGE"
+)
+
 // gleanAnswer answers the "missed records" follow-up with what the first pass left out.
 func gleanAnswer(task, passage string) gleaned {
 	ss := sentences(passage)
 	first, missed := entitySets(ss)
 	switch task {
-	case prompts.TaskEntities:
+	case extractEntitiesTask:
 		ents := entityRecords(missed, ss)
 		return gleaned{prompts.FormatRecords(ents, nil), len(ents)}
-	case prompts.TaskCombined:
+	case extractCombinedTask:
 		ents := entityRecords(missed, ss)
 		known := map[[2]string]bool{}
 		for _, r := range relations(ss, toSet(first)) {

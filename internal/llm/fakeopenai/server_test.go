@@ -12,6 +12,9 @@ import (
 
 	"github.com/stratarag/strata/internal/llmtask/summaryentities"
 
+	"github.com/stratarag/strata/internal/llmtask/answer"
+	"github.com/stratarag/strata/internal/llmtask/extraction"
+	"github.com/stratarag/strata/internal/llmtask/keypoints"
 	"github.com/stratarag/strata/internal/llmtask/report"
 
 	"github.com/stratarag/strata/internal/llmtask/summarize"
@@ -78,9 +81,8 @@ func chatBody(p prompts.Prompt, extra ...map[string]any) map[string]any {
 
 func TestExtractionAnswers(t *testing.T) {
 	s := newServer(t, Options{})
-	ps := prompts.New()
-	in := prompts.ExtractInput{Text: passage, EntityTypes: []string{"person", "organization", "location", "event"}}
-	comb, _ := ps.Combined(in)
+	in := extraction.Input{Text: passage, EntityTypes: []string{"person", "organization", "location", "event"}}
+	comb, _ := extraction.Combined(in)
 	r := post(t, s, "/v1/chat/completions", chatBody(comb))
 	recs := prompts.ParseRecords(r.content)
 	if r.status != 200 || recs.Dropped != 0 || !recs.Complete {
@@ -106,16 +108,16 @@ func TestExtractionAnswers(t *testing.T) {
 	}
 
 	// Two-pass gives the same graph.
-	ent, _ := ps.Entities(in)
+	ent, _ := extraction.Entities(in)
 	er := prompts.ParseRecords(post(t, s, "/v1/chat/completions", chatBody(ent)).content)
-	rel, _ := ps.Relations(in, er.Entities)
+	rel, _ := extraction.Relations(in, er.Entities)
 	rr := prompts.ParseRecords(post(t, s, "/v1/chat/completions", chatBody(rel)).content)
 	if len(er.Entities) != len(recs.Entities) || len(rr.Relationships) != len(recs.Relationships) || len(er.Relationships) != 0 {
 		t.Errorf("two-pass: %d entities %d relations, combined: %d %d", len(er.Entities), len(rr.Relationships), len(recs.Entities), len(recs.Relationships))
 	}
 
 	// Gleaning finds the single-mention name.
-	glean, _ := ps.Glean(prompts.GleanAll)
+	glean, _ := extraction.Glean(extraction.KindCombined)
 	body := chatBody(comb)
 	body["messages"] = append(body["messages"].([]map[string]any),
 		map[string]any{"role": "assistant", "content": r.content}, map[string]any{"role": "user", "content": glean})
@@ -123,14 +125,14 @@ func TestExtractionAnswers(t *testing.T) {
 	if len(g.Entities) != 2 || g.Entities[1].Name != "Brenna" || len(g.Relationships) == 0 {
 		t.Errorf("glean: %+v", g)
 	}
-	if c := s.Counts(); c.Chat != 4 || c.ByTask["glean"] != 1 || c.ByTask[prompts.TaskCombined] != 1 {
+	if c := s.Counts(); c.Chat != 4 || c.ByTask["glean"] != 1 || c.ByTask[extraction.TaskCombined] != 1 {
 		t.Errorf("counts %+v", c)
 	}
 }
 
 func TestMalformedAnswersBreakCountedRecords(t *testing.T) {
 	s := newServer(t, Options{MalformedRate: 1})
-	comb, _ := prompts.New().Combined(prompts.ExtractInput{Text: passage, EntityTypes: []string{"person"}})
+	comb, _ := extraction.Combined(extraction.Input{Text: passage, EntityTypes: []string{"person"}})
 	r := post(t, s, "/v1/chat/completions", chatBody(comb))
 	recs := prompts.ParseRecords(r.content)
 	c := s.Counts()
@@ -144,7 +146,7 @@ func TestMalformedAnswersBreakCountedRecords(t *testing.T) {
 
 func TestUnreadableAnswersHoldNothing(t *testing.T) {
 	s := newServer(t, Options{UnreadableRate: 1, MalformedRate: 1})
-	comb, _ := prompts.New().Combined(prompts.ExtractInput{Text: passage, EntityTypes: []string{"person"}})
+	comb, _ := extraction.Combined(extraction.Input{Text: passage, EntityTypes: []string{"person"}})
 	r := post(t, s, "/v1/chat/completions", chatBody(comb))
 	recs := prompts.ParseRecords(r.content)
 	c := s.Counts()
@@ -158,7 +160,7 @@ func TestUnreadableAnswersHoldNothing(t *testing.T) {
 
 func TestMaxTokensTruncates(t *testing.T) {
 	s := newServer(t, Options{})
-	comb, _ := prompts.New().Combined(prompts.ExtractInput{Text: passage, EntityTypes: []string{"person"}})
+	comb, _ := extraction.Combined(extraction.Input{Text: passage, EntityTypes: []string{"person"}})
 	r := post(t, s, "/v1/chat/completions", chatBody(comb, map[string]any{"max_tokens": 20}))
 	if r.finish != "length" || r.usage.CompletionTokens != 20 {
 		t.Errorf("finish %q, completion tokens %d", r.finish, r.usage.CompletionTokens)
@@ -206,12 +208,11 @@ func TestTimeoutFaultHangsUntilClientGivesUp(t *testing.T) {
 
 func TestOtherTasks(t *testing.T) {
 	s := newServer(t, Options{})
-	ps := prompts.New()
 	sum, _ := summarize.Prompt("Ilsa Marrow", []string{"Ilsa Marrow founded the guild. She was strict.", "Ilsa Marrow founded the guild. Again.", "She led it until 1124."}, 12)
 	if got := post(t, s, "/v1/chat/completions", chatBody(sum)).content; !strings.HasPrefix(got, "Ilsa Marrow founded the guild. Ilsa Marrow: ") && len(strings.Fields(got)) > 13 {
 		t.Errorf("summary %q", got)
 	}
-	ans, _ := ps.Answer("Who founded the guild?", "[doc:guild] Ilsa Marrow founded the guild in 1102.\n[doc:port] Port Avel is a port.")
+	ans, _ := answer.Prompt("Who founded the guild?", "[doc:guild] Ilsa Marrow founded the guild in 1102.\n[doc:port] Port Avel is a port.")
 	if got := post(t, s, "/v1/chat/completions", chatBody(ans)).content; !strings.Contains(got, "[doc:guild]") {
 		t.Errorf("answer %q", got)
 	}
@@ -220,7 +221,7 @@ func TestOtherTasks(t *testing.T) {
 	if err != nil || r.Title != "Ilsa Marrow and Saltmere Guild" || len(r.Findings) == 0 {
 		t.Errorf("report %+v %v", r, err)
 	}
-	kp, _ := ps.KeyPoints("Who founded the guild?", "[report:0-1] The guild was founded by Ilsa Marrow.\n[report:0-2] Ships.")
+	kp, _ := keypoints.Prompt("Who founded the guild?", "[report:0-1] The guild was founded by Ilsa Marrow.\n[report:0-2] Ships.")
 	pts, _, err := prompts.ParsePoints(post(t, s, "/v1/chat/completions", chatBody(kp)).content)
 	if err != nil || len(pts) != 1 || pts[0].Score <= 0 {
 		t.Errorf("points %+v %v", pts, err)
@@ -263,7 +264,7 @@ func TestCorpusSmoke(t *testing.T) {
 		t.Skip("corpus not available")
 	}
 	s := newServer(t, Options{})
-	comb, _ := prompts.New().Combined(prompts.ExtractInput{Text: string(b), EntityTypes: []string{"person"}})
+	comb, _ := extraction.Combined(extraction.Input{Text: string(b), EntityTypes: []string{"person"}})
 	recs := prompts.ParseRecords(post(t, s, "/v1/chat/completions", chatBody(comb)).content)
 	if len(recs.Entities) < 5 || len(recs.Relationships) < 5 || recs.Dropped != 0 {
 		t.Errorf("corpus: %d entities, %d relations, %d dropped", len(recs.Entities), len(recs.Relationships), recs.Dropped)
@@ -282,6 +283,12 @@ func TestTaskNames(t *testing.T) {
 		{summarizeTask, summarizeLabel, summarize.Task, summarize.Label},
 		{reportTask, reportLabel, report.Task, report.Label},
 		{summaryEntitiesTask, summaryEntitiesLabel, summaryentities.Task, summaryentities.Label},
+		{keyPointsTask, keyPointsLabel, keypoints.Task, keypoints.Label},
+		{extractCombinedTask, extractLabel, extraction.TaskCombined, extraction.Label},
+		{extractEntitiesTask, extractLabel, extraction.TaskEntities, extraction.Label},
+		{extractRelationsTask, extractLabel, extraction.TaskRelations, extraction.Label},
+		{extractFollowUp, extractLabel, extraction.FollowUp, extraction.Label},
+		{answerTask, answerLabel, answer.Task, answer.Label},
 	} {
 		if tc.fakeTask != tc.task || tc.fakeLabel != tc.label {
 			t.Errorf("the fake reads task %q fenced %q; the task writes %q fenced %q", tc.fakeTask, tc.fakeLabel, tc.task, tc.label)

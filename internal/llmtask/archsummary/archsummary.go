@@ -28,8 +28,8 @@ const Words = 80
 // MaxTokens caps the answer: a title and a summary of at most Words words.
 const MaxTokens = 300
 
-// The prompt is kept out of prompts/templates, whose digest (prompts.Set.Version) names the
-// extractor a store records: an index option's prompt does not change what extraction does, so
+// The prompt is kept out of the extraction templates, whose digest (extraction.Version) names
+// the extractor a store records: an index option's prompt does not change what extraction does, so
 // it must not make existing stores refuse their extractor.
 //
 //go:embed arch_summary.tmpl

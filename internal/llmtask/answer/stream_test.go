@@ -59,7 +59,7 @@ func TestAnswerStream(t *testing.T) {
 	for _, tc := range tests {
 		for _, size := range []int{1, 2, 3, 7, 1 << 10} {
 			var sent strings.Builder
-			a, err := generate(context.Background(), piecewise{tc.raw, size}, prompts.New(), "Who founded the guild?", contextText, Options{}, func(s string) {
+			a, err := GenerateStream(context.Background(), piecewise{tc.raw, size}, "Who founded the guild?", contextText, Options{}, func(s string) {
 				if s == "" {
 					t.Errorf("%s, pieces of %d: an empty piece", tc.name, size)
 				}
