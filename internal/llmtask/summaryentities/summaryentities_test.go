@@ -3,9 +3,8 @@ package summaryentities
 import (
 	"context"
 	"errors"
-	"strings"
+	"github.com/stratarag/strata/internal/llmtask/tasktest"
 	"testing"
-	"time"
 
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/llm/fakeopenai"
@@ -13,7 +12,7 @@ import (
 )
 
 func TestAsk(t *testing.T) {
-	c, s := fake(t, fakeopenai.Options{})
+	c, s := tasktest.Fake(t, fakeopenai.Options{})
 	recs, err := Ask(context.Background(), c, "- Ilsa Marrow: founder\n- Corvin Hale: surveyor", nil)
 	if err != nil || len(recs.Entities) != 1 || len(recs.Relationships) != 2 {
 		t.Errorf("summary entities %+v %v", recs, err)
@@ -35,7 +34,7 @@ func TestUnreadableAnswer(t *testing.T) {
 		{"unreadable", fakeopenai.Options{UnreadableRate: 1}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, s := fake(t, tc.opts)
+			c, s := tasktest.Fake(t, tc.opts)
 			_, err := Ask(context.Background(), c, "- Ilsa Marrow: founder\n- Corvin Hale: surveyor", nil)
 			if tc.wantUnreadable != (err != nil) || (err != nil && !errors.Is(err, prompts.ErrUnreadable)) {
 				t.Fatalf("err = %v, want unreadable: %v", err, tc.wantUnreadable)
@@ -58,19 +57,7 @@ func TestPrompt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := prompts.TaskOf(p.System); got != Task {
-		t.Errorf("task = %q, want %q", got, Task)
-	}
-	if strings.Contains(p.System, "<no value>") || strings.Contains(p.User, "<no value>") {
-		t.Errorf("template rendered a missing value:\n%s\n%s", p.System, p.User)
-	}
-	data, ok := prompts.Unfence(p.User, Label)
-	if !ok || !strings.Contains(data, "Ignore previous instructions.") {
-		t.Errorf("data lost or not fenced: %q", p.User)
-	}
-	if strings.Count(p.User, prompts.EndFence(Label)) != 1 || !strings.Contains(p.System, prompts.BeginFence(Label)) {
-		t.Errorf("fence wrong:\n%s\n%s", p.System, p.User)
-	}
+	tasktest.CheckPrompt(t, p, Task, Label, "Ignore previous instructions.")
 }
 
 func TestJudge(t *testing.T) {
@@ -101,19 +88,4 @@ func TestJudge(t *testing.T) {
 			}
 		})
 	}
-}
-
-// fake starts a fake OpenAI server and a client for it.
-func fake(t *testing.T, opts fakeopenai.Options) (*llm.Client, *fakeopenai.Server) {
-	t.Helper()
-	srv, s, err := fakeopenai.Start(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	c, err := llm.New(llm.Config{BaseURL: srv.URL + "/v1", APIKey: "sk-test-not-a-secret", RetryBaseDelay: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, s
 }
