@@ -27,8 +27,8 @@ func queryCommand() *cli.Command {
 			"search: entities, their relations, chunks and community reports), global (GraphRAG global search:\n" +
 			"community reports of one level, mapped to scored points by the model, ranked; offline, scored\n" +
 			"by similarity; keep --max-context-tokens within the model's window, it also sizes the map\n" +
-			"batches), arch (ArchRAG: the nearest attributed communities of every layer of a store ingested\n" +
-			"with --arch, descending from the top, filtered into scored points per layer, plus source\n" +
+			"batches), arch (ArchRAG: the nearest nodes of every layer of a store ingested with --arch,\n" +
+			"each layer searched on its own, filtered into scored points per layer, plus source\n" +
 			"chunks), lca (LeanRAG: entities, the summaries on the paths up to their lowest common ancestor\n" +
 			"and the relations among them, plus source chunks), and the ablations hi_local, hi_global,\n" +
 			"hi_bridge, hi_nobridge. With --json, stdout holds exactly one JSON object.\n\n" +
