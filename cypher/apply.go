@@ -311,8 +311,8 @@ func listIDs(ids []string) string {
 // makes the GDS projection of the graph as it was stale (see projection); metaChunkGeneration,
 // metaMentionGeneration, metaCommunityGeneration and metaDocumentGeneration make a resident
 // reader's copies of the chunks, the mentions, the community lists and the documents stale
-// (vectorcache.go, recordcache.go, mentions.go, communitycache.go). Deleting a document, chunk or entity deletes its
-// mentions too.
+// (vectorcache.go, recordcache.go, mentions.go, communitycache.go). Deleting a document, chunk
+// or entity deletes its mentions too.
 func generationsMoved(b *graph.Batch) []string {
 	var keys []string
 	if len(b.Entities)+len(b.Relations)+len(b.SummaryLinks)+len(b.DeleteEntities)+len(b.DeleteRelations) > 0 || b.ClearSummaries {

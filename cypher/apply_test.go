@@ -269,8 +269,7 @@ func TestApplyBumpsGeneration(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, f := newFakeStore(t, Config{}, "2.13.0")
-			srv := newSchemaServer()
-			f.answer = srv.answer
+			f.answer = newSchemaServer().answer
 			if err := s.Apply(t.Context(), tc.batch); err != nil {
 				t.Fatal(err)
 			}

@@ -20,10 +20,9 @@ const metaMentionGeneration = "mentions.generation"
 // generation of metaMentionGeneration, which each call reads (once per read scope) to tell
 // whether it is current.
 type residentMentions struct {
-	mu     sync.Mutex
-	loaded bool
-	gen    string
-	ix     *mentionindex.Index
+	mu  sync.Mutex
+	gen string
+	ix  *mentionindex.Index // nil until loaded
 }
 
 // residentDocumentLinks answers DocumentLinks from the in-memory mentions, loading them first
@@ -36,7 +35,7 @@ func (s *Store) residentDocumentLinks(ctx context.Context, ids []string, maxDocu
 	m := &s.mentions
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if !m.loaded || m.gen != gen {
+	if m.ix == nil || m.gen != gen {
 		if err := s.loadMentions(ctx, m); err != nil {
 			return nil, err
 		}
@@ -71,6 +70,6 @@ func (s *Store) loadMentions(ctx context.Context, m *residentMentions) error {
 			b.AddMention(id, e)
 		}
 	}
-	m.loaded, m.gen, m.ix = true, gen, b.Index()
+	m.gen, m.ix = gen, b.Index()
 	return nil
 }

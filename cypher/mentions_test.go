@@ -16,6 +16,6 @@ func TestResidentDocumentLinks(t *testing.T) {
 	storetest.DocumentLinksFollowWrites(t, plain, resident, func() bool {
 		resident.mentions.mu.Lock()
 		defer resident.mentions.mu.Unlock()
-		return resident.mentions.loaded
+		return resident.mentions.ix != nil
 	})
 }

@@ -63,11 +63,16 @@ func (r *driverRunner) one(ctx context.Context, write bool, q query, params map[
 		return nil, fmt.Errorf("%s: %w", q.name, err)
 	}
 	r.stmts.record(q.name, len(res.Records), time.Since(start))
-	out := make([]map[string]any, len(res.Records))
-	for i, rec := range res.Records {
+	return recordMaps(res.Records), nil
+}
+
+// recordMaps is every record as a map by column name.
+func recordMaps(records []*neo4j.Record) []map[string]any {
+	out := make([]map[string]any, len(records))
+	for i, rec := range records {
 		out[i] = rec.AsMap()
 	}
-	return out, nil
+	return out
 }
 
 // auto runs one statement in an auto-commit transaction on the write server. The driver does
@@ -148,9 +153,5 @@ func (t *driverTx) run(ctx context.Context, q query, params map[string]any) ([]m
 		t.failed = q.name
 		return nil, err
 	}
-	out := make([]map[string]any, len(records))
-	for i, rec := range records {
-		out[i] = rec.AsMap()
-	}
-	return out, nil
+	return recordMaps(records), nil
 }

@@ -85,18 +85,8 @@ func (s *Store) generation(ctx context.Context, key string) (string, error) {
 		vals, err := scope.Values(func() (map[string]string, error) { return s.MetaValues(ctx, generationKeys) })
 		return vals[key], err
 	}
-	return s.readMetaValue(ctx, key)
-}
-
-// readMetaValue reads one StrataMeta value; "" when it is not set.
-func (s *Store) readMetaValue(ctx context.Context, key string) (string, error) {
-	rows, err := s.readRows(ctx, qReadMeta, map[string]any{"key": key})
-	if err != nil || len(rows) == 0 {
-		return "", err
-	}
-	f := fields{m: rows[0]}
-	value := f.str("value")
-	return value, f.err
+	v, _, err := s.Meta(ctx, key)
+	return v, err
 }
 
 // loadVectors replaces the copy v by the vectors statement reads, with the generation under
