@@ -2,6 +2,7 @@ package answer
 
 import (
 	"context"
+	"github.com/stratarag/strata/internal/llmtask/tasktest"
 	"testing"
 
 	"github.com/stratarag/strata/internal/llm"
@@ -14,17 +15,6 @@ Ilsa Marrow founded the Saltmere Cartographers' Guild in 1102.
 Port Avel is a harbour town on the inner channels.
 [doc:charter.pdf pp.3-4 chunk:c3] Guild charter
 The charter of 1102 names Ilsa Marrow first master.`
-
-type canned struct {
-	resp llm.ChatResponse
-	err  error
-	req  llm.ChatRequest
-}
-
-func (c *canned) Chat(_ context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
-	c.req = req
-	return c.resp, c.err
-}
 
 // TestGeneratorAnswerNotes: the Generator passes on what the answer task found, the token limit
 // and the made-up citations, for the engine's answer notes.
@@ -42,7 +32,7 @@ func TestGeneratorAnswerNotes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			a, err := New(&canned{resp: tc.resp}, Options{}).Answer(context.Background(), "Who?", contextText)
+			a, err := New(&tasktest.CannedChat{Resp: tc.resp}, Options{}).Answer(context.Background(), "Who?", contextText)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -64,17 +64,6 @@ func TestGenerateWithFake(t *testing.T) {
 	}
 }
 
-type canned struct {
-	resp llm.ChatResponse
-	err  error
-	req  llm.ChatRequest
-}
-
-func (c *canned) Chat(_ context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
-	c.req = req
-	return c.resp, c.err
-}
-
 func TestGenerateStreamOptions(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -94,7 +83,7 @@ func TestGenerateStreamOptions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			chat := &canned{resp: llm.ChatResponse{Content: tc.answer, FinishReason: "length"}}
+			chat := &tasktest.CannedChat{Resp: llm.ChatResponse{Content: tc.answer, FinishReason: "length"}}
 			a, err := GenerateStream(context.Background(), chat, "Who?", contextText, tc.opts, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -102,22 +91,22 @@ func TestGenerateStreamOptions(t *testing.T) {
 			if a.Text != tc.want || len(a.Citations) != tc.cites || len(a.Removed) != tc.removed || !a.Truncated {
 				t.Errorf("got %+v", a)
 			}
-			if chat.req.Stage != llm.StageAnswer || chat.req.MaxTokens != DefaultMaxTokens {
-				t.Errorf("request %+v", chat.req)
+			if chat.Req.Stage != llm.StageAnswer || chat.Req.MaxTokens != DefaultMaxTokens {
+				t.Errorf("request %+v", chat.Req)
 			}
-			if data, ok := prompts.Unfence(chat.req.Messages[1].Content, Label); !ok || data != contextText {
-				t.Errorf("context not fenced as data: %q", chat.req.Messages[1].Content)
+			if data, ok := prompts.Unfence(chat.Req.Messages[1].Content, Label); !ok || data != contextText {
+				t.Errorf("context not fenced as data: %q", chat.Req.Messages[1].Content)
 			}
 		})
 	}
 }
 
 func TestGenerateErrors(t *testing.T) {
-	chat := &canned{}
+	chat := &tasktest.CannedChat{}
 	if _, err := Generate(context.Background(), chat, "Who?", "  "); !errors.Is(err, ErrEmptyContext) {
 		t.Errorf("empty context: %v", err)
 	}
-	if chat.req.Messages != nil {
+	if chat.Req.Messages != nil {
 		t.Error("empty context made a call")
 	}
 	if _, err := Generate(context.Background(), chat, "Who?", contextText); !errors.Is(err, prompts.ErrUnreadable) {
@@ -129,7 +118,7 @@ func TestGenerateErrors(t *testing.T) {
 	// The client's error names the stage already: it is returned as it is, for the caller to
 	// say what failed ("generate the answer: chat completion (answer, …)"), once.
 	apiErr := errors.New("chat completion (answer, model m): status 400")
-	if _, err := Generate(context.Background(), &canned{err: apiErr}, "Who?", contextText); err != apiErr {
+	if _, err := Generate(context.Background(), &tasktest.CannedChat{Err: apiErr}, "Who?", contextText); err != apiErr {
 		t.Errorf("API error: %v", err)
 	}
 }

@@ -1,5 +1,6 @@
 // Package tasktest holds what the model tasks' tests share: the check of a rendered prompt, a
-// fake OpenAI server with a client for it, and a chat that answers from a script.
+// fake OpenAI server with a client for it, and chats that answer from a script or with one
+// canned response.
 package tasktest
 
 import (
@@ -27,6 +28,19 @@ func Fake(t testing.TB, opts fakeopenai.Options) (*llm.Client, *fakeopenai.Serve
 		t.Fatal(err)
 	}
 	return c, s
+}
+
+// CannedChat answers every request with Resp and Err, and keeps the last request in Req.
+type CannedChat struct {
+	Resp llm.ChatResponse
+	Err  error
+	Req  llm.ChatRequest
+}
+
+// Chat implements llm.Chatter.
+func (c *CannedChat) Chat(_ context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
+	c.Req = req
+	return c.Resp, c.Err
 }
 
 // ScriptedChat answers each request with the next of Answers and records the requests.
