@@ -12,8 +12,9 @@ import json
 import os
 import subprocess
 import sys
-import threading
-import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "serve"))
+from latency import post, start_serve  # noqa: E402  (bench/serve/latency.py)
 
 
 def context(res):
@@ -37,25 +38,14 @@ def main(argv):
                                  check=True, capture_output=True, env=env, text=True)
             with open(os.path.join(out, "query", f"{mode}-{i}.json"), "w") as f:
                 f.write(context(json.loads(res.stdout)))
-    proc = subprocess.Popen([binary, "serve", "--addr", "127.0.0.1:0", "--log-format", "json",
-                             "--data-dir", data_dir], stderr=subprocess.PIPE, text=True, env=env)
-    url = None
-    for line in proc.stderr:
-        rec = json.loads(line)
-        if rec.get("message") == "serving":
-            url = rec["url"]
-            break
+    proc, url = start_serve(binary, data_dir, env)
     if url is None:
         print("strata serve exited without serving", file=sys.stderr)
         return 1
-    threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
     try:
         for mode in modes.split():
             for i, q in enumerate(questions, 1):
-                body = json.dumps({"question": q, "mode": mode, "context_only": True}).encode()
-                req = urllib.request.Request(url + "/query", data=body, headers={"Content-Type": "application/json"})
-                with urllib.request.urlopen(req) as resp:
-                    res = json.load(resp)
+                res = post(url, {"question": q, "mode": mode, "context_only": True})
                 with open(os.path.join(out, "serve", f"{mode}-{i}.json"), "w") as f:
                     f.write(context(res))
     finally:

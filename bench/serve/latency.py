@@ -52,6 +52,20 @@ def wait_idle(pid, limit=30.0):
     return time.perf_counter() - start
 
 
+def start_serve(binary, data_dir, env):
+    """Starts `strata serve` over data_dir on a free loopback port and returns the process and its
+    URL (None when it exited without serving)."""
+    proc = subprocess.Popen([binary, "serve", "--addr", "127.0.0.1:0", "--log-format", "json",
+                             "--data-dir", data_dir], stderr=subprocess.PIPE, text=True, env=env)
+    for line in proc.stderr:
+        rec = json.loads(line)
+        if rec.get("message") == "serving":
+            # The request log goes on; a reader keeps the pipe from filling.
+            threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
+            return proc, rec["url"]
+    return proc, None
+
+
 def post(url, body):
     req = urllib.request.Request(url + "/query", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req) as resp:
@@ -85,19 +99,10 @@ def main(argv):
             cli.append((time.perf_counter() - t) * 1000)
         rows.append((mode, "fresh process", cli, None))
 
-    proc = subprocess.Popen([binary, "serve", "--addr", "127.0.0.1:0", "--log-format", "json",
-                             "--data-dir", data_dir], stderr=subprocess.PIPE, text=True, env=env)
-    url = None
-    for line in proc.stderr:
-        rec = json.loads(line)
-        if rec.get("message") == "serving":
-            url = rec["url"]
-            break
+    proc, url = start_serve(binary, data_dir, env)
     if url is None:
         print("strata serve exited without serving", file=sys.stderr)
         return 1
-    # The request log goes on; a reader keeps the pipe from filling.
-    threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
     try:
         serve_rows = []
         for mode in modes:
