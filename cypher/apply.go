@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/stratarag/strata/internal/graph"
@@ -26,17 +27,23 @@ func (s *Store) Apply(ctx context.Context, b graph.Batch) error {
 	if err != nil {
 		return fmt.Errorf("cypher: apply: %w", err)
 	}
+	if d, err := strconv.Atoi(b.Meta[graph.MetaEmbeddingDims]); err == nil && d > 0 {
+		// The batch that records the embedding model creates all of its indexes at once:
+		// a schema change empties the server's plan cache, and later in an ingest that would
+		// replan every statement already run.
+		for _, idx := range vectorIndexes {
+			if _, ok := dims[idx]; !ok {
+				dims[idx] = d
+			}
+		}
+	}
 	if err := s.checkLease(); err != nil {
 		return err
 	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	for _, idx := range []graph.VectorIndex{graph.ChunkEmbedding, graph.EntityEmbedding, graph.CommunityEmbedding} {
-		if dim, ok := dims[idx]; ok {
-			if err := s.ensureVectorIndex(ctx, idx, dim); err != nil {
-				return fmt.Errorf("cypher: apply: %w", err)
-			}
-		}
+	if err := s.ensureVectorIndexes(ctx, dims); err != nil {
+		return fmt.Errorf("cypher: apply: %w", err)
 	}
 	if err := s.run.write(ctx, func(t tx) error { return s.applyTx(ctx, t, &b) }); err != nil {
 		return fmt.Errorf("cypher: apply: %w", err)

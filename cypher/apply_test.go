@@ -66,6 +66,35 @@ func testBatch() graph.Batch {
 	}
 }
 
+// The batch that records the embedding model creates every vector index at once, so that an
+// ingest changes the schema (and so empties the server's plan cache) once, before its writes.
+func TestApplyCreatesRecordedModelIndexes(t *testing.T) {
+	s, f := newFakeStore(t, Config{}, "")
+	srv := newSchemaServer()
+	f.answer = srv.answer
+	b := graph.Batch{
+		Documents: []graph.Document{{ID: "doc-1", Metadata: "{}"}},
+		Chunks:    []graph.Chunk{{ID: "c-1", DocumentID: "doc-1", Text: "x", Embedding: []float32{1, 0, 0}}},
+		Meta:      map[string]string{graph.MetaEmbeddingDims: "3"},
+	}
+	if err := s.Apply(t.Context(), b); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"chunk_embedding": 3, "entity_embedding": 3, "community_embedding": 3}
+	if !reflect.DeepEqual(srv.dims, want) {
+		t.Errorf("vector indexes %v, want %v", srv.dims, want)
+	}
+	if n := len(f.only(qSchemaAwait)); n != 1 {
+		t.Errorf("%d awaits, want the three indexes awaited together", n)
+	}
+
+	b.Meta[graph.MetaEmbeddingDims] = "4" // another model: the chunk index refuses it
+	b.Chunks[0].Embedding = []float32{1, 0, 0, 0}
+	if err := s.Apply(t.Context(), b); err == nil || !strings.Contains(err.Error(), "3-dimensional") {
+		t.Errorf("Apply with 4-dimensional embeddings into 3-dimensional indexes: %v, want a dimension error", err)
+	}
+}
+
 func TestApplyStatementsAndParams(t *testing.T) {
 	s, f := newFakeStore(t, Config{}, "")
 	srv := newSchemaServer()
@@ -74,9 +103,9 @@ func TestApplyStatementsAndParams(t *testing.T) {
 		t.Fatal(err)
 	}
 	sequence(t, f,
-		// vector indexes first, each in its own transactions: list, create, await, re-list
-		qSchemaVectorIndexes, qSchemaVectorChunk, qSchemaAwait, qSchemaVectorIndexes,
-		qSchemaVectorIndexes, qSchemaVectorEntity, qSchemaAwait, qSchemaVectorIndexes,
+		// vector indexes first, each statement a transaction of its own: list, create both,
+		// await them together, re-list
+		qSchemaVectorIndexes, qSchemaVectorChunk, qSchemaVectorEntity, qSchemaAwait, qSchemaVectorIndexes,
 		// then one write transaction: references the batch does not hold, the generations
 		// (one statement), writes
 		qMissingEntities, qBumpGeneration,

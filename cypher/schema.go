@@ -3,6 +3,7 @@ package cypher
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -11,6 +12,9 @@ import (
 
 // awaitSeconds bounds how long Open and a new vector index wait for indexes to come online.
 const awaitSeconds = 300
+
+// vectorIndexes are the store's vector indexes, in the order they are created.
+var vectorIndexes = []graph.VectorIndex{graph.ChunkEmbedding, graph.EntityEmbedding, graph.CommunityEmbedding}
 
 // vectorIndexQuery names the statement that creates each vector index.
 func vectorIndexQuery(idx graph.VectorIndex) (string, bool) {
@@ -68,13 +72,12 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 		if err != nil || dim <= 0 {
 			return fmt.Errorf("meta %s = %q is not a positive integer", graph.MetaEmbeddingDims, value)
 		}
-		for _, idx := range []graph.VectorIndex{graph.ChunkEmbedding, graph.EntityEmbedding, graph.CommunityEmbedding} {
-			if _, ok := dims[idx]; !ok {
-				online = false // created now
-			}
-			if err := s.ensureVectorIndex(ctx, idx, dim); err != nil {
-				return err
-			}
+		want := map[graph.VectorIndex]int{}
+		for _, idx := range vectorIndexes {
+			want[idx] = dim
+		}
+		if err := s.ensureVectorIndexes(ctx, want); err != nil {
+			return err
 		}
 	}
 	if online {
@@ -246,54 +249,84 @@ func (s *Store) rebuildVectorIndex(ctx context.Context, idx graph.VectorIndex, d
 // not seen the index yet (another process may have created it). ok is false when the index
 // does not exist, that is when no embeddings were ever written to it.
 func (s *Store) vectorDim(ctx context.Context, idx graph.VectorIndex) (dim int, ok bool, err error) {
-	s.dimsMu.Lock()
-	defer s.dimsMu.Unlock()
-	if dim, ok := s.dims[idx]; ok {
-		return dim, true, nil
-	}
-	dims, _, err := s.loadVectorDims(ctx)
-	if err != nil {
-		return 0, false, err
-	}
-	s.dims = dims
+	dims, err := s.vectorDims(ctx, map[graph.VectorIndex]int{idx: 0}, false)
 	dim, ok = dims[idx]
-	return dim, ok, nil
+	return dim, ok, err
 }
 
-// ensureVectorIndex creates the vector index with dim dimensions if it does not exist, and
-// fails if it exists with another dimension: Neo4j would silently leave such vectors out of the
-// index, so searches would miss them.
-func (s *Store) ensureVectorIndex(ctx context.Context, idx graph.VectorIndex, dim int) error {
-	have, ok, err := s.vectorDim(ctx, idx)
+// ensureVectorIndexes creates the vector indexes of want that do not exist, with the dimension
+// want gives each, and fails if one exists with another dimension: Neo4j would silently leave
+// such vectors out of the index, so searches would miss them. The indexes it creates are awaited
+// together, since every schema change also empties the server's plan cache.
+func (s *Store) ensureVectorIndexes(ctx context.Context, want map[graph.VectorIndex]int) error {
+	have, err := s.vectorDims(ctx, want, false)
 	if err != nil {
 		return err
 	}
-	if ok {
-		return checkDim(idx, have, dim)
+	created := false
+	for _, idx := range vectorIndexes {
+		dim, ok := want[idx]
+		if !ok {
+			continue
+		}
+		if d, ok := have[idx]; ok {
+			if err := checkDim(idx, d, dim); err != nil {
+				return err
+			}
+			continue
+		}
+		name, _ := vectorIndexQuery(idx)
+		if err := s.schemaWrite(ctx, name, map[string]any{"dimensions": int64(dim)}); err != nil {
+			return fmt.Errorf("create vector index %s: %w", idx, err)
+		}
+		created = true
 	}
-	name, known := vectorIndexQuery(idx)
-	if !known {
-		return fmt.Errorf("unknown vector index %q", idx)
-	}
-	if err := s.schemaWrite(ctx, name, map[string]any{"dimensions": int64(dim)}); err != nil {
-		return fmt.Errorf("create vector index %s: %w", idx, err)
+	if !created {
+		return nil
 	}
 	if err := s.awaitIndexes(ctx); err != nil {
 		return err
 	}
-	// Re-read rather than trust dim: a concurrent writer may have won the race with another
+	// Re-read rather than trust want: a concurrent writer may have won the race with another
 	// dimension, and IF NOT EXISTS would have kept its index.
-	s.dimsMu.Lock()
-	delete(s.dims, idx)
-	s.dimsMu.Unlock()
-	have, ok, err = s.vectorDim(ctx, idx)
-	if err != nil {
+	if have, err = s.vectorDims(ctx, want, true); err != nil {
 		return err
 	}
-	if !ok {
-		return fmt.Errorf("vector index %s was created but is not listed", idx)
+	for _, idx := range vectorIndexes {
+		dim, ok := want[idx]
+		if !ok {
+			continue
+		}
+		d, ok := have[idx]
+		if !ok {
+			return fmt.Errorf("vector index %s was created but is not listed", idx)
+		}
+		if err := checkDim(idx, d, dim); err != nil {
+			return err
+		}
 	}
-	return checkDim(idx, have, dim)
+	return nil
+}
+
+// vectorDims returns the dimensions of the vector indexes this process knows of, asking the
+// server when one of want is not known yet (another process may have created it) or reload is
+// set.
+func (s *Store) vectorDims(ctx context.Context, want map[graph.VectorIndex]int, reload bool) (map[graph.VectorIndex]int, error) {
+	s.dimsMu.Lock()
+	defer s.dimsMu.Unlock()
+	for idx := range want {
+		if _, ok := s.dims[idx]; !ok {
+			reload = true
+		}
+	}
+	if reload {
+		dims, _, err := s.loadVectorDims(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.dims = dims
+	}
+	return maps.Clone(s.dims), nil
 }
 
 func checkDim(idx graph.VectorIndex, have, want int) error {

@@ -45,6 +45,10 @@ func LoadDocuments(ctx context.Context, paths []string, log zerolog.Logger) ([]l
 // checkChunks compares each document's stored chunks with the chunks this run cuts, so that a
 // document whose text is unchanged is re-chunked all the same when the chunk settings changed.
 func (in *Ingester) documents(ctx context.Context, docs []load.Document, meta map[string]string, checkChunks bool, rep *Report) error {
+	stored, err := in.storedDocuments(ctx, docs)
+	if err != nil {
+		return err
+	}
 	if in.Progress != nil {
 		in.Progress.Start(len(docs))
 		defer in.Progress.Finish()
@@ -69,7 +73,7 @@ func (in *Ingester) documents(ctx context.Context, docs []load.Document, meta ma
 	for range in.Options.Concurrency {
 		g.Go(func() error {
 			for i := range next {
-				p := in.prepare(gctx, docs[i], checkChunks)
+				p := in.prepare(gctx, docs[i], stored[docs[i].ID], checkChunks)
 				if p.err != nil && gctx.Err() != nil {
 					return gctx.Err()
 				}
@@ -188,7 +192,31 @@ type prepared struct {
 	err            error
 }
 
-func (in *Ingester) prepare(ctx context.Context, d load.Document, checkChunks bool) prepared {
+// storedDocuments reads the stored versions of docs in a few statements rather than one per
+// document: on Neo4j each read is a round trip that competes with the writes for the server.
+// Nothing else writes documents while the run holds the store's lease.
+func (in *Ingester) storedDocuments(ctx context.Context, docs []load.Document) (map[string]*graph.Document, error) {
+	const batch = 500
+	stored := make(map[string]*graph.Document)
+	for start := 0; start < len(docs); start += batch {
+		part := docs[start:min(start+batch, len(docs))]
+		ids := make([]string, len(part))
+		for i, d := range part {
+			ids[i] = d.ID
+		}
+		got, err := in.Store.Documents(ctx, ids)
+		if err != nil {
+			return nil, fmt.Errorf("read stored documents: %w", err)
+		}
+		for i := range got {
+			stored[got[i].ID] = &got[i]
+		}
+	}
+	return stored, nil
+}
+
+// prepare chunks a document and compares it with stored, its stored version (nil for a new one).
+func (in *Ingester) prepare(ctx context.Context, d load.Document, stored *graph.Document, checkChunks bool) prepared {
 	p := prepared{doc: d, sha: sha256Hex(d.Text), metadata: "{}"}
 	if d.Metadata != nil {
 		b, err := json.Marshal(d.Metadata)
@@ -198,13 +226,8 @@ func (in *Ingester) prepare(ctx context.Context, d load.Document, checkChunks bo
 		}
 		p.metadata = string(b)
 	}
-	stored, err := in.Store.Documents(ctx, []string{d.ID})
-	if err != nil {
-		p.err = fmt.Errorf("read document %s: %w", d.ID, err)
-		return p
-	}
-	if len(stored) == 1 {
-		p.stored = &stored[0]
+	if stored != nil {
+		p.stored = stored
 		if err := in.released(ctx, &p); err != nil {
 			p.err = err
 			return p

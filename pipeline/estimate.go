@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/pipeline/chunk"
 	"github.com/stratarag/strata/pipeline/load"
@@ -85,8 +86,12 @@ func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, err
 	if docs, _, err = dedupeIDs(docs, in.Log); err != nil {
 		return est, err
 	}
+	var storedDocs map[string]*graph.Document
 	if stored {
 		if err := in.checkStoredOwners(ctx, docs); err != nil {
+			return est, err
+		}
+		if storedDocs, err = in.storedDocuments(ctx, docs); err != nil {
 			return est, err
 		}
 	}
@@ -110,7 +115,7 @@ func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, err
 			}
 			continue
 		}
-		p := in.prepare(ctx, d, plan.checkChunks)
+		p := in.prepare(ctx, d, storedDocs[d.ID], plan.checkChunks)
 		if p.err != nil {
 			return est, p.err
 		}
