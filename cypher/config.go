@@ -32,8 +32,9 @@ type Config struct {
 	// Resident keeps what queries read often in this process, for a long-lived reader (strata
 	// serve): the entity and chunk vectors, searched exactly in memory (vectorcache.go), the
 	// mentions, which answer DocumentLinks (mentions.go), the community lists of
-	// CommunitiesByLevel (communitycache.go) and the chunks and documents it read
-	// (recordcache.go), each kept for one generation of what it copies; the generations are
+	// CommunitiesByLevel (communitycache.go), the chunks and documents it read
+	// (recordcache.go) and the entity projection, in which it finds paths as GDS does
+	// (residentpaths.go), each kept for one generation of what it copies; the generations are
 	// read once per graph.WithReadScope. A short-lived process is faster without:
 	// loading them costs more than the searches it saves.
 	Resident bool

@@ -125,6 +125,14 @@ func (s *Store) findPaths(ctx context.Context, reqs []graph.PathRequest, maxHops
 // Dijkstra runs, and answers neighbours without it. Requests keep the orientation orient gives
 // the whole set: Dijkstra from the other end may pick another of several shortest paths.
 func (s *Store) gdsPaths(ctx context.Context, reqs []graph.PathRequest, maxHops int) ([]graph.Path, error) {
+	if s.resident {
+		paths, ok, err := s.residentGDSPaths(ctx, reqs, maxHops)
+		if ok || ctx.Err() != nil {
+			return paths, err
+		}
+		// Otherwise the statements answer: without the projection they fail and plain
+		// Cypher answers, as in a fresh process.
+	}
 	statement := qPathsGDS
 	params := map[string]any{"prefix": s.projectionPrefix, "key": metaEntityGraphGeneration}
 	if maxHops <= shortPathHops {

@@ -46,6 +46,7 @@ type Store struct {
 	vectors     map[graph.VectorIndex]*residentVectors
 	mentions    residentMentions
 	communities residentCommunities
+	paths       residentPaths
 	// chunkCache and documentCache are a resident store's copies of the records it read.
 	chunkCache    recordCache[graph.Chunk]
 	documentCache recordCache[graph.Document]
