@@ -57,7 +57,7 @@ func TestResidentCommunities(t *testing.T) {
 	same("after a report")
 
 	scoped := graph.WithReadScope(ctx)
-	metaBefore, levelBefore := statementCalls(resident, qReadMetaKeys), statementCalls(resident, qReadCommunitiesLevel)
+	metaBefore, levelBefore := statementCalls(resident, qReadGenerations), statementCalls(resident, qReadCommunitiesLevel)
 	for range 3 {
 		if _, err := resident.CommunitiesByLevel(scoped, 0); err != nil {
 			t.Fatal(err)
@@ -66,7 +66,7 @@ func TestResidentCommunities(t *testing.T) {
 	if _, err := resident.DocumentLinks(scoped, []string{"missing"}, 3); err != nil {
 		t.Fatal(err)
 	}
-	if n := statementCalls(resident, qReadMetaKeys) - metaBefore; n != 1 {
+	if n := statementCalls(resident, qReadGenerations) - metaBefore; n != 1 {
 		t.Errorf("one read scope read the generations %d times, want 1", n)
 	}
 	if n := statementCalls(resident, qReadCommunitiesLevel) - levelBefore; n != 0 {

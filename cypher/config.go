@@ -30,7 +30,8 @@ type Config struct {
 	// Past it the command fails with an error for which Disconnected holds.
 	RetryTime time.Duration
 	// Resident keeps what queries read often in this process, for a long-lived reader (strata
-	// serve): the entity and chunk vectors, searched exactly in memory (vectorcache.go), the
+	// serve): the entity and chunk vectors, searched exactly in memory and the source of
+	// ExpandLocal's embeddings (vectorcache.go), the
 	// mentions, which answer DocumentLinks (mentions.go), the community lists of
 	// CommunitiesByLevel (communitycache.go), the chunks and documents it read
 	// (recordcache.go) and the entity projection, in which it finds paths as GDS does

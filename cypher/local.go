@@ -10,7 +10,8 @@ import (
 
 // ExpandLocal implements graph.Store with a single statement (expand_local.cypher) that gathers
 // chunks, communities and inside/outside relations of the seeds, ranked and capped on the
-// server.
+// server. A resident store takes the seeds' and chunks' embeddings from its copies of the
+// vector indexes instead.
 func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.LocalOptions) (graph.LocalContext, error) {
 	if err := ctx.Err(); err != nil {
 		return graph.LocalContext{}, err
@@ -18,8 +19,17 @@ func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.L
 	if len(entityIDs) == 0 {
 		return graph.LocalContext{}, nil
 	}
+	var entityDim, chunkDim int
+	fill := false
+	if s.resident {
+		var err error
+		if entityDim, chunkDim, fill, err = s.residentDims(ctx); err != nil {
+			return graph.LocalContext{}, fmt.Errorf("cypher: expand local: %w", err)
+		}
+	}
 	cap0 := func(n int) int64 { return int64(max(n, 0)) }
 	rows, err := s.readRows(ctx, qExpandLocal, map[string]any{
+		"embeddings":          !fill,
 		"ids":                 graph.UniqueIDs(entityIDs),
 		"topChunks":           cap0(opt.TopChunks),
 		"topCommunities":      cap0(opt.TopCommunities),
@@ -37,7 +47,37 @@ func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.L
 	if err != nil {
 		return graph.LocalContext{}, fmt.Errorf("cypher: expand local: %w", err)
 	}
+	if fill {
+		err := s.withResidentVectors(ctx, graph.EntityEmbedding, entityDim, func(v *residentVectors) {
+			for i := range lc.Entities {
+				lc.Entities[i].Embedding = v.embedding(lc.Entities[i].ID)
+			}
+		})
+		if err == nil {
+			err = s.withResidentVectors(ctx, graph.ChunkEmbedding, chunkDim, func(v *residentVectors) {
+				for i := range lc.Chunks {
+					lc.Chunks[i].Embedding = v.embedding(lc.Chunks[i].ID)
+				}
+			})
+		}
+		if err != nil {
+			return graph.LocalContext{}, fmt.Errorf("cypher: expand local: %w", err)
+		}
+	}
 	return lc, nil
+}
+
+// residentDims returns the dimensions of the entity and chunk vector indexes, and whether both
+// exist, which the copies of a resident store need: without an index there is no copy, and the
+// embeddings have to come from the database.
+func (s *Store) residentDims(ctx context.Context) (entityDim, chunkDim int, ok bool, err error) {
+	dims, err := s.vectorDims(ctx, map[graph.VectorIndex]int{graph.EntityEmbedding: 0, graph.ChunkEmbedding: 0}, false)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	entityDim, eok := dims[graph.EntityEmbedding]
+	chunkDim, cok := dims[graph.ChunkEmbedding]
+	return entityDim, chunkDim, eok && cok, nil
 }
 
 // decodeLocal reads the one row of expand_local.cypher and puts the seeds back in asked order.

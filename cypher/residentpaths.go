@@ -13,8 +13,9 @@ import (
 // each pair of neighbours contributes to a path, for one generation of the entity graph. GDS
 // answers a path request in 3–10 ms per source, most of a served hi query on Neo4j; the copy
 // finds the same paths in microseconds. It serves only while the projection it copies exists
-// in the GDS catalog: without it, the path statements answer with plain Cypher, which may pick
-// other paths among equally short ones, and a served query must answer as a fresh process does.
+// in the GDS catalog, as the generations read with the query say (read_generations.cypher):
+// without it, the path statements answer with plain Cypher, which may pick other paths among
+// equally short ones, and a served query must answer as a fresh process does.
 type residentPaths struct {
 	mu       sync.Mutex
 	loaded   bool
@@ -29,19 +30,16 @@ type residentPaths struct {
 // false when it cannot (the projection is not in the catalog, or the graph changed while the
 // copy was read), and the path statements answer instead.
 func (s *Store) residentGDSPaths(ctx context.Context, reqs []graph.PathRequest, maxHops int) (paths []graph.Path, ok bool, err error) {
-	gen, err := s.generation(ctx, metaEntityGraphGeneration)
+	vals, err := s.generations(ctx)
 	if err != nil {
 		return nil, false, err
 	}
+	if vals[projectionKey] != "true" {
+		return nil, false, nil
+	}
+	gen := vals[metaEntityGraphGeneration]
 	if gen == "" {
 		gen = "0" // as the path statements name the projection of a graph never written
-	}
-	rows, err := s.run.one(ctx, true, s.q.get(qGDSExists), map[string]any{"name": s.projectionPrefix + gen})
-	if err != nil {
-		return nil, false, err
-	}
-	if len(rows) != 1 || rows[0]["exists"] != true {
-		return nil, false, nil
 	}
 	rp := &s.paths
 	rp.mu.Lock()

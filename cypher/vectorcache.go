@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/stratarag/strata/internal/graph"
@@ -40,20 +41,34 @@ type residentVectors struct {
 	ids    []string
 	vecs   []float32 // the vectors, one after the other
 	norms  []float64 // their lengths
+	index  map[string]int
+	// unindexed are the stored embeddings the index leaves out (another dimension, or
+	// length 0), kept so that the copy answers embedding lookups as the database would.
+	unindexed map[string][]float32
 }
 
 // residentVectorSearch answers VectorSearch from the in-memory copy of index, loading it first
 // when the generation moved on; ok is false for an index that is not kept in memory. dim is
 // the index's dimension: vectors of another dimension are not in Neo4j's index, and neither
-// are vectors of length 0, so the copy leaves them out too.
+// are vectors of length 0, so the copy's search leaves them out too.
 func (s *Store) residentVectorSearch(ctx context.Context, index graph.VectorIndex, vec []float32, k, dim int) (hits []graph.Hit, ok bool, err error) {
+	if _, ok := residentIndexes[index]; !ok {
+		return nil, false, nil
+	}
+	err = s.withResidentVectors(ctx, index, dim, func(v *residentVectors) { hits = v.search(vec, k) })
+	return hits, true, err
+}
+
+// withResidentVectors calls f with the current copy of index (one of residentIndexes), loading
+// it first when the generation moved on; f must not keep the copy's slices.
+func (s *Store) withResidentVectors(ctx context.Context, index graph.VectorIndex, dim int, f func(*residentVectors)) error {
 	src, ok := residentIndexes[index]
 	if !ok {
-		return nil, false, nil
+		return fmt.Errorf("no in-memory copy of vector index %s", index)
 	}
 	gen, err := s.generation(ctx, src.generation)
 	if err != nil {
-		return nil, true, err
+		return err
 	}
 	s.vectorsMu.Lock()
 	v := s.vectors[index]
@@ -66,10 +81,19 @@ func (s *Store) residentVectorSearch(ctx context.Context, index graph.VectorInde
 	defer v.mu.Unlock()
 	if !v.loaded || v.gen != gen || v.dim != dim {
 		if err := s.loadVectors(ctx, v, src.load, src.generation, dim); err != nil {
-			return nil, true, err
+			return err
 		}
 	}
-	return v.search(vec, k), true, nil
+	f(v)
+	return nil
+}
+
+// embedding returns a copy of the stored embedding of id, nil when it has none.
+func (v *residentVectors) embedding(id string) []float32 {
+	if i, ok := v.index[id]; ok {
+		return slices.Clone(v.vecs[i*v.dim : (i+1)*v.dim])
+	}
+	return slices.Clone(v.unindexed[id])
 }
 
 // generationKeys are the counters of what a resident store keeps copies of, read together once
@@ -81,12 +105,53 @@ var generationKeys = []string{
 // generation reads the counter under key: once per read scope (graph.WithReadScope), with the
 // other generationKeys in the same statement, else on its own.
 func (s *Store) generation(ctx context.Context, key string) (string, error) {
-	if scope := graph.ReadScopeOf(ctx); scope != nil {
-		vals, err := scope.Values(func() (map[string]string, error) { return s.MetaValues(ctx, generationKeys) })
-		return vals[key], err
+	vals, err := s.generations(ctx)
+	return vals[key], err
+}
+
+// projectionKey is where generations records whether the GDS catalog holds the projection of
+// the entity graph generation it read: "true" when it does.
+const projectionKey = "\x00projection"
+
+// generations reads generationKeys, and on a server with GDS under projectionKey whether the
+// projection of the entity graph generation exists, in one statement: once per read scope,
+// or on every call outside one.
+func (s *Store) generations(ctx context.Context) (map[string]string, error) {
+	read := func() (map[string]string, error) {
+		if s.gds == "" {
+			return s.MetaValues(ctx, generationKeys)
+		}
+		rows, err := s.readRows(ctx, qReadGenerations, map[string]any{
+			"keys": generationKeys, "entityGraphKey": metaEntityGraphGeneration, "prefix": s.projectionPrefix,
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			// GDS refusing the call must not stop the copies that do not need it: without
+			// the answer the projection counts as missing, and paths come from the
+			// statements.
+			return s.MetaValues(ctx, generationKeys)
+		}
+		out := make(map[string]string, len(generationKeys)+1)
+		for _, row := range rows {
+			f := fields{m: row}
+			if k, v := f.str("key"), f.str("value"); v != "" {
+				out[k] = v
+			}
+			if f.bool("projection") {
+				out[projectionKey] = "true"
+			}
+			if f.err != nil {
+				return nil, fmt.Errorf("cypher: generations: %w", f.err)
+			}
+		}
+		return out, nil
 	}
-	v, _, err := s.Meta(ctx, key)
-	return v, err
+	if scope := graph.ReadScopeOf(ctx); scope != nil {
+		return scope.Values(read)
+	}
+	return read()
 }
 
 // loadVectors replaces the copy v by the vectors statement reads, with the generation under
@@ -98,6 +163,7 @@ func (s *Store) loadVectors(ctx context.Context, v *residentVectors, statement, 
 	}
 	v.loaded, v.gen, v.dim = false, "", dim
 	v.ids, v.vecs, v.norms = v.ids[:0], v.vecs[:0], v.norms[:0]
+	v.index, v.unindexed = make(map[string]int, len(rows)), map[string][]float32{}
 	for _, row := range rows {
 		f := fields{m: row}
 		if v.gen == "" {
@@ -107,13 +173,12 @@ func (s *Store) loadVectors(ctx context.Context, v *residentVectors, statement, 
 		if f.err != nil {
 			return fmt.Errorf("load the vectors: %w", f.err)
 		}
-		if len(emb) != dim {
-			continue
-		}
 		norm := length(emb)
-		if norm == 0 {
+		if len(emb) != dim || norm == 0 {
+			v.unindexed[id] = emb
 			continue
 		}
+		v.index[id] = len(v.ids)
 		v.ids, v.norms = append(v.ids, id), append(v.norms, norm)
 		v.vecs = append(v.vecs, emb...)
 	}

@@ -19,13 +19,18 @@ func localTests() []test {
 //
 //	k-1 mentions A, B     k-2 mentions A     k-3 mentions C     k-4 mentions B     k-5 mentions A, B, C
 //	A-B 2 (inside)   A-C 5, A-E 5, B-D 1 (outside)   C-D 9 (neither)
+//
+// Some chunks and entities have embeddings, one of them of length 0 (which vector indexes leave
+// out), and ExpandLocal returns each as stored.
 func localBatch() graph.Batch {
 	b := graph.Batch{Documents: []graph.Document{{ID: "d", Title: "D", Metadata: "{}"}}}
+	chunkVecs := map[string][]float32{"k-1": {1, 0, 0}, "k-2": {0, 0, 0}, "k-3": {0, 1, 0}}
 	for i, id := range []string{"k-1", "k-2", "k-3", "k-4", "k-5"} {
-		b.Chunks = append(b.Chunks, graph.Chunk{ID: id, DocumentID: "d", Seq: i, Text: "chunk " + id, Tokens: 2})
+		b.Chunks = append(b.Chunks, graph.Chunk{ID: id, DocumentID: "d", Seq: i, Text: "chunk " + id, Tokens: 2, Embedding: chunkVecs[id]})
 	}
+	entityVecs := map[string][]float32{"A": {0.5, 0.25}, "B": {0, 0}, "C": {1, 0}}
 	for _, id := range []string{"A", "B", "C", "D", "E"} {
-		b.Entities = append(b.Entities, graph.Entity{ID: id, Name: id, Type: "thing", Description: "entity " + id})
+		b.Entities = append(b.Entities, graph.Entity{ID: id, Name: id, Type: "thing", Description: "entity " + id, Embedding: entityVecs[id]})
 	}
 	for _, m := range [][2]string{{"k-1", "A"}, {"k-1", "B"}, {"k-2", "A"}, {"k-3", "C"}, {"k-4", "B"}, {"k-5", "A"}, {"k-5", "B"}, {"k-5", "C"}} {
 		b.Mentions = append(b.Mentions, graph.Mention{ChunkID: m[0], EntityID: m[1]})
