@@ -22,7 +22,7 @@ type residentPaths struct {
 	gen      string
 	g        *gdsGraph
 	steps    map[[2]int32]graph.PathStep // by (lower, higher) node number
-	searches sync.Pool                   // *gdsDijkstra on g
+	searches *sync.Pool                  // *gdsDijkstra on g
 }
 
 // residentGDSPaths answers requests as gdsPaths would, from the copy of the projection, except
@@ -49,22 +49,13 @@ func (s *Store) residentGDSPaths(ctx context.Context, reqs []graph.PathRequest, 
 			return nil, false, err
 		}
 	}
-	g, steps, loadedGen := rp.g, rp.steps, rp.gen
-	d, _ := rp.searches.Get().(*gdsDijkstra)
-	if d == nil || d.g != g {
-		d = newGDSDijkstra(g)
-	}
+	g, steps, searches, loadedGen := rp.g, rp.steps, rp.searches, rp.gen
 	rp.mu.Unlock()
 	if loadedGen != gen {
 		return nil, false, nil
 	}
-	defer func() {
-		rp.mu.Lock()
-		if rp.g == g {
-			rp.searches.Put(d)
-		}
-		rp.mu.Unlock()
-	}()
+	d := searches.Get().(*gdsDijkstra)
+	defer searches.Put(d)
 	for _, row := range bySource(orient(reqs)) {
 		src, ok := g.number[row["source"].(string)]
 		if !ok {
@@ -153,7 +144,9 @@ func (s *Store) loadPaths(ctx context.Context, rp *residentPaths) error {
 			best[key] = c
 		}
 	}
-	rp.loaded, rp.gen, rp.g = true, gen, b.build()
+	g := b.build()
+	rp.loaded, rp.gen, rp.g = true, gen, g
+	rp.searches = &sync.Pool{New: func() any { return newGDSDijkstra(g) }}
 	rp.steps = make(map[[2]int32]graph.PathStep, len(best))
 	for k, c := range best {
 		rp.steps[k] = c.step
