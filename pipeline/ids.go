@@ -88,34 +88,22 @@ func (in *Ingester) keepStoredIDs(ctx context.Context, docs []load.Document) err
 // checkStoredOwners refuses inputs whose id the store holds for another source, unless
 // Options.Replace lets them take it over.
 func (in *Ingester) checkStoredOwners(ctx context.Context, docs []load.Document) error {
-	const batch = 500
+	stored, err := in.storedDocuments(ctx, docs)
+	if err != nil {
+		return err
+	}
 	var clashes []string
-	for start := 0; start < len(docs); start += batch {
-		part := docs[start:min(start+batch, len(docs))]
-		ids := make([]string, len(part))
-		for i, d := range part {
-			ids[i] = d.ID
+	for _, d := range docs {
+		s, ok := stored[d.ID]
+		if !ok || sameSource(s.Source, d) {
+			continue
 		}
-		stored, err := in.Store.Documents(ctx, ids)
-		if err != nil {
-			return fmt.Errorf("read stored documents: %w", err)
+		if in.Options.Replace {
+			in.Log.Warn().Str("document", d.ID).Str("stored_source", s.Source).Str("source", d.Source).
+				Msg("--replace: this input takes over the document id")
+			continue
 		}
-		owner := make(map[string]string, len(stored))
-		for _, s := range stored {
-			owner[s.ID] = s.Source
-		}
-		for _, d := range part {
-			src, ok := owner[d.ID]
-			if !ok || sameSource(src, d) {
-				continue
-			}
-			if in.Options.Replace {
-				in.Log.Warn().Str("document", d.ID).Str("stored_source", src).Str("source", d.Source).
-					Msg("--replace: this input takes over the document id")
-				continue
-			}
-			clashes = append(clashes, fmt.Sprintf("%q is stored for %s, and %s would replace it", d.ID, src, d.Source))
-		}
+		clashes = append(clashes, fmt.Sprintf("%q is stored for %s, and %s would replace it", d.ID, s.Source, d.Source))
 	}
 	if len(clashes) == 0 {
 		return nil
