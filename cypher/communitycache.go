@@ -47,3 +47,92 @@ func (s *Store) residentCommunitiesByLevel(ctx context.Context, level int) ([]gr
 	}
 	return slices.Clone(list), nil
 }
+
+// residentMembers is a resident store's copy of every community's member entity ids, sorted, for
+// one generation of the communities and one of the entity graph (a removed entity leaves its
+// communities). hi mode asks for the members of the communities on its bridge paths, global
+// mode for those of the communities it keeps, hundreds of records per query on Neo4j.
+type residentMembers struct {
+	mu                   sync.Mutex
+	loaded               bool
+	communityGen, entGen string
+	byCommunity          map[string][]string
+}
+
+// residentEntities bounds a resident store's copy of the entity records it read (without
+// embeddings, a few hundred bytes each): global mode reads hundreds per query.
+const residentEntities = 50000
+
+// residentCommunityEntities answers CommunityEntities from the membership copy, loading it when
+// a generation moved on, and the entity records read through the store's record copy.
+func (s *Store) residentCommunityEntities(ctx context.Context, ids []string) (map[string][]graph.Entity, error) {
+	commGen, err := s.generation(ctx, metaCommunityGeneration)
+	if err != nil {
+		return nil, err
+	}
+	entGen, err := s.generation(ctx, metaEntityGraphGeneration)
+	if err != nil {
+		return nil, err
+	}
+	m := &s.members
+	m.mu.Lock()
+	if !m.loaded || m.communityGen != commGen || m.entGen != entGen {
+		if err := s.loadMembers(ctx, m, commGen, entGen); err != nil {
+			m.mu.Unlock()
+			return nil, err
+		}
+	}
+	members := make(map[string][]string, len(ids))
+	var all []string
+	for _, id := range ids {
+		if list := m.byCommunity[id]; len(list) > 0 {
+			members[id] = list
+			all = append(all, list...)
+		}
+	}
+	m.mu.Unlock()
+	records, err := cachedByIDs(ctx, s, &s.entityCache, []string{metaEntityGraphGeneration, metaComponentGeneration}, residentEntities,
+		graph.UniqueIDs(all), s.EntityTexts, func(e graph.Entity) string { return e.ID })
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]graph.Entity, len(records))
+	for _, e := range records {
+		byID[e.ID] = e
+	}
+	out := make(map[string][]graph.Entity, len(members))
+	for c, list := range members {
+		for _, id := range list {
+			if e, ok := byID[id]; ok {
+				out[c] = append(out[c], e)
+			}
+		}
+	}
+	return out, nil
+}
+
+// loadMembers replaces the copy m by the memberships read_community_membership returns, with the
+// generations they belong to (those asked for when there is no membership to read them with);
+// the caller holds m.mu.
+func (s *Store) loadMembers(ctx context.Context, m *residentMembers, commGen, entGen string) error {
+	rows, err := s.readRows(ctx, qReadCommunityMembership, map[string]any{
+		"communityKey": metaCommunityGeneration, "entityKey": metaEntityGraphGeneration,
+	})
+	if err != nil {
+		return fmt.Errorf("load the community memberships: %w", err)
+	}
+	m.loaded, m.communityGen, m.entGen, m.byCommunity = false, commGen, entGen, map[string][]string{}
+	for i, row := range rows {
+		f := fields{m: row}
+		if i == 0 {
+			m.communityGen, m.entGen = f.str("communityGeneration"), f.str("entityGeneration")
+		}
+		c, e := f.str("community"), f.str("entity")
+		if f.err != nil {
+			return fmt.Errorf("load the community memberships: %w", f.err)
+		}
+		m.byCommunity[c] = append(m.byCommunity[c], e)
+	}
+	m.loaded = true
+	return nil
+}

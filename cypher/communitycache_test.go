@@ -133,3 +133,70 @@ func TestResidentRecords(t *testing.T) {
 		t.Error("the resident store never read chunks")
 	}
 }
+
+// TestResidentCommunityEntities: a resident store's member entities of communities are those the
+// database returns, from its membership copy and entity records, and follow what changes them
+// through another store: new communities, an entity's description, new components (componentId
+// and degree, which do not move the entity graph generation), and a removed entity.
+func TestResidentCommunityEntities(t *testing.T) {
+	_, cfg := emptyServer(t)
+	plain := openTestStore(t, cfg)
+	cfg.Resident = true
+	resident := openTestStore(t, cfg)
+	ctx := t.Context()
+	apply := func(b graph.Batch) {
+		t.Helper()
+		if err := plain.Apply(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ids []string
+	communities := func() {
+		t.Helper()
+		comms, err := plain.ComputeCommunities(ctx, graph.DefaultLeidenParams())
+		if err != nil || len(comms) == 0 {
+			t.Fatalf("ComputeCommunities = %d communities, %v", len(comms), err)
+		}
+		ids = ids[:0]
+		for _, c := range comms {
+			ids = append(ids, c.ID)
+		}
+	}
+	same := func(when string) {
+		t.Helper()
+		for range 2 { // the second time from the copies
+			want, err := plain.CommunityEntities(ctx, append(ids, "missing"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := resident.CommunityEntities(graph.WithReadScope(ctx), append(ids, "missing"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: resident %+v, database %+v", when, got, want)
+			}
+		}
+	}
+	apply(chainBatch())
+	if _, err := plain.ComputeComponents(ctx); err != nil {
+		t.Fatal(err)
+	}
+	communities()
+	same("after communities")
+	apply(graph.Batch{Entities: []graph.Entity{{ID: "A", Name: "A", Type: "thing", Description: "changed"}}})
+	same("after a new description")
+	apply(graph.Batch{Relations: []graph.Relation{{Source: "D", Target: "E", Description: "DE", Weight: 1}}})
+	same("after a new relation") // the records copied now have the old components
+	if _, err := plain.ComputeComponents(ctx); err != nil {
+		t.Fatal(err)
+	}
+	same("after new components")
+	apply(graph.Batch{DeleteEntities: []string{"B"}})
+	same("after a removed entity")
+	communities()
+	same("after new communities")
+	if n := statementCalls(resident, qReadCommunityEntities); n != 0 {
+		t.Errorf("the resident store read community entities %d times from the database, want 0", n)
+	}
+}

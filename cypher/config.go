@@ -33,8 +33,8 @@ type Config struct {
 	// serve): the entity and chunk vectors, searched exactly in memory and the source of
 	// ExpandLocal's embeddings (vectorcache.go), the
 	// mentions, which answer DocumentLinks (mentions.go), the community lists of
-	// CommunitiesByLevel (communitycache.go), the chunks and documents it read
-	// (recordcache.go) and the entity projection, in which it finds paths as GDS does
+	// CommunitiesByLevel and the memberships of CommunityEntities (communitycache.go), the
+	// chunks, documents and entities it read (recordcache.go) and the entity projection, in which it finds paths as GDS does
 	// (residentpaths.go), each kept for one generation of what it copies; the generations are
 	// read once per graph.WithReadScope. A short-lived process is faster without:
 	// loading them costs more than the searches it saves.

@@ -75,6 +75,10 @@ func (s *Store) ComputeComponents(ctx context.Context) (int, error) {
 	if err := s.run.auto(ctx, s.q.get(qWriteDegree), nil); err != nil {
 		return 0, fmt.Errorf("cypher: compute components: degree: %w", err)
 	}
+	// After both writes: an entity record copied while they ran belongs to the count before.
+	if err := s.bumpGenerations(ctx, metaComponentGeneration); err != nil {
+		return 0, fmt.Errorf("cypher: compute components: %w", err)
+	}
 	return int(components), nil
 }
 
@@ -206,6 +210,11 @@ func (s *Store) countEntitiesIn(ctx context.Context, t tx) (int64, error) {
 
 // metaEntityGraphGeneration is the StrataMeta key of the generation counter.
 const metaEntityGraphGeneration = "entity_graph.generation"
+
+// metaComponentGeneration is the StrataMeta key of the counter ComputeComponents moves on once
+// it has written every entity's componentId and degree, which the entity graph generation does
+// not count (the graph is the same).
+const metaComponentGeneration = "components.generation"
 
 // projectionPrefix starts the names of this database's entity projections. Database names
 // cannot contain ':', so one database's prefix never matches another's names.

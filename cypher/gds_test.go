@@ -36,15 +36,20 @@ func TestComputeComponents(t *testing.T) {
 	}
 	// Its own RELATED-only projection, named outside the entity-graph catalog, dropped after
 	// WCC; before it, the left-behind projection is dropped. All of that is one transaction;
-	// the degrees are written after it.
-	sequence(t, f, qCountEntities, qGDSListStale, qGDSDrop, qGDSProjectRelated, qGDSWCCWrite, qGDSDrop, qWriteDegree)
-	for _, c := range f.calls[:len(f.calls)-1] {
+	// the degrees are written after it, then the components generation moves on.
+	sequence(t, f, qCountEntities, qGDSListStale, qGDSDrop, qGDSProjectRelated, qGDSWCCWrite, qGDSDrop, qWriteDegree, qBumpGeneration)
+	for _, c := range f.calls[:len(f.calls)-2] {
 		if !c.write || c.txn != f.calls[0].txn {
 			t.Errorf("%s ran in transaction %d (write %v), want the write transaction %d", c.name, c.txn, c.write, f.calls[0].txn)
 		}
 	}
-	if last := f.calls[len(f.calls)-1]; last.txn == f.calls[0].txn {
-		t.Errorf("%s ran in the transaction of the projection, want one of its own", last.name)
+	for _, c := range f.calls[len(f.calls)-2:] {
+		if c.txn == f.calls[0].txn {
+			t.Errorf("%s ran in the transaction of the projection, want one of its own", c.name)
+		}
+	}
+	if keys := f.only(qBumpGeneration)[0].params["keys"]; !reflect.DeepEqual(keys, []string{metaComponentGeneration}) {
+		t.Errorf("generations bumped %v, want [%s]", keys, metaComponentGeneration)
 	}
 	list := f.only(qGDSListStale)[0].params
 	if p := list["prefixes"]; !reflect.DeepEqual(p, []any{"strata-arch:graphs:", "strata-related:graphs:"}) {

@@ -249,12 +249,21 @@ func (s *Store) CommunityMembers(ctx context.Context, communityID string, maxRel
 	return m, nil
 }
 
-// CommunityEntities implements graph.Store with one statement for all the communities.
+// CommunityEntities implements graph.Store with one statement for all the communities, or on a
+// resident store from its copy of the memberships and the entity records it read
+// (communitycache.go).
 func (s *Store) CommunityEntities(ctx context.Context, communityIDs []string) (map[string][]graph.Entity, error) {
 	ids := graph.UniqueIDs(communityIDs)
 	out := make(map[string][]graph.Entity, len(ids))
 	if len(ids) == 0 {
 		return out, ctx.Err()
+	}
+	if s.resident {
+		out, err := s.residentCommunityEntities(ctx, ids)
+		if err != nil {
+			return nil, fmt.Errorf("cypher: member entities of communities: %w", err)
+		}
+		return out, nil
 	}
 	rows, err := s.readRows(ctx, qReadCommunityEntities, map[string]any{"ids": ids})
 	if err != nil {

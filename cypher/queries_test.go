@@ -29,7 +29,7 @@ var allQueryNames = []string{
 	qReadAllDocuments, qGDSProjectRelated, qDeleteDocuments, qDeleteMentions, qDeleteRelations, qDeleteEntities,
 	qReadEntityEvidence, qReadRelationEvidence, qReadChunkMentions, qReadChunkRelEvidence, qCountUnsupported,
 	qSchemaConstraintLease, qLeaseAcquire, qLeaseRenew, qLeaseRelease, qLeaseRead,
-	qReadEntityGraph, qReadGenerations,
+	qReadEntityGraph, qReadGenerations, qReadCommunityMembership,
 }
 
 // TestQueryFiles: every name the code uses has a file, every file is used, and each file's

@@ -31,12 +31,16 @@ type recordCache[T any] struct {
 
 // cachedByIDs answers a lookup by ids as read does (records in the order of ids, missing ones
 // skipped), from c where it holds them and with one read of the rest, which c keeps, up to max
-// records. key names the generation counter of the records.
-func cachedByIDs[T any](ctx context.Context, s *Store, c *recordCache[T], key string, max int, ids []string,
+// records. keys name the generation counters that every write of the records moves on.
+func cachedByIDs[T any](ctx context.Context, s *Store, c *recordCache[T], keys []string, max int, ids []string,
 	read func(ctx context.Context, ids []string) ([]T, error), id func(T) string) ([]T, error) {
-	gen, err := s.generation(ctx, key)
+	vals, err := s.generations(ctx)
 	if err != nil {
 		return nil, err
+	}
+	var gen string
+	for _, k := range keys {
+		gen += vals[k] + "/"
 	}
 	found := make(map[string]T, len(ids))
 	var missing []string
@@ -83,7 +87,7 @@ func cachedByIDs[T any](ctx context.Context, s *Store, c *recordCache[T], key st
 // Chunks implements graph.Store; a resident store keeps the chunks it read (recordCache).
 func (s *Store) Chunks(ctx context.Context, ids []string) ([]graph.Chunk, error) {
 	if s.resident && len(ids) > 0 {
-		return cachedByIDs(ctx, s, &s.chunkCache, metaChunkGeneration, residentChunks, ids, s.readChunks, chunkID)
+		return cachedByIDs(ctx, s, &s.chunkCache, []string{metaChunkGeneration}, residentChunks, ids, s.readChunks, chunkID)
 	}
 	return s.readChunks(ctx, ids)
 }
@@ -92,7 +96,7 @@ func (s *Store) Chunks(ctx context.Context, ids []string) ([]graph.Chunk, error)
 // (recordCache).
 func (s *Store) Documents(ctx context.Context, ids []string) ([]graph.Document, error) {
 	if s.resident && len(ids) > 0 {
-		return cachedByIDs(ctx, s, &s.documentCache, metaDocumentGeneration, residentDocuments, ids, s.readDocuments, documentID)
+		return cachedByIDs(ctx, s, &s.documentCache, []string{metaDocumentGeneration}, residentDocuments, ids, s.readDocuments, documentID)
 	}
 	return s.readDocuments(ctx, ids)
 }

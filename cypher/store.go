@@ -47,9 +47,12 @@ type Store struct {
 	mentions    residentMentions
 	communities residentCommunities
 	paths       residentPaths
-	// chunkCache and documentCache are a resident store's copies of the records it read.
+	members     residentMembers
+	// chunkCache, documentCache and entityCache are a resident store's copies of the records
+	// it read.
 	chunkCache    recordCache[graph.Chunk]
 	documentCache recordCache[graph.Document]
+	entityCache   recordCache[graph.Entity] // without embeddings (EntityTexts)
 }
 
 var _ graph.Store = (*Store)(nil)

@@ -100,6 +100,7 @@ func (v *residentVectors) embedding(id string) []float32 {
 // per read scope.
 var generationKeys = []string{
 	metaEntityGraphGeneration, metaChunkGeneration, metaMentionGeneration, metaCommunityGeneration, metaDocumentGeneration,
+	metaComponentGeneration,
 }
 
 // generation reads the counter under key: once per read scope (graph.WithReadScope), with the
