@@ -36,13 +36,18 @@ func byIDs[T any](ctx context.Context, s *Store, what, name, col string, ids []s
 			found[id(it)] = it
 		}
 	}
+	return inOrder(ids, found), nil
+}
+
+// inOrder returns the records of found in the order of ids, skipping ids it does not hold.
+func inOrder[T any](ids []string, found map[string]T) []T {
 	var out []T
 	for _, k := range ids {
 		if it, ok := found[k]; ok {
 			out = append(out, it)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // readDocuments runs read_documents.

@@ -75,13 +75,7 @@ func cachedByIDs[T any](ctx context.Context, s *Store, c *recordCache[T], keys [
 			found[id(it)] = it
 		}
 	}
-	var out []T
-	for _, k := range ids {
-		if it, ok := found[k]; ok {
-			out = append(out, it)
-		}
-	}
-	return out, nil
+	return inOrder(ids, found), nil
 }
 
 // Chunks implements graph.Store; a resident store keeps the chunks it read (recordCache).
