@@ -21,14 +21,9 @@ func statementCalls(s *Store, name string) int {
 // follow a new hierarchy and new reports written through another store, and within one read
 // scope cost one generation read in all and one read per level.
 func TestResidentCommunities(t *testing.T) {
-	_, cfg := emptyServer(t)
-	plain := openTestStore(t, cfg)
-	cfg.Resident = true
-	resident := openTestStore(t, cfg)
+	plain, resident := residentPair(t)
 	ctx := t.Context()
-	if err := plain.Apply(ctx, chainBatch()); err != nil {
-		t.Fatal(err)
-	}
+	mustApply(t, plain, chainBatch())
 	same := func(when string) {
 		t.Helper()
 		for level := range 3 {
@@ -51,9 +46,7 @@ func TestResidentCommunities(t *testing.T) {
 		t.Fatalf("ComputeCommunities = %d communities, %v", len(comms), err)
 	}
 	same("after ComputeCommunities")
-	if err := plain.Apply(ctx, graph.Batch{Communities: []graph.Community{{ID: comms[0].ID, Title: "Chain", Summary: "A to D", Rating: 7}}}); err != nil {
-		t.Fatal(err)
-	}
+	mustApply(t, plain, graph.Batch{Communities: []graph.Community{{ID: comms[0].ID, Title: "Chain", Summary: "A to D", Rating: 7}}})
 	same("after a report")
 
 	scoped := graph.WithReadScope(ctx)
@@ -78,17 +71,8 @@ func TestResidentCommunities(t *testing.T) {
 // (order of the ids asked, unknown ones skipped, repeats repeated), and follow writes made
 // through another store.
 func TestResidentRecords(t *testing.T) {
-	_, cfg := emptyServer(t)
-	plain := openTestStore(t, cfg)
-	cfg.Resident = true
-	resident := openTestStore(t, cfg)
+	plain, resident := residentPair(t)
 	ctx := t.Context()
-	apply := func(b graph.Batch) {
-		t.Helper()
-		if err := plain.Apply(ctx, b); err != nil {
-			t.Fatal(err)
-		}
-	}
 	ids := []string{"c2", "missing", "c1", "c2"}
 	docs := []string{"d2", "d1", "missing", "d1"}
 	same := func(when string) {
@@ -118,16 +102,16 @@ func TestResidentRecords(t *testing.T) {
 			}
 		}
 	}
-	apply(graph.Batch{
+	mustApply(t, plain, graph.Batch{
 		Documents: []graph.Document{{ID: "d1", Title: "One", Metadata: "{}"}, {ID: "d2", Title: "Two", Metadata: "{}"}},
 		Chunks:    []graph.Chunk{{ID: "c1", DocumentID: "d1", Text: "one"}, {ID: "c2", DocumentID: "d2", Text: "two", Embedding: []float32{1, 0}}},
 	})
 	same("first read")
-	apply(graph.Batch{Documents: []graph.Document{{ID: "d1", Title: "One, renamed", Metadata: `{"a":1}`}}})
+	mustApply(t, plain, graph.Batch{Documents: []graph.Document{{ID: "d1", Title: "One, renamed", Metadata: `{"a":1}`}}})
 	same("after a document changed")
-	apply(graph.Batch{Chunks: []graph.Chunk{{ID: "c2", DocumentID: "d1", Seq: 1, Text: "two"}}})
+	mustApply(t, plain, graph.Batch{Chunks: []graph.Chunk{{ID: "c2", DocumentID: "d1", Seq: 1, Text: "two"}}})
 	same("after a chunk moved")
-	apply(graph.Batch{DeleteDocuments: []string{"d2"}})
+	mustApply(t, plain, graph.Batch{DeleteDocuments: []string{"d2"}})
 	same("after a deleted document")
 	if n := statementCalls(resident, qReadChunks); n == 0 {
 		t.Error("the resident store never read chunks")
@@ -139,17 +123,8 @@ func TestResidentRecords(t *testing.T) {
 // through another store: new communities, an entity's description, new components (componentId
 // and degree, which do not move the entity graph generation), and a removed entity.
 func TestResidentCommunityEntities(t *testing.T) {
-	_, cfg := emptyServer(t)
-	plain := openTestStore(t, cfg)
-	cfg.Resident = true
-	resident := openTestStore(t, cfg)
+	plain, resident := residentPair(t)
 	ctx := t.Context()
-	apply := func(b graph.Batch) {
-		t.Helper()
-		if err := plain.Apply(ctx, b); err != nil {
-			t.Fatal(err)
-		}
-	}
 	var ids []string
 	communities := func() {
 		t.Helper()
@@ -178,21 +153,21 @@ func TestResidentCommunityEntities(t *testing.T) {
 			}
 		}
 	}
-	apply(chainBatch())
+	mustApply(t, plain, chainBatch())
 	if _, err := plain.ComputeComponents(ctx); err != nil {
 		t.Fatal(err)
 	}
 	communities()
 	same("after communities")
-	apply(graph.Batch{Entities: []graph.Entity{{ID: "A", Name: "A", Type: "thing", Description: "changed"}}})
+	mustApply(t, plain, graph.Batch{Entities: []graph.Entity{{ID: "A", Name: "A", Type: "thing", Description: "changed"}}})
 	same("after a new description")
-	apply(graph.Batch{Relations: []graph.Relation{{Source: "D", Target: "E", Description: "DE", Weight: 1}}})
+	mustApply(t, plain, graph.Batch{Relations: []graph.Relation{{Source: "D", Target: "E", Description: "DE", Weight: 1}}})
 	same("after a new relation") // the records copied now have the old components
 	if _, err := plain.ComputeComponents(ctx); err != nil {
 		t.Fatal(err)
 	}
 	same("after new components")
-	apply(graph.Batch{DeleteEntities: []string{"B"}})
+	mustApply(t, plain, graph.Batch{DeleteEntities: []string{"B"}})
 	same("after a removed entity")
 	communities()
 	same("after new communities")

@@ -37,6 +37,25 @@ func openTestStore(t *testing.T, cfg Config) *Store {
 	return s
 }
 
+// residentPair opens two stores on one emptied database: a plain one, which writes and answers
+// from the database, and a resident one (as strata serve opens), whose copies must answer the
+// same.
+func residentPair(t *testing.T) (plain, resident *Store) {
+	t.Helper()
+	_, cfg := emptyServer(t)
+	plain = openTestStore(t, cfg)
+	cfg.Resident = true
+	return plain, openTestStore(t, cfg)
+}
+
+// mustApply writes b through s or ends the test.
+func mustApply(t *testing.T, s *Store, b graph.Batch) {
+	t.Helper()
+	if err := s.Apply(t.Context(), b); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestContractResident runs the contract suite on a resident store (as strata serve opens): its
 // in-memory read paths must answer what the database answers, and follow every write.
 func TestContractResident(t *testing.T) {

@@ -9,10 +9,7 @@ import (
 // TestResidentDocumentLinks: a resident store's in-memory mentions answer what
 // document_links.cypher answers, and follow writes made through another store.
 func TestResidentDocumentLinks(t *testing.T) {
-	_, cfg := emptyServer(t)
-	plain := openTestStore(t, cfg)
-	cfg.Resident = true
-	resident := openTestStore(t, cfg)
+	plain, resident := residentPair(t)
 	storetest.DocumentLinksFollowWrites(t, plain, resident, func() bool {
 		resident.mentions.mu.Lock()
 		defer resident.mentions.mu.Unlock()

@@ -49,15 +49,10 @@ func tiedGraph() (graph.Batch, []string) {
 // after a write, until a projection of the new graph exists, it leaves the answer to the
 // statements, as a fresh process does.
 func TestResidentPaths(t *testing.T) {
-	_, cfg := emptyServer(t)
-	plain := openTestStore(t, cfg)
-	cfg.Resident = true
-	resident := openTestStore(t, cfg)
+	plain, resident := residentPair(t)
 	ctx := t.Context()
 	b, ids := tiedGraph()
-	if err := plain.Apply(ctx, b); err != nil {
-		t.Fatal(err)
-	}
+	mustApply(t, plain, b)
 	if _, err := plain.ComputeCommunities(ctx, graph.DefaultLeidenParams()); err != nil {
 		t.Fatal(err)
 	}
@@ -123,9 +118,7 @@ func TestResidentPaths(t *testing.T) {
 	}
 
 	// A new relation: no projection of the new graph yet, so both answer with plain Cypher.
-	if err := plain.Apply(ctx, graph.Batch{Relations: []graph.Relation{{Source: ids[0], Target: ids[1], Description: "new", Weight: 1}}}); err != nil {
-		t.Fatal(err)
-	}
+	mustApply(t, plain, graph.Batch{Relations: []graph.Relation{{Source: ids[0], Target: ids[1], Description: "new", Weight: 1}}})
 	same("projection stale", 4)
 	if _, err := plain.ComputeCommunities(ctx, graph.DefaultLeidenParams()); err != nil {
 		t.Fatal(err)

@@ -13,10 +13,7 @@ import (
 // scores within float32 rounding), leave out nodes without an embedding, and see nodes written
 // after their first search, by this process or another one.
 func TestResidentVectorSearch(t *testing.T) {
-	_, cfg := emptyServer(t)
-	plain := openTestStore(t, cfg)
-	cfg.Resident = true
-	resident := openTestStore(t, cfg)
+	plain, resident := residentPair(t)
 	ctx := context.Background()
 	entity := func(id string, emb ...float32) graph.Entity {
 		return graph.Entity{ID: id, Name: id, Type: "T", Embedding: emb}
