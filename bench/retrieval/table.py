@@ -2,6 +2,7 @@
 """Prints the recall x tokens table of every retrieval mode (docs/RETRIEVAL.md) as Markdown.
 
 Usage: bench/retrieval/table.py [--strata BIN] [--work DIR] [--modes "hi lca ..."] [--flags "..."]
+                                [--heldout DIR ...]
 
 Without --strata, builds bin/strata from this tree first. Builds (offline, embedded store, --arch 3) testdata/corpus and the shared multihop set
 ($SHARED_DATA/multihop, SHARED_DATA defaulting to ../shared/data) into DIR (a temporary
@@ -10,6 +11,9 @@ mode and prints recall@2/5/10 of gold documents and the mean context tokens per 
 testdata, on multihop, and on multihop's two halves (questions at even and odd lines: rules
 chosen on one half are checked on the other; with no HotpotQA-style file at hand, these are the
 held-out splits). --flags passes eval options (e.g. "--max-context-tokens 4000") to every mode.
+Each --heldout DIR adds a column: the corpora DIR/NAME-corpus.jsonl with their questions
+DIR/NAME-questions.jsonl (as bench/multihop/hotpot.py writes them), every question of them
+counted once.
 """
 import argparse, json, os, shutil, subprocess, sys, tempfile
 
@@ -51,6 +55,7 @@ def main():
     p.add_argument("--work")
     p.add_argument("--modes", default=MODES)
     p.add_argument("--flags", default="")
+    p.add_argument("--heldout", action="append", default=[], metavar="DIR")
     a = p.parse_args()
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
     shared = os.environ.get("SHARED_DATA", os.path.join(root, "..", "shared", "data"))
@@ -71,14 +76,29 @@ def table(a, root, shared, work):
         "testdata": (os.path.join(root, "testdata", "corpus"), os.path.join(root, "testdata", "questions.jsonl")),
         "multihop": (os.path.join(shared, "multihop", "corpus.jsonl"), os.path.join(shared, "multihop", "questions.jsonl")),
     }
+    heldout = []  # (column, [store name])
+    for d in a.heldout:
+        names = sorted(f[:-len("-corpus.jsonl")] for f in os.listdir(d) if f.endswith("-corpus.jsonl"))
+        if not names:
+            sys.exit("%s: no NAME-corpus.jsonl in it" % d)
+        column = os.path.basename(os.path.normpath(d))
+        for n in names:
+            sets[column + "-" + n] = (os.path.join(d, n + "-corpus.jsonl"), os.path.join(d, n + "-questions.jsonl"))
+        heldout.append((column, [column + "-" + n for n in names]))
     for name, (corpus, _) in sets.items():
         ensure_store(a.strata, os.path.join(work, name), corpus)
-    print("| mode | testdata R@2 / R@5 / R@10, tokens | multihop | multihop even half | multihop odd half |")
-    print("|---|---|---|---|---|")
+    head = ["testdata R@2 / R@5 / R@10, tokens", "multihop", "multihop even half", "multihop odd half"]
+    head += [c for c, _ in heldout]
+    print("| mode | %s |" % " | ".join(head))
+    print("|---" * (len(head) + 1) + "|")
+
+    def results(name, mode):
+        return evaluate(a.strata, os.path.join(work, name), sets[name][1], mode, a.flags.split())
+
     for mode in a.modes.split():
-        td = evaluate(a.strata, os.path.join(work, "testdata"), sets["testdata"][1], mode, a.flags.split())
-        mh = evaluate(a.strata, os.path.join(work, "multihop"), sets["multihop"][1], mode, a.flags.split())
+        td, mh = results("testdata", mode), results("multihop", mode)
         cols = [summary(td), summary(mh), summary(mh[0::2]), summary(mh[1::2])]
+        cols += [summary([r for n in names for r in results(n, mode)]) for _, names in heldout]
         print("| %s | %s |" % (mode, " | ".join(cell(c) for c in cols)))
         sys.stdout.flush()
 
