@@ -60,8 +60,8 @@ type archPoint struct {
 // arch is ArchRAG-style retrieval over the attributed-community hierarchy: the nodes nearest to
 // the question at every layer (archFlat by default), then per layer the points that help
 // answer it, scored 0–100 (by the Mapper, as global search's map step, or offline by similarity),
-// merged and ranked, written until half the budget is spent; the source chunks of the layer-0
-// entities found fill the rest.
+// merged and ranked; then the source chunks the points lead to (archChunks), laid out as hi's
+// sources, and the points in at most hiGraphRatio of the sources' tokens.
 func (e *Engine) arch(ctx context.Context, question string, qvec []float32, opt Options, res *Result) error {
 	store, ok := e.Store.(graph.ArchIndex)
 	if !ok {
@@ -168,14 +168,22 @@ func (e *Engine) arch(ctx context.Context, question string, qvec []float32, opt 
 // archChunks ranks the source chunks of the filtered points: the chunks mentioning the layer-0
 // entities the points come from, and those mentioning the members of the layer-1 communities
 // they come from, fused by document with the lexical chunk ranking as hi fuses its channels (the
-// entities' chunks weighing as hi's local level, the communities' as its global level).
+// entities' chunks weighing as hi's local level, the communities' as its global level). The
+// walk over layer 0 from the top lexical documents (walkChunks: the documents sharing rare
+// entities with them, and those about such an entity) joins them, with the points' entities as
+// the entities that count most: the points say what the question is about, the links find the
+// second document of a multi-hop question that neither the words nor the points name.
 func (e *Engine) archChunks(ctx context.Context, question string, qvec []float32, points []archPoint, byID map[string]archItem, topK int) ([]ChunkItem, error) {
 	var entityIDs, memberIDs []string
+	rank := map[string]int{}
 	for _, p := range points {
 		for _, id := range p.sources {
 			switch it := byID[id]; {
 			case it.id == "":
 			case it.layer == 0:
+				if _, ok := rank[id]; !ok {
+					rank[id] = len(rank)
+				}
 				entityIDs = append(entityIDs, id)
 			case it.layer == 1:
 				memberIDs = append(memberIDs, it.comm.Members...)
@@ -186,20 +194,33 @@ func (e *Engine) archChunks(ctx context.Context, question string, qvec []float32
 	if err != nil {
 		return nil, err
 	}
-	channels := []channel{{lexicalWeight, lexical}}
-	for _, src := range []struct {
-		ids    []string
-		weight float64
-	}{{entityIDs, localWeight}, {memberIDs, globalWeight}} {
-		if len(src.ids) == 0 {
+	var walked, about []graph.Chunk
+	var local [2][]graph.Chunk // the points' entities' chunks, their communities' members'
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		links, err := e.walkLinks(gctx, lexical)
+		if err != nil {
+			return err
+		}
+		walked, about, err = e.walkChunks(gctx, links, rank)
+		return err
+	})
+	for i, ids := range [][]string{entityIDs, memberIDs} {
+		if len(ids) == 0 {
 			continue
 		}
-		lc, err := e.Store.ExpandLocal(ctx, graph.UniqueIDs(src.ids), graph.LocalOptions{TopChunks: topK * 3})
-		if err != nil {
-			return nil, err
-		}
-		channels = append(channels, channel{src.weight, rankedChunks(qvec, lc.Chunks)})
+		g.Go(func() error {
+			lc, err := e.Store.ExpandLocal(gctx, graph.UniqueIDs(ids), graph.LocalOptions{TopChunks: topK * 3})
+			local[i] = rankedChunks(qvec, lc.Chunks)
+			return err
+		})
 	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	// In hi's channel order: fuseDocuments lists a document's chunks by channel order.
+	channels := []channel{{lexicalWeight, lexical}, {walkWeight, walked}, {localWeight, local[0]},
+		{aboutWeight, about}, {globalWeight, local[1]}}
 	docs, err := e.Store.Documents(ctx, channelDocuments(channels))
 	if err != nil {
 		return nil, err

@@ -113,3 +113,54 @@ func hitIDs(hs []graph.Hit) []string {
 	}
 	return out
 }
+
+// TestArchChunksWalk: arch's sources take in the walk over layer 0, so the document the walk
+// ranks first after the top lexical one (sharing rare entities with it) stands higher in them
+// than the lexical ranking alone puts it.
+func TestArchChunksWalk(t *testing.T) {
+	f := teststore.Ingested(t, 384)
+	ctx := context.Background()
+	e := &Engine{Store: f.Store, Embedder: f.Embedder, Tokenizer: f.Tokenizer}
+	q := "Which organization was chaired by the man who signed the Treaty of Vell for Port Avel?"
+	vecs, err := f.Embedder.Embed(ctx, []string{q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const topK = 10
+	lexical, _, err := e.lexicalChunks(ctx, q, vecs[0], topK*4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	links, err := e.walkLinks(ctx, lexical)
+	if err != nil {
+		t.Fatal(err)
+	}
+	walked, _, err := e.walkChunks(ctx, links, nil)
+	if err != nil || len(walked) == 0 {
+		t.Fatalf("walk from %q: %v, %d chunks; want some", q, err, len(walked))
+	}
+	var lexDocs, archDocs []string
+	for _, c := range lexical {
+		if !slices.Contains(lexDocs, c.DocumentID) {
+			lexDocs = append(lexDocs, c.DocumentID)
+		}
+	}
+	best := ""
+	for _, c := range walked {
+		if c.DocumentID != lexDocs[0] {
+			best = c.DocumentID
+			break
+		}
+	}
+	sources, err := e.archChunks(ctx, q, vecs[0], nil, nil, topK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range sources {
+		archDocs = append(archDocs, c.DocumentID)
+	}
+	if a, l := slices.Index(archDocs, best), slices.Index(lexDocs, best); a < 0 || (l >= 0 && a >= l) {
+		t.Errorf("the walk's best document %s is at %d in arch's sources %v, at %d lexically %v; want it higher",
+			best, a, archDocs, l, lexDocs)
+	}
+}
