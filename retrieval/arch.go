@@ -126,7 +126,7 @@ func (e *Engine) arch(ctx context.Context, question string, qvec []float32, opt 
 	for _, it := range items {
 		byID[it.id] = it
 	}
-	chunks, err := e.archChunks(ctx, question, qvec, points, byID, opt.TopK)
+	chunks, err := e.archChunks(ctx, store, question, qvec, points, byID, opt.TopK)
 	if err != nil {
 		return err
 	}
@@ -166,14 +166,15 @@ func (e *Engine) arch(ctx context.Context, question string, qvec []float32, opt 
 }
 
 // archChunks ranks the source chunks of the filtered points: the chunks mentioning the layer-0
-// entities the points come from, and those mentioning the members of the layer-1 communities
-// they come from, fused by document with the lexical chunk ranking as hi fuses its channels (the
-// entities' chunks weighing as hi's local level, the communities' as its global level). The
-// walk over layer 0 from the top lexical documents (walkChunks: the documents sharing rare
-// entities with them, and those about such an entity) joins them, with the points' entities as
-// the entities that count most: the points say what the question is about, the links find the
-// second document of a multi-hop question that neither the words nor the points name.
-func (e *Engine) archChunks(ctx context.Context, question string, qvec []float32, points []archPoint, byID map[string]archItem, topK int) ([]ChunkItem, error) {
+// entities the points come from, and those mentioning the globalMembers members nearest to the
+// question of the layer-1 communities they come from, fused by document with the lexical chunk
+// ranking as hi fuses its channels (the entities' chunks weighing as hi's local level, the
+// communities' as its global level). The walk over layer 0 from the top lexical documents
+// (walkChunks: the documents sharing rare entities with them, and those about such an entity)
+// joins them, with the points' entities as the entities that count most: the points say what
+// the question is about, the links find the second document of a multi-hop question that
+// neither the words nor the points name.
+func (e *Engine) archChunks(ctx context.Context, store graph.ArchIndex, question string, qvec []float32, points []archPoint, byID map[string]archItem, topK int) ([]ChunkItem, error) {
 	var entityIDs, memberIDs []string
 	rank := map[string]int{}
 	for _, p := range points {
@@ -193,6 +194,19 @@ func (e *Engine) archChunks(ctx context.Context, question string, qvec []float32
 	lexical, _, err := e.lexicalChunks(ctx, question, qvec, topK*4)
 	if err != nil {
 		return nil, err
+	}
+	if len(memberIDs) > 0 {
+		// Only the members nearest to the question, as a descent into the layer below finds
+		// them: a layer-1 community holds up to hundreds of entities, and reading the chunks of
+		// all of them took most of a query's time for a channel of weight .05.
+		hits, err := store.ArchSearch(ctx, 0, qvec, graph.UniqueIDs(memberIDs), globalMembers)
+		if err != nil {
+			return nil, err
+		}
+		memberIDs = memberIDs[:0]
+		for _, h := range hits {
+			memberIDs = append(memberIDs, h.ID)
+		}
 	}
 	var walked, about []graph.Chunk
 	var local [2][]graph.Chunk // the points' entities' chunks, their communities' members'

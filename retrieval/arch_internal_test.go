@@ -3,8 +3,10 @@ package retrieval
 import (
 	"context"
 	"slices"
+	"sync"
 	"testing"
 
+	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/teststore"
 )
@@ -152,7 +154,7 @@ func TestArchChunksWalk(t *testing.T) {
 			break
 		}
 	}
-	sources, err := e.archChunks(ctx, q, vecs[0], nil, nil, topK)
+	sources, err := e.archChunks(ctx, f.Store, q, vecs[0], nil, nil, topK)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,5 +164,74 @@ func TestArchChunksWalk(t *testing.T) {
 	if a, l := slices.Index(archDocs, best), slices.Index(lexDocs, best); a < 0 || (l >= 0 && a >= l) {
 		t.Errorf("the walk's best document %s is at %d in arch's sources %v, at %d lexically %v; want it higher",
 			best, a, archDocs, l, lexDocs)
+	}
+}
+
+// expandSpy records the entity ids of every ExpandLocal call.
+type expandSpy struct {
+	*embedded.Store
+	mu    sync.Mutex
+	calls [][]string
+}
+
+func (s *expandSpy) ExpandLocal(ctx context.Context, ids []string, opt graph.LocalOptions) (graph.LocalContext, error) {
+	s.mu.Lock()
+	s.calls = append(s.calls, slices.Clone(ids))
+	s.mu.Unlock()
+	return s.Store.ExpandLocal(ctx, ids, opt)
+}
+
+// TestArchChunksMembers: of the layer-1 communities the points come from, only the
+// globalMembers members nearest to the question have their chunks read, not every member.
+func TestArchChunksMembers(t *testing.T) {
+	f := teststore.Ingested(t, 384)
+	ctx := context.Background()
+	spy := &expandSpy{Store: f.Store}
+	e := &Engine{Store: spy, Embedder: f.Embedder, Tokenizer: f.Tokenizer}
+	q := "Who designed the Kestrel Point Lighthouse?"
+	vecs, err := f.Embedder.Embed(ctx, []string{q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := f.Store.ArchSearch(ctx, 1, vecs[0], nil, archNodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	comms, err := f.Store.ArchCommunities(ctx, hitIDs(hits))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]archItem{}
+	var points []archPoint
+	var members []string
+	for _, c := range comms {
+		byID[c.ID] = archItem{id: c.ID, layer: 1, comm: c}
+		points = append(points, archPoint{score: 50, layer: 1, sources: []string{c.ID}})
+		members = append(members, c.Members...)
+	}
+	members = graph.UniqueIDs(members)
+	if len(members) <= globalMembers {
+		t.Fatalf("the communities found hold %d members; the test needs more than %d", len(members), globalMembers)
+	}
+	if _, err := e.archChunks(ctx, spy, q, vecs[0], points, byID, 10); err != nil {
+		t.Fatal(err)
+	}
+	nearest, err := f.Store.ArchSearch(ctx, 0, vecs[0], members, globalMembers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := hitIDs(nearest)
+	slices.Sort(want)
+	var got []string
+	for _, ids := range spy.calls {
+		for _, id := range ids {
+			if slices.Contains(members, id) {
+				got = append(got, id)
+			}
+		}
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("chunks read for members %v; want the %d nearest of %d: %v", got, globalMembers, len(members), want)
 	}
 }
