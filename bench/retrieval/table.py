@@ -4,16 +4,19 @@
 Usage: bench/retrieval/table.py [--strata BIN] [--work DIR] [--modes "hi lca ..."] [--flags "..."]
                                 [--heldout DIR ...]
 
-Without --strata, builds bin/strata from this tree first. Builds (offline, embedded store, --arch 3) testdata/corpus and the shared multihop set
-($SHARED_DATA/multihop, SHARED_DATA defaulting to ../shared/data) into DIR (a temporary
-directory without --work, removed at the end; a store already in DIR is reused), then runs `strata eval` in every
-mode and prints recall@2/5/10 of gold documents and the mean context tokens per question on
-testdata, on multihop, and on multihop's two halves (questions at even and odd lines: rules
-chosen on one half are checked on the other; with no HotpotQA-style file at hand, these are the
-held-out splits). --flags passes eval options (e.g. "--max-context-tokens 4000") to every mode.
+Without --strata, builds bin/strata from this tree first. Builds (offline, embedded store,
+--arch 3) testdata/corpus and the shared multihop set ($SHARED_DATA/multihop, SHARED_DATA
+defaulting to ../shared/data) into DIR (a temporary directory without --work, removed at the
+end; a store already in DIR is reused), then runs `strata eval` in every mode and prints
+recall@2/5/10 of gold documents and the mean context tokens per question on testdata, on
+multihop, and on multihop's two halves (questions at even and odd lines: a rule chosen on one
+half is checked on the other). --flags passes eval options (e.g. "--max-context-tokens 4000")
+to every mode.
 Each --heldout DIR adds a column: the corpora DIR/NAME-corpus.jsonl with their questions
 DIR/NAME-questions.jsonl (as bench/multihop/hotpot.py writes them), every question of them
-counted once.
+counted once. With STRATA_EMBEDDING_BASE_URL and STRATA_EMBEDDING_MODEL set, the stores are
+embedded by that model instead of the hashing embedder (models/local/models.sh up serves
+multilingual-e5-small); give such stores a --work of their own.
 """
 import argparse, json, os, shutil, subprocess, sys, tempfile
 
