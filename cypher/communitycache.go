@@ -66,14 +66,11 @@ const residentEntities = 50000
 // residentCommunityEntities answers CommunityEntities from the membership copy, loading it when
 // a generation moved on, and the entity records read through the store's record copy.
 func (s *Store) residentCommunityEntities(ctx context.Context, ids []string) (map[string][]graph.Entity, error) {
-	commGen, err := s.generation(ctx, metaCommunityGeneration)
+	vals, err := s.generations(ctx)
 	if err != nil {
 		return nil, err
 	}
-	entGen, err := s.generation(ctx, metaEntityGraphGeneration)
-	if err != nil {
-		return nil, err
-	}
+	commGen, entGen := vals[metaCommunityGeneration], vals[metaEntityGraphGeneration]
 	m := &s.members
 	m.mu.Lock()
 	if !m.loaded || m.communityGen != commGen || m.entGen != entGen {
