@@ -176,42 +176,36 @@ func (e *Engine) arch(ctx context.Context, question string, qvec []float32, opt 
 // neither the words nor the points name.
 func (e *Engine) archChunks(ctx context.Context, store graph.ArchIndex, question string, qvec []float32, points []archPoint, byID map[string]archItem, topK int) ([]ChunkItem, error) {
 	var entityIDs, memberIDs []string
-	rank := map[string]int{}
+	rank := map[string]int{} // the points' entities in point order, as walkChunks weighs them
 	for _, p := range points {
 		for _, id := range p.sources {
 			switch it := byID[id]; {
 			case it.id == "":
 			case it.layer == 0:
 				if _, ok := rank[id]; !ok {
-					rank[id] = len(rank)
+					rank[id] = len(entityIDs)
+					entityIDs = append(entityIDs, id)
 				}
-				entityIDs = append(entityIDs, id)
 			case it.layer == 1:
 				memberIDs = append(memberIDs, it.comm.Members...)
 			}
 		}
 	}
-	lexical, _, err := e.lexicalChunks(ctx, question, qvec, topK*4)
-	if err != nil {
-		return nil, err
-	}
-	if len(memberIDs) > 0 {
-		// Only the members nearest to the question, as a descent into the layer below finds
-		// them: a layer-1 community holds up to hundreds of entities, and reading the chunks of
-		// all of them took most of a query's time for a channel of weight .05.
-		hits, err := store.ArchSearch(ctx, 0, qvec, graph.UniqueIDs(memberIDs), globalMembers)
-		if err != nil {
-			return nil, err
-		}
-		memberIDs = memberIDs[:0]
-		for _, h := range hits {
-			memberIDs = append(memberIDs, h.ID)
-		}
-	}
-	var walked, about []graph.Chunk
+	// Three independent lookups: the lexical ranking and the walk from it, the points' entities'
+	// chunks, and their communities' members' chunks.
+	var lexical, walked, about []graph.Chunk
 	var local [2][]graph.Chunk // the points' entities' chunks, their communities' members'
+	expand := func(ctx context.Context, i int, ids []string) error {
+		lc, err := e.Store.ExpandLocal(ctx, ids, graph.LocalOptions{TopChunks: topK * 3})
+		local[i] = rankedChunks(qvec, lc.Chunks)
+		return err
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
+		var err error
+		if lexical, _, err = e.lexicalChunks(gctx, question, qvec, topK*4); err != nil {
+			return err
+		}
 		links, err := e.walkLinks(gctx, lexical)
 		if err != nil {
 			return err
@@ -219,14 +213,23 @@ func (e *Engine) archChunks(ctx context.Context, store graph.ArchIndex, question
 		walked, about, err = e.walkChunks(gctx, links, rank)
 		return err
 	})
-	for i, ids := range [][]string{entityIDs, memberIDs} {
-		if len(ids) == 0 {
-			continue
-		}
+	if len(entityIDs) > 0 {
+		g.Go(func() error { return expand(gctx, 0, entityIDs) })
+	}
+	if len(memberIDs) > 0 {
 		g.Go(func() error {
-			lc, err := e.Store.ExpandLocal(gctx, graph.UniqueIDs(ids), graph.LocalOptions{TopChunks: topK * 3})
-			local[i] = rankedChunks(qvec, lc.Chunks)
-			return err
+			// Only the members nearest to the question, as a descent into the layer below finds
+			// them: a layer-1 community holds up to hundreds of entities, and reading the chunks
+			// of all of them took most of a query's time for a channel of weight .05.
+			hits, err := store.ArchSearch(gctx, 0, qvec, graph.UniqueIDs(memberIDs), globalMembers)
+			if err != nil || len(hits) == 0 {
+				return err
+			}
+			ids := make([]string, len(hits))
+			for i, h := range hits {
+				ids[i] = h.ID
+			}
+			return expand(gctx, 1, ids)
 		})
 	}
 	if err := g.Wait(); err != nil {

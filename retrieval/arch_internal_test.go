@@ -15,16 +15,11 @@ import (
 // search's layers are each layer's own best, and the descent's nodes below the top are members
 // of the communities found one layer up.
 func TestArchFind(t *testing.T) {
-	f := teststore.Ingested(t, 384)
+	f, e, qvec := questionFixture(t, "Who designed the Kestrel Point Lighthouse?")
 	ctx := context.Background()
-	e := &Engine{Store: f.Store, Embedder: f.Embedder, Tokenizer: f.Tokenizer}
 	layers, err := e.archLayers(ctx)
 	if err != nil || layers < 1 {
 		t.Fatalf("fixture has %d attributed-community layers (%v); want at least 1", layers, err)
-	}
-	vecs, err := f.Embedder.Embed(ctx, []string{"Who designed the Kestrel Point Lighthouse?"})
-	if err != nil {
-		t.Fatal(err)
 	}
 	const k = 3
 	byLayer := func(hits []archHit) map[int][]string {
@@ -34,11 +29,11 @@ func TestArchFind(t *testing.T) {
 		}
 		return out
 	}
-	flat, err := archFind(ctx, f.Store, vecs[0], layers, k, archFlat)
+	flat, err := archFind(ctx, f.Store, qvec, layers, k, archFlat)
 	if err != nil {
 		t.Fatal(err)
 	}
-	descent, err := archFind(ctx, f.Store, vecs[0], layers, k, archDescent)
+	descent, err := archFind(ctx, f.Store, qvec, layers, k, archDescent)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +42,7 @@ func TestArchFind(t *testing.T) {
 	}
 	fl, de := byLayer(flat), byLayer(descent)
 	for l := layers; l >= 0; l-- {
-		want, err := f.Store.ArchSearch(ctx, l, vecs[0], nil, k)
+		want, err := f.Store.ArchSearch(ctx, l, qvec, nil, k)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,15 +77,10 @@ func TestArchFind(t *testing.T) {
 // TestArchEntities: the flat search's layer 0 holds extracted entities only, at most k, scored
 // by similarity, and finds an entity the question names.
 func TestArchEntities(t *testing.T) {
-	f := teststore.Ingested(t, 384)
-	ctx := context.Background()
-	e := &Engine{Store: f.Store, Embedder: f.Embedder, Tokenizer: f.Tokenizer}
 	q := "Who designed the Kestrel Point Lighthouse?"
-	vecs, err := f.Embedder.Embed(ctx, []string{q})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hits, err := e.archEntities(ctx, f.Store, q, vecs[0], 5)
+	f, e, qvec := questionFixture(t, q)
+	ctx := context.Background()
+	hits, err := e.archEntities(ctx, f.Store, q, qvec, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,6 +98,17 @@ func TestArchEntities(t *testing.T) {
 	}
 }
 
+// questionFixture is the ingested test store, an engine over it, and the vector of question q.
+func questionFixture(t *testing.T, q string) (teststore.Fixture, *Engine, []float32) {
+	t.Helper()
+	f := teststore.Ingested(t, 384)
+	vecs, err := f.Embedder.Embed(context.Background(), []string{q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, &Engine{Store: f.Store, Embedder: f.Embedder, Tokenizer: f.Tokenizer}, vecs[0]
+}
+
 func hitIDs(hs []graph.Hit) []string {
 	var out []string
 	for _, h := range hs {
@@ -120,16 +121,11 @@ func hitIDs(hs []graph.Hit) []string {
 // ranks first after the top lexical one (sharing rare entities with it) stands higher in them
 // than the lexical ranking alone puts it.
 func TestArchChunksWalk(t *testing.T) {
-	f := teststore.Ingested(t, 384)
-	ctx := context.Background()
-	e := &Engine{Store: f.Store, Embedder: f.Embedder, Tokenizer: f.Tokenizer}
 	q := "Which organization was chaired by the man who signed the Treaty of Vell for Port Avel?"
-	vecs, err := f.Embedder.Embed(ctx, []string{q})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, e, qvec := questionFixture(t, q)
+	ctx := context.Background()
 	const topK = 10
-	lexical, _, err := e.lexicalChunks(ctx, q, vecs[0], topK*4)
+	lexical, _, err := e.lexicalChunks(ctx, q, qvec, topK*4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +150,7 @@ func TestArchChunksWalk(t *testing.T) {
 			break
 		}
 	}
-	sources, err := e.archChunks(ctx, f.Store, q, vecs[0], nil, nil, topK)
+	sources, err := e.archChunks(ctx, f.Store, q, qvec, nil, nil, topK)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,16 +180,12 @@ func (s *expandSpy) ExpandLocal(ctx context.Context, ids []string, opt graph.Loc
 // TestArchChunksMembers: of the layer-1 communities the points come from, only the
 // globalMembers members nearest to the question have their chunks read, not every member.
 func TestArchChunksMembers(t *testing.T) {
-	f := teststore.Ingested(t, 384)
+	q := "Who designed the Kestrel Point Lighthouse?"
+	f, e, qvec := questionFixture(t, q)
 	ctx := context.Background()
 	spy := &expandSpy{Store: f.Store}
-	e := &Engine{Store: spy, Embedder: f.Embedder, Tokenizer: f.Tokenizer}
-	q := "Who designed the Kestrel Point Lighthouse?"
-	vecs, err := f.Embedder.Embed(ctx, []string{q})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hits, err := f.Store.ArchSearch(ctx, 1, vecs[0], nil, archNodes)
+	e.Store = spy
+	hits, err := f.Store.ArchSearch(ctx, 1, qvec, nil, archNodes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,10 +205,10 @@ func TestArchChunksMembers(t *testing.T) {
 	if len(members) <= globalMembers {
 		t.Fatalf("the communities found hold %d members; the test needs more than %d", len(members), globalMembers)
 	}
-	if _, err := e.archChunks(ctx, spy, q, vecs[0], points, byID, 10); err != nil {
+	if _, err := e.archChunks(ctx, spy, q, qvec, points, byID, 10); err != nil {
 		t.Fatal(err)
 	}
-	nearest, err := f.Store.ArchSearch(ctx, 0, vecs[0], members, globalMembers)
+	nearest, err := f.Store.ArchSearch(ctx, 0, qvec, members, globalMembers)
 	if err != nil {
 		t.Fatal(err)
 	}
