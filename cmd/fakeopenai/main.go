@@ -45,8 +45,17 @@ func run(args []string, logw io.Writer) error {
 	fs.DurationVar(&o.RetryAfter, "retry-after", 20*time.Millisecond, "Retry-After sent with 429s")
 	fs.DurationVar(&o.Hang, "hang", time.Minute, "longest hang of a time-out fault")
 	fs.IntVar(&o.EmbeddingDims, "dims", 64, "embedding dimensions")
+	logPath := fs.String("log", "", "file to append one JSON line per chat answer to (task, tokens, finish, first user message)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *logPath != "" {
+		f, err := os.OpenFile(*logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return fmt.Errorf("open -log file: %w", err)
+		}
+		defer f.Close()
+		o.Log = f
 	}
 	s, err := fakeopenai.New(o)
 	if err != nil {

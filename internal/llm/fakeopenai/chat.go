@@ -112,6 +112,9 @@ func (s *Server) chat(w http.ResponseWriter, body []byte) {
 			c.Unreadable++
 		}
 	})
+	if s.opts.Log != nil {
+		s.logChat(task, prompt, completion, finish, req.Messages)
+	}
 	if req.Stream {
 		s.stream(w, req, answer, finish, usage{prompt, completion, prompt + completion})
 		return
@@ -128,6 +131,22 @@ func (s *Server) chat(w http.ResponseWriter, body []byte) {
 		}},
 		"usage": usage{prompt, completion, prompt + completion},
 	})
+}
+
+// logChat writes one line of Options.Log.
+func (s *Server) logChat(task string, prompt, completion int, finish string, msgs []chatMessage) {
+	user := ""
+	for _, m := range msgs {
+		if m.Role == "user" {
+			user = m.Content
+			break
+		}
+	}
+	line, _ := json.Marshal(map[string]any{"task": task, "prompt_tokens": prompt, "completion_tokens": completion,
+		"finish": finish, "user": user})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opts.Log.Write(append(line, '\n'))
 }
 
 // unreadableAnswer is what a reasoning model returns when max_tokens runs out before it has

@@ -59,6 +59,9 @@ type Options struct {
 	// EmbeddingDims is the length of embedding vectors unless the request asks for dimensions.
 	// Default 64.
 	EmbeddingDims int
+	// Log, when set, gets one JSON line per chat answer: its task, prompt and completion tokens,
+	// finish reason and the first user message, so a benchmark can say where tokens go.
+	Log io.Writer
 }
 
 // Counts says what the server has seen.
