@@ -1,5 +1,6 @@
-// Package eval measures retrieval quality: recall of gold documents among the ranked documents of
-// a query's context chunks.
+// Package eval measures retrieval and answer quality: recall of gold documents among the ranked
+// documents of a query's context chunks (Run), generated answers scored against gold answers
+// (metrics.go, answers.go), and judged head-to-head win rates of two systems' answers (judge.go).
 package eval
 
 import (
@@ -18,15 +19,42 @@ import (
 
 // Question is one line of a questions file.
 type Question struct {
-	ID       string   `json:"id"`
-	Question string   `json:"question"`
-	Answer   string   `json:"answer,omitempty"`
-	Gold     []string `json:"gold"`
+	ID       string `json:"id"`
+	Question string `json:"question"`
+	// Answer is the gold answer: a string or a list of aliases in the file.
+	Answer Aliases  `json:"answer,omitempty"`
+	Gold   []string `json:"gold"`
 }
 
-// ReadQuestions reads a JSON Lines questions file. Every line must be a question with an id, a
-// question text and at least one gold document id; a bad line is an error naming the line.
-func ReadQuestions(path string) ([]Question, error) {
+// questionLine is a line as written: "query" is taken for "question", as in the answer files
+// other systems publish.
+type questionLine struct {
+	Question
+	Query string `json:"query"`
+}
+
+// Need says what every question of a file must have besides its text.
+type Need int
+
+// What a questions file must hold for each kind of evaluation.
+const (
+	NeedGold   Need = 1 << iota // gold document ids, and an id (recall)
+	NeedAnswer                  // a gold answer (answer metrics)
+)
+
+// ErrNoAnswer is wrapped by ReadFor's error for a question without a gold answer when one is
+// needed: the file is wrong for the evaluation asked for, which callers report as bad usage.
+var ErrNoAnswer = errors.New(`missing "answer" (the gold answer, a string or a list of aliases)`)
+
+// ReadQuestions reads a JSON Lines questions file for recall: every line must be a question
+// with an id, a question text and at least one gold document id; a bad line is an error naming
+// the line.
+func ReadQuestions(path string) ([]Question, error) { return ReadFor(path, NeedGold) }
+
+// ReadFor reads a JSON Lines questions file whose every line has a question text ("question" or
+// "query") and what need asks for; a bad line is an error naming the line. Without NeedGold a
+// question without an id is given "#<line>".
+func ReadFor(path string, need Need) ([]Question, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read questions: %w", err)
@@ -40,17 +68,26 @@ func ReadQuestions(path string) ([]Question, error) {
 		if text == "" {
 			continue
 		}
-		var q Question
-		if err := json.Unmarshal([]byte(text), &q); err != nil {
+		var ql questionLine
+		if err := json.Unmarshal([]byte(text), &ql); err != nil {
 			return nil, fmt.Errorf("%s:%d: not a JSON object: %w", path, line, err)
+		}
+		q := ql.Question
+		if strings.TrimSpace(q.Question) == "" {
+			q.Question = ql.Query
+		}
+		if q.ID == "" && need&NeedGold == 0 {
+			q.ID = fmt.Sprintf("#%d", line)
 		}
 		switch {
 		case q.ID == "":
 			return nil, fmt.Errorf("%s:%d: missing \"id\"", path, line)
 		case strings.TrimSpace(q.Question) == "":
 			return nil, fmt.Errorf("%s:%d: missing \"question\"", path, line)
-		case len(q.Gold) == 0:
+		case need&NeedGold != 0 && len(q.Gold) == 0:
 			return nil, fmt.Errorf("%s:%d: missing \"gold\" document ids", path, line)
+		case need&NeedAnswer != 0 && len(q.Answer) == 0:
+			return nil, fmt.Errorf("%s:%d: %w", path, line, ErrNoAnswer)
 		}
 		qs = append(qs, q)
 	}

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"math"
 	"os"
@@ -128,5 +129,38 @@ func TestReadQuestionsErrorsNameTheLine(t *testing.T) {
 	qs, err := ReadQuestions(filepath.Join("..", "..", "testdata", "questions.jsonl"))
 	if err != nil || len(qs) < 10 {
 		t.Fatalf("testdata questions: %d, %v", len(qs), err)
+	}
+}
+
+// TestReadFor: what a file must hold depends on the evaluation; "query" stands for "question",
+// and without gold an id is made from the line.
+func TestReadFor(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	published := write("published.jsonl", `{"query": "Who?", "answer": "Someone, at length."}`+"\n")
+	qs, err := ReadFor(published, 0)
+	if err != nil || len(qs) != 1 || qs[0].ID != "#1" || qs[0].Question != "Who?" {
+		t.Fatalf("%+v, %v", qs, err)
+	}
+	if _, err := ReadFor(published, NeedGold); err == nil || !strings.Contains(err.Error(), `missing "id"`) {
+		t.Errorf("recall without ids: %v", err)
+	}
+	noAnswer := write("noanswer.jsonl", `{"id": "q1", "question": "Who?", "gold": ["a"]}`+"\n")
+	if _, err := ReadFor(noAnswer, NeedAnswer); !errors.Is(err, ErrNoAnswer) || !strings.Contains(err.Error(), "noanswer.jsonl:1") {
+		t.Errorf("no answer: %v", err)
+	}
+	aliases := write("aliases.jsonl", `{"id": "q1", "question": "Who?", "answer": ["Ilsa Marrow", "Marrow"]}`+"\n")
+	if qs, err := ReadFor(aliases, NeedAnswer); err != nil || len(qs[0].Answer) != 2 {
+		t.Errorf("aliases: %+v, %v", qs, err)
+	}
+	bad := write("bad.jsonl", `{"id": "q1", "question": "Who?", "answer": 7}`+"\n")
+	if _, err := ReadFor(bad, NeedAnswer); err == nil || !strings.Contains(err.Error(), "bad.jsonl:1") {
+		t.Errorf("a number as answer: %v", err)
 	}
 }
