@@ -224,3 +224,90 @@ func archSummaryAnswer(text string) string {
 	}
 	return "TITLE: " + strings.Join(names, " and ") + "\nSUMMARY: " + clip(strings.Join(parts, " "), 80)
 }
+
+// What the fake reads in an answer comparison request, as a model would: the task title and the
+// data fences of internal/llmtask/pairjudge (which calls internal/llm, whose tests use this
+// package, so it cannot be imported here; TestTaskNames checks the copies).
+const (
+	judgeTask          = "Answer comparison"
+	judgeQuestionLabel = "QUESTION"
+	judgeLabelA        = "ANSWER A"
+	judgeLabelB        = "ANSWER B"
+)
+
+// judgeFeatures are what the fake judge weighs in an answer.
+type judgeFeatures struct {
+	covered   int // distinct question words the answer uses
+	words     int
+	sentences int
+	citations int
+	names     int // distinct capitalised names
+}
+
+func featuresOf(answer string, q map[string]bool) judgeFeatures {
+	f := judgeFeatures{words: len(words(answer)), citations: len(citeRe.FindAllString(answer, -1))}
+	seen, names := map[string]bool{}, map[string]bool{}
+	for _, w := range words(strings.ToLower(answer)) {
+		if q[w] && !seen[w] {
+			seen[w] = true
+			f.covered++
+		}
+	}
+	for _, s := range sentences(answer) {
+		f.sentences++
+		for _, sp := range s.spans {
+			names[sp.name] = true
+		}
+	}
+	f.names = len(names)
+	return f
+}
+
+// prefer names the answer with the larger score, "tie" when they are equal.
+func prefer(a, b int) string {
+	switch {
+	case a > b:
+		return "A"
+	case b > a:
+		return "B"
+	}
+	return "tie"
+}
+
+// pairJudgeAnswer compares the two fenced answers as a cheap reader would: comprehensiveness by
+// the question words covered, then length in steps of 20 words; empowerment by citations and
+// sentences; diversity by distinct names; overall by the majority of the three. The verdict
+// depends only on the answers, so showing them in the other order swaps the winners, and equal
+// features (identical answers, most often) tie.
+func pairJudgeAnswer(user string) string {
+	question, _ := prompts.Unfence(user, judgeQuestionLabel)
+	a, _ := prompts.Unfence(user, judgeLabelA)
+	b, _ := prompts.Unfence(user, judgeLabelB)
+	qw := questionWords(question)
+	fa, fb := featuresOf(a, qw), featuresOf(b, qw)
+	winners := map[string]string{
+		"comprehensiveness": prefer(10*fa.covered+min(fa.words, 200)/20, 10*fb.covered+min(fb.words, 200)/20),
+		"empowerment":       prefer(2*fa.citations+fa.sentences, 2*fb.citations+fb.sentences),
+		"diversity":         prefer(fa.names, fb.names),
+	}
+	votes := 0
+	for _, w := range winners {
+		switch w {
+		case "A":
+			votes++
+		case "B":
+			votes--
+		}
+	}
+	winners["overall"] = prefer(votes, 0)
+	type dim struct {
+		Reason string `json:"reason"`
+		Winner string `json:"winner"`
+	}
+	out := map[string]dim{}
+	for d, w := range winners {
+		out[d] = dim{Reason: fmt.Sprintf("By the fake judge's count of %s, answer %s.", d, w), Winner: w}
+	}
+	b2, _ := json.Marshal(out)
+	return string(b2)
+}

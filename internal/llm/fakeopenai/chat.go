@@ -215,6 +215,8 @@ func (s *Server) answer(msgs []chatMessage, asJSON bool) (task, answer string, r
 	case archSummaryTask:
 		text, _ := prompts.Unfence(firstUser, archSummaryLabel)
 		return task, archSummaryAnswer(text), 0
+	case judgeTask:
+		return task, pairJudgeAnswer(firstUser), 0
 	case summaryEntitiesTask:
 		text, _ := prompts.Unfence(firstUser, summaryEntitiesLabel)
 		ents, rels := summaryEntities(text)

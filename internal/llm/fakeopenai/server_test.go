@@ -15,6 +15,7 @@ import (
 	"github.com/stratarag/strata/internal/llmtask/answer"
 	"github.com/stratarag/strata/internal/llmtask/extraction"
 	"github.com/stratarag/strata/internal/llmtask/keypoints"
+	"github.com/stratarag/strata/internal/llmtask/pairjudge"
 	"github.com/stratarag/strata/internal/llmtask/report"
 
 	"github.com/stratarag/strata/internal/llmtask/summarize"
@@ -289,6 +290,9 @@ func TestTaskNames(t *testing.T) {
 		{extractRelationsTask, extractLabel, extraction.TaskRelations, extraction.Label},
 		{extractFollowUp, extractLabel, extraction.FollowUp, extraction.Label},
 		{answerTask, answerLabel, answer.Task, answer.Label},
+		{judgeTask, judgeLabelA, pairjudge.Task, pairjudge.LabelA},
+		{judgeTask, judgeLabelB, pairjudge.Task, pairjudge.LabelB},
+		{judgeTask, judgeQuestionLabel, pairjudge.Task, pairjudge.QuestionLabel},
 	} {
 		if tc.fakeTask != tc.task || tc.fakeLabel != tc.label {
 			t.Errorf("the fake reads task %q fenced %q; the task writes %q fenced %q", tc.fakeTask, tc.fakeLabel, tc.task, tc.label)
