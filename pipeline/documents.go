@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -11,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/pipeline/chunk"
 	"github.com/stratarag/strata/pipeline/extract"
 	"github.com/stratarag/strata/pipeline/load"
@@ -130,6 +132,14 @@ func (in *Ingester) documents(ctx context.Context, docs []load.Document, meta ma
 					return gctx.Err()
 				}
 				src.finish(i)
+				if stopsRun(b.err) {
+					// The documents before it were extracted with calls already paid for:
+					// they are written, and the run ends where a re-run resumes.
+					if err := flush(); err != nil {
+						return err
+					}
+					return b.err
+				}
 				if b.err != nil {
 					rep.Failed++
 					in.Log.Error().Err(b.err).Str("document", p.doc.ID).Msg("document failed; a re-run retries it")
@@ -164,6 +174,12 @@ func (in *Ingester) documents(ctx context.Context, docs []load.Document, meta ma
 	})
 	return g.Wait()
 }
+
+// stopsRun reports whether a document's failure ends the whole run rather than that document
+// alone: a spent token budget (llm.ErrBudgetSpent) fails every call after it, so going on would
+// only mark every later document failed. The run stops as an interrupted one does, and the same
+// command resumes it.
+func stopsRun(err error) bool { return errors.Is(err, llm.ErrBudgetSpent) }
 
 // prepared is a document after chunking and comparison with its stored chunks. A document to
 // write comes with its batches: consecutive runs of Options.ChunkBatch pieces, extracted by the

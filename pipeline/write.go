@@ -69,6 +69,9 @@ func (in *Ingester) write(ctx context.Context, resolver *resolve.Resolver, p pre
 			// The worker stopped before the last batch: the run is being cancelled.
 			return written, ctx.Err()
 		}
+		if stopsRun(b.err) {
+			return written, b.err // its batches written so far are kept, as after an interruption
+		}
 		if b.err != nil {
 			rep.Failed++
 			log.Error().Err(b.err).Int("chunks_written", chunks).Msg("document failed; a re-run retries it")

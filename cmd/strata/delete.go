@@ -32,8 +32,11 @@ func deleteCommand() *cli.Command {
 			"With --dry-run, nothing is written: the documents that would go are listed with what their\n" +
 			"deletion would change and, with a model, the calls the structure update would make. Interrupted, it stops and says so; each document goes in one\n" +
 			"transaction, so the store stays consistent: run the command again with the ids still stored\n" +
-			"(--missing finds them by itself), or any ingest, and the structure is completed.",
-		Flags: commonFlags(append(extractionFlags(),
+			"(--missing finds them by itself), or any ingest, and the structure is completed.\n\n" +
+			"With --max-llm-tokens N the deletion first predicts its chat tokens as --dry-run does and is\n" +
+			"refused (exit 2) before any call when they exceed N; once N are spent it starts no new call and\n" +
+			"exits 1, the store consistent and its structure completed as after an interruption.",
+		Flags: commonFlags(append(extractionFlags(), budgetFlag(),
 			&cli.BoolFlag{Name: "missing", Usage: "the arguments are PATHs: delete the stored documents from under them that are no longer there"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "list what would be deleted and changed without writing anything"},
 			&cli.BoolFlag{Name: flagRestructure, Usage: restructureUsage},
@@ -88,6 +91,10 @@ func runDelete(c *cli.Context) error {
 	if _, err := extractionOptions(c); err != nil {
 		return err
 	}
+	budget, err := tokenBudget(c)
+	if err != nil {
+		return err
+	}
 	dryRun := c.Bool("dry-run")
 	m, err := setupModels(c, log)
 	if err != nil {
@@ -96,11 +103,6 @@ func runDelete(c *cli.Context) error {
 	tok, err := tokenizer.New()
 	if err != nil {
 		return err
-	}
-	if !dryRun {
-		if err := m.prepareEmbedder(c.Context); err != nil {
-			return err
-		}
 	}
 	store, be, err := openStore(c.Context, c, log, dryRun)
 	if err != nil {
@@ -127,6 +129,18 @@ func runDelete(c *cli.Context) error {
 		}
 		if len(ids) == 0 {
 			log.Info().Strs("paths", c.Args().Slice()).Msg("no stored document is missing from these paths")
+		}
+	}
+	if !dryRun {
+		if budget > 0 && m.chat != nil {
+			if err := predictDelete(c, in, ids, budget, log); err != nil {
+				return err
+			}
+		}
+		// After the prediction, so that a deletion refused by it has made no model call; the
+		// store's model check and vector indexes need the dimension only from the first write.
+		if err := m.prepareEmbedder(c.Context); err != nil {
+			return err
 		}
 	}
 	rep, err := in.Delete(c.Context, ids, dryRun)

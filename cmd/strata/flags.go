@@ -23,6 +23,7 @@ const (
 	flagLLMConcurrency = "llm-concurrency"
 	flagLLMRPM         = "llm-rpm"
 	flagLLMTPM         = "llm-tpm"
+	flagMaxLLMTokens   = "max-llm-tokens"
 	flagLLMTimeout     = "llm-timeout"
 	flagLLMContext     = "llm-context"
 	flagLLMStructured  = "llm-structured"
@@ -103,6 +104,14 @@ func modelFlags() []cli.Flag {
 			Usage: "LLM response cache (default: <data-dir>/llm-cache); re-runs and resumed runs reuse it"},
 		&cli.BoolFlag{Name: flagNoCache, Category: "Models", Usage: "do not read or write the LLM response cache"},
 	}
+}
+
+// budgetFlag caps the chat tokens of the commands that spend them by the thousand (ingest,
+// delete); query's answer is one call, and serve's spend has no run to stop.
+func budgetFlag() cli.Flag {
+	return &cli.IntFlag{Name: flagMaxLLMTokens, EnvVars: []string{"STRATA_MAX_LLM_TOKENS"}, Category: "Models", DefaultText: "no budget",
+		Usage: "chat tokens (prompt + completion, as billed; cached answers are free) the run may spend: refused at once (exit 2) when " +
+			"the --dry-run prediction exceeds it, stopped (exit 1) once spent, with what it did kept; the same command resumes"}
 }
 
 // extractionFlags configure the LLM extractor (ingest only).

@@ -41,9 +41,12 @@ func ingestCommand() *cli.Command {
 			"its id. A run is refused (exit 1) before it writes anything when two inputs share an id, when an\n" +
 			"id belongs to another file (--replace), or when the chunk settings differ from the store's\n" +
 			"(--rebuild); other --layers, --aggregate, --aggregate-k, --arch or --seed recompute the structure.\n" +
+			"With --max-llm-tokens N the run first predicts its chat tokens as --dry-run does and is refused\n" +
+			"(exit 2) before any call when they exceed N; once N are spent it starts no new call, lets the\n" +
+			"calls in flight finish, keeps what it did and exits 1: the same command resumes it.\n" +
 			"Hidden entries, symbolic links and other file types in folders are listed as ignored. See the\n" +
 			"README, Inputs.",
-		Flags: commonFlags(append(extractionFlags(),
+		Flags: commonFlags(append(extractionFlags(), budgetFlag(),
 			&cli.BoolFlag{Name: "dry-run", Usage: "estimate LLM calls and tokens for the inputs without calling anything or writing the store"},
 			&cli.IntFlag{Name: "chunk-size", Value: def.Chunk.Size, Usage: "chunk size in cl100k_base tokens"},
 			&cli.IntFlag{Name: "chunk-overlap", Value: def.Chunk.Overlap, Usage: "tokens shared by consecutive chunks"},
@@ -121,6 +124,10 @@ func runIngest(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	budget, err := tokenBudget(c)
+	if err != nil {
+		return err
+	}
 	m, err := setupModels(c, log)
 	if err != nil {
 		return err
@@ -145,6 +152,11 @@ func runIngest(c *cli.Context) error {
 			in.Store = store
 		}
 		return runDryRun(c, in)
+	}
+	if budget > 0 && m.chat != nil {
+		if err := predictIngest(c, in, budget, log); err != nil {
+			return err
+		}
 	}
 	if err := m.prepareEmbedder(c.Context); err != nil {
 		return err

@@ -107,6 +107,10 @@ func classify(ctx context.Context, command string, err error) (int, string) {
 	if errors.As(err, &partial) {
 		return exitPartial, err.Error()
 	}
+	if spent, ok := budgetSpent(err); ok {
+		// The stage's own wrapping (chunk, document, call) says nothing the user acts on.
+		return exitFailure, budgetMessage(command, spent)
+	}
 	if cause, lost := cypher.Disconnected(err); lost {
 		// The driver's own errors say the same thing several times over; the innermost one is
 		// kept for diagnosis.

@@ -65,7 +65,7 @@ func setupModels(c *cli.Context, log zerolog.Logger) (*models, error) {
 		log.Warn().Msg("no OPENAI_API_KEY or OPENAI_BASE_URL set: extracting offline with the proper-noun extractor (lower quality); no answers are generated")
 	}
 	if !useChat {
-		for _, f := range []string{flagLLMModel, flagLLMContext, flagLLMStructured, flagLLMConcurrency, flagLLMRPM, flagLLMTPM, flagExtractMode, flagGleaning} {
+		for _, f := range []string{flagLLMModel, flagLLMContext, flagLLMStructured, flagLLMConcurrency, flagLLMRPM, flagLLMTPM, flagMaxLLMTokens, flagExtractMode, flagGleaning} {
 			if c.IsSet(f) {
 				log.Warn().Str("flag", "--"+f).Msg("ignored: no chat model is used (--offline, or no OPENAI_API_KEY / OPENAI_BASE_URL)")
 			}
@@ -114,6 +114,9 @@ func setupModels(c *cli.Context, log zerolog.Logger) (*models, error) {
 		}
 	}
 	cfg.RPM, cfg.TPM = c.Int(flagLLMRPM), c.Int(flagLLMTPM)
+	// 0 for the commands without the flag, and for ingest and delete when it is unset
+	// (tokenBudget has refused any other value below 1).
+	cfg.TokenBudget = c.Int(flagMaxLLMTokens)
 	cfg.Timeout = c.Duration(flagLLMTimeout)
 	cfg.ContextWindow = c.Int(flagLLMContext)
 	if cfg.Structured, err = llm.ParseFormat(c.String(flagLLMStructured)); err != nil {

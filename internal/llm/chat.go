@@ -226,6 +226,7 @@ func (c *Client) chatOnce(ctx context.Context, stage string, req ChatRequest, f 
 	}
 	body := c.wireRequest(msgs, maxTokens, req.Temperature, responseFormat(req, f))
 	var out wireAnswer
+	var promptTokens, completionTokens int
 	onDelta, sent := req.OnDelta, false
 	if onDelta != nil {
 		onDelta = func(piece string) {
@@ -233,7 +234,7 @@ func (c *Client) chatOnce(ctx context.Context, stage string, req ChatRequest, f 
 			req.OnDelta(piece)
 		}
 	}
-	err := c.call(ctx, c.lim, stage, charge, promptEst, func(actx context.Context) error {
+	err := c.call(ctx, c.lim, c.budget, stage, charge, promptEst, func(actx context.Context) error {
 		if sent && req.OnRetry != nil {
 			req.OnRetry()
 		}
@@ -249,6 +250,16 @@ func (c *Client) chatOnce(ctx context.Context, stage string, req ChatRequest, f 
 			return err
 		}
 		out = a
+		// Billed as the server says, else as cl100k counts; spent before the attempt ends,
+		// so that a budget refusal waiting for it includes it.
+		promptTokens, completionTokens = a.usage.PromptTokens, a.usage.CompletionTokens
+		if promptTokens <= 0 {
+			promptTokens = promptEst
+		}
+		if completionTokens <= 0 {
+			completionTokens = c.tok.Count(a.content)
+		}
+		c.budget.spend(promptTokens + completionTokens)
 		return nil
 	})
 	if err != nil {
@@ -257,14 +268,8 @@ func (c *Client) chatOnce(ctx context.Context, stage string, req ChatRequest, f 
 	resp := ChatResponse{
 		Content:          strings.TrimSpace(textutil.StripThinking(out.content)),
 		FinishReason:     out.finishReason,
-		PromptTokens:     out.usage.PromptTokens,
-		CompletionTokens: out.usage.CompletionTokens,
-	}
-	if resp.PromptTokens <= 0 {
-		resp.PromptTokens = promptEst
-	}
-	if resp.CompletionTokens <= 0 {
-		resp.CompletionTokens = c.tok.Count(out.content)
+		PromptTokens:     promptTokens,
+		CompletionTokens: completionTokens,
 	}
 	u := StageUsage{LLMCalls: 1, PromptTokens: resp.PromptTokens, CompletionTokens: resp.CompletionTokens}
 	if resp.Truncated() {

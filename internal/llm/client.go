@@ -21,7 +21,9 @@ type Client struct {
 	meter *Meter
 	lim   *limiter // chat requests
 	elim  *limiter // embedding requests, apart so that they never queue behind answers
-	tok   *tokenizer.Tokenizer
+	// budget counts the chat tokens billed and stops new chat attempts at Config.TokenBudget.
+	budget *budget
+	tok    *tokenizer.Tokenizer
 
 	dims   atomic.Int64 // embedding dimension, once known
 	format atomic.Int32 // the most constrained Format the server has not refused
@@ -45,13 +47,14 @@ func New(cfg Config) (*Client, error) {
 	oc.BaseURL = cfg.EmbeddingBaseURL
 	oc.HTTPClient = doer
 	c := &Client{
-		cfg:   cfg,
-		http:  doer,
-		api:   openai.NewClientWithConfig(oc),
-		meter: NewMeter(),
-		lim:   newLimiter(cfg.Concurrency, cfg.RPM, cfg.TPM),
-		elim:  newLimiter(cfg.EmbeddingConcurrency, 0, 0),
-		tok:   tok,
+		cfg:    cfg,
+		http:   doer,
+		api:    openai.NewClientWithConfig(oc),
+		meter:  NewMeter(),
+		lim:    newLimiter(cfg.Concurrency, cfg.RPM, cfg.TPM),
+		elim:   newLimiter(cfg.EmbeddingConcurrency, 0, 0),
+		tok:    tok,
+		budget: newBudget(cfg.TokenBudget),
 	}
 	c.format.Store(int32(cfg.Structured))
 	c.window.Store(int64(cfg.ContextWindow))
@@ -125,12 +128,22 @@ func (p permanent) Unwrap() error { return p.error }
 
 // call runs one API request through lim with the idle time-out, and retries it as long as the
 // failure is transient and retries remain. charge is what the request counts against the
-// tokens-per-minute limit, sent what a failed attempt is counted for (its prompt).
-func (c *Client) call(ctx context.Context, lim *limiter, stage string, charge, sent int, attempt func(ctx context.Context) error) error {
+// tokens-per-minute limit, sent what a failed attempt is counted for (its prompt). gate, when
+// not nil, admits every attempt, retries included (a retry is billed as any request): chat
+// requests pass the token budget, embeddings none.
+func (c *Client) call(ctx context.Context, lim *limiter, gate *budget, stage string, charge, sent int, attempt func(ctx context.Context) error) error {
 	for n := 0; ; n++ {
 		release, err := lim.acquire(ctx, charge)
 		if err != nil {
 			return err
+		}
+		if gate != nil {
+			// Checked once the slot is taken: a call that waited for it sees what the calls
+			// before it spent.
+			if err := gate.admit(ctx, stage); err != nil {
+				release()
+				return err
+			}
 		}
 		actx, cancel := context.WithCancelCause(ctx)
 		meta := &respMeta{idle: newWatchdog(c.cfg.Timeout, cancel)}
@@ -145,6 +158,9 @@ func (c *Client) call(ctx context.Context, lim *limiter, stage string, charge, s
 		idle := meta.idle.stop()
 		cancel(nil)
 		release()
+		if gate != nil {
+			gate.end()
+		}
 		if err == nil {
 			return nil
 		}

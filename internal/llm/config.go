@@ -52,6 +52,11 @@ type Config struct {
 	EmbeddingConcurrency int // embedding requests in flight at most, apart from chat ones
 	RPM                  int // requests per minute; 0 means no limit
 	TPM                  int // tokens per minute (prompt estimate + max_tokens); 0 means no limit
+	// TokenBudget caps the chat tokens (prompt + completion, as billed; cached answers are free)
+	// the client spends: once they reach it, no new chat attempt starts and calls fail with
+	// ErrBudgetSpent, while attempts in flight finish and are counted, so the spend may pass
+	// the budget by what they cost. Embeddings are not counted. 0 means no budget.
+	TokenBudget int
 
 	MaxRetries int // retries after the first attempt; negative means none
 	// Timeout is how long an attempt may go without receiving anything from the server: no
@@ -135,9 +140,9 @@ func (c Config) String() string {
 		}
 		return base
 	}
-	return fmt.Sprintf("llm{base=%s chat=%s key=%s embed_base=%s embed=%q embed_key=%s concurrency=%d embed_concurrency=%d rpm=%d tpm=%d retries=%d idle_timeout=%s context=%d structured=%s cache=%q}",
+	return fmt.Sprintf("llm{base=%s chat=%s key=%s embed_base=%s embed=%q embed_key=%s concurrency=%d embed_concurrency=%d rpm=%d tpm=%d budget=%d retries=%d idle_timeout=%s context=%d structured=%s cache=%q}",
 		redact(c.BaseURL), c.ChatModel, set(c.APIKey), redact(c.EmbeddingBaseURL), c.EmbeddingModel+" "+c.EmbeddingMarking.String(), set(c.EmbeddingAPIKey),
-		c.Concurrency, c.EmbeddingConcurrency, c.RPM, c.TPM, c.MaxRetries, c.Timeout, c.ContextWindow, c.Structured, c.CacheDir)
+		c.Concurrency, c.EmbeddingConcurrency, c.RPM, c.TPM, c.TokenBudget, c.MaxRetries, c.Timeout, c.ContextWindow, c.Structured, c.CacheDir)
 }
 
 // withDefaults fills zero fields and normalizes the base URL.
@@ -200,8 +205,8 @@ func (c Config) withDefaults() (Config, error) {
 	if c.EmbeddingBatchTokens <= 0 {
 		c.EmbeddingBatchTokens = DefaultEmbeddingBatchTokens
 	}
-	if c.RPM < 0 || c.TPM < 0 || c.EmbeddingDims < 0 {
-		return c, errors.New("llm config: RPM, TPM and EmbeddingDims must not be negative")
+	if c.RPM < 0 || c.TPM < 0 || c.EmbeddingDims < 0 || c.TokenBudget < 0 {
+		return c, errors.New("llm config: RPM, TPM, EmbeddingDims and TokenBudget must not be negative")
 	}
 	return c, nil
 }

@@ -146,7 +146,7 @@ func (c *Client) embedBatch(ctx context.Context, stage string, kind embedding.Ki
 		req.ExtraBody = map[string]any{"input_type": t}
 	}
 	var res openai.EmbeddingResponse
-	err := c.call(ctx, c.elim, stage, tokens, tokens, func(actx context.Context) error {
+	err := c.call(ctx, c.elim, nil, stage, tokens, tokens, func(actx context.Context) error {
 		r, err := c.api.CreateEmbeddings(actx, req)
 		if err != nil {
 			return err
