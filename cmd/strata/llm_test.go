@@ -342,14 +342,30 @@ func TestLLMIngestKilledAndResumed(t *testing.T) {
 	}
 }
 
-func TestQueryRefusesOtherEmbeddingModel(t *testing.T) {
+// TestQueryUsesStoredEmbedder: a store built offline answers once a chat endpoint is set, its
+// questions embedded with the hashing embedder it was built with (make demo, then
+// OPENAI_BASE_URL); an embedding model named explicitly is refused, with the flag named, before
+// any request.
+func TestQueryUsesStoredEmbedder(t *testing.T) {
 	dir := ingested(t) // offline
 	fake := fakeAPI(t, fakeopenai.Options{Seed: 4})
-	code, _, errOut := runCLI(t, "query", "--data-dir", dir, "Who founded the guild?")
-	if code != exitFailure || !strings.Contains(errOut, `built with embedding model "strata-offline-hash-v1"`) || !strings.Contains(errOut, "--offline") {
+	code, out, errOut := runCLI(t, "query", "--data-dir", dir, "--json", "Who founded the guild?")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	var q struct{ Answer *string }
+	if err := json.Unmarshal([]byte(out), &q); err != nil || q.Answer == nil || *q.Answer == "" {
+		t.Errorf("no answer: %s (%v)", out, err)
+	}
+	if n := fake.Counts(); n.Chat != 1 || n.Embeddings != 0 {
+		t.Errorf("%d chat and %d embedding requests; want the answer's one and none", n.Chat, n.Embeddings)
+	}
+	before := fake.Counts().Requests
+	code, _, errOut = runCLI(t, "query", "--data-dir", dir, "--embedding-model", "text-embedding-3-small", "Who founded the guild?")
+	if code != exitFailure || !strings.Contains(errOut, `built with embedding model "strata-offline-hash-v1"`) || !strings.Contains(errOut, "--embedding-model") {
 		t.Errorf("exit %d, stderr %s", code, errOut)
 	}
-	if n := fake.Counts().Requests; n != 0 {
+	if n := fake.Counts().Requests - before; n != 0 {
 		t.Errorf("the model check made %d requests; the name alone decides", n)
 	}
 }

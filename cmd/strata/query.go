@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
 
 	"github.com/stratarag/strata/internal/embedded"
+	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/retrieval"
@@ -167,8 +169,14 @@ func openEngine(ctx context.Context, c *cli.Context, log zerolog.Logger, m *mode
 	// The model name is checked before the dimension probe, which needs the API; the
 	// dimension after it.
 	for _, step := range []func() error{
+		func() error { return useStoredEmbedder(ctx, c, log, m, store) },
 		func() error {
 			_, err := graph.CheckEmbeddingModel(ctx, store, m.embedder.Model(), m.embedder.Dimensions())
+			if err != nil && !c.IsSet(flagEmbeddingModel) {
+				// The user chose no model: the default was taken, and the flag that picks the
+				// store's is what they need to know.
+				err = fmt.Errorf("%w; this run chose none (--%s)", err, flagEmbeddingModel)
+			}
 			return err
 		},
 		func() error { return m.prepareEmbedder(ctx) },
@@ -184,6 +192,29 @@ func openEngine(ctx context.Context, c *cli.Context, log zerolog.Logger, m *mode
 	}
 	engine := &retrieval.Engine{Store: store, Embedder: m.embedder, Tokenizer: tok, Answerer: m.answerer, Mapper: m.mapper}
 	return engine, be, func() { closeStore(store, log) }, nil
+}
+
+// useStoredEmbedder embeds questions with the hashing embedder when the store was built with
+// it and the run did not name an embedding model: a store built offline (make demo) stays
+// readable once a chat endpoint is set for answers, which would otherwise pick the API's default
+// embedding model and be refused. A model named with --embedding-model (or
+// STRATA_EMBEDDING_MODEL) is never overridden: the check that follows refuses it.
+func useStoredEmbedder(ctx context.Context, c *cli.Context, log zerolog.Logger, m *models, store graph.MetaReader) error {
+	if c.IsSet(flagEmbeddingModel) || m.embedder.Model() == embedding.OfflineModel {
+		return nil
+	}
+	vals, err := graph.MetaValues(ctx, store, graph.MetaEmbeddingModel, graph.MetaEmbeddingDims)
+	if err != nil || vals[graph.MetaEmbeddingModel] != embedding.OfflineModel {
+		return err
+	}
+	dims, err := strconv.Atoi(vals[graph.MetaEmbeddingDims])
+	if err != nil || dims <= 0 {
+		dims = offlineDims
+	}
+	m.embedder = embedding.NewOffline(dims)
+	m.weighEmbedder(c, log)
+	log.Info().Msg("the store was built with the hashing embedder: questions are embedded with it too (--embedding-model offline); the chat model answers")
+	return nil
 }
 
 func runQuery(c *cli.Context) error {
