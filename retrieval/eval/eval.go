@@ -143,7 +143,7 @@ type Querier interface {
 func Run(ctx context.Context, q Querier, tok Counter, questions []Question, opt retrieval.Options) (Report, error) {
 	opt.ContextOnly = true
 	opt.TopK = max(opt.TopK, slices.Max(Ks))
-	rep := Report{Mode: opt.Mode, Questions: len(questions), Recall: map[string]float64{}, MeanSectionTokens: map[string]float64{}}
+	rep := newReport(opt.Mode, len(questions))
 	var total time.Duration
 	for _, question := range questions {
 		start := time.Now()
@@ -155,28 +155,38 @@ func Run(ctx context.Context, q Querier, tok Counter, questions []Question, opt 
 			return rep, fmt.Errorf("question %s: %w", question.ID, err)
 		}
 		total += time.Since(start)
-		qr := QuestionResult{ID: question.ID, Gold: question.Gold, Documents: []string{}, Recall: map[string]float64{}}
-		for _, c := range res.Context.Chunks {
-			if !slices.Contains(qr.Documents, c.DocumentID) {
-				qr.Documents = append(qr.Documents, c.DocumentID)
-			}
-		}
-		if tok != nil {
-			qr.ContextTokens = tok.Count(res.ContextText)
-			rep.MeanContextTokens += float64(qr.ContextTokens) / float64(len(questions))
-		}
-		for _, s := range res.Budget.Sections {
-			rep.MeanSectionTokens[s.Section] += float64(s.Tokens) / float64(len(questions))
-		}
-		for _, k := range Ks {
-			r := Recall(question.Gold, qr.Documents, k)
-			qr.Recall[key(k)] = r
-			rep.Recall[key(k)] += r / float64(len(questions))
-		}
-		rep.Results = append(rep.Results, qr)
+		rep.add(question, res, tok)
 	}
 	rep.MeanMS = float64(total.Microseconds()) / 1000 / float64(len(questions))
 	return rep, nil
+}
+
+func newReport(mode retrieval.Mode, questions int) Report {
+	return Report{Mode: mode, Questions: questions, Recall: map[string]float64{}, MeanSectionTokens: map[string]float64{}}
+}
+
+// add adds one question's result to the report's per-question results and means.
+func (rep *Report) add(question Question, res *retrieval.Result, tok Counter) {
+	n := float64(rep.Questions)
+	qr := QuestionResult{ID: question.ID, Gold: question.Gold, Documents: []string{}, Recall: map[string]float64{}}
+	for _, c := range res.Context.Chunks {
+		if !slices.Contains(qr.Documents, c.DocumentID) {
+			qr.Documents = append(qr.Documents, c.DocumentID)
+		}
+	}
+	if tok != nil {
+		qr.ContextTokens = tok.Count(res.ContextText)
+		rep.MeanContextTokens += float64(qr.ContextTokens) / n
+	}
+	for _, s := range res.Budget.Sections {
+		rep.MeanSectionTokens[s.Section] += float64(s.Tokens) / n
+	}
+	for _, k := range Ks {
+		r := Recall(question.Gold, qr.Documents, k)
+		qr.Recall[key(k)] = r
+		rep.Recall[key(k)] += r / n
+	}
+	rep.Results = append(rep.Results, qr)
 }
 
 // Recall returns the fraction of gold ids among the first k ranked ids.
