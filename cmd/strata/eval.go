@@ -40,7 +40,8 @@ func evalCommand() *cli.Command {
 			"({\"query\" or \"question\", \"answer\"}, matched by question text) on comprehensiveness,\n" +
 			"empowerment, diversity and overall, each pair in both orders, and prints strata's win rates\n" +
 			"with 95% Wilson intervals. Answers and verdicts are cached: a re-run makes no chat call.\n" +
-			"--dry-run predicts the chat calls and tokens without making any.",
+			"--dry-run predicts the chat calls and tokens without making any; --max-llm-tokens refuses a run\n" +
+			"predicted to spend more, and stops one that does (the same command then resumes from the cache).",
 		Flags: commonFlags(append(retrievalFlags(),
 			// Checked in runEval, not with Required: urfave/cli prints help on stdout for a
 			// missing required flag, which would break --json's one-object promise.
@@ -54,6 +55,7 @@ func evalCommand() *cli.Command {
 			&cli.StringFlag{Name: flagJudgeAPIKey, EnvVars: []string{"STRATA_JUDGE_API_KEY"}, Category: "Models",
 				Usage: "the key of --judge-base-url (prefer the environment variable over the flag)"},
 			&cli.BoolFlag{Name: flagDryRun, Usage: "predict the chat calls and tokens of --answers and --against without making any"},
+			budgetFlag(),
 			&cli.BoolFlag{Name: flagJSON, Usage: "print the full report (per question) as one JSON object"},
 		)...),
 		Action: runEval,
@@ -66,6 +68,9 @@ func runEval(c *cli.Context) error {
 	}
 	if c.String(flagQuestions) == "" {
 		return usageError{errors.New("eval needs --questions FILE (JSON Lines of {\"id\", \"question\", \"gold\"})")}
+	}
+	if _, err := tokenBudget(c); err != nil {
+		return err
 	}
 	if c.Bool(flagAnswers) || c.String(flagAgainst) != "" || c.Bool(flagDryRun) {
 		return runAnswerEval(c)

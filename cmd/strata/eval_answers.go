@@ -90,6 +90,16 @@ func runAnswerEval(c *cli.Context) error {
 	if c.Bool(flagDryRun) {
 		return runEvalDryRun(c, engine, m, judge, questions, opt, src, otherOpt)
 	}
+	if limit, _ := tokenBudget(c); limit > 0 {
+		// As ingest does: a run the budget would stop half-way is refused before any chat call.
+		est, err := estimateEval(c.Context, engine, m, judge, questions, opt, src, otherOpt)
+		if err != nil {
+			return fmt.Errorf("predict the run's LLM tokens (--%s): %w", flagMaxLLMTokens, err)
+		}
+		if err := refuseOverBudget("eval", est, limit, log); err != nil {
+			return err
+		}
+	}
 
 	out := evalOutput{Mode: opt.Mode, Questions: len(questions), Warnings: warnings}
 	gen, err := eval.Generate(c.Context, engine, questions, opt)

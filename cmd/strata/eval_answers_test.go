@@ -273,3 +273,17 @@ func TestEvalUsageErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestEvalTokenBudget: a run predicted to spend more than --max-llm-tokens is refused before any
+// chat call; one within it runs.
+func TestEvalTokenBudget(t *testing.T) {
+	dir, fake := evalStore(t, fakeopenai.Options{})
+	args := []string{"eval", "--data-dir", dir, "--questions", threeQuestions(t), "--answers", "--json"}
+	code, out, _ := runCLI(t, append(args, "--max-llm-tokens", "100")...)
+	if msg := checkJSONError(t, out, exitUsage); code != exitUsage || !strings.Contains(msg, "--max-llm-tokens") || fake.Counts().Chat != 0 {
+		t.Errorf("over budget: exit %d, %q, %d chat calls", code, msg, fake.Counts().Chat)
+	}
+	if code, out, errOut := runCLI(t, append(args, "--max-llm-tokens", "1000000")...); code != 0 || decodeEval(t, out).Usage.LLMCalls != 3 {
+		t.Errorf("within budget: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
