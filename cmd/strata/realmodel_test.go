@@ -201,3 +201,48 @@ func TestRealModel(t *testing.T) {
 	}
 	step("serve")
 }
+
+// TestRealModelEval: eval --answers and --against naive with the local chat model on three
+// testdata questions, over a store built offline with the real embedder: the plumbing (answers
+// generated, scored, judged in both orders, counted, cached), not what a 135M model knows or
+// how well it judges.
+func TestRealModelEval(t *testing.T) {
+	realModel(t)
+	dir := t.TempDir()
+	t.Setenv("STRATA_OFFLINE", "1") // the store: offline extraction, real embeddings
+	if code, out, errOut := runCLI(t, "ingest", "--data-dir", dir, "--json", corpusDir); code != 0 {
+		t.Fatalf("ingest exit %d\n%s\n%s", code, out, errOut)
+	}
+	t.Setenv("STRATA_OFFLINE", "")
+	questions := threeQuestions(t)
+	start := time.Now()
+
+	code, out, errOut := runCLI(t, "eval", "--data-dir", dir, "--json", "--questions", questions, "--answers")
+	if code != 0 {
+		t.Fatalf("eval --answers: exit %d\n%s\n%s", code, out, errOut)
+	}
+	r := decodeEval(t, out)
+	if a := r.Answers; a == nil || a.Questions != 3 || len(a.Results) != 3 || a.MeanLLMCalls == 0 || r.Usage.LLMCalls < 3 {
+		t.Fatalf("eval --answers: %s", out)
+	}
+	t.Logf("answers: accuracy %.2f, f1 %.2f, %d unreadable, %.1f calls per query, p50 %.0f ms (%s)",
+		r.Answers.Accuracy, r.Answers.F1, r.Answers.Unreadable, r.Answers.MeanLLMCalls, r.Answers.LatencyMS.P50, time.Since(start).Round(time.Second))
+
+	// Exit 3 is the judge's unusable verdicts, which a 135M model may give: the run is complete
+	// and reported either way.
+	code, out, errOut = runCLI(t, "eval", "--data-dir", dir, "--json", "--questions", questions, "--against", "naive")
+	if code != 0 && code != exitPartial {
+		t.Fatalf("eval --against naive: exit %d\n%s\n%s", code, out, errOut)
+	}
+	r = decodeEval(t, out)
+	j := r.Judge
+	if j == nil || j.Questions != 3 || j.Judgments+j.Unreadable != 6 || len(j.Results) != 3 {
+		t.Fatalf("eval --against naive: %s", out)
+	}
+	t.Logf("judge: %d verdicts read, %d unreadable, win rates %v, exit %d (%s)", j.Judgments, j.Unreadable, j.WinRates, code, time.Since(start).Round(time.Second))
+
+	code, out, _ = runCLI(t, "eval", "--data-dir", dir, "--json", "--questions", questions, "--answers")
+	if again := decodeEval(t, out); code != 0 || again.Usage.LLMCalls != 0 {
+		t.Errorf("re-run of eval --answers: exit %d, %d LLM calls; want none", code, again.Usage.LLMCalls)
+	}
+}
