@@ -22,6 +22,7 @@ const (
 	flagJudgeBaseURL = "judge-base-url"
 	flagJudgeAPIKey  = "judge-api-key"
 	flagDryRun       = "dry-run"
+	flagSubject      = "subject"
 )
 
 func evalCommand() *cli.Command {
@@ -48,6 +49,7 @@ func evalCommand() *cli.Command {
 			&cli.StringFlag{Name: flagQuestions, Usage: "questions file (JSON Lines); required"},
 			&cli.BoolFlag{Name: flagAnswers, Usage: "generate answers with the chat model and score them against each question's \"answer\""},
 			&cli.StringFlag{Name: flagAgainst, Usage: "judge this mode's answers against another mode's, or against a JSON Lines file of another system's answers"},
+			&cli.StringFlag{Name: flagSubject, Usage: "judge (or score) the answers of this JSON Lines file in place of this mode's, e.g. one published system against another"},
 			&cli.StringFlag{Name: flagJudgeModel, EnvVars: []string{"STRATA_JUDGE_MODEL"}, Category: "Models",
 				Usage: "the judge's chat model (default: the chat model, --llm-model)"},
 			&cli.StringFlag{Name: flagJudgeBaseURL, EnvVars: []string{"STRATA_JUDGE_BASE_URL"}, Category: "Models",
@@ -118,14 +120,13 @@ func runEval(c *cli.Context) error {
 
 // againstSource is what --against names: another mode, or a file of another system's answers.
 type againstSource struct {
-	mode    retrieval.Mode
-	file    string
-	answers map[string]string // normalised question text → answer, for a file
+	mode retrieval.Mode
+	file *answerFile // nil for a mode
 }
 
 func (s againstSource) String() string {
-	if s.file != "" {
-		return s.file
+	if s.file != nil {
+		return s.file.path
 	}
 	return s.mode.String()
 }

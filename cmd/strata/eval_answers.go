@@ -23,6 +23,7 @@ import (
 type evalOutput struct {
 	Mode      retrieval.Mode     `json:"mode"`
 	Questions int                `json:"questions"`
+	Subject   string             `json:"subject,omitempty"` // --subject: the file whose answers were judged
 	Answers   *eval.AnswerReport `json:"answers,omitempty"`
 	Judge     *judgeOutput       `json:"judge,omitempty"`
 	Usage     retrieval.Usage    `json:"usage"`
@@ -40,6 +41,18 @@ type judgeOutput struct {
 	*eval.JudgeReport
 }
 
+// evalRun is what an answer evaluation works with.
+type evalRun struct {
+	questions []eval.Question
+	opt       retrieval.Options
+	engine    *retrieval.Engine // nil when no answer is generated (--subject against a file)
+	m         *models
+	judge     *llm.Client       // nil without --against
+	src       *againstSource    // nil without --against
+	otherOpt  retrieval.Options // the other mode's, when src is one
+	subject   *answerFile       // --subject: the answers judged, in place of this mode's
+}
+
 // runAnswerEval runs eval with --answers, --against or --dry-run.
 func runAnswerEval(c *cli.Context) error {
 	if !c.Bool(flagAnswers) && c.String(flagAgainst) == "" {
@@ -54,45 +67,54 @@ func runAnswerEval(c *cli.Context) error {
 	if c.Bool(flagAnswers) {
 		need |= eval.NeedAnswer
 	}
-	questions, err := eval.ReadFor(path, need)
+	r := evalRun{opt: opt}
+	r.questions, err = eval.ReadFor(path, need)
 	if errors.Is(err, eval.ErrNoAnswer) {
 		return usageError{fmt.Errorf("--%s scores answers against gold ones, and %s lacks them: %w", flagAnswers, path, err)}
 	}
 	if err != nil {
 		return err
 	}
-	src, otherOpt, err := parseAgainst(c, opt, questions)
-	if err != nil {
+	if r.src, r.otherOpt, err = parseAgainst(c, opt, r.questions); err != nil {
 		return err
+	}
+	if v := c.String(flagSubject); v != "" {
+		if r.subject, err = readAnswerFile(flagSubject, v, r.questions); err != nil {
+			return err
+		}
 	}
 	log, err := newLogger(c)
 	if err != nil {
 		return err
 	}
-	engine, m, closeFn, err := newEngine(c, true) // many questions: keep reads resident
-	if err != nil {
+	var warnings []string
+	if r.subject == nil || (r.src != nil && r.src.file == nil) {
+		var closeFn func()
+		r.engine, r.m, closeFn, err = newEngine(c, true) // many questions: keep reads resident
+		if err != nil {
+			return err
+		}
+		defer closeFn()
+		if warnings, err = storeWarnings(c, r.engine.Store); err != nil {
+			return err
+		}
+	} else if r.m, err = setupModels(c, log); err != nil { // two files: no store is read
 		return err
 	}
-	defer closeFn()
-	if m.chat == nil {
-		return usageError{errors.New("eval --answers and --against answer with the chat model: set OPENAI_API_KEY or OPENAI_BASE_URL, without --offline")}
+	if r.m.chat == nil {
+		return usageError{errors.New("eval --answers and --against answer and judge with the chat model: set OPENAI_API_KEY or OPENAI_BASE_URL, without --offline")}
 	}
-	var judge *llm.Client
-	if src != nil {
-		if judge, err = judgeClient(c, m.chat, log); err != nil {
+	if r.src != nil {
+		if r.judge, err = judgeClient(c, r.m.chat, log); err != nil {
 			return err
 		}
 	}
-	warnings, err := storeWarnings(c, engine.Store)
-	if err != nil {
-		return err
-	}
 	if c.Bool(flagDryRun) {
-		return runEvalDryRun(c, engine, m, judge, questions, opt, src, otherOpt)
+		return runEvalDryRun(c, r)
 	}
 	if limit, _ := tokenBudget(c); limit > 0 {
 		// As ingest does: a run the budget would stop half-way is refused before any chat call.
-		est, err := estimateEval(c.Context, engine, m, judge, questions, opt, src, otherOpt)
+		est, err := estimateEval(c.Context, r)
 		if err != nil {
 			return fmt.Errorf("predict the run's LLM tokens (--%s): %w", flagMaxLLMTokens, err)
 		}
@@ -101,31 +123,78 @@ func runAnswerEval(c *cli.Context) error {
 		}
 	}
 
-	out := evalOutput{Mode: opt.Mode, Questions: len(questions), Warnings: warnings}
-	gen, err := eval.Generate(c.Context, engine, questions, opt)
-	if err == nil {
-		err = engine.Tokenizer.Err()
+	out := evalOutput{Mode: opt.Mode, Questions: len(r.questions), Warnings: warnings}
+	if r.subject != nil {
+		out.Subject = r.subject.path
 	}
+	gen, err := r.answers(c.Context, r.engine)
 	if err != nil {
 		return err
 	}
 	if c.Bool(flagAnswers) {
-		rep := eval.ScoreAnswers(opt.Mode, questions, gen)
+		rep := eval.ScoreAnswers(opt.Mode, r.questions, gen)
 		out.Answers = &rep
 	}
-	if src != nil {
-		pairs, err := evalPairs(c.Context, engine, questions, gen, src, otherOpt)
+	if r.src != nil {
+		pairs, err := r.pairs(c.Context, r.engine, gen)
 		if err != nil {
 			return err
 		}
-		jrep, err := eval.JudgePairs(c.Context, judgeFunc(judge), src.String(), pairs, judge.Config().Concurrency)
+		jrep, err := eval.JudgePairs(c.Context, judgeFunc(r.judge), r.src.String(), pairs, r.judge.Config().Concurrency)
 		if err != nil {
 			return err
 		}
-		out.Judge = &judgeOutput{Model: judge.Config().ChatModel, JudgeReport: &jrep}
+		out.Judge = &judgeOutput{Model: r.judge.Config().ChatModel, JudgeReport: &jrep}
 	}
-	out.finish(m.client, judge, gen)
+	out.finish(r.m.client, r.judge, gen)
 	return writeEvalOutput(c, out)
+}
+
+// answers generates this side's answers with engine, or takes them from --subject.
+func (r *evalRun) answers(ctx context.Context, engine *retrieval.Engine) ([]eval.Generated, error) {
+	if r.subject == nil {
+		gen, err := eval.Generate(ctx, engine, r.questions, r.opt)
+		if err == nil {
+			err = engine.Tokenizer.Err()
+		}
+		return gen, err
+	}
+	gen := make([]eval.Generated, len(r.questions))
+	for i, q := range r.questions {
+		gen[i] = eval.Generated{ID: q.ID, Question: q.Question, Answer: r.subject.answer(q)}
+	}
+	return gen, nil
+}
+
+// answerFile is a JSON Lines file of another system's answers ({"query" or "question",
+// "answer"}), read by question text.
+type answerFile struct {
+	path    string
+	answers map[string]string // questionKey → answer
+}
+
+func (f *answerFile) answer(q eval.Question) string { return f.answers[questionKey(q.Question)] }
+
+// readAnswerFile reads the answer file path given with --flag, which must answer every
+// question.
+func readAnswerFile(flag, path string, questions []eval.Question) (*answerFile, error) {
+	if fi, err := os.Stat(path); err != nil || fi.IsDir() {
+		return nil, usageError{fmt.Errorf("--%s %q: not a file of answers", flag, path)}
+	}
+	lines, err := eval.ReadFor(path, 0)
+	if err != nil {
+		return nil, fmt.Errorf("--%s: %w", flag, err)
+	}
+	f := &answerFile{path: path, answers: map[string]string{}}
+	for _, l := range lines {
+		f.answers[questionKey(l.Question)] = strings.Join(l.Answer, "\n")
+	}
+	for _, q := range questions {
+		if _, ok := f.answers[questionKey(q.Question)]; !ok {
+			return nil, usageError{fmt.Errorf("--%s %s has no answer to question %s (%q): its questions are matched by their text", flag, path, q.ID, q.Question)}
+		}
+	}
+	return f, nil
 }
 
 // parseAgainst reads --against: a mode other than this one (with the options its answers are
@@ -159,20 +228,11 @@ func parseAgainst(c *cli.Context, opt retrieval.Options, questions []eval.Questi
 		}
 		return nil, opt, usageError{fmt.Errorf("--%s %q is neither a mode (%s) nor a file of answers", flagAgainst, v, strings.Join(names, ", "))}
 	}
-	lines, err := eval.ReadFor(v, 0)
+	f, err := readAnswerFile(flagAgainst, v, questions)
 	if err != nil {
-		return nil, opt, fmt.Errorf("--%s: %w", flagAgainst, err)
+		return nil, opt, err
 	}
-	src := &againstSource{file: v, answers: map[string]string{}}
-	for _, l := range lines {
-		src.answers[questionKey(l.Question)] = strings.Join(l.Answer, "\n")
-	}
-	for _, q := range questions {
-		if _, ok := src.answers[questionKey(q.Question)]; !ok {
-			return nil, opt, usageError{fmt.Errorf("--%s %s has no answer to question %s (%q): its questions are matched by their text", flagAgainst, v, q.ID, q.Question)}
-		}
-	}
-	return src, opt, nil
+	return &againstSource{file: f}, opt, nil
 }
 
 // questionKey is a question's text as --against files are matched by: white space collapsed.
@@ -231,25 +291,25 @@ func judgeFunc(chat llm.Chatter) eval.JudgeFunc {
 	}
 }
 
-// evalPairs pairs this mode's answers with the other side's: the other mode's, generated the
-// same way, or the file's.
-func evalPairs(ctx context.Context, engine *retrieval.Engine, questions []eval.Question, gen []eval.Generated, src *againstSource, otherOpt retrieval.Options) ([]eval.Pair, error) {
-	other := make([]string, len(questions))
-	if src.file == "" {
-		og, err := eval.Generate(ctx, engine, questions, otherOpt)
+// pairs pairs this side's answers with the other side's: the other mode's, generated with
+// engine as this mode's are, or the file's.
+func (r *evalRun) pairs(ctx context.Context, engine *retrieval.Engine, gen []eval.Generated) ([]eval.Pair, error) {
+	other := make([]string, len(r.questions))
+	if r.src.file == nil {
+		og, err := eval.Generate(ctx, engine, r.questions, r.otherOpt)
 		if err != nil {
-			return nil, fmt.Errorf("answers in mode %s: %w", otherOpt.Mode, err)
+			return nil, fmt.Errorf("answers in mode %s: %w", r.otherOpt.Mode, err)
 		}
 		for i, g := range og {
 			other[i] = g.Answer
 		}
 	} else {
-		for i, q := range questions {
-			other[i] = src.answers[questionKey(q.Question)]
+		for i, q := range r.questions {
+			other[i] = r.src.file.answer(q)
 		}
 	}
-	pairs := make([]eval.Pair, len(questions))
-	for i, q := range questions {
+	pairs := make([]eval.Pair, len(r.questions))
+	for i, q := range r.questions {
 		pairs[i] = eval.Pair{ID: q.ID, Question: q.Question, Strata: gen[i].Answer, Other: other[i]}
 	}
 	return pairs, nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/llm/fakeopenai"
 	"github.com/stratarag/strata/retrieval/eval"
 )
@@ -209,6 +210,29 @@ func TestEvalAgainstFile(t *testing.T) {
 	}
 	if got := r.Judge.Results[0].Other; got != "I do not know." {
 		t.Errorf("question a paired with %q", got)
+	}
+
+	// One file against another, as a judge's sanity check on published answers: no store is
+	// read, the questions may be one of the files.
+	code, out, errOut = runCLI(t, "eval", "--data-dir", filepath.Join(tmp, "no-store"), "--questions", published,
+		"--subject", published, "--against", questions, "--json")
+	if code != exitUsage || !strings.Contains(out, "has no answer") {
+		t.Errorf("a questions file without answers as the other side: exit %d\n%s\n%s", code, out, errOut)
+	}
+	subject := filepath.Join(tmp, "subject.jsonl")
+	if err := os.WriteFile(subject, []byte(strings.ReplaceAll(other, "I do not know.", "Ilsa Marrow founded it [doc:harbor-guild.md].")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCLI(t, "eval", "--data-dir", filepath.Join(tmp, "no-store"), "--questions", questions,
+		"--subject", subject, "--against", published, "--json")
+	if code != 0 {
+		t.Fatalf("--subject: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if r := decodeEval(t, out); r.Judge == nil || r.Judge.Judgments != 4 || r.Usage.LLMCalls != 4 || r.Judge.WinRates["overall"] <= 0.5 {
+		t.Errorf("--subject: %s", out)
+	}
+	if _, err := os.Stat(embedded.DatabaseFile(filepath.Join(tmp, "no-store"))); err == nil {
+		t.Error("a comparison of two files created a store (its verdicts' cache is all it needs)")
 	}
 
 	// A question the file has no answer to is named.

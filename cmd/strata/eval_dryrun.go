@@ -98,51 +98,53 @@ type evalEstimate struct {
 // the evaluation would, retrieval included (the questions are embedded: with an embedding API,
 // those calls are made and cached, and the evaluation needs them anyway), with the stand-in
 // model above in place of the chat and judge models.
-func runEvalDryRun(c *cli.Context, engine *retrieval.Engine, m *models, judge *llm.Client, questions []eval.Question,
-	opt retrieval.Options, src *againstSource, otherOpt retrieval.Options) error {
-	est, err := estimateEval(c.Context, engine, m, judge, questions, opt, src, otherOpt)
+func runEvalDryRun(c *cli.Context, r evalRun) error {
+	est, err := estimateEval(c.Context, r)
 	if err != nil {
 		return err
 	}
-	out := evalEstimate{Mode: opt.Mode, Questions: len(questions), Estimate: est}
-	if src != nil {
-		out.Against = src.String()
+	out := evalEstimate{Mode: r.opt.Mode, Questions: len(r.questions), Estimate: est}
+	if r.src != nil {
+		out.Against = r.src.String()
 	}
 	if c.Bool(flagJSON) {
 		return writeJSON(c, out)
 	}
 	w := c.App.Writer
-	fmt.Fprintf(w, "Dry run: mode %s, %d questions", opt.Mode, len(questions))
-	if src != nil {
-		fmt.Fprintf(w, ", judged against %s", src)
+	fmt.Fprintf(w, "Dry run: mode %s, %d questions", r.opt.Mode, len(r.questions))
+	if r.src != nil {
+		fmt.Fprintf(w, ", judged against %s", r.src)
 	}
 	fmt.Fprintln(w)
 	return writeEstimateTable(w, est)
 }
 
 // estimateEval is runEvalDryRun's prediction.
-func estimateEval(ctx context.Context, engine *retrieval.Engine, m *models, judge *llm.Client, questions []eval.Question,
-	opt retrieval.Options, src *againstSource, otherOpt retrieval.Options) (llm.Estimate, error) {
-	chat := &probeChat{client: m.chat}
-	dry := *engine
-	dry.Answerer = answer.New(chat, answer.Options{})
-	if engine.Mapper != nil {
-		dry.Mapper = keypoints.Mapper{Chat: chat}
+func estimateEval(ctx context.Context, r evalRun) (llm.Estimate, error) {
+	chat := &probeChat{client: r.m.chat}
+	var dry *retrieval.Engine
+	if r.engine != nil {
+		e := *r.engine
+		e.Answerer = answer.New(chat, answer.Options{})
+		if r.engine.Mapper != nil {
+			e.Mapper = keypoints.Mapper{Chat: chat}
+		}
+		dry = &e
 	}
-	gen, err := eval.Generate(ctx, &dry, questions, opt)
+	gen, err := r.answers(ctx, dry)
 	if err != nil {
 		return llm.Estimate{}, err
 	}
-	if src != nil {
-		pairs, err := evalPairs(ctx, &dry, questions, gen, src, otherOpt)
+	if r.src != nil {
+		pairs, err := r.pairs(ctx, dry, gen)
 		if err != nil {
 			return llm.Estimate{}, err
 		}
 		jchat := chat
-		if judge != m.chat {
-			jchat = &probeChat{client: judge}
+		if r.judge != r.m.chat {
+			jchat = &probeChat{client: r.judge}
 		}
-		if _, err := eval.JudgePairs(ctx, judgeFunc(jchat), src.String(), pairs, 1); err != nil {
+		if _, err := eval.JudgePairs(ctx, judgeFunc(jchat), r.src.String(), pairs, 1); err != nil {
 			return llm.Estimate{}, err
 		}
 		if jchat != chat {
@@ -154,7 +156,8 @@ func estimateEval(ctx context.Context, engine *retrieval.Engine, m *models, judg
 		"prompt tokens counted in cl100k on the rendered prompts, after retrieval as the run does it",
 		fmt.Sprintf("answers not cached %d tokens each, verdicts %d, map batches %d", assumedAnswerTokens, assumedJudgeTokens, assumedMapTokens),
 	}
-	if engine.Mapper != nil && (opt.Mode == retrieval.ModeGlobal || opt.Mode == retrieval.ModeArch || otherOpt.Mode == retrieval.ModeGlobal || otherOpt.Mode == retrieval.ModeArch) {
+	maps := func(m retrieval.Mode) bool { return m == retrieval.ModeGlobal || m == retrieval.ModeArch }
+	if r.engine != nil && r.engine.Mapper != nil && (maps(r.opt.Mode) || (r.src != nil && r.src.file == nil && maps(r.otherOpt.Mode))) {
 		est.Assumptions = append(est.Assumptions, "global and arch contexts are sized without the map step's points, which are not generated")
 	}
 	return est, nil
