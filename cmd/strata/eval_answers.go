@@ -249,7 +249,7 @@ func judgeClient(c *cli.Context, chat *llm.Client, log zerolog.Logger) (*llm.Cli
 		return chat, nil
 	}
 	if c.IsSet(flagJudgeAPIKey) && base == "" {
-		return nil, usageError{fmt.Errorf("--%s goes with --%s: the chat endpoint has its key", flagJudgeAPIKey, flagJudgeBaseURL)}
+		log.Warn().Str("flag", "--"+flagJudgeAPIKey).Msg("ignored without --" + flagJudgeBaseURL + ": the judge uses the chat endpoint and its key")
 	}
 	if model != "" {
 		cfg.ChatModel = model

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -309,5 +310,30 @@ func TestEvalTokenBudget(t *testing.T) {
 	}
 	if code, out, errOut := runCLI(t, append(args, "--max-llm-tokens", "1000000")...); code != 0 || decodeEval(t, out).Usage.LLMCalls != 3 {
 		t.Errorf("within budget: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestEvalJudgeOfItsOwn: --judge-model and --judge-base-url send the verdicts to another model
+// at another endpoint, with its own key; the answers stay with the chat model.
+func TestEvalJudgeOfItsOwn(t *testing.T) {
+	dir, chat := evalStore(t, fakeopenai.Options{})
+	judge, err := fakeopenai.New(fakeopenai.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(judge)
+	t.Cleanup(srv.Close)
+	t.Setenv("STRATA_JUDGE_API_KEY", "sk-judge-not-a-secret")
+	code, out, errOut := runCLI(t, "eval", "--data-dir", dir, "--questions", threeQuestions(t), "--against", "naive", "--json",
+		"--judge-model", "judge-x", "--judge-base-url", srv.URL+"/v1")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	r := decodeEval(t, out)
+	if r.Judge == nil || r.Judge.Model != "judge-x" || r.Judge.Judgments != 6 || r.Usage.LLMCalls != 12 {
+		t.Errorf("report %s", out)
+	}
+	if c, j := chat.Counts(), judge.Counts(); c.ByTask["Answer comparison"] != 0 || c.Chat != 6 || j.Chat != 6 || j.ByTask["Answer comparison"] != 6 {
+		t.Errorf("chat server %v, judge server %v", c.ByTask, j.ByTask)
 	}
 }
