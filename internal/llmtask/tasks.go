@@ -27,9 +27,14 @@ import (
 // Input budgets of the prompts, in cl100k tokens, for callers that set none: the descriptions
 // merged in one summarize request and the cluster text of one summary-entities prompt
 // (InputTokens), and the community text of one report prompt (ReportInputTokens).
+// ReportMinInputTokens is the community text below which a report is written without a model:
+// a community that says less than a report would (a pair of entities and the sentence that
+// links them) is read as well from its members, and such communities are most of the finest
+// level.
 const (
-	InputTokens       = 6000
-	ReportInputTokens = 8000
+	InputTokens          = 6000
+	ReportInputTokens    = 8000
+	ReportMinInputTokens = 300
 )
 
 // retryTemperature is used for the one extra attempt after an unreadable answer. The first

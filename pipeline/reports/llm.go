@@ -23,13 +23,16 @@ import (
 	"github.com/stratarag/strata/prompts"
 )
 
-// LLM writes community reports with a model. Levels are written finest first, so a community too
-// large for the input budget is described through its children's reports. Tokens are spent only
-// where a model adds something: a community without relations (a lone entity, or several unrelated
-// ones) gets an extractive report, and a community that merely repeats its only child one level
-// down reuses the child's report. A community whose answer stays unreadable gets an extractive
-// report instead, so one bad answer never fails a run; API errors do fail it (a re-run reuses every
-// cached report).
+// LLM writes community reports with a model. Levels are written finest first, so that a coarser
+// community is described through its children's reports (GraphRAG's substitution): its prompt
+// holds the sub-communities' titles and summaries and its heaviest relations, not every member
+// again, so each level above the finest costs a fraction of the graph's text instead of all of
+// it. Tokens are spent only where a model adds something: a community without relations (a lone
+// entity, or several unrelated ones), or whose whole text is shorter than a report would be
+// (MinInputTokens), gets an extractive report, and a community that merely repeats its only child
+// one level down reuses the child's report. A community whose answer stays unreadable gets an
+// extractive report instead, so one bad answer never fails a run; API errors do fail it (a re-run
+// reuses every cached report).
 type LLM struct {
 	Chat      llm.Chatter
 	Embedder  embedding.Embedder
@@ -38,6 +41,11 @@ type LLM struct {
 	// MaxInputTokens bounds the community text of one prompt (llmtask.ReportInputTokens when
 	// zero).
 	MaxInputTokens int
+	// MinInputTokens is the size of community text, in tokens, below which the community gets
+	// an extractive report: its text is shorter than the report a model would write of it
+	// (llmtask.ReportMinInputTokens when zero; every community with relations is sent when
+	// negative).
+	MinInputTokens int
 	// Concurrency is the number of communities reported at once (8 when zero); the client bounds
 	// requests in flight on its own as well.
 	Concurrency int
@@ -74,17 +82,15 @@ func (x *LLM) Reports(ctx context.Context, store graph.ReadWriter, communities [
 				if err != nil {
 					return fmt.Errorf("read members of community %s: %w", part[i].ID, err)
 				}
-				if m.RelationCount == 0 {
+				switch x.plan(m, written) {
+				case planExtractive:
 					extractive.Add(1)
 					reps[i] = buildReport(m)
 					return nil
-				}
-				if len(m.Children) == 1 && m.Children[0].Size == len(m.Entities) {
-					if r, ok := written[m.Children[0].ID]; ok {
-						reused.Add(1)
-						reps[i] = r
-						return nil
-					}
+				case planReuse:
+					reused.Add(1)
+					reps[i] = written[m.Children[0].ID]
+					return nil
 				}
 				text := x.communityText(m, written)
 				r, err := report.Write(gctx, x.Chat, text)
@@ -113,29 +119,98 @@ func (x *LLM) Reports(ctx context.Context, store graph.ReadWriter, communities [
 	if n := fallbacks.Load(); n > 0 {
 		x.Log.Warn().Int64("communities", n).Msg("communities got extractive reports because the model's answer was unreadable")
 	}
-	x.Log.Info().Int("communities", len(communities)).Int64("without_relations", extractive.Load()).
-		Int64("same_as_child", reused.Load()).Msg("community reports written; only communities with relations cost model calls")
+	x.Log.Info().Int("communities", len(communities)).Int64("extractive", extractive.Load()).
+		Int64("same_as_child", reused.Load()).Msg("community reports written; communities without relations or with little text cost no model call")
 	return nil
 }
 
 // budget is the prompt's budget of input tokens for a community's entities and relations.
 func (x *LLM) budget() int { return cmp.Or(x.MaxInputTokens, llmtask.ReportInputTokens) }
 
+// minText is the community text below which a report is extractive (0: none is).
+func (x *LLM) minText() int { return max(cmp.Or(x.MinInputTokens, llmtask.ReportMinInputTokens), 0) }
+
 // maxRelations is how many relations of a community are read: more than fit in the budget, as a
 // line costs at least two tokens (a token of text and its newline), so that communityText lays
 // out and counts the same lines as with all of them.
 func (x *LLM) maxRelations() int { return x.budget()/2 + 1 }
 
-// communityText lays a community out for the report prompt: entities and relations by weight
-// while they fit the budget; when they do not all fit, the reports of the child communities
-// come first, since they summarize what the cut would lose.
+// What Reports does for one community.
+type reportPlan int
+
+const (
+	planModel      reportPlan = iota // ask the model
+	planExtractive                   // no relation, or less text than a report: build it without a model
+	planReuse                        // the community repeats its only child: take the child's report
+)
+
+// plan decides what a community's report costs. written holds the reports of this run (a
+// dry run passes none: a child that repeats is reported in the same run as its parent).
+func (x *LLM) plan(m graph.Members, written map[string]Report) reportPlan {
+	switch {
+	case m.RelationCount == 0:
+		return planExtractive
+	case len(m.Children) == 1 && m.Children[0].Size == len(m.Entities):
+		if _, ok := written[m.Children[0].ID]; ok || written == nil {
+			return planReuse
+		}
+	}
+	if x.memberTokens(m) < x.minText() {
+		return planExtractive
+	}
+	return planModel
+}
+
+// memberTokens is about what the community's entities and relations take when laid out in
+// full; relations read beyond Members.Relations count the least a line can.
+func (x *LLM) memberTokens(m graph.Members) int {
+	full := 0
+	for _, e := range m.Entities {
+		full += x.Tokenizer.Count(e.Description) + 8
+	}
+	for _, r := range m.Relations {
+		full += x.Tokenizer.Count(r.Description) + 8
+	}
+	return full + 8*(m.RelationCount-len(m.Relations))
+}
+
+// childReport is what a parent's prompt says of one child: the report this run wrote, else the
+// one stored (an update reports only the communities a change touched).
+type childReport struct{ title, summary string }
+
+// reportedChildren returns the children of m that have a report, in order.
+func reportedChildren(m graph.Members, written map[string]Report) []childReport {
+	var out []childReport
+	for _, c := range m.Children {
+		if r, ok := written[c.ID]; ok {
+			out = append(out, childReport{r.Title, r.Summary})
+		} else if c.Title != "" || c.Summary != "" {
+			out = append(out, childReport{c.Title, c.Summary})
+		}
+	}
+	return out
+}
+
+// parentRelationTokens is what a parent's prompt gives its heaviest relations after its
+// children's reports (a handful of lines); the rest of what the members say is in those reports.
+const parentRelationTokens = 400
+
+// descriptionRunes bounds an entity's or a relation's description in a report prompt: a report
+// is written from what each member is, which a description says first, not from every mention
+// merged into it.
+const descriptionRunes = 300
+
+// communityText lays a community out for the report prompt. A community with two or more
+// reported children is described by their reports, then its heaviest relations within a
+// few lines (those between children are what no child report says). A community at
+// the finest level lists its entities and relations by weight while they fit the budget.
 func (x *LLM) communityText(m graph.Members, written map[string]Report) string {
 	budget := x.budget()
 	var sb strings.Builder
 	used := 0
-	add := func(line string) bool {
+	add := func(line string, limit int) bool {
 		n := x.Tokenizer.Count(line) + 1
-		if used+n > budget {
+		if used+n > limit {
 			return false
 		}
 		sb.WriteString(line)
@@ -147,53 +222,47 @@ func (x *LLM) communityText(m graph.Members, written map[string]Report) string {
 	slices.SortFunc(entities, func(a, b graph.Entity) int {
 		return cmp.Or(cmp.Compare(b.Degree, a.Degree), cmp.Compare(a.ID, b.ID))
 	})
-	rels := m.Relations // heaviest first, as many as can fit (maxRelations)
-	full := 0
-	for _, e := range entities {
-		full += x.Tokenizer.Count(e.Description) + 8
-	}
-	for _, r := range rels {
-		full += x.Tokenizer.Count(r.Description) + 8
-	}
-	full += 8 * (m.RelationCount - len(rels)) // those left out count at least that
-	if full > budget && len(m.Children) > 0 {
-		sb.WriteString("Reports of sub-communities:\n")
-		for _, c := range m.Children {
-			if r, ok := written[c.ID]; ok && !add(fmt.Sprintf("- %s: %s", r.Title, textutil.OneLine(r.Summary))) {
-				break
-			}
-		}
-	}
-	sb.WriteString("Entities (name, type, description):\n")
-	for _, e := range entities {
-		if !add(fmt.Sprintf("- %s (%s): %s", e.Name, e.Type, textutil.OneLine(e.Description))) {
-			break
-		}
-	}
 	names := make(map[string]string, len(entities))
 	for _, e := range entities {
 		names[e.ID] = e.Name
 	}
-	sb.WriteString("Relationships (source, target, weight, description):\n")
-	for _, r := range rels {
-		if !add(fmt.Sprintf("- %s -- %s (%.0f): %s", names[r.Source], names[r.Target], r.Weight, textutil.OneLine(r.Description))) {
+	relations := func(limit int) {
+		sb.WriteString("Relationships (source, target, weight, description):\n")
+		for _, r := range m.Relations { // heaviest first, as many as can fit (maxRelations)
+			if !add(fmt.Sprintf("- %s -- %s (%.0f): %s", names[r.Source], names[r.Target], r.Weight, textutil.OneLine(textutil.Clip(r.Description, descriptionRunes))), limit) {
+				break
+			}
+		}
+	}
+	if children := reportedChildren(m, written); len(children) >= 2 {
+		sb.WriteString("Reports of sub-communities:\n")
+		for _, c := range children {
+			if !add(fmt.Sprintf("- %s: %s", c.title, textutil.OneLine(c.summary)), budget) {
+				break
+			}
+		}
+		relations(min(budget, used+parentRelationTokens))
+		return sb.String()
+	}
+	sb.WriteString("Entities (name, type, description):\n")
+	for _, e := range entities {
+		if !add(fmt.Sprintf("- %s (%s): %s", e.Name, e.Type, textutil.OneLine(textutil.Clip(e.Description, descriptionRunes))), budget) {
 			break
 		}
 	}
+	relations(budget)
 	return sb.String()
 }
 
 // EstimateReport predicts the call Reports would make for a community as it is stored: none
-// when it has no relation (an extractive report) or repeats its only child (the child's report
-// is reused, and the child is reported with it); otherwise one, whose prompt is rendered from the
-// stored members without the child reports (which take the place of members when the community
-// does not fit) and whose answer is counted at its token cap.
+// when plan says so; otherwise one, whose prompt is rendered from the stored members and the
+// stored reports of its children, and whose answer is counted at its token cap.
 func (x *LLM) EstimateReport(ctx context.Context, store graph.Reader, c graph.Community) (llm.StageEstimate, error) {
 	m, err := store.CommunityMembers(ctx, c.ID, x.maxRelations())
 	if err != nil {
 		return llm.StageEstimate{}, fmt.Errorf("read members of community %s: %w", c.ID, err)
 	}
-	if m.RelationCount == 0 || (len(m.Children) == 1 && m.Children[0].Size == len(m.Entities)) {
+	if x.plan(m, nil) != planModel {
 		return llm.StageEstimate{}, nil
 	}
 	p, err := report.Prompt(x.communityText(m, nil), 0, 0)

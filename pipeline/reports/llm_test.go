@@ -65,7 +65,61 @@ func newLLMReporter(t *testing.T, chat llm.Chatter) *LLM {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &LLM{Chat: chat, Embedder: embedding.NewOffline(16), Tokenizer: tok, Log: zerolog.Nop()}
+	// The fixture's communities are a pair of entities each: sent to the model whatever their size.
+	return &LLM{Chat: chat, Embedder: embedding.NewOffline(16), Tokenizer: tok, Log: zerolog.Nop(), MinInputTokens: -1}
+}
+
+// TestReportPlan: what a community's report costs, and what a parent's prompt holds.
+func TestReportPlan(t *testing.T) {
+	x := newLLMReporter(t, nil)
+	x.MinInputTokens = 0 // the default threshold
+	long := strings.Repeat("The guild kept the harbour charts and taxed every ship that used them. ", 10)
+	ent := func(n, desc string) graph.Entity {
+		return graph.Entity{ID: graph.NormalizeID(n), Name: n, Type: "person", Description: desc}
+	}
+	pair := []graph.Entity{ent("Ilsa Marrow", "A founder."), ent("Saltmere Guild", "A guild.")}
+	rel := graph.Relation{Source: "ILSA MARROW", Target: "SALTMERE GUILD", Weight: 3, Description: "Ilsa Marrow founded the guild."}
+	big := []graph.Entity{ent("Ilsa Marrow", long), ent("Saltmere Guild", long), ent("Corvin Hale", long)}
+	children := []graph.Community{{ID: "1-1", Size: 2, Title: "Founders", Summary: "Who founded the guild."},
+		{ID: "1-2", Size: 1, Title: "Surveyors", Summary: "Who surveyed the harbour."}}
+	tests := []struct {
+		name    string
+		m       graph.Members
+		written map[string]Report
+		want    reportPlan
+		holds   []string // in the prompt text of a model plan
+		lacks   []string
+	}{
+		{"no relation", graph.Members{Entities: big}, map[string]Report{}, planExtractive, nil, nil},
+		{"less text than a report", graph.Members{Entities: pair, Relations: []graph.Relation{rel}, RelationCount: 1}, map[string]Report{}, planExtractive, nil, nil},
+		{"enough text", graph.Members{Entities: big, Relations: []graph.Relation{rel}, RelationCount: 1}, map[string]Report{}, planModel,
+			[]string{"Entities (name", "Corvin Hale (person)", "Ilsa Marrow founded the guild."}, []string{"sub-communities"}},
+		{"repeats its only child", graph.Members{Entities: pair, Relations: []graph.Relation{rel}, RelationCount: 1, Children: []graph.Community{{ID: "1-1", Size: 2}}},
+			map[string]Report{"1-1": {Title: "Founders"}}, planReuse, nil, nil},
+		{"parent of reported children", graph.Members{Entities: big, Relations: []graph.Relation{rel}, RelationCount: 1, Children: children},
+			map[string]Report{"1-1": {Title: "Guild founders", Summary: "Ilsa Marrow's guild."}}, planModel,
+			// this run's report of 1-1, the stored one of 1-2, the heaviest relation; no member listing
+			[]string{"Reports of sub-communities", "- Guild founders: Ilsa Marrow's guild.", "- Surveyors: Who surveyed the harbour.", "Ilsa Marrow founded the guild."},
+			[]string{"Entities (name", "taxed every ship"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := x.plan(tc.m, tc.written); got != tc.want {
+				t.Fatalf("plan %d, want %d", got, tc.want)
+			}
+			text := x.communityText(tc.m, tc.written)
+			for _, s := range tc.holds {
+				if !strings.Contains(text, s) {
+					t.Errorf("prompt text lacks %q:\n%s", s, text)
+				}
+			}
+			for _, s := range tc.lacks {
+				if strings.Contains(text, s) {
+					t.Errorf("prompt text holds %q:\n%s", s, text)
+				}
+			}
+		})
+	}
 }
 
 func TestLLMReports(t *testing.T) {
