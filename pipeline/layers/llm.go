@@ -8,6 +8,7 @@ import (
 	"github.com/stratarag/strata/internal/llmtask/summaryentities"
 
 	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/internal/textutil"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/prompts"
 )
@@ -38,6 +39,10 @@ func (x *LLM) Summarize(ctx context.Context, members []Member) ([]Summary, error
 	return out, nil
 }
 
+// memberRunes bounds a member's description in the prompt: a summary entity is built from what
+// each member is, which its description says first, not from every mention merged into it.
+const memberRunes = 300
+
 // clusterText lists the members, most connected first, within the input budget.
 func (x *LLM) clusterText(members []Member) string {
 	budget := x.MaxInputTokens
@@ -45,6 +50,6 @@ func (x *LLM) clusterText(members []Member) string {
 		budget = llmtask.InputTokens
 	}
 	return prompts.MemberLines(x.Tokenizer.Count, budget, members, func(m Member) (string, string, string) {
-		return m.Name, m.Type, m.Description
+		return m.Name, m.Type, textutil.Clip(m.Description, memberRunes)
 	})
 }

@@ -220,12 +220,21 @@ func (s *Server) answer(msgs []chatMessage, asJSON bool) (task, answer string, r
 	case summaryEntitiesTask:
 		text, _ := prompts.Unfence(firstUser, summaryEntitiesLabel)
 		ents, rels := summaryEntities(text)
+		if !asksRelations(system) {
+			rels = nil // a model writes the records the format asks for
+		}
 		return task, format(ents, rels), len(ents) + len(rels)
 	}
 	if task == "" {
 		task = "unknown"
 	}
 	return task, "OK.", 0
+}
+
+// asksRelations reports whether a system prompt's format asks for relationship records, as
+// tuples or as a JSON list.
+func asksRelations(system string) bool {
+	return strings.Contains(system, `("relationship"`) || strings.Contains(system, `"relationships"`)
 }
 
 // formatName names the structured-output form of req as Options.RefuseFormats does.

@@ -229,8 +229,8 @@ func TestOtherTasks(t *testing.T) {
 	}
 	se, _ := summaryentities.Prompt("- Ilsa Marrow: founder\n- Corvin Hale: surveyor", nil)
 	recs := prompts.ParseRecords(post(t, s, "/v1/chat/completions", chatBody(se)).content)
-	if len(recs.Entities) != 1 || len(recs.Relationships) != 2 {
-		t.Errorf("summary entities %+v", recs)
+	if len(recs.Entities) != 1 || len(recs.Relationships) != 0 {
+		t.Errorf("summary entities %+v, want one entity and no member links (the prompt asks for none)", recs)
 	}
 	sr, _ := summaryrelation.Prompt("Guild founders", "Who built the guild.", "Harbour trade", "Ships and tariffs.", 7,
 		[]string{"Ilsa Marrow taxed the ships. Again.", "Corvin Hale surveyed the harbour."})

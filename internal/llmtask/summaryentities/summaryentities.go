@@ -1,5 +1,5 @@
 // Package summaryentities is HiIndex's model task (stage llm.StageLayers): it abstracts a cluster
-// of entities into summary entities and links each member to its summary. It holds the prompt
+// of entities into summary entities (the layers stage links the members to them). It holds the prompt
 // (summary_entities.tmpl, which uses the record format rules shared with extraction), the call
 // and the judging of the answer, which is in the tuple format of prompts.ParseRecords.
 package summaryentities
@@ -22,8 +22,10 @@ const Task = "Summary entities"
 // Label fences the cluster in the prompt.
 const Label = "CLUSTER"
 
-// MaxTokens caps the answer.
-const MaxTokens = 2000
+// MaxTokens caps the answer: a few entity records of two to four sentences each. The members
+// are linked to their summaries by the layers stage, not by the model, so the answer holds no
+// record per member and does not grow with the cluster.
+const MaxTokens = 600
 
 // DefaultTypes returns the summary entity types asked for when the caller gives none.
 func DefaultTypes() []string {
@@ -39,14 +41,13 @@ var templates = prompts.Templates(templateFS, "summary_entities.tmpl")
 
 // Prompt renders the prompt that abstracts a cluster of entities into summary entities of the
 // given types (DefaultTypes when empty). clusterText lists the members (name, type,
-// description). The answer is in the tuple format: entity records for the summaries,
-// relationship records from each member to its summary.
+// description). The answer is in the tuple format: entity records for the summaries.
 func Prompt(clusterText string, types []string) (prompts.Prompt, error) {
 	return render(clusterText, types, false)
 }
 
 // PromptJSON is Prompt asking for the records as one JSON object, which
-// prompts.ExtractionSchema(types, true, true) describes, for servers that enforce a schema.
+// prompts.ExtractionSchema(types, true, false) describes, for servers that enforce a schema.
 func PromptJSON(clusterText string, types []string) (prompts.Prompt, error) {
 	return render(clusterText, types, true)
 }
@@ -63,13 +64,13 @@ func render(clusterText string, types []string, asJSON bool) (prompts.Prompt, er
 		Types                       []string
 		WantEntities, WantRelations bool
 		JSON                        bool
-	}{prompts.Fence(Label, clusterText), types, true, true, asJSON})
+	}{prompts.Fence(Label, clusterText), types, true, false, asJSON})
 }
 
 // Ask asks HiIndex's question for one cluster: summary entities of the given types (DefaultTypes
-// when empty) and member→summary links, as tuple records. Malformed records are dropped and
-// counted in Records.Dropped, and the rest kept; an answer without a single entity is unreadable
-// (prompts.ErrUnreadable). The answer is not asked for again.
+// when empty), as tuple records. Malformed records are dropped and counted in Records.Dropped,
+// and the rest kept. An answer without a single entity is asked for once more (the answer is a
+// record or two, so one damaged record leaves nothing), then is unreadable (prompts.ErrUnreadable).
 func Ask(ctx context.Context, chat llm.Chatter, clusterText string, types []string) (prompts.Records, error) {
 	if len(types) == 0 {
 		types = DefaultTypes()
@@ -82,15 +83,17 @@ func Ask(ctx context.Context, chat llm.Chatter, clusterText string, types []stri
 	if err != nil {
 		return prompts.Records{}, err
 	}
-	resp, err := chat.Chat(ctx, llm.ChatRequest{Stage: llm.StageLayers, Messages: llmtask.Messages(p), MaxTokens: MaxTokens, Judge: judge,
-		Structured: &llm.Structured{Name: "summary_entities", Schema: prompts.ExtractionSchema(types, true, true), Messages: llmtask.Messages(pj)}})
+	req := llm.ChatRequest{Stage: llm.StageLayers, Messages: llmtask.Messages(p), MaxTokens: MaxTokens, Judge: judge,
+		Structured: &llm.Structured{Name: "summary_entities", Schema: prompts.ExtractionSchema(types, true, false), Messages: llmtask.Messages(pj)}}
+	recs, err := llmtask.AskTwice(ctx, chat, req, func(answer string) (prompts.Records, error) {
+		recs := prompts.ParseRecords(answer)
+		if len(recs.Entities) == 0 {
+			return recs, fmt.Errorf("no entity record (%d relationships, %d dropped)", len(recs.Relationships), recs.Dropped)
+		}
+		return recs, nil
+	})
 	if err != nil {
 		return prompts.Records{}, fmt.Errorf("summary entities: %w", err)
-	}
-	recs := prompts.ParseRecords(resp.Content)
-	if len(recs.Entities) == 0 {
-		return prompts.Records{}, fmt.Errorf("summary entities: %w: no entity record (%d relationships, %d dropped)",
-			prompts.ErrUnreadable, len(recs.Relationships), recs.Dropped)
 	}
 	return recs, nil
 }
