@@ -29,8 +29,7 @@ type Estimate struct {
 	// Offline is true when neither the extractor nor the embedder calls a model.
 	Offline bool         `json:"offline"`
 	LLM     llm.Estimate `json:"estimate"`
-	// TokensPerCorpusToken is chat prompt+completion tokens per token extracted (extraction
-	// stages; the structure stages and the attributed-community estimate are left out).
+	// TokensPerCorpusToken is chat prompt+completion tokens of every stage per token extracted.
 	TokensPerCorpusToken float64 `json:"llm_tokens_per_corpus_token"`
 }
 
@@ -158,17 +157,6 @@ func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, err
 	if embeds {
 		est.LLM.Add(llm.StageEmbed, e.EstimateEmbeddings(texts))
 	}
-	// The ratio below is extraction's: it is taken before the structure stages and the
-	// attributed communities are added.
-	if est.ExtractTokens > 0 {
-		chat := 0
-		for stage, s := range est.LLM.Stages {
-			if stage != llm.StageEmbed {
-				chat += s.PromptTokens + s.CompletionTokens
-			}
-		}
-		est.TokensPerCorpusToken = float64(chat) / float64(est.ExtractTokens)
-	}
 	if stored {
 		if est.Unchanged > 0 {
 			est.LLM.Assumptions = append(est.LLM.Assumptions, fmt.Sprintf("%d documents stored unchanged are not extracted again", est.Unchanged))
@@ -186,16 +174,29 @@ func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, err
 			est.LLM.Add(llm.StageArch, a) // the attributed communities are built whole every run
 			est.LLM.Assumptions = append(est.LLM.Assumptions, why)
 		}
+		est.setRatio()
 		return est, nil
 	}
-	if err := in.estimateAggregate(&est); err != nil {
-		return est, err
-	}
-	est.LLM.Assumptions = append(est.LLM.Assumptions,
-		"not counted: description summaries, entity embeddings, summary entities and community reports, which depend on the graph extraction builds")
+	in.estimateBuild(&est)
+	est.LLM.Assumptions = append(est.LLM.Assumptions, "not counted: the embeddings of entities and reports")
 	if a, why, ok := in.archEstimate(est.Chunks); ok {
 		est.LLM.Add(llm.StageArch, a)
 		est.LLM.Assumptions = append(est.LLM.Assumptions, why)
 	}
+	est.setRatio()
 	return est, nil
+}
+
+// setRatio sets TokensPerCorpusToken from the chat stages of the estimate.
+func (est *Estimate) setRatio() {
+	if est.ExtractTokens == 0 {
+		return
+	}
+	chat := 0
+	for stage, s := range est.LLM.Stages {
+		if stage != llm.StageEmbed {
+			chat += s.PromptTokens + s.CompletionTokens
+		}
+	}
+	est.TokensPerCorpusToken = float64(chat) / float64(est.ExtractTokens)
 }

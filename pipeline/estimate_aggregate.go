@@ -7,16 +7,9 @@ import (
 	"github.com/stratarag/strata/internal/llm"
 )
 
-// The dry run cannot know the graph extraction will build, so it predicts the aggregation's calls
-// from the corpus size with ratios measured offline (bench/multihop, docs/ARCHITECTURE.md,
-// "Ingestion stages"): entities per 1000 corpus tokens (multihop 21, mix 30) and inter-summary
-// relations per summary entity at the default k (multihop 0.83, mix 2.7). A model extracts other
-// entities than the offline extractor, so these are orders of magnitude, and said to be.
-const (
-	estimateEntitiesPerKToken     = 25.0
-	estimateRelationsPerSummary   = 1.5
-	estimateAssumptionAggregation = "aggregate: %.0f entities per 1000 corpus tokens, summaries of %d members, %.1f inter-summary relations per summary (measured offline), answers at their cap"
-)
+// estimateEntitiesPerKToken is the entities extraction finds per 1000 corpus tokens, measured
+// offline (multihop 21, mix 30): what an update's new chunks are counted as.
+const estimateEntitiesPerKToken = 25.0
 
 // relationEstimator is a relation describer that can predict the cost of one call
 // (layers.LLMRelations).
@@ -24,26 +17,53 @@ type relationEstimator interface {
 	EstimateCall(tok llm.Counter) (llm.StageEstimate, error)
 }
 
-// estimateAggregate adds the aggregation's calls (stage llm.StageAggregate) to est when the run
-// would aggregate with a model.
-func (in *Ingester) estimateAggregate(est *Estimate) error {
-	x, ok := in.RelationDescriber.(relationEstimator)
-	if !ok || !in.Options.Aggregate || in.LayerSummarizer == nil || in.Options.Layers.MaxLayers == 0 {
-		return nil
+// buildRatio is what one structure stage of a fresh build spends per token of extraction
+// answer: its calls and its prompt and completion tokens. The structure stages read what
+// extraction wrote (descriptions merged, clustered, summarized and reported), so they grow with
+// it and not with the corpus: a model that writes twice as much pays about twice as much after
+// extraction too. Measured with the fake model on multihop (220 722 answer tokens) and mix
+// (986 122), the geometric mean of the two (bench/README.md, "cost"); testdata's small graph
+// sits within a factor of two of them per stage.
+type buildRatio struct{ calls, prompt, completion float64 }
+
+var buildRatios = map[string]buildRatio{
+	llm.StageSummarize: {3.9e-5, 0.037, 0.0107},
+	llm.StageLayers:    {7.5e-4, 0.802, 0.0269},
+	llm.StageAggregate: {3.72e-4, 0.162, 0.0209},
+	llm.StageReport:    {7.2e-4, 0.788, 0.127},
+}
+
+const estimateAssumptionBuild = "%s: %.2f tokens per token of extraction answer (%d predicted), as measured on multihop and mix with the fake model; the graph extraction builds decides, so take it as ±50 %% per stage"
+
+// estimateBuild adds the structure stages of a fresh build that call a model (description
+// summaries, summary entities, inter-summary relations, community reports) to est, from the
+// extraction answer tokens it predicts.
+func (in *Ingester) estimateBuild(est *Estimate) {
+	answers := 0
+	for _, stage := range []string{llm.StageExtract, llm.StageRelations, llm.StageGlean} {
+		answers += est.LLM.Stages[stage].CompletionTokens
 	}
-	call, err := x.EstimateCall(in.Tokenizer)
-	if err != nil {
-		return err
+	if answers == 0 {
+		return
 	}
-	size := max(in.Options.Layers.ClusterSize, 2)
-	entities := float64(est.CorpusTokens) / 1000 * estimateEntitiesPerKToken
-	// Each layer is about size times smaller than the one below: n/size + n/size² + … = n/(size-1).
-	summaries := entities / float64(size-1)
-	calls := int(math.Ceil(summaries * estimateRelationsPerSummary))
-	if calls == 0 {
-		return nil
+	_, layered := in.LayerSummarizer.(summaryEstimator)
+	layered = layered && in.Options.Layers.MaxLayers != 0
+	_, described := in.RelationDescriber.(relationEstimator)
+	_, reported := in.Reporter.(reportEstimator)
+	runs := map[string]bool{
+		llm.StageSummarize: in.Summarizer != nil,
+		llm.StageLayers:    layered,
+		llm.StageAggregate: layered && described && in.Options.Aggregate,
+		llm.StageReport:    reported,
 	}
-	est.LLM.Add(llm.StageAggregate, llm.StageEstimate{Calls: calls, PromptTokens: calls * call.PromptTokens, CompletionTokens: calls * call.CompletionTokens})
-	est.LLM.Assumptions = append(est.LLM.Assumptions, fmt.Sprintf(estimateAssumptionAggregation, estimateEntitiesPerKToken, size, estimateRelationsPerSummary))
-	return nil
+	for _, stage := range []string{llm.StageSummarize, llm.StageLayers, llm.StageAggregate, llm.StageReport} {
+		r := buildRatios[stage]
+		if !runs[stage] {
+			continue
+		}
+		a := float64(answers)
+		s := llm.StageEstimate{Calls: int(math.Ceil(r.calls * a)), PromptTokens: int(math.Round(r.prompt * a)), CompletionTokens: int(math.Round(r.completion * a))}
+		est.LLM.Add(stage, s)
+		est.LLM.Assumptions = append(est.LLM.Assumptions, fmt.Sprintf(estimateAssumptionBuild, stage, r.prompt+r.completion, answers))
+	}
 }

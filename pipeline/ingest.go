@@ -90,6 +90,7 @@ type Report struct {
 	Rechunked     int // documents with the same text cut again with other chunk settings
 	Relabeled     int // unchanged documents whose title, source or metadata were updated
 	Chunks        int // chunks written
+	ChunkTokens   int // their tokens: the corpus tokens the run's model spending is measured against
 	DeletedChunks int // chunks of changed or re-chunked documents that are gone, deleted
 	Entities      int // entities written (new or merged)
 	Relations     int // relations written (new or merged)

@@ -157,6 +157,9 @@ func (in *Ingester) writeParts(ctx context.Context, resolver *resolve.Resolver, 
 		return fmt.Errorf("write %s: %w", ids, err)
 	}
 	rep.Chunks += len(batch.Chunks)
+	for _, c := range batch.Chunks {
+		rep.ChunkTokens += c.Tokens
+	}
 	rep.DeletedChunks += len(stale)
 	rep.Entities += len(out.Entities)
 	rep.Relations += len(out.Relations)

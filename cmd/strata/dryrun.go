@@ -32,7 +32,13 @@ func runDryRun(c *cli.Context, in *pipeline.Ingester) error {
 	if err := writeEstimateTable(w, est.LLM); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "Extraction: %.1f LLM tokens per corpus token\n", est.TokensPerCorpusToken)
+	per := map[string]float64{"total": est.TokensPerCorpusToken}
+	for stage, s := range est.LLM.Stages {
+		if n := s.PromptTokens + s.CompletionTokens; n > 0 && est.ExtractTokens > 0 {
+			per[stage] = float64(n) / float64(est.ExtractTokens)
+		}
+	}
+	fmt.Fprintln(w, perCorpusTokenLine(per))
 	return nil
 }
 

@@ -80,11 +80,14 @@ type ingestOutput struct {
 	Arch        []arch.Layer    `json:"arch,omitempty"` // attributed-community layers built (--arch)
 	Structure   structureOutput `json:"structure"`
 	// Neo4jStatements is what each Cypher statement cost, the most time first (Neo4j only).
-	Neo4jStatements []statementOutput  `json:"neo4j_statements,omitempty"`
-	Usage           retrieval.Usage    `json:"usage"`
-	LLM             *llm.Stats         `json:"llm,omitempty"`   // per-stage accounting, with a model
-	Store           *storeCounts       `json:"store,omitempty"` // what the store holds after the run
-	TimingsMS       map[string]float64 `json:"timings_ms"`
+	Neo4jStatements []statementOutput `json:"neo4j_statements,omitempty"`
+	Usage           retrieval.Usage   `json:"usage"`
+	LLM             *llm.Stats        `json:"llm,omitempty"` // per-stage accounting, with a model
+	// LLMPerCorpusToken is each stage's chat tokens (prompt + completion) per token of the chunks
+	// the run wrote, and their total: the cost of the index, with a model.
+	LLMPerCorpusToken map[string]float64 `json:"llm_tokens_per_corpus_token,omitempty"`
+	Store             *storeCounts       `json:"store,omitempty"` // what the store holds after the run
+	TimingsMS         map[string]float64 `json:"timings_ms"`
 	// Neo4jStages is each stage's share of the statements (Neo4j only).
 	Neo4jStages map[string]stageStatements `json:"neo4j_stages,omitempty"`
 	Malformed   malformedByStage           `json:"malformed_answers"`
@@ -196,6 +199,7 @@ func runIngest(c *cli.Context) error {
 	if m.client != nil {
 		st := m.client.Stats()
 		out.LLM = &st
+		out.LLMPerCorpusToken = perCorpusToken(st, rep.ChunkTokens)
 	}
 	out.Malformed = malformedAnswers(out.LLM)
 	out.Unusable = unusableStages(out.LLM)
@@ -215,6 +219,9 @@ func runIngest(c *cli.Context) error {
 	out.Neo4jStatements = neo4jStatements(store)
 	if m.client != nil {
 		_ = writeUsageTable(c.App.ErrWriter, m.client.Stats())
+		if line := perCorpusTokenLine(out.LLMPerCorpusToken); line != "" {
+			fmt.Fprintln(c.App.ErrWriter, line)
+		}
 	}
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/stratarag/strata/internal/llm"
@@ -22,6 +23,41 @@ func writeUsageTable(w io.Writer, s llm.Stats) error {
 	}
 	row("total", s.Total)
 	return tw.Flush()
+}
+
+// perCorpusToken is each chat stage's prompt and completion tokens per corpus token, and their
+// "total"; nil when nothing was spent or no corpus token was written.
+func perCorpusToken(st llm.Stats, corpusTokens int) map[string]float64 {
+	if corpusTokens <= 0 {
+		return nil
+	}
+	out := map[string]float64{}
+	total := 0
+	for stage, u := range st.Stages {
+		if n := u.PromptTokens + u.CompletionTokens; n > 0 {
+			out[stage] = float64(n) / float64(corpusTokens)
+			total += n
+		}
+	}
+	if total == 0 {
+		return nil
+	}
+	out["total"] = float64(total) / float64(corpusTokens)
+	return out
+}
+
+// perCorpusTokenLine says perCorpusToken in one line, stages in pipeline order.
+func perCorpusTokenLine(r map[string]float64) string {
+	if r == nil {
+		return ""
+	}
+	var parts []string
+	for _, stage := range llm.SortStages(r) {
+		if stage != "total" {
+			parts = append(parts, fmt.Sprintf("%s %.2f", stage, r[stage]))
+		}
+	}
+	return fmt.Sprintf("LLM tokens per corpus token: %.2f (%s)", r["total"], strings.Join(parts, ", "))
 }
 
 // writeEstimateTable prints a dry run's estimate: one row per stage, in pipeline order, a total

@@ -55,6 +55,9 @@ type ChatRequest struct {
 	// later run asks again instead of rebuilding the same damage from the cache; a cached entry
 	// that Judge finds damaged (one written before answers were judged) counts as a miss.
 	Judge func(ChatResponse) Verdict
+	// NoStore keeps the answer out of the cache (a cached answer is still used): for a dry
+	// run's sample calls, since a dry run writes nothing.
+	NoStore bool
 }
 
 // Verdict is what a parser made of one answer (ChatRequest.Judge). The zero value is an answer
@@ -290,7 +293,9 @@ func (c *Client) chatOnce(ctx context.Context, stage string, req ChatRequest, f 
 		c.warn(fmt.Errorf("%s answer of model %s %s; kept what could be read, not cached (a later run asks again)", stage, c.cfg.ChatModel, v))
 		return resp, nil
 	}
-	c.storeChat(key, resp)
+	if !req.NoStore {
+		c.storeChat(key, resp)
+	}
 	return resp, nil
 }
 

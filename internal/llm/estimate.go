@@ -46,7 +46,7 @@ func (e *Estimate) Merge(o Estimate) {
 
 // StageNames lists the stages of e in pipeline order, for printing; unknown stages follow
 // alphabetically.
-func (e Estimate) StageNames() []string { return sortedStages(e.Stages) }
+func (e Estimate) StageNames() []string { return SortStages(e.Stages) }
 
 // Total sums the stages.
 func (e Estimate) Total() StageEstimate {

@@ -90,7 +90,7 @@ type Stats struct {
 
 // StageNames lists the stages of s in pipeline order, for printing; unknown stages follow
 // alphabetically.
-func (s Stats) StageNames() []string { return sortedStages(s.Stages) }
+func (s Stats) StageNames() []string { return SortStages(s.Stages) }
 
 // Meter accumulates usage per stage. The zero value is ready; it is safe for concurrent use.
 type Meter struct {
@@ -128,8 +128,8 @@ func (m *Meter) Stats() Stats {
 	return st
 }
 
-// sortedStages lists the stages of m in pipeline order; unknown stages follow alphabetically.
-func sortedStages[V any](m map[string]V) []string {
+// SortStages lists the stages of m in pipeline order; unknown stages follow alphabetically.
+func SortStages[V any](m map[string]V) []string {
 	stageOrder := []string{
 		StageExtract, StageRelations, StageGlean, StageSummarize, StageEmbed, StageLayers, StageAggregate, StageReport, StageArch,
 		StageMap, StageAnswer, StageOther,

@@ -12,10 +12,11 @@ import (
 	"github.com/stratarag/strata/prompts"
 )
 
-// Completion sizes assumed by Estimate, as tokens of answer per token of chunk text. They come
-// from typical extraction answers of instruction-tuned models on prose: a record costs 25–40
-// tokens and a dense 1200-token chunk yields 20–30 records. Dense technical text runs higher,
-// dialogue lower; treat completion estimates as ±50 %.
+// Completion sizes assumed by Estimate when it measures none (LLMOptions.EstimateSamples < 0, or
+// a sample that failed), as tokens of answer per token of chunk text. They come from typical
+// extraction answers of instruction-tuned models on prose: a record costs 25–40 tokens and a
+// dense 1200-token chunk yields 20–30 records. Dense technical text runs higher, dialogue lower;
+// treat them as ±50 %.
 const (
 	CombinedCompletionRatio = 0.6  // combined pass: entities and relationships
 	EntityCompletionRatio   = 0.35 // two-pass, entity pass
@@ -27,11 +28,14 @@ const (
 	completionFloor          = 20 // even an empty answer costs a few tokens
 )
 
-// Estimate predicts, without calling the model, the calls and tokens Extract would spend on
-// texts. Prompt tokens are counted exactly on the rendered prompts (cl100k; other tokenizers
-// differ by ±15 %), completion tokens follow the ratios above and are capped at MaxTokens.
-// When the chat client can look up its cache (as *llm.Client can), chunks whose every call is
-// already cached are counted as cached calls that cost nothing.
+// Estimate predicts the calls and tokens Extract would spend on texts. Prompt tokens are counted
+// exactly on the rendered prompts (cl100k; other tokenizers differ by ±15 %). Completion tokens
+// are measured: up to EstimateSamples chunks spread over texts are extracted for real, their
+// answers kept out of the cache (a dry run writes nothing; a cached answer is used as it is),
+// and their answer tokens per chunk token, per stage, apply to every chunk, capped at MaxTokens;
+// without a sample the ratios above apply. When the chat client can look up its cache (as
+// *llm.Client can), chunks whose every call is already cached are counted as cached calls that
+// cost nothing.
 func (x *LLM) Estimate(ctx context.Context, texts []string) (llm.Estimate, error) {
 	var tok llm.Counter
 	if c, ok := x.chat.(interface{ Tokenizer() *tokenizer.Tokenizer }); ok {
@@ -46,6 +50,10 @@ func (x *LLM) Estimate(ctx context.Context, texts []string) (llm.Estimate, error
 	lookup, _ := x.chat.(interface {
 		Lookup(llm.ChatRequest) (llm.ChatResponse, bool)
 	})
+	ratios, sampled, err := x.sample(ctx, tok, texts)
+	if err != nil {
+		return llm.Estimate{}, err
+	}
 	var est llm.Estimate
 	for _, text := range texts {
 		if err := ctx.Err(); err != nil {
@@ -59,26 +67,85 @@ func (x *LLM) Estimate(ctx context.Context, texts []string) (llm.Estimate, error
 				continue
 			}
 		}
-		e, err := x.estimateChunk(tok, text)
+		e, err := x.estimateChunk(tok, text, ratios)
 		if err != nil {
 			return llm.Estimate{}, err
 		}
 		est.Merge(e)
 	}
-	est.Assumptions = x.assumptions()
+	est.Assumptions = x.assumptions(ratios, sampled)
 	return est, nil
 }
 
-func (x *LLM) assumptions() []string {
+// completionRatios are answer tokens per chunk token, per stage (llm.StageExtract,
+// llm.StageRelations, llm.StageGlean).
+type completionRatios map[string]float64
+
+func (x *LLM) defaultRatios() completionRatios {
+	if x.opts.Mode == ModeTwoPass {
+		return completionRatios{llm.StageExtract: EntityCompletionRatio, llm.StageRelations: RelationCompletionRatio, llm.StageGlean: GleanCompletionRatio}
+	}
+	return completionRatios{llm.StageExtract: CombinedCompletionRatio, llm.StageGlean: GleanCompletionRatio}
+}
+
+// sample extracts up to EstimateSamples of texts, evenly spread, and returns the answer tokens
+// per chunk token of each stage they called, the defaults for the others, and how many chunks
+// it extracted. A failed sample call fails the estimate: the run would fail the same way.
+func (x *LLM) sample(ctx context.Context, tok llm.Counter, texts []string) (completionRatios, int, error) {
+	ratios := x.defaultRatios()
+	n := min(x.opts.EstimateSamples, len(texts))
+	if n <= 0 {
+		return ratios, 0, nil
+	}
+	rec := &answerCounter{chat: x.chat, tok: tok, tokens: map[string]int{}}
+	probe := &LLM{chat: rec, opts: x.opts, model: x.model}
+	chunkTokens := 0
+	for i := range n {
+		text := texts[i*len(texts)/n]
+		if _, err := probe.Extract(ctx, text); err != nil {
+			return nil, 0, fmt.Errorf("estimate extraction from a sample of %d chunks: %w", n, err)
+		}
+		chunkTokens += tok.Count(text)
+	}
+	for stage, t := range rec.tokens {
+		if chunkTokens > 0 {
+			ratios[stage] = float64(t) / float64(chunkTokens)
+		}
+	}
+	return ratios, n, nil
+}
+
+// answerCounter passes requests on, kept out of the cache, and counts their answers' tokens
+// per stage as the uncapped ratio of a run: the tokens of the answer's text.
+type answerCounter struct {
+	chat   llm.Chatter
+	tok    llm.Counter
+	tokens map[string]int
+}
+
+func (a *answerCounter) Chat(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
+	req.NoStore = true
+	resp, err := a.chat.Chat(ctx, req)
+	if err == nil {
+		a.tokens[req.Stage] += a.tok.Count(resp.Content)
+	}
+	return resp, err
+}
+
+func (x *LLM) assumptions(r completionRatios, sampled int) []string {
 	a := []string{"prompt tokens counted in cl100k on the rendered prompts"}
+	source := "assumed"
+	if sampled > 0 {
+		source = fmt.Sprintf("measured on %d chunks extracted for real (not cached)", sampled)
+	}
 	switch x.opts.Mode {
 	case ModeTwoPass:
-		a = append(a, fmt.Sprintf("entity answers %.2f and relation answers %.2f tokens per chunk token", EntityCompletionRatio, RelationCompletionRatio))
+		a = append(a, fmt.Sprintf("entity answers %.2f and relation answers %.2f tokens per chunk token, %s", r[llm.StageExtract], r[llm.StageRelations], source))
 	default:
-		a = append(a, fmt.Sprintf("combined answers %.2f tokens per chunk token", CombinedCompletionRatio))
+		a = append(a, fmt.Sprintf("combined answers %.2f tokens per chunk token, %s", r[llm.StageExtract], source))
 	}
 	if x.opts.Gleaning > 0 {
-		a = append(a, fmt.Sprintf("every gleaning round runs and adds %.2f tokens per chunk token", GleanCompletionRatio))
+		a = append(a, fmt.Sprintf("every gleaning round runs and adds %.2f tokens per chunk token", r[llm.StageGlean]))
 	}
 	return append(a, fmt.Sprintf("answers capped at %d tokens", x.opts.MaxTokens),
 		"chunks with any uncached call are counted in full")
@@ -89,7 +156,7 @@ func (x *LLM) completion(chunkTokens int, ratio float64) int {
 }
 
 // estimateChunk predicts the calls of Extract on one chunk.
-func (x *LLM) estimateChunk(tok llm.Counter, text string) (llm.Estimate, error) {
+func (x *LLM) estimateChunk(tok llm.Counter, text string, r completionRatios) (llm.Estimate, error) {
 	var est llm.Estimate
 	if text == "" {
 		return est, nil
@@ -109,7 +176,7 @@ func (x *LLM) estimateChunk(tok llm.Counter, text string) (llm.Estimate, error) 
 		est.Add(stage, llm.StageEstimate{Calls: 1, PromptTokens: prompt, CompletionTokens: answer})
 		for range x.opts.Gleaning {
 			prompt += answer + gleanTok
-			answer = x.completion(chunk, GleanCompletionRatio)
+			answer = x.completion(chunk, r[llm.StageGlean])
 			est.Add(llm.StageGlean, llm.StageEstimate{Calls: 1, PromptTokens: prompt, CompletionTokens: answer})
 		}
 	}
@@ -122,20 +189,20 @@ func (x *LLM) estimateChunk(tok llm.Counter, text string) (llm.Estimate, error) 
 		if err != nil {
 			return est, err
 		}
-		conversation(llm.StageExtract, count(p), x.completion(chunk, CombinedCompletionRatio))
+		conversation(llm.StageExtract, count(p), x.completion(chunk, r[llm.StageExtract]))
 	case ModeTwoPass:
 		p, err := extraction.Entities(in)
 		if err != nil {
 			return est, err
 		}
-		entAnswer := x.completion(chunk, EntityCompletionRatio)
+		entAnswer := x.completion(chunk, r[llm.StageExtract])
 		conversation(llm.StageExtract, count(p), entAnswer)
-		r, err := extraction.Relations(in, nil)
+		rp, err := extraction.Relations(in, nil)
 		if err != nil {
 			return est, err
 		}
 		list := int(math.Round(listTokensPerEntityToken * float64(entAnswer*(1+x.opts.Gleaning))))
-		conversation(llm.StageRelations, count(r)+list, x.completion(chunk, RelationCompletionRatio))
+		conversation(llm.StageRelations, count(rp)+list, x.completion(chunk, r[llm.StageRelations]))
 	default:
 		return est, fmt.Errorf("LLM extractor: unknown mode %q", x.opts.Mode)
 	}

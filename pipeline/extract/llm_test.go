@@ -165,10 +165,11 @@ func TestModeCost(t *testing.T) {
 		est        llm.StageEstimate
 	}
 	runs := []*run{
-		{name: "combined", opts: LLMOptions{Mode: ModeCombined}},
-		{name: "two-pass", opts: LLMOptions{Mode: ModeTwoPass}},
-		{name: "combined+glean", opts: LLMOptions{Mode: ModeCombined, Gleaning: 1}},
-		{name: "two-pass+glean", opts: LLMOptions{Mode: ModeTwoPass, Gleaning: 1}},
+		// No sample: the client's figures are the extraction's alone.
+		{name: "combined", opts: LLMOptions{Mode: ModeCombined, EstimateSamples: -1}},
+		{name: "two-pass", opts: LLMOptions{Mode: ModeTwoPass, EstimateSamples: -1}},
+		{name: "combined+glean", opts: LLMOptions{Mode: ModeCombined, Gleaning: 1, EstimateSamples: -1}},
+		{name: "two-pass+glean", opts: LLMOptions{Mode: ModeTwoPass, Gleaning: 1, EstimateSamples: -1}},
 	}
 	for _, r := range runs {
 		c, _ := fakeClient(t, fakeopenai.Options{}, llm.Config{Concurrency: 4})
@@ -202,6 +203,39 @@ func TestModeCost(t *testing.T) {
 	// Prompt estimates are exact without gleaning in combined mode.
 	if runs[0].est.PromptTokens != comb.PromptTokens || runs[0].est.Calls != comb.LLMCalls {
 		t.Errorf("combined estimate %+v, actual %+v", runs[0].est, comb)
+	}
+}
+
+// TestEstimateSamples: the dry run measures the model's answers on a few chunks, keeps them out
+// of the cache, and predicts the run's completion tokens from them; the fixed ratio it replaces
+// is a third of what this model writes.
+func TestEstimateSamples(t *testing.T) {
+	texts := corpus(t)
+	dir := t.TempDir()
+	c, s := fakeClient(t, fakeopenai.Options{}, llm.Config{CacheDir: dir})
+	x := NewLLM(c, LLMOptions{EstimateSamples: 3})
+	est, err := x.Estimate(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Counts().Chat; n != 3 {
+		t.Errorf("the sample made %d calls, want 3", n)
+	}
+	if n := c.Stats().Stages[llm.StageExtract].CacheHits; n != 0 {
+		t.Errorf("%d cache hits before the run", n)
+	}
+	sampled := c.Stats().Stages[llm.StageExtract].CompletionTokens
+	extractAll(t, x, texts)
+	st := c.Stats().Stages[llm.StageExtract]
+	if st.CacheHits != 0 {
+		t.Errorf("the run found %d sample answers in the cache; a dry run writes nothing", st.CacheHits)
+	}
+	predicted, run := float64(est.Total().CompletionTokens), float64(st.CompletionTokens-sampled)
+	if predicted < 0.75*run || predicted > 1.25*run {
+		t.Errorf("predicted %0.f completion tokens, the run spent about %.0f", predicted, run)
+	}
+	if a := strings.Join(est.Assumptions, "; "); !strings.Contains(a, "measured on 3 chunks") {
+		t.Errorf("assumptions do not say the ratio was measured: %s", a)
 	}
 }
 
@@ -394,7 +428,7 @@ func TestTwoPassSkipsRelationsWithoutEntities(t *testing.T) {
 
 func TestEstimateWithoutCache(t *testing.T) {
 	texts := corpus(t)
-	for _, opts := range []LLMOptions{{}, {Mode: ModeTwoPass, Gleaning: 1}} {
+	for _, opts := range []LLMOptions{{EstimateSamples: -1}, {Mode: ModeTwoPass, Gleaning: 1, EstimateSamples: -1}} {
 		x := NewLLM(&scripted{}, opts)
 		est, err := x.Estimate(context.Background(), texts)
 		if err != nil {
@@ -429,7 +463,7 @@ func TestMalformedAnswersAreRetriedNotCached(t *testing.T) {
 	}
 
 	second, s2 := fakeClient(t, opts, llm.Config{CacheDir: dir})
-	x := NewLLM(second, LLMOptions{})
+	x := NewLLM(second, LLMOptions{EstimateSamples: -1}) // no sample: the server sees the run alone
 	est, err := x.Estimate(context.Background(), texts)
 	if err != nil {
 		t.Fatal(err)
