@@ -39,6 +39,12 @@ type extractionEstimator interface {
 	Estimate(ctx context.Context, texts []string) (llm.Estimate, error)
 }
 
+// assumedEstimator is an extraction estimator that can also predict without any model call
+// (extract.LLM, which otherwise measures answers on a sample).
+type assumedEstimator interface {
+	EstimateAssumed(ctx context.Context, texts []string) (llm.Estimate, error)
+}
+
 // embeddingEstimator is an embedder that can predict its model calls (llm.Client).
 type embeddingEstimator interface {
 	EstimateEmbeddings(texts []string) llm.StageEstimate
@@ -151,7 +157,11 @@ func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, err
 		}
 		return est, nil
 	}
-	if est.LLM, err = x.Estimate(ctx, texts); err != nil {
+	estimate := x.Estimate
+	if a, ok := x.(assumedEstimator); ok && in.NoSample {
+		estimate = a.EstimateAssumed
+	}
+	if est.LLM, err = estimate(ctx, texts); err != nil {
 		return est, err
 	}
 	if embeds {

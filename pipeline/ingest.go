@@ -70,8 +70,11 @@ type Ingester struct {
 	// arch.Extractive.
 	ArchSummarizer arch.Summarizer
 	Progress       Progress // nil: no progress display
-	Log            zerolog.Logger
-	Options        Options // used as they are: see DefaultOptions and Validate
+	// NoSample makes Estimate call no model: extraction answers are assumed rather than
+	// measured on a sample (the check of a token budget before a run's first call).
+	NoSample bool
+	Log      zerolog.Logger
+	Options  Options // used as they are: see DefaultOptions and Validate
 	// Memory is the process's memory policy, which the Ingester applies around its stages
 	// (memstat.Policy.Stage) and at their ends (Release), and hands to the steps that let go of
 	// large arrays part way; the zero policy leaves memory to the runtime.

@@ -68,7 +68,9 @@ func predictIngest(c *cli.Context, in *pipeline.Ingester, limit int, log zerolog
 		in.Store = store
 		defer func() { in.Store = nil }()
 	}
+	in.NoSample = true // before the first call: extraction answers assumed, not measured
 	est, err := in.Estimate(c.Context, c.Args().Slice())
+	in.NoSample = false
 	if err != nil {
 		return fmt.Errorf("predict the run's LLM tokens (--%s): %w", flagMaxLLMTokens, err)
 	}

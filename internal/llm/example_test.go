@@ -31,9 +31,9 @@ func Example() {
 	}
 	ctx := context.Background()
 
-	x := extract.NewLLM(client, extract.LLMOptions{Mode: extract.ModeCombined, Gleaning: 1})
+	x := extract.NewLLM(client, extract.LLMOptions{Mode: extract.ModeCombined, Gleaning: 1, EstimateSamples: -1})
 	texts := []string{"Ilsa Marrow founded the Saltmere Guild in 1102. Ilsa Marrow hired Corvin Hale."}
-	est, _ := x.Estimate(ctx, texts) // dry run: nothing is called
+	est, _ := x.Estimate(ctx, texts) // no sample (EstimateSamples -1): nothing is called
 	fmt.Println("estimated calls:", est.Total().Calls)
 
 	r, err := x.Extract(ctx, texts[0])

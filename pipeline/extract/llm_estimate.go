@@ -77,6 +77,14 @@ func (x *LLM) Estimate(ctx context.Context, texts []string) (llm.Estimate, error
 	return est, nil
 }
 
+// EstimateAssumed is Estimate without the sample: it makes no model call, and assumes the
+// answer ratios above.
+func (x *LLM) EstimateAssumed(ctx context.Context, texts []string) (llm.Estimate, error) {
+	y := *x
+	y.opts.EstimateSamples = -1
+	return y.Estimate(ctx, texts)
+}
+
 // completionRatios are answer tokens per chunk token, per stage (llm.StageExtract,
 // llm.StageRelations, llm.StageGlean).
 type completionRatios map[string]float64
