@@ -22,10 +22,12 @@ import (
 // New chunks are another matter: which entities they hold is known only after extraction. Their
 // share of the update is predicted from ratios measured on multihop with the fake model
 // (internal/llm/fakeopenai): `delete --dry-run` of each of its 51 documents (157 chunks) predicted
-// per chunk 13.3 summary clusters and 19.0 communities with relations (a chunk's entities reach
-// far up the hierarchy); of every third document (16, 56 chunks), 12.0 clusters and 2.1
-// inter-summary relations above a changed relation. A document added to a graph touches what
-// deleting it would, so the same ratios apply, capped by what the store holds.
+// per chunk 12.2 communities with relations and 2.4 inter-summary relations above a changed
+// relation, and 0.04 summary clusters (a cluster keeps its summaries unless a quarter of its
+// members changed, layers.KeepShare); adding its first article back (2 chunks) summarized one
+// cluster, of entities new to the graph, so a new chunk counts half a cluster. A document added
+// to a graph touches what deleting it would, so the same ratios apply, capped by what the store
+// holds.
 //
 // Reports are not bounded by the communities that hold a changed entity: Leiden, started from the
 // stored partition, also moves members elsewhere. Over 18 multihop deletions the report calls
@@ -33,9 +35,9 @@ import (
 // rewritten summaries (layers: equal or one less), so report
 // predictions carry a margin of updateReportMargin.
 const (
-	updateClustersPerChunk    = 13.3
-	updateRelationsPerChunk   = 2.1
-	updateCommunitiesPerChunk = 19.0
+	updateClustersPerChunk    = 0.5
+	updateRelationsPerChunk   = 2.4
+	updateCommunitiesPerChunk = 12.2
 	updateReportMargin        = 1.4
 )
 
@@ -131,7 +133,7 @@ func (in *Ingester) estimateStructure(ctx context.Context, ch *predictedChange) 
 	}
 	var touched map[string]bool // summaries an update writes again; nil: all (a build)
 	if reason == "" {
-		touched = h.climb(ch.ids)
+		touched = h.climb(ch.ids, ch.removed, sumX != nil)
 	}
 	if sumX != nil {
 		e, err := in.estimateSummaries(ctx, h, touched, ch, sumX)
@@ -177,7 +179,7 @@ func (in *Ingester) estimateStructure(ctx context.Context, ch *predictedChange) 
 		return est, nil
 	}
 	est.Assumptions = append(est.Assumptions,
-		fmt.Sprintf("structure: updated for %d changed entities; every summary cluster above them is summarized again and its summaries assumed rewritten, so the change climbs to the top (an upper bound: a cluster whose summaries come out as stored stops it)", len(ch.ids)),
+		fmt.Sprintf("structure: updated for %d changed entities; a summary cluster above them with at least %.0f %% of its members changed is summarized again and its summaries assumed rewritten, so the change climbs (an upper bound: a cluster whose summaries come out as stored stops it)", len(ch.ids), 100*layers.KeepShare),
 		"structure: calls the response cache answers are counted as calls (their prompts depend on what the update writes)",
 		"aggregate: one call per stored inter-summary relation above a changed relation (its base relations, and so its weight, change); pairs the update makes new are not counted",
 		fmt.Sprintf("report: one call per community, at any level, holding a changed entity or a rewritten summary, except those without relations or repeating their only child, times %.1f for the communities Leiden reshapes elsewhere (measured on multihop: 0.8 to 1.4); a from-scratch partition past the modularity bound is not counted", updateReportMargin))
@@ -276,21 +278,32 @@ func up(l layers.Clusters, ids []string) []string {
 
 // climb returns the summaries an update writes again when every touched cluster's summaries
 // change: the clusters holding a changed id as a member or as a summary, then, a layer up, those
-// holding their summaries, and so on.
-func (h storedHierarchy) climb(changed map[string]bool) map[string]bool {
+// holding their summaries, and so on. With keep (a model writes the summaries), a cluster with
+// fewer than layers.KeepShare of its members changed in place keeps its summaries, as
+// layers.Builder does, and the change stops there.
+func (h storedHierarchy) climb(changed, removed map[string]bool, keep bool) map[string]bool {
 	dirty := maps.Clone(changed)
 	touched := map[string]bool{}
 	for _, l := range h.layers {
-		keys := map[string]bool{}
+		counts := map[string]int{} // cluster key -> members changed in place
 		for id := range dirty {
+			keys := map[string]bool{}
 			for _, s := range l.MemberOf[id] {
 				keys[l.ClusterOf[s]] = true
 			}
+			for key := range keys {
+				if !removed[id] {
+					counts[key]++
+				}
+			}
 			if key, ok := l.ClusterOf[id]; ok {
-				keys[key] = true
+				counts[key] += len(l.Members[key]) // a summary itself changed: written again
 			}
 		}
-		for key := range keys {
+		for key, n := range counts {
+			if keep && float64(n) < layers.KeepShare*float64(len(l.Members[key])) {
+				continue // the update keeps its summaries (layers.Builder.keeps)
+			}
 			for _, s := range l.Summaries[key] {
 				dirty[s], touched[s] = true, true
 			}
