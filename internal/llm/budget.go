@@ -19,9 +19,16 @@ type BudgetError struct {
 	Stage string // the stage of the call refused
 	Spent int    // chat tokens (prompt + completion) billed so far, in-flight calls included
 	Limit int    // Config.TokenBudget
+	// Predicted, in batch mode, is what the batch job refused was predicted to cost: a job is
+	// not submitted when its prediction would pass the budget, however little is spent yet.
+	Predicted int
 }
 
 func (e *BudgetError) Error() string {
+	if e.Predicted > 0 {
+		return fmt.Sprintf("%v: %d chat tokens spent of a budget of %d, and the next batch job, predicted at %d tokens, would pass it (%s call not sent)",
+			ErrBudgetSpent, e.Spent, e.Limit, e.Predicted, e.Stage)
+	}
 	return fmt.Sprintf("%v: %d chat tokens spent of a budget of %d (%s call not sent)", ErrBudgetSpent, e.Spent, e.Limit, e.Stage)
 }
 
@@ -35,6 +42,7 @@ type budget struct {
 
 	mu       sync.Mutex
 	spent    int
+	reserved int           // predicted tokens of the batch jobs in flight, not yet spent
 	inflight int           // attempts admitted and not yet ended
 	idle     chan struct{} // closed while inflight is 0
 }
@@ -92,6 +100,36 @@ func (b *budget) end() {
 	if b.inflight == 0 {
 		close(b.idle)
 	}
+}
+
+// fits reports whether a batch job predicted at tokens may be submitted: what is spent, what
+// the jobs in flight are predicted to cost and tokens together stay within the limit. A job
+// cannot be stopped half-way as a stream of direct calls can, hence the stricter rule.
+func (b *budget) fits(tokens int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.limit <= 0 || b.spent+b.reserved+tokens <= b.limit
+}
+
+// reserve holds tokens for a batch job about to be submitted; settle gives them back.
+func (b *budget) reserve(tokens int) {
+	b.mu.Lock()
+	b.reserved += tokens
+	b.mu.Unlock()
+}
+
+// settle gives back what a batch job had reserved once its answers have been spent.
+func (b *budget) settle(tokens int) {
+	b.mu.Lock()
+	b.reserved = max(0, b.reserved-tokens)
+	b.mu.Unlock()
+}
+
+// refusal is the error of a batch job predicted at tokens that does not fit.
+func (b *budget) refusal(stage string, tokens int) *BudgetError {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return &BudgetError{Stage: stage, Spent: b.spent, Limit: b.limit, Predicted: tokens}
 }
 
 // spentTokens returns the chat tokens billed so far.

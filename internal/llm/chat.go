@@ -210,15 +210,8 @@ func fitAnswer(promptEst, maxTokens, window int) (int, error) {
 // from the cache.
 func (c *Client) chatOnce(ctx context.Context, stage string, req ChatRequest, f Format, msgs []Message, promptEst, maxTokens int) (ChatResponse, error) {
 	key := c.chatKey(req, f, msgs, maxTokens)
-	if resp, ok := c.cachedChat(key); ok {
-		if v := judge(req, resp); !v.Damaged() {
-			c.record(ctx, stage, StageUsage{CacheHits: 1, SavedTokens: resp.PromptTokens + resp.CompletionTokens})
-			if req.OnDelta != nil {
-				req.OnDelta(resp.Content)
-			}
-			return resp, nil
-		}
-		// Written before answers were judged: the damage it would rebuild is worth a new call.
+	if resp, ok := c.fromCache(ctx, stage, req, key); ok {
+		return resp, nil
 	}
 	if err := ctx.Err(); err != nil {
 		return ChatResponse{}, err
@@ -228,6 +221,11 @@ func (c *Client) chatOnce(ctx context.Context, stage string, req ChatRequest, f 
 		charge = promptEst + defaultCharge
 	}
 	body := c.wireRequest(msgs, maxTokens, req.Temperature, responseFormat(req, f))
+	if c.batch != nil && !req.NoStore {
+		// A request that must not be stored is a dry run's sample: it is not worth a batch
+		// job's wait.
+		return c.chatBatched(ctx, stage, req, key, body, promptEst, charge)
+	}
 	var out wireAnswer
 	var promptTokens, completionTokens int
 	onDelta, sent := req.OnDelta, false
@@ -255,25 +253,50 @@ func (c *Client) chatOnce(ctx context.Context, stage string, req ChatRequest, f 
 		out = a
 		// Billed as the server says, else as cl100k counts; spent before the attempt ends,
 		// so that a budget refusal waiting for it includes it.
-		promptTokens, completionTokens = a.usage.PromptTokens, a.usage.CompletionTokens
-		if promptTokens <= 0 {
-			promptTokens = promptEst
-		}
-		if completionTokens <= 0 {
-			completionTokens = c.tok.Count(a.content)
-		}
+		promptTokens, completionTokens = c.billed(a, promptEst)
 		c.budget.spend(promptTokens + completionTokens)
 		return nil
 	})
 	if err != nil {
 		return ChatResponse{}, fmt.Errorf("chat completion (%s, model %s): %w", stage, c.cfg.ChatModel, err)
 	}
-	resp := ChatResponse{
-		Content:          strings.TrimSpace(textutil.StripThinking(out.content)),
-		FinishReason:     out.finishReason,
-		PromptTokens:     promptTokens,
-		CompletionTokens: completionTokens,
+	return c.answered(ctx, stage, req, key, out, promptTokens, completionTokens), nil
+}
+
+// fromCache answers req from the cache under key, counting the hit, unless there is no entry or
+// req's judge finds it damaged.
+func (c *Client) fromCache(ctx context.Context, stage string, req ChatRequest, key string) (ChatResponse, bool) {
+	resp, ok := c.cachedChat(key)
+	if !ok {
+		return ChatResponse{}, false
 	}
+	if v := judge(req, resp); v.Damaged() {
+		// Written before answers were judged: the damage it would rebuild is worth a new call.
+		return ChatResponse{}, false
+	}
+	c.record(ctx, stage, StageUsage{CacheHits: 1, SavedTokens: resp.PromptTokens + resp.CompletionTokens})
+	if req.OnDelta != nil {
+		req.OnDelta(resp.Content)
+	}
+	return resp, true
+}
+
+// billed returns the tokens an answer is billed: as the server says, else as cl100k counts.
+func (c *Client) billed(a wireAnswer, promptEst int) (prompt, completion int) {
+	prompt, completion = a.usage.PromptTokens, a.usage.CompletionTokens
+	if prompt <= 0 {
+		prompt = promptEst
+	}
+	if completion <= 0 {
+		completion = c.tok.Count(a.content)
+	}
+	return prompt, completion
+}
+
+// answered turns the server's answer to req into the response: counted for the stage, judged,
+// and cached unless damaged.
+func (c *Client) answered(ctx context.Context, stage string, req ChatRequest, key string, out wireAnswer, promptTokens, completionTokens int) ChatResponse {
+	resp := responseOf(out, promptTokens, completionTokens)
 	u := StageUsage{LLMCalls: 1, PromptTokens: resp.PromptTokens, CompletionTokens: resp.CompletionTokens}
 	if resp.Truncated() {
 		u.Truncated = 1
@@ -291,12 +314,22 @@ func (c *Client) chatOnce(ctx context.Context, stage string, req ChatRequest, f 
 		// run (or a fixed parser) may do better, and a cached damaged answer would rebuild the
 		// same damaged graph in every fresh store without a word.
 		c.warn(fmt.Errorf("%s answer of model %s %s; kept what could be read, not cached (a later run asks again)", stage, c.cfg.ChatModel, v))
-		return resp, nil
+		return resp
 	}
 	if !req.NoStore {
 		c.storeChat(key, resp)
 	}
-	return resp, nil
+	return resp
+}
+
+// responseOf is the response an answer makes, without its reasoning blocks.
+func responseOf(out wireAnswer, promptTokens, completionTokens int) ChatResponse {
+	return ChatResponse{
+		Content:          strings.TrimSpace(textutil.StripThinking(out.content)),
+		FinishReason:     out.finishReason,
+		PromptTokens:     promptTokens,
+		CompletionTokens: completionTokens,
+	}
 }
 
 // isReasoningModel reports whether model belongs to OpenAI's reasoning families, which take

@@ -23,6 +23,7 @@ type Client struct {
 	elim  *limiter // embedding requests, apart so that they never queue behind answers
 	// budget counts the chat tokens billed and stops new chat attempts at Config.TokenBudget.
 	budget *budget
+	batch  *batcher // nil unless Config.Batch
 	tok    *tokenizer.Tokenizer
 
 	dims   atomic.Int64 // embedding dimension, once known
@@ -64,6 +65,11 @@ func New(cfg Config) (*Client, error) {
 			return nil, err
 		}
 	}
+	if cfg.Batch {
+		if c.batch, err = newBatcher(c, doer); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.EmbeddingDims > 0 {
 		c.dims.Store(int64(cfg.EmbeddingDims))
 	}
@@ -84,8 +90,15 @@ func (c *Client) Config() Config { return c.cfg }
 // Meter returns the meter that counts every call of the client.
 func (c *Client) Meter() *Meter { return c.meter }
 
-// Stats is shorthand for c.Meter().Stats().
-func (c *Client) Stats() Stats { return c.meter.Stats() }
+// Stats is c.Meter().Stats(), with the batch jobs' counters in batch mode.
+func (c *Client) Stats() Stats {
+	s := c.meter.Stats()
+	if c.batch != nil {
+		bs := c.batch.Stats()
+		s.Batch = &bs
+	}
+	return s
+}
 
 // Tokenizer returns the cl100k tokenizer the client estimates tokens with.
 func (c *Client) Tokenizer() *tokenizer.Tokenizer { return c.tok }

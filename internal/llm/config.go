@@ -34,7 +34,13 @@ const (
 	DefaultRetryBaseDelay       = time.Second
 	DefaultRetryMaxDelay        = time.Minute
 	DefaultSlowRequest          = 30 * time.Second
+	DefaultBatchSize            = 1000
+	DefaultBatchWait            = 2 * time.Second
+	DefaultBatchPoll            = 15 * time.Second
 )
+
+// MaxBatchSize is the most requests one Batch API job takes (OpenAI's limit).
+const MaxBatchSize = 50000
 
 // Config configures a Client. Zero fields take the defaults above.
 type Config struct {
@@ -69,8 +75,25 @@ type Config struct {
 	// attempt), so that a hung server shows in the log long before Timeout ends the attempt.
 	SlowRequest time.Duration
 
-	// CacheDir holds the response cache; "" disables caching.
+	// CacheDir holds the response cache; "" disables caching. In batch mode the records of
+	// batches in flight live in its "batches" folder, so that a run resumes them.
 	CacheDir string
+
+	// Batch sends chat requests as OpenAI Batch API jobs (/v1/files and /v1/batches) instead of
+	// one by one: half the price on OpenAI, for a latency of minutes to hours. Requests that
+	// wait at the same time go in one job (see batch.go); answers, cache and accounting are
+	// those of direct calls. Requests that must not be stored (ChatRequest.NoStore) go direct.
+	Batch bool
+	// BatchSize is the most requests a job holds; a job goes as soon as that many wait.
+	BatchSize int
+	// BatchWait is the quiet period after which the requests waiting go as one job: no new
+	// request arrived for that long (and at most 5× that after the first of them).
+	BatchWait time.Duration
+	// BatchPoll is the time between two polls of a job in flight.
+	BatchPoll time.Duration
+	// OnNotice, if set, is told about the progress of batch jobs (submitted, resumed, done), for
+	// the log. It must be safe for concurrent use.
+	OnNotice func(string) `json:"-"`
 
 	EmbeddingBatch       int // texts per embeddings request at most
 	EmbeddingBatchTokens int // tokens per embeddings request at most (cl100k_base estimate)
@@ -140,9 +163,9 @@ func (c Config) String() string {
 		}
 		return base
 	}
-	return fmt.Sprintf("llm{base=%s chat=%s key=%s embed_base=%s embed=%q embed_key=%s concurrency=%d embed_concurrency=%d rpm=%d tpm=%d budget=%d retries=%d idle_timeout=%s context=%d structured=%s cache=%q}",
+	return fmt.Sprintf("llm{base=%s chat=%s key=%s embed_base=%s embed=%q embed_key=%s concurrency=%d embed_concurrency=%d rpm=%d tpm=%d budget=%d retries=%d idle_timeout=%s context=%d structured=%s cache=%q%s}",
 		redact(c.BaseURL), c.ChatModel, set(c.APIKey), redact(c.EmbeddingBaseURL), c.EmbeddingModel+" "+c.EmbeddingMarking.String(), set(c.EmbeddingAPIKey),
-		c.Concurrency, c.EmbeddingConcurrency, c.RPM, c.TPM, c.TokenBudget, c.MaxRetries, c.Timeout, c.ContextWindow, c.Structured, c.CacheDir)
+		c.Concurrency, c.EmbeddingConcurrency, c.RPM, c.TPM, c.TokenBudget, c.MaxRetries, c.Timeout, c.ContextWindow, c.Structured, c.CacheDir, c.batchString())
 }
 
 // withDefaults fills zero fields and normalizes the base URL.
@@ -208,7 +231,27 @@ func (c Config) withDefaults() (Config, error) {
 	if c.RPM < 0 || c.TPM < 0 || c.EmbeddingDims < 0 || c.TokenBudget < 0 {
 		return c, errors.New("llm config: RPM, TPM, EmbeddingDims and TokenBudget must not be negative")
 	}
+	if c.BatchSize < 0 || c.BatchSize > MaxBatchSize || c.BatchWait < 0 || c.BatchPoll < 0 {
+		return c, fmt.Errorf("llm config: BatchSize must be within 0..%d, BatchWait and BatchPoll must not be negative", MaxBatchSize)
+	}
+	if c.BatchSize == 0 {
+		c.BatchSize = DefaultBatchSize
+	}
+	if c.BatchWait == 0 {
+		c.BatchWait = DefaultBatchWait
+	}
+	if c.BatchPoll == 0 {
+		c.BatchPoll = DefaultBatchPoll
+	}
 	return c, nil
+}
+
+// batchString describes the batch settings for String, empty when batching is off.
+func (c Config) batchString() string {
+	if !c.Batch {
+		return ""
+	}
+	return fmt.Sprintf(" batch{size=%d wait=%s poll=%s}", c.BatchSize, c.BatchWait, c.BatchPoll)
 }
 
 // normalizeBaseURL checks an endpoint and gives a URL without a path "/v1".

@@ -86,6 +86,8 @@ func (s *StageUsage) add(o StageUsage) {
 type Stats struct {
 	Total  StageUsage            `json:"total"`
 	Stages map[string]StageUsage `json:"stages"`
+	// Batch counts the batch jobs of a client in batch mode (Config.Batch); nil otherwise.
+	Batch *BatchStats `json:"batch,omitempty"`
 }
 
 // StageNames lists the stages of s in pipeline order, for printing; unknown stages follow

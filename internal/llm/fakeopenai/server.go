@@ -59,6 +59,9 @@ type Options struct {
 	// EmbeddingDims is the length of embedding vectors unless the request asks for dimensions.
 	// Default 64.
 	EmbeddingDims int
+	// Batch configures the Batch API (/v1/files, /v1/batches): polls before a job ends, how it
+	// ends, lines failed. The zero value completes every job at its first poll.
+	Batch BatchOptions
 	// Log, when set, gets one JSON line per chat answer: its task, prompt and completion tokens,
 	// finish reason and the first user message, so a benchmark can say where tokens go.
 	Log io.Writer
@@ -80,6 +83,14 @@ type Counts struct {
 	PromptTokens     int
 	CompletionTokens int
 	ByTask           map[string]int // 200 chat answers per prompt task
+	// The Batch API: files uploaded or written, jobs created, polls (retrievals), lines
+	// answered in jobs (their chat answers count in Chat too) and lines failed by
+	// BatchOptions.LineErrorRate.
+	Files           int
+	BatchCreates    int
+	BatchPolls      int
+	BatchLines      int
+	BatchLineErrors int
 }
 
 // Server is the fake API. It implements http.Handler.
@@ -88,9 +99,12 @@ type Server struct {
 	tok  *tokenizer.Tokenizer
 	emb  *embedding.Offline
 
-	mu       sync.Mutex
-	attempts map[[32]byte]int
-	counts   Counts
+	mu           sync.Mutex
+	attempts     map[[32]byte]int
+	lineAttempts map[[32]byte]int // batch lines seen per body, for LineErrorRate's draws
+	counts       Counts
+	files        map[string]fakeFile
+	batches      map[string]*fakeBatch
 }
 
 // New returns a server with opts.
@@ -109,11 +123,14 @@ func New(opts Options) (*Server, error) {
 		opts.EmbeddingDims = 64
 	}
 	return &Server{
-		opts:     opts,
-		tok:      tok,
-		emb:      embedding.NewOffline(opts.EmbeddingDims),
-		attempts: map[[32]byte]int{},
-		counts:   Counts{ByTask: map[string]int{}},
+		opts:         opts,
+		tok:          tok,
+		emb:          embedding.NewOffline(opts.EmbeddingDims),
+		attempts:     map[[32]byte]int{},
+		lineAttempts: map[[32]byte]int{},
+		counts:       Counts{ByTask: map[string]int{}},
+		files:        map[string]fakeFile{},
+		batches:      map[string]*fakeBatch{},
 	}, nil
 }
 
@@ -144,9 +161,17 @@ func (s *Server) count(f func(c *Counts)) {
 	f(&s.counts)
 }
 
-// ServeHTTP implements http.Handler for POST /v1/chat/completions and /v1/embeddings (any
-// prefix before them is accepted).
+// ServeHTTP implements http.Handler for POST /v1/chat/completions and /v1/embeddings, and the
+// Batch API: POST /v1/files, GET /v1/files/{id}/content, POST /v1/batches, GET
+// /v1/batches/{id} (any prefix before them is accepted).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if _, _, ok := batchPath(r.URL.Path); ok && r.Method == http.MethodGet {
+		// Polls and downloads are not counted as requests (Counts.BatchPolls counts polls),
+		// and draw no faults: the client retries them as any request, and counting them
+		// would make Requests depend on timing.
+		s.batchAPI(w, r, nil)
+		return
+	}
 	if r.Method == http.MethodGet {
 		// What a client asks of a server's self-description (llama.cpp's /props) is not an
 		// API request: answered as a server without it does, and not counted.
@@ -175,6 +200,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.chat(&buf, body)
 	case strings.HasSuffix(r.URL.Path, "/embeddings"):
 		s.embeddings(&buf, body)
+	case isBatchPath(r.URL.Path):
+		s.batchAPI(&buf, r, body)
 	default:
 		writeError(&buf, http.StatusNotFound, "invalid_request_error", "unknown endpoint "+r.URL.Path)
 	}
@@ -182,6 +209,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	buf.flush(w)
+}
+
+func isBatchPath(path string) bool {
+	_, _, ok := batchPath(path)
+	return ok
 }
 
 // buffered is a ResponseWriter that keeps the response until flush.
