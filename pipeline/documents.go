@@ -177,9 +177,12 @@ func (in *Ingester) documents(ctx context.Context, docs []load.Document, meta ma
 
 // stopsRun reports whether a document's failure ends the whole run rather than that document
 // alone: a spent token budget (llm.ErrBudgetSpent) fails every call after it, so going on would
-// only mark every later document failed. The run stops as an interrupted one does, and the same
-// command resumes it.
-func stopsRun(err error) bool { return errors.Is(err, llm.ErrBudgetSpent) }
+// only mark every later document failed, and a batch job that expired or failed
+// (llm.ErrBatchUnanswered) failed the calls of other documents too. The run stops as an
+// interrupted one does, and the same command resumes it.
+func stopsRun(err error) bool {
+	return errors.Is(err, llm.ErrBudgetSpent) || errors.Is(err, llm.ErrBatchUnanswered)
+}
 
 // prepared is a document after chunking and comparison with its stored chunks. A document to
 // write comes with its batches: consecutive runs of Options.ChunkBatch pieces, extracted by the

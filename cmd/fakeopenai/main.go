@@ -4,7 +4,8 @@
 //	go run ./cmd/fakeopenai -addr :8089 -latency 50ms
 //	OPENAI_BASE_URL=http://localhost:8089/v1 OPENAI_API_KEY=fake strata ingest ./docs
 //
-// Fault flags inject 429s, 500s, hangs, and malformed or unreadable answers at the given rates.
+// Fault flags inject 429s, 500s, hangs, and malformed or unreadable answers at the given rates;
+// the -batch flags make Batch API jobs slow, fail, expire or fail some of their lines.
 package main
 
 import (
@@ -45,9 +46,17 @@ func run(args []string, logw io.Writer) error {
 	fs.DurationVar(&o.RetryAfter, "retry-after", 20*time.Millisecond, "Retry-After sent with 429s")
 	fs.DurationVar(&o.Hang, "hang", time.Minute, "longest hang of a time-out fault")
 	fs.IntVar(&o.EmbeddingDims, "dims", 64, "embedding dimensions")
+	fs.IntVar(&o.Batch.Polls, "batch-polls", 0, "polls of a batch job answered in_progress before it ends")
+	fs.StringVar(&o.Batch.End, "batch-end", "completed", "how batch jobs end: completed, failed, expired or cancelled (the last two answer half their lines)")
+	fs.Float64Var(&o.Batch.LineErrorRate, "rate-batch-line-error", 0, "fraction of batch lines answered with a 500 error line")
 	logPath := fs.String("log", "", "file to append one JSON line per chat answer to (task, tokens, finish, first user message)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	switch o.Batch.End {
+	case "completed", "failed", "expired", "cancelled":
+	default:
+		return fmt.Errorf("-batch-end %q: want completed, failed, expired or cancelled", o.Batch.End)
 	}
 	if *logPath != "" {
 		f, err := os.OpenFile(*logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)

@@ -105,6 +105,12 @@ func budgetMessage(command string, spent *llm.BudgetError) string {
 		then = "run strata delete again with the ids still stored (or --missing PATH...), or any strata ingest, " +
 			"with a higher --" + flagMaxLLMTokens + " or without it, to complete the structure"
 	}
+	if spent.Predicted > 0 {
+		// Batch mode: a job is refused on its prediction, before the spend reaches the budget.
+		return fmt.Sprintf("LLM token budget spent: %s chat tokens of --%s %d, and the next batch job (stage %s), predicted at %s, would pass it; "+
+			"what the run did is kept: %s; answers already paid for come from the cache",
+			groupDigits(spent.Spent), flagMaxLLMTokens, spent.Limit, spent.Stage, groupDigits(spent.Predicted), then)
+	}
 	return fmt.Sprintf("LLM token budget spent: %s chat tokens of --%s %d (stage %s; calls in flight finished, no new one started); "+
 		"what the run did is kept: %s; answers already paid for come from the cache",
 		groupDigits(spent.Spent), flagMaxLLMTokens, spent.Limit, spent.Stage, then)

@@ -36,7 +36,7 @@ func deleteCommand() *cli.Command {
 			"With --max-llm-tokens N the deletion first predicts its chat tokens as --dry-run does and is\n" +
 			"refused (exit 2) before any call when they exceed N; once N are spent it starts no new call and\n" +
 			"exits 1, the store consistent and its structure completed as after an interruption.",
-		Flags: commonFlags(append(extractionFlags(), budgetFlag(),
+		Flags: commonFlags(append(append(extractionFlags(), batchFlags()...), budgetFlag(),
 			&cli.BoolFlag{Name: "missing", Usage: "the arguments are PATHs: delete the stored documents from under them that are no longer there"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "list what would be deleted and changed without writing anything"},
 			&cli.BoolFlag{Name: flagRestructure, Usage: restructureUsage},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -24,6 +25,10 @@ const (
 	flagLLMRPM         = "llm-rpm"
 	flagLLMTPM         = "llm-tpm"
 	flagMaxLLMTokens   = "max-llm-tokens"
+	flagLLMBatch       = "llm-batch"
+	flagLLMBatchSize   = "llm-batch-size"
+	flagLLMBatchWait   = "llm-batch-wait"
+	flagLLMBatchPoll   = "llm-batch-poll"
 	flagLLMTimeout     = "llm-timeout"
 	flagLLMContext     = "llm-context"
 	flagLLMStructured  = "llm-structured"
@@ -112,6 +117,22 @@ func budgetFlag() cli.Flag {
 	return &cli.IntFlag{Name: flagMaxLLMTokens, EnvVars: []string{"STRATA_MAX_LLM_TOKENS"}, Category: "Models", DefaultText: "no budget",
 		Usage: "chat tokens (prompt + completion, as billed; cached answers are free) the run may spend: refused at once (exit 2) when " +
 			"the --dry-run prediction exceeds it, stopped (exit 1) once spent, with what it did kept; the same command resumes"}
+}
+
+// batchFlags send the chat requests of ingest and delete as Batch API jobs: those commands
+// make calls by the hundred and nobody waits for each answer; query and serve answer someone.
+func batchFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: flagLLMBatch, EnvVars: []string{"STRATA_LLM_BATCH"}, Category: "Models",
+			Usage: "send the chat requests of each stage as OpenAI Batch API jobs (/v1/files, /v1/batches): half the price on OpenAI, " +
+				"for minutes to hours of latency per job; a run that dies with jobs in flight picks them up when run again"},
+		&cli.IntFlag{Name: flagLLMBatchSize, Value: llm.DefaultBatchSize, EnvVars: []string{"STRATA_LLM_BATCH_SIZE"}, Category: "Models",
+			Usage: fmt.Sprintf("requests per batch job at most (1-%d); a job goes as soon as this many wait", llm.MaxBatchSize)},
+		&cli.DurationFlag{Name: flagLLMBatchWait, Value: llm.DefaultBatchWait, EnvVars: []string{"STRATA_LLM_BATCH_WAIT"}, Category: "Models",
+			Usage: "the requests waiting go as one job once no new one has come for this long (at most 5× this after the first)"},
+		&cli.DurationFlag{Name: flagLLMBatchPoll, Value: llm.DefaultBatchPoll, EnvVars: []string{"STRATA_LLM_BATCH_POLL"}, Category: "Models",
+			Usage: "time between two polls of a batch job in flight"},
+	}
 }
 
 // extractionFlags configure the LLM extractor (ingest only).

@@ -46,7 +46,7 @@ func ingestCommand() *cli.Command {
 			"calls in flight finish, keeps what it did and exits 1: the same command resumes it.\n" +
 			"Hidden entries, symbolic links and other file types in folders are listed as ignored. See the\n" +
 			"README, Inputs.",
-		Flags: commonFlags(append(extractionFlags(), budgetFlag(),
+		Flags: commonFlags(append(append(extractionFlags(), batchFlags()...), budgetFlag(),
 			&cli.BoolFlag{Name: "dry-run", Usage: "estimate LLM calls and tokens for the inputs without calling anything or writing the store"},
 			&cli.IntFlag{Name: "chunk-size", Value: def.Chunk.Size, Usage: "chunk size in cl100k_base tokens"},
 			&cli.IntFlag{Name: "chunk-overlap", Value: def.Chunk.Overlap, Usage: "tokens shared by consecutive chunks"},

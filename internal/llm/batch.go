@@ -51,6 +51,11 @@ const (
 	batchCancelled = "cancelled"
 )
 
+// ErrBatchUnanswered is wrapped by the error of a call whose batch job ended without answering
+// it (BatchError). Like ErrBudgetSpent it is a failure of the run, not of one document: the
+// other calls of the job failed the same way, and the same command resumes.
+var ErrBatchUnanswered = errors.New("batch job ended without answering")
+
 // BatchError is the error of requests a batch job did not answer: the job failed (refused
 // whole), expired or was cancelled. Answers that came are cached; the same command submits
 // the rest again.
@@ -60,6 +65,8 @@ type BatchError struct {
 	Lines   []string // custom_ids of the requests not answered, sorted
 	Reason  string   // what the server said
 }
+
+func (e *BatchError) Unwrap() error { return ErrBatchUnanswered }
 
 func (e *BatchError) Error() string {
 	names := e.Lines
