@@ -1,5 +1,6 @@
 // Package llmtask holds strata's prompt-level model tasks. Each task is one package below this
-// one (extraction, report, summaryentities, summarize, summaryrelation, archsummary, keypoints)
+// one (extraction, report, summaryentities, summarize, summaryrelation, archsummary, keypoints,
+// answer, pairjudge)
 // holding its template, the rendering of its prompt, the call and the reading and judging of
 // the answer: adding a task touches its package and the stage that uses it. This package holds
 // what they share (Messages, AskTwice, the judges' verdicts). A task sends its prompt through an
