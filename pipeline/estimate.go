@@ -7,6 +7,7 @@ import (
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/pipeline/chunk"
+	"github.com/stratarag/strata/pipeline/extract"
 	"github.com/stratarag/strata/pipeline/load"
 	"github.com/stratarag/strata/pipeline/resolve"
 )
@@ -150,10 +151,20 @@ func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, err
 
 	x, extracts := in.Extractor.(extractionEstimator)
 	e, embeds := in.Embedder.(embeddingEstimator)
+	_, free := in.Extractor.(*extract.Offline) // calls no model: nothing to estimate
 	est.Offline = !extracts && !embeds
-	if !extracts {
+	if !extracts && !free {
 		if embeds {
 			return est, fmt.Errorf("estimate: extractor %s cannot estimate its model calls", in.Extractor.Name())
+		}
+		return est, nil
+	}
+	if free {
+		// Offline extraction with a model embedder: the chunks' embeddings are the model work
+		// (entities and reports are embedded too, from a graph the dry run does not build).
+		if embeds {
+			est.LLM.Add(llm.StageEmbed, e.EstimateEmbeddings(texts))
+			est.LLM.Assumptions = append(est.LLM.Assumptions, "offline extraction: no chat call; not counted: the embeddings of entities and reports")
 		}
 		return est, nil
 	}

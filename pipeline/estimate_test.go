@@ -46,6 +46,11 @@ func (estimatingExtractor) Estimate(_ context.Context, texts []string) (llm.Esti
 	return e, nil
 }
 
+// silentExtractor calls a model, it says, and cannot tell what that costs.
+type silentExtractor struct{ *extract.Offline }
+
+func (silentExtractor) Name() string { return "llm:unknown" }
+
 // estimatingEmbedder predicts one embedding call for all texts.
 type estimatingEmbedder struct{ embedding.Embedder }
 
@@ -72,8 +77,14 @@ func TestEstimateWithModels(t *testing.T) {
 		t.Errorf("assumptions %v", est.LLM.Assumptions)
 	}
 
-	// A model-backed embedder with an extractor that cannot say what it costs: no guess.
+	// Offline extraction with a model embedder: the embeddings alone, no chat call.
 	in.Extractor = extract.NewOffline()
+	est, err = in.Estimate(context.Background(), []string{corpusDir})
+	if err != nil || est.Offline || len(est.LLM.Stages) != 1 || est.LLM.Stages[llm.StageEmbed].Calls != 1 || est.TokensPerCorpusToken != 0 {
+		t.Errorf("offline extraction, model embedder: %+v %v", est, err)
+	}
+	// A model-backed embedder with an extractor that cannot say what it costs: no guess.
+	in.Extractor = silentExtractor{extract.NewOffline()}
 	if _, err := in.Estimate(context.Background(), []string{corpusDir}); err == nil {
 		t.Error("estimate without an estimating extractor succeeded")
 	}

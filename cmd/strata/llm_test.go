@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -129,20 +130,36 @@ func TestLLMPathEndToEnd(t *testing.T) {
 	}
 	var rep struct {
 		Failed int
+		Chunks int
 		Usage  struct {
-			LLMCalls int `json:"llm_calls"`
+			LLMCalls         int `json:"llm_calls"`
+			PromptTokens     int `json:"prompt_tokens"`
+			CompletionTokens int `json:"completion_tokens"`
 		}
 		LLM struct {
 			Total struct {
 				Retries int `json:"retries"`
 			}
 		}
+		PerCorpusToken map[string]float64 `json:"llm_tokens_per_corpus_token"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	if rep.Failed != 0 || rep.Usage.LLMCalls == 0 {
 		t.Errorf("report with faults: %s", out)
+	}
+	// The cost of the index per corpus token, per stage and in all: the chat tokens over the
+	// tokens of the chunks written (testdata: 4 738).
+	sum := 0.0
+	for stage, v := range rep.PerCorpusToken {
+		if stage != "total" {
+			sum += v
+		}
+	}
+	wantTotal := float64(rep.Usage.PromptTokens+rep.Usage.CompletionTokens) / 4738
+	if tot := rep.PerCorpusToken["total"]; rep.PerCorpusToken["extract"] == 0 || math.Abs(tot-sum) > 1e-9 || math.Abs(tot-wantTotal) > 1e-9 {
+		t.Errorf("llm_tokens_per_corpus_token %v, want a total of %v", rep.PerCorpusToken, wantTotal)
 	}
 	if faulty.Counts().Requests <= clean.Counts().Requests {
 		t.Errorf("no faults were injected: %d requests vs %d fault-free", faulty.Counts().Requests, clean.Counts().Requests)

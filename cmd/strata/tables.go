@@ -57,6 +57,9 @@ func perCorpusTokenLine(r map[string]float64) string {
 			parts = append(parts, fmt.Sprintf("%s %.2f", stage, r[stage]))
 		}
 	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("LLM tokens per corpus token: %.2f", r["total"])
+	}
 	return fmt.Sprintf("LLM tokens per corpus token: %.2f (%s)", r["total"], strings.Join(parts, ", "))
 }
 

@@ -55,3 +55,44 @@ func TestTables(t *testing.T) {
 		})
 	}
 }
+
+// TestPerCorpusToken: each chat stage's tokens per corpus token, their total, and the line the
+// console prints, stages in pipeline order.
+func TestPerCorpusToken(t *testing.T) {
+	stats := llm.Stats{Stages: map[string]llm.StageUsage{
+		llm.StageReport:  {PromptTokens: 150, CompletionTokens: 50},
+		llm.StageEmbed:   {EmbeddingTokens: 900}, // not chat: left out
+		llm.StageExtract: {PromptTokens: 300, CompletionTokens: 100},
+	}}
+	tests := []struct {
+		name   string
+		st     llm.Stats
+		corpus int
+		want   map[string]float64
+		line   string
+	}{
+		{"spent", stats, 200, map[string]float64{llm.StageExtract: 2, llm.StageReport: 1, "total": 3},
+			"LLM tokens per corpus token: 3.00 (extract 2.00, report 1.00)"},
+		{"no corpus written", stats, 0, nil, ""},
+		{"nothing spent", llm.Stats{Stages: map[string]llm.StageUsage{llm.StageEmbed: {EmbeddingTokens: 5}}}, 100, nil, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := perCorpusToken(tc.st, tc.corpus)
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+			for k, v := range tc.want {
+				if got[k] != v {
+					t.Errorf("%s: %v, want %v", k, got[k], v)
+				}
+			}
+			if line := perCorpusTokenLine(got); line != tc.line {
+				t.Errorf("line %q, want %q", line, tc.line)
+			}
+		})
+	}
+	if line := perCorpusTokenLine(map[string]float64{"total": 0}); line != "LLM tokens per corpus token: 0.00" {
+		t.Errorf("no stage: %q", line)
+	}
+}
