@@ -30,6 +30,17 @@ func openStore(ctx context.Context, c *cli.Context, log zerolog.Logger, readOnly
 	return openStoreWith(ctx, c, log, embedded.Options{ReadOnly: readOnly, Release: memoryPolicy().Release})
 }
 
+// openExistingReadOnly opens the store read-only when one exists (a Neo4j URI is set, or the
+// data directory holds a database), for a dry run or a prediction that must leave no store
+// behind; nil when there is none. The caller closes it with closeStore.
+func openExistingReadOnly(c *cli.Context, log zerolog.Logger) (graph.Store, error) {
+	if c.String(flagNeo4jURI) == "" && !fileExists(embedded.DatabaseFile(c.String(flagDataDir))) {
+		return nil, nil
+	}
+	store, _, err := openStore(c.Context, c, log, true)
+	return store, err
+}
+
 // openStoreWith is openStore with the embedded store's options; Neo4j takes only Resident from
 // them (strata serve keeps what queries read often in memory, on either backend).
 func openStoreWith(ctx context.Context, c *cli.Context, log zerolog.Logger, opt embedded.Options) (graph.Store, backend, error) {

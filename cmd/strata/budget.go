@@ -9,7 +9,6 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
 
-	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/pipeline"
 )
@@ -59,11 +58,11 @@ func refuseOverBudget(command string, est llm.Estimate, limit int, log zerolog.L
 // It comes before the embedding probe and the writable open, so a refused run has made no
 // model call and written nothing. in.Store is left as it was.
 func predictIngest(c *cli.Context, in *pipeline.Ingester, limit int, log zerolog.Logger) error {
-	if c.String(flagNeo4jURI) != "" || fileExists(embedded.DatabaseFile(c.String(flagDataDir))) {
-		store, _, err := openStore(c.Context, c, log, true)
-		if err != nil {
-			return err
-		}
+	store, err := openExistingReadOnly(c, log)
+	if err != nil {
+		return err
+	}
+	if store != nil {
 		defer closeStore(store, log)
 		in.Store = store
 		defer func() { in.Store = nil }()

@@ -325,10 +325,10 @@ func (out *evalOutput) finish(chat, judge *llm.Client, gen []eval.Generated) {
 		js := judge.Stats()
 		for name, u := range js.Stages {
 			s := stats.Stages[name]
-			addUsage(&s, u)
+			s.Add(u)
 			stats.Stages[name] = s
 		}
-		addUsage(&stats.Total, js.Total)
+		stats.Total.Add(js.Total)
 	}
 	unreadable := 0
 	for _, g := range gen {
@@ -347,24 +347,6 @@ func (out *evalOutput) finish(chat, judge *llm.Client, gen []eval.Generated) {
 	out.Usage = retrieval.Usage{LLMCalls: t.LLMCalls, PromptTokens: t.PromptTokens, CompletionTokens: t.CompletionTokens, EmbeddingCalls: t.EmbeddingCalls}
 	out.Malformed = malformedAnswers(&stats)
 	out.Unusable = unusableStages(&stats)
-}
-
-// addUsage adds the counts of o to s (llm.StageUsage's own add is the client's).
-func addUsage(s *llm.StageUsage, o llm.StageUsage) {
-	s.LLMCalls += o.LLMCalls
-	s.PromptTokens += o.PromptTokens
-	s.CompletionTokens += o.CompletionTokens
-	s.EmbeddingCalls += o.EmbeddingCalls
-	s.EmbeddingTokens += o.EmbeddingTokens
-	s.CacheHits += o.CacheHits
-	s.SavedTokens += o.SavedTokens
-	s.Retries += o.Retries
-	s.Failures += o.Failures
-	s.FailedTokens += o.FailedTokens
-	s.Truncated += o.Truncated
-	s.Salvaged += o.Salvaged
-	s.Unreadable += o.Unreadable
-	s.DroppedRecords += o.DroppedRecords
 }
 
 // describeEvalUnusable says which stages of an evaluation the models could not do, and what to

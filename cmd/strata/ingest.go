@@ -13,7 +13,6 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 
-	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline"
@@ -146,11 +145,11 @@ func runIngest(c *cli.Context) error {
 	}
 	if c.Bool("dry-run") {
 		// A store that exists is read, never written: the estimate leaves out what it holds.
-		if c.String(flagNeo4jURI) != "" || fileExists(embedded.DatabaseFile(c.String(flagDataDir))) {
-			store, _, err := openStore(c.Context, c, log, true)
-			if err != nil {
-				return err
-			}
+		store, err := openExistingReadOnly(c, log)
+		if err != nil {
+			return err
+		}
+		if store != nil {
 			defer closeStore(store, log)
 			in.Store = store
 		}

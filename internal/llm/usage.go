@@ -65,7 +65,9 @@ type StageUsage struct {
 // Damaged is the number of answers that could not be read in full.
 func (s StageUsage) Damaged() int { return s.Salvaged + s.Unreadable }
 
-func (s *StageUsage) add(o StageUsage) {
+// Add adds the counts of o to s, as the meter adds a call's: for callers that sum the stats of
+// two clients (a judge with its own endpoint).
+func (s *StageUsage) Add(o StageUsage) {
 	s.LLMCalls += o.LLMCalls
 	s.PromptTokens += o.PromptTokens
 	s.CompletionTokens += o.CompletionTokens
@@ -115,7 +117,7 @@ func (m *Meter) Add(stage string, o StageUsage) {
 		s = &StageUsage{}
 		m.stages[stage] = s
 	}
-	s.add(o)
+	s.Add(o)
 }
 
 // Stats returns a snapshot.
@@ -125,7 +127,7 @@ func (m *Meter) Stats() Stats {
 	st := Stats{Stages: make(map[string]StageUsage, len(m.stages))}
 	for name, s := range m.stages {
 		st.Stages[name] = *s
-		st.Total.add(*s)
+		st.Total.Add(*s)
 	}
 	return st
 }
