@@ -343,7 +343,10 @@ func (in *Ingester) extractBatches(ctx context.Context, p prepared) error {
 func (in *Ingester) extractBatch(ctx context.Context, p prepared, pieces []chunk.Piece, b *docBatch) error {
 	var moved []graph.Chunk
 	subject := graph.Document{Title: p.doc.Title}.Subject()
-	for _, pc := range pieces {
+	results := make([]*extract.Result, len(pieces)) // nil: stored, not extracted
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(in.Options.ChunkConcurrency, 1))
+	for i, pc := range pieces {
 		if c, ok := p.have[pc.ID]; ok {
 			first, last := piecePages(p.doc.Pages, pc)
 			if c.Seq != pc.Seq || c.FirstPage != first || c.LastPage != last {
@@ -354,12 +357,24 @@ func (in *Ingester) extractBatch(ctx context.Context, p prepared, pieces []chunk
 			}
 			continue
 		}
-		res, err := in.Extractor.Extract(ctx, pc.Text)
-		if err != nil {
-			return fmt.Errorf("extract chunk %d of %s: %w", pc.Seq, p.doc.ID, err)
+		g.Go(func() error {
+			res, err := in.Extractor.Extract(gctx, pc.Text)
+			if err != nil {
+				return fmt.Errorf("extract chunk %d of %s: %w", pc.Seq, p.doc.ID, err)
+			}
+			res = extract.NameSubject(res, pc.Text, subject)
+			results[i] = &res
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for i, pc := range pieces {
+		if results[i] == nil {
+			continue
 		}
-		res = extract.NameSubject(res, pc.Text, subject)
-		b.results = append(b.results, resolve.ChunkResult{ChunkID: pc.ID, DocumentID: p.doc.ID, Seq: pc.Seq, Result: res})
+		b.results = append(b.results, resolve.ChunkResult{ChunkID: pc.ID, DocumentID: p.doc.ID, Seq: pc.Seq, Result: *results[i]})
 		first, last := piecePages(p.doc.Pages, pc)
 		b.chunks = append(b.chunks, graph.Chunk{ID: pc.ID, DocumentID: p.doc.ID, Seq: pc.Seq, Text: pc.Text, Tokens: pc.Tokens,
 			FirstPage: first, LastPage: last})

@@ -14,6 +14,10 @@ type Options struct {
 	Chunk chunk.Options
 	// Concurrency is the number of documents extracted at once.
 	Concurrency int
+	// ChunkConcurrency is the number of chunks of one document extracted at once (1: one after
+	// the other). Results are kept in chunk order whatever it is. A model's Batch API wants
+	// many requests waiting at once (cmd/strata raises it with --llm-batch).
+	ChunkConcurrency int
 	// EmbedBatch is the number of texts sent to the embedder at once at most, and EmbedTokens
 	// their tokens at most (a longer chunk goes alone); chunks are gathered across documents.
 	EmbedBatch  int
@@ -55,7 +59,7 @@ type Options struct {
 // time, 64 texts and 8000 tokens per embedding call, 64 chunks per write, layers.DefaultOptions with the
 // aggregation, no attributed communities (arch.DefaultOptions with MaxLayers 0) and seed 42.
 func DefaultOptions() Options {
-	return Options{Chunk: chunk.DefaultOptions(), Concurrency: 4, EmbedBatch: 64, EmbedTokens: 8000, ChunkBatch: 64, Layers: layers.DefaultOptions(), Aggregate: true, Arch: noArch(), Seed: 42}
+	return Options{Chunk: chunk.DefaultOptions(), Concurrency: 4, ChunkConcurrency: 1, EmbedBatch: 64, EmbedTokens: 8000, ChunkBatch: 64, Layers: layers.DefaultOptions(), Aggregate: true, Arch: noArch(), Seed: 42}
 }
 
 // Validate reports the first option no run can use, naming it. Chunk, layer and arch options are
@@ -70,6 +74,8 @@ func (o Options) Validate() error {
 	switch {
 	case o.Concurrency < 1:
 		return fmt.Errorf("concurrency must be at least 1, got %d", o.Concurrency)
+	case o.ChunkConcurrency < 1:
+		return fmt.Errorf("chunk concurrency must be at least 1, got %d", o.ChunkConcurrency)
 	case o.EmbedBatch < 1:
 		return fmt.Errorf("embed batch must be at least 1, got %d", o.EmbedBatch)
 	case o.EmbedTokens < 1:

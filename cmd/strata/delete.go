@@ -109,11 +109,13 @@ func runDelete(c *cli.Context) error {
 		return err
 	}
 	defer closeStore(store, log)
+	opt := pipeline.DefaultOptions() // the structure settings come from the store
+	fanOut := batchFanOut(c, m, &opt)
 	in := &pipeline.Ingester{
 		Store: store, Extractor: m.extractor, Embedder: m.embedder, Tokenizer: tok,
 		Summarizer: m.summarizer, LayerSummarizer: m.layerSummarizer(tok), RelationDescriber: m.relationDescriber(),
-		Reporter: m.reporter(tok, log), ArchSummarizer: m.archSummarizer(tok),
-		Log: log, Options: pipeline.DefaultOptions(), // the structure settings come from the store
+		Reporter: m.reporter(tok, log, fanOut), ArchSummarizer: m.archSummarizer(tok),
+		Log: log, Options: opt,
 		Memory: memoryPolicy(), // its stages only: a delete keeps the process's target
 	}
 	in.Options.Restructure = c.Bool(flagRestructure)

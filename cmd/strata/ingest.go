@@ -138,9 +138,10 @@ func runIngest(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	fanOut := batchFanOut(c, m, &opt)
 	in := &pipeline.Ingester{
 		Extractor: m.extractor, Embedder: m.embedder, Tokenizer: tok,
-		Summarizer: m.summarizer, LayerSummarizer: m.layerSummarizer(tok), RelationDescriber: m.relationDescriber(), Reporter: m.reporter(tok, log),
+		Summarizer: m.summarizer, LayerSummarizer: m.layerSummarizer(tok), RelationDescriber: m.relationDescriber(), Reporter: m.reporter(tok, log, fanOut),
 		ArchSummarizer: m.archSummarizer(tok), Log: log, Options: opt,
 	}
 	if c.Bool("dry-run") {

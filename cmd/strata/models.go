@@ -272,11 +272,31 @@ func (m *models) prepareEmbedder(ctx context.Context) error {
 }
 
 // reporter writes community reports with the model when there is one.
-func (m *models) reporter(tok *tokenizer.Tokenizer, log zerolog.Logger) pipeline.Reporter {
+// reporter writes community reports with the model when there is one, concurrency at a time
+// (0: the stage's default).
+func (m *models) reporter(tok *tokenizer.Tokenizer, log zerolog.Logger, concurrency int) pipeline.Reporter {
 	if m.chat == nil {
 		return &reports.Extractive{Embedder: m.embedder}
 	}
-	return &reports.LLM{Chat: m.chat, Embedder: m.embedder, Tokenizer: tok, Log: log}
+	return &reports.LLM{Chat: m.chat, Embedder: m.embedder, Tokenizer: tok, Log: log, Concurrency: concurrency}
+}
+
+// batchFanOut lets every stage have a whole batch of requests waiting at once in batch mode
+// (--llm-batch): the client sends what waits as one job, so the stages' own limits on calls
+// at once, sized for a live API, would make jobs of a few requests and a run of hours. The
+// documents extracted at once stay as --concurrency says when it is given. It returns the
+// reports' concurrency (0: the default).
+func batchFanOut(c *cli.Context, m *models, opt *pipeline.Options) int {
+	if m.client == nil || !m.client.Config().Batch {
+		return 0
+	}
+	n := m.client.Config().BatchSize
+	opt.ChunkConcurrency = n
+	if !c.IsSet("concurrency") {
+		opt.Concurrency = n
+	}
+	opt.Layers.Concurrency = n
+	return n
 }
 
 // layerSummarizer writes summary entities with the model when there is one.
