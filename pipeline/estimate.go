@@ -198,7 +198,9 @@ func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, err
 		est.setRatio()
 		return est, nil
 	}
-	in.estimateBuild(&est)
+	if err := in.estimateBuild(ctx, &est, texts); err != nil {
+		return est, err
+	}
 	est.LLM.Assumptions = append(est.LLM.Assumptions, "not counted: the embeddings of entities and reports")
 	if a, why, ok := in.archEstimate(est.Chunks); ok {
 		est.LLM.Add(llm.StageArch, a)

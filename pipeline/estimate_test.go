@@ -8,12 +8,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rs/zerolog"
+
 	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/pipeline"
 	"github.com/stratarag/strata/pipeline/arch"
 	"github.com/stratarag/strata/pipeline/extract"
+	"github.com/stratarag/strata/pipeline/layers"
 	"github.com/stratarag/strata/pipeline/load"
+	"github.com/stratarag/strata/pipeline/reports"
 )
 
 func TestEstimateOffline(t *testing.T) {
@@ -120,5 +124,58 @@ func TestEstimateArch(t *testing.T) {
 	want := without.TokensPerCorpusToken + float64(a.PromptTokens+a.CompletionTokens)/float64(est.ExtractTokens)
 	if math.Abs(est.TokensPerCorpusToken-want) > 1e-9 {
 		t.Errorf("tokens per corpus token %v with --arch, want %v (%v without)", est.TokensPerCorpusToken, want, without.TokensPerCorpusToken)
+	}
+}
+
+// stagedChat answers each stage with a fixed text and counts the calls that ask to be cached.
+type stagedChat struct {
+	answers map[string]string
+	calls   map[string]int
+	stored  int
+}
+
+func (s *stagedChat) Chat(_ context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
+	s.calls[req.Stage]++
+	if !req.NoStore {
+		s.stored++
+	}
+	return llm.ChatResponse{Content: s.answers[req.Stage]}, nil
+}
+
+// TestEstimateSamplesStructure: a fresh build's dry run measures what one summary call and one
+// report call make the model write, kept out of the cache, and counts every call of those stages
+// at that length; without the sample (the budget's check, before any call) the ratios stand.
+func TestEstimateSamplesStructure(t *testing.T) {
+	chat := &stagedChat{calls: map[string]int{}, answers: map[string]string{
+		llm.StageLayers: `("entity"<|>HARBOUR AFFAIRS<|>theme<|>` + strings.Repeat("The guilds and the harbour of the town. ", 20) + `)##<|COMPLETE|>`,
+		llm.StageReport: `{"title": "Guilds", "summary": "` + strings.Repeat("The guilds ran the harbour. ", 60) + `", "rating": 5, "findings": []}`,
+	}}
+	in := newIngester(t, nil, estimatingExtractor{extract.NewOffline()})
+	in.Embedder = estimatingEmbedder{in.Embedder}
+	in.LayerSummarizer = &layers.LLM{Chat: chat, Tokenizer: in.Tokenizer}
+	in.Reporter = &reports.LLM{Chat: chat, Embedder: in.Embedder, Tokenizer: in.Tokenizer, Log: zerolog.Nop()}
+	sampled, err := in.Estimate(context.Background(), []string{corpusDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chat.calls[llm.StageLayers] != 1 || chat.calls[llm.StageReport] != 1 || chat.stored != 0 {
+		t.Fatalf("sample calls %v, %d to be cached; want one of each stage, none cached", chat.calls, chat.stored)
+	}
+	for _, stage := range []string{llm.StageLayers, llm.StageReport} {
+		s, n := sampled.LLM.Stages[stage], in.Tokenizer.Count(chat.answers[stage])
+		if s.Calls == 0 || s.CompletionTokens != s.Calls*n {
+			t.Errorf("%s: %+v, want %d calls of %d answer tokens", stage, s, s.Calls, n)
+		}
+	}
+	in.NoSample = true
+	assumed, err := in.Estimate(context.Background(), []string{corpusDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chat.calls[llm.StageReport] != 1 {
+		t.Errorf("the estimate without a sample called the model")
+	}
+	if a, s := assumed.LLM.Stages[llm.StageReport], sampled.LLM.Stages[llm.StageReport]; a.Calls != s.Calls || a.CompletionTokens >= s.CompletionTokens {
+		t.Errorf("report without the sample %+v, with it %+v: this model writes longer reports than the ratio says", a, s)
 	}
 }

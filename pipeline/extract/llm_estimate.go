@@ -105,7 +105,7 @@ func (x *LLM) sample(ctx context.Context, tok llm.Counter, texts []string) (comp
 	if n <= 0 {
 		return ratios, 0, nil
 	}
-	rec := &answerCounter{chat: x.chat, tok: tok, tokens: map[string]int{}}
+	rec := &llm.Sampler{Next: x.chat, Count: tok.Count}
 	probe := &LLM{chat: rec, opts: x.opts, model: x.model}
 	chunkTokens := 0
 	for i := range n {
@@ -115,29 +115,12 @@ func (x *LLM) sample(ctx context.Context, tok llm.Counter, texts []string) (comp
 		}
 		chunkTokens += tok.Count(text)
 	}
-	for stage, t := range rec.tokens {
-		if chunkTokens > 0 {
+	for stage := range ratios {
+		if t, calls := rec.Answered(stage); calls > 0 && chunkTokens > 0 {
 			ratios[stage] = float64(t) / float64(chunkTokens)
 		}
 	}
 	return ratios, n, nil
-}
-
-// answerCounter passes requests on, kept out of the cache, and counts their answers' tokens
-// per stage as the uncapped ratio of a run: the tokens of the answer's text.
-type answerCounter struct {
-	chat   llm.Chatter
-	tok    llm.Counter
-	tokens map[string]int
-}
-
-func (a *answerCounter) Chat(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
-	req.NoStore = true
-	resp, err := a.chat.Chat(ctx, req)
-	if err == nil {
-		a.tokens[req.Stage] += a.tok.Count(resp.Content)
-	}
-	return resp, err
 }
 
 func (x *LLM) assumptions(r completionRatios, sampled int) []string {

@@ -3,6 +3,7 @@ package layers
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/stratarag/strata/internal/llmtask"
 	"github.com/stratarag/strata/internal/llmtask/summaryentities"
@@ -52,4 +53,21 @@ func (x *LLM) clusterText(members []Member) string {
 	return prompts.MemberLines(x.Tokenizer.Count, budget, members, func(m Member) (string, string, string) {
 		return m.Name, m.Type, textutil.Clip(m.Description, memberRunes)
 	})
+}
+
+// SampleCompletion summarizes the cluster of members as the stage would, kept out of the cache,
+// and returns the tokens of the answer: what one summary call makes the model write, for a dry
+// run to measure.
+func (x *LLM) SampleCompletion(ctx context.Context, members []Member) (int, error) {
+	s := &llm.Sampler{Next: x.Chat, Count: x.Tokenizer.Count}
+	y := *x
+	y.Chat = s
+	if _, err := y.Summarize(ctx, members); err != nil {
+		return 0, fmt.Errorf("sample a summary: %w", err)
+	}
+	t, calls := s.Answered(llm.StageLayers)
+	if calls == 0 {
+		return 0, nil
+	}
+	return t / calls, nil
 }

@@ -271,3 +271,19 @@ func (x *LLM) EstimateReport(ctx context.Context, store graph.Reader, c graph.Co
 	}
 	return llm.StageEstimate{Calls: 1, PromptTokens: x.Tokenizer.Count(p.System) + x.Tokenizer.Count(p.User), CompletionTokens: report.MaxTokens}, nil
 }
+
+// SampleCompletion writes the report of the community m as the stage would, kept out of the
+// cache, and returns the tokens of the answer: what one report call makes the model write, which
+// a dry run measures rather than assumes (a small model writes five times what the fake one
+// does). An unreadable answer still counts what it cost.
+func (x *LLM) SampleCompletion(ctx context.Context, m graph.Members) (int, error) {
+	s := &llm.Sampler{Next: x.Chat, Count: x.Tokenizer.Count}
+	if _, err := report.Write(ctx, s, x.communityText(m, nil)); err != nil && !errors.Is(err, prompts.ErrUnreadable) {
+		return 0, fmt.Errorf("sample a community report: %w", err)
+	}
+	t, calls := s.Answered(llm.StageReport)
+	if calls == 0 {
+		return 0, nil
+	}
+	return t / calls, nil
+}

@@ -1,0 +1,172 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/pipeline/extract"
+	"github.com/stratarag/strata/pipeline/layers"
+)
+
+// estimateEntitiesPerKToken is the entities extraction finds per 1000 corpus tokens, measured
+// offline (multihop 21, mix 30): what an update's new chunks are counted as.
+const estimateEntitiesPerKToken = 25.0
+
+// relationEstimator is a relation describer that can predict the cost of one call
+// (layers.LLMRelations).
+type relationEstimator interface {
+	EstimateCall(tok llm.Counter) (llm.StageEstimate, error)
+}
+
+// buildRatio is what one structure stage of a fresh build spends per token of extraction
+// answer: its calls and its prompt and completion tokens. The structure stages read what
+// extraction wrote (descriptions merged, clustered, summarized and reported), so they grow with
+// it and not with the corpus: a model that writes twice as much pays about twice as much after
+// extraction too. Measured with the fake model on multihop (220 722 answer tokens) and mix
+// (986 122), the geometric mean of the two (bench/README.md, "cost"); testdata's small graph
+// sits within a factor of two of them per stage.
+type buildRatio struct{ calls, prompt, completion float64 }
+
+var buildRatios = map[string]buildRatio{
+	llm.StageSummarize: {3.9e-5, 0.037, 0.0107},
+	llm.StageLayers:    {7.5e-4, 0.802, 0.0269},
+	llm.StageAggregate: {3.72e-4, 0.162, 0.0209},
+	llm.StageReport:    {7.2e-4, 0.788, 0.127},
+}
+
+const estimateAssumptionBuild = "%s: %.2f tokens per token of extraction answer (%d predicted), as measured on multihop and mix with the fake model; the graph extraction builds decides, so take it as ±50 %% per stage"
+
+// reportSampler and summarySampler are structure stages that can measure what one of their
+// calls makes the model write (reports.LLM, layers.LLM).
+type reportSampler interface {
+	SampleCompletion(ctx context.Context, m graph.Members) (int, error)
+}
+
+type summarySampler interface {
+	SampleCompletion(ctx context.Context, members []layers.Member) (int, error)
+}
+
+// estimateBuild adds the structure stages of a fresh build that call a model (description
+// summaries, summary entities, inter-summary relations, community reports) to est, from the
+// extraction answer tokens it predicts. Unless in.NoSample, the answers of the summary entities
+// and the reports are measured on one call each (sampleStructure), since their length is the
+// model's more than the graph's.
+func (in *Ingester) estimateBuild(ctx context.Context, est *Estimate, texts []string) error {
+	answers := 0
+	for _, stage := range []string{llm.StageExtract, llm.StageRelations, llm.StageGlean} {
+		answers += est.LLM.Stages[stage].CompletionTokens
+	}
+	if answers == 0 {
+		return nil
+	}
+	_, layered := in.LayerSummarizer.(summaryEstimator)
+	layered = layered && in.Options.Layers.MaxLayers != 0
+	_, described := in.RelationDescriber.(relationEstimator)
+	_, reported := in.Reporter.(reportEstimator)
+	runs := map[string]bool{
+		llm.StageSummarize: in.Summarizer != nil,
+		llm.StageLayers:    layered,
+		llm.StageAggregate: layered && described && in.Options.Aggregate,
+		llm.StageReport:    reported,
+	}
+	perCall := map[string]int{}
+	if !in.NoSample {
+		var err error
+		if perCall, err = in.sampleStructure(ctx, texts, runs); err != nil {
+			return err
+		}
+	}
+	for _, stage := range []string{llm.StageSummarize, llm.StageLayers, llm.StageAggregate, llm.StageReport} {
+		r := buildRatios[stage]
+		if !runs[stage] {
+			continue
+		}
+		a := float64(answers)
+		s := llm.StageEstimate{Calls: int(math.Ceil(r.calls * a)), PromptTokens: int(math.Round(r.prompt * a)), CompletionTokens: int(math.Round(r.completion * a))}
+		why := fmt.Sprintf(estimateAssumptionBuild, stage, r.prompt+r.completion, answers)
+		if n, ok := perCall[stage]; ok {
+			s.CompletionTokens = s.Calls * n
+			why = fmt.Sprintf(estimateAssumptionSampled, stage, r.calls*1000, r.prompt, answers, n)
+		}
+		est.LLM.Add(stage, s)
+		est.LLM.Assumptions = append(est.LLM.Assumptions, why)
+	}
+	return nil
+}
+
+const estimateAssumptionSampled = "%s: %.2f calls and %.2f prompt tokens per 1000 and per token of extraction answer (%d predicted), as measured on multihop and mix with the fake model, each call answered with %d tokens as one sample call was (not cached)"
+
+// sampleGraphChunks is how many of the chunks a sample graph is read from.
+const sampleGraphChunks = 3
+
+// sampleStructure measures, with one call each, what a summary-entities call and a report call
+// make the model write, on a cluster and a community made of what the offline extractor finds in
+// a few of texts (a stand-in for the graph the run would build: the answer's length is the
+// model's habit more than the data's). It returns the answer tokens per call of each stage it
+// sampled.
+func (in *Ingester) sampleStructure(ctx context.Context, texts []string, runs map[string]bool) (map[string]int, error) {
+	out := map[string]int{}
+	sumX, sums := in.LayerSummarizer.(summarySampler)
+	repX, reps := in.Reporter.(reportSampler)
+	sums, reps = sums && runs[llm.StageLayers], reps && runs[llm.StageReport]
+	if !sums && !reps || len(texts) == 0 {
+		return out, nil
+	}
+	m := sampleMembers(ctx, texts)
+	if len(m.Entities) < 2 {
+		return out, nil
+	}
+	if sums {
+		members := make([]layers.Member, len(m.Entities))
+		for i, e := range m.Entities {
+			members[i] = layers.Member{Entity: e, Connections: e.Degree, Label: e.Name}
+		}
+		n, err := sumX.SampleCompletion(ctx, members)
+		if err != nil {
+			return nil, err
+		}
+		out[llm.StageLayers] = n
+	}
+	if reps && m.RelationCount > 0 {
+		n, err := repX.SampleCompletion(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		out[llm.StageReport] = n
+	}
+	return out, nil
+}
+
+// sampleMembers is a community of the size clusters aim at (20 entities and the relations among
+// them), read by the offline extractor from a few of texts spread over them.
+func sampleMembers(ctx context.Context, texts []string) graph.Members {
+	const size = 20
+	x := extract.NewOffline()
+	var m graph.Members
+	seen := map[string]bool{}
+	n := min(sampleGraphChunks, len(texts))
+	for i := range n {
+		res, err := x.Extract(ctx, texts[i*len(texts)/n])
+		if err != nil {
+			continue
+		}
+		for _, e := range res.Entities {
+			id := graph.NormalizeID(e.Name)
+			if len(m.Entities) < size && !seen[id] {
+				seen[id] = true
+				m.Entities = append(m.Entities, graph.Entity{ID: id, Name: e.Name, Type: e.Type, Description: e.Description})
+			}
+		}
+		for _, r := range res.Relations {
+			s, t := graph.NormalizeID(r.Source), graph.NormalizeID(r.Target)
+			if seen[s] && seen[t] && s != t && len(m.Relations) < size {
+				m.Relations = append(m.Relations, graph.Relation{Source: s, Target: t, Description: r.Description, Weight: r.Strength})
+			}
+		}
+	}
+	m.RelationCount = len(m.Relations)
+	return m
+}
