@@ -10,7 +10,9 @@
 #
 # Needs the servers of models/local (make models-up), or LLM_URL / EMBED_URL and LLM_MODEL /
 # EMBED_MODEL for others. CONTEXT (2048) is the window strata fits its answers to; MODES the
-# retrieval modes evaluated.
+# retrieval modes evaluated; INGEST_FLAGS more ingest flags for every store (e.g. "--arch 3",
+# with arch in MODES); STRATA a strata binary to measure instead of this tree's. Before the model
+# store is ingested, its `ingest --dry-run` prediction is taken and printed next to the spend.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$repo"
@@ -22,9 +24,10 @@ CORPUS="${CORPUS:-testdata/corpus}"
 QUESTIONS="${QUESTIONS:-testdata/questions.jsonl}"
 CONTEXT="${CONTEXT:-2048}"
 MODES="${MODES:-naive hi local lca}"
+INGEST_FLAGS="${INGEST_FLAGS:-}"
 out="${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/strata-realmodel.XXXXXX")}"
 
-go build -o "$out/strata" ./cmd/strata
+if [ -n "${STRATA:-}" ]; then cp "$STRATA" "$out/strata"; else go build -o "$out/strata" ./cmd/strata; fi
 export NEO4J_URI= OPENAI_API_KEY= STRATA_LOG_LEVEL=error
 
 # ingest NAME ENV... -- FLAGS...: a fresh store, its report and wall time.
@@ -35,7 +38,10 @@ ingest() {
 	shift
 	local t0 t1
 	t0=$(date +%s.%N)
-	env "${envs[@]}" "$out/strata" ingest --data-dir "$out/$name" --json "$@" "$CORPUS" >"$out/$name.ingest.json" || [ $? -eq 3 ]
+	# shellcheck disable=SC2086 # INGEST_FLAGS is a list of flags
+	env "${envs[@]}" "$out/strata" ingest --dry-run --data-dir "$out/$name" --json $INGEST_FLAGS "$@" "$CORPUS" >"$out/$name.dry.json" || true
+	# shellcheck disable=SC2086
+	env "${envs[@]}" "$out/strata" ingest --data-dir "$out/$name" --json $INGEST_FLAGS "$@" "$CORPUS" >"$out/$name.ingest.json" || [ $? -eq 3 ]
 	t1=$(date +%s.%N)
 	echo "$t1 - $t0" | bc >"$out/$name.wall"
 	for mode in $MODES; do
@@ -69,6 +75,21 @@ for s in stores:
             shares.append(f"{name} {n - bad - part}+{part}+{bad}")
     wall = float(open(f"{out}/{s}.wall").read())
     print(f"{s:<11} {wall:7.1f} {tot.get('llm_calls', 0):6d} {tokens / corpus:15.2f} {r['entities']:9d} {r['relations']:10d}  {', '.join(shares) or '-'}")
+print()
+for s in stores:
+    try:
+        d = json.load(open(f"{out}/{s}.dry.json"))
+    except (OSError, ValueError):
+        continue
+    if d.get("offline") or "estimate" not in d:
+        continue
+    r = json.load(open(f"{out}/{s}.ingest.json"))
+    spent = {k: v.get("prompt_tokens", 0) + v.get("completion_tokens", 0) for k, v in ((r.get("llm") or {}).get("stages") or {}).items() if k != "embed"}
+    pred = {k: v.get("prompt_tokens", 0) + v.get("completion_tokens", 0) for k, v in d["estimate"]["stages"].items() if k != "embed"}
+    tp, ts = sum(pred.values()), sum(spent.values())
+    print(f"{s}: dry run predicted {tp} LLM tokens ({tp / corpus:.2f} per corpus token), the run spent {ts} ({ts / corpus:.2f}): {100 * (tp - ts) / max(ts, 1):+.0f} %")
+    for k in sorted(set(pred) | set(spent)):
+        print(f"  {k:<10} predicted {pred.get(k, 0):>8}  spent {spent.get(k, 0):>8}")
 print()
 print(f"{'recall@2/5/10':<14}" + "".join(f"{m:>18}" for m in modes))
 for s in stores:
