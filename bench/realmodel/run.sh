@@ -27,6 +27,7 @@ MODES="${MODES:-naive hi local lca}"
 INGEST_FLAGS="${INGEST_FLAGS:-}"
 out="${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/strata-realmodel.XXXXXX")}"
 
+mkdir -p "$out"
 if [ -n "${STRATA:-}" ]; then cp "$STRATA" "$out/strata"; else go build -o "$out/strata" ./cmd/strata; fi
 export NEO4J_URI= OPENAI_API_KEY= STRATA_LOG_LEVEL=error
 
