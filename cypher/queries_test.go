@@ -30,6 +30,7 @@ var allQueryNames = []string{
 	qReadEntityEvidence, qReadRelationEvidence, qReadChunkMentions, qReadChunkRelEvidence, qCountUnsupported,
 	qSchemaConstraintLease, qLeaseAcquire, qLeaseRenew, qLeaseRelease, qLeaseRead,
 	qReadEntityGraph, qReadGenerations, qReadCommunityMembership,
+	qComponentsState, qComponentsExpand, qComponentsRelabel, qComponentsWrite,
 }
 
 // TestQueryFiles: every name the code uses has a file, every file is used, and each file's

@@ -163,8 +163,17 @@ func (in *Ingester) updateStructure(ctx context.Context, rep *Report, c *changeS
 		}
 		t = time.Now()
 	}
+	// Components: only around what changed (graph.PlanComponents); reported holds every
+	// entity changed or removed, the ends of every relation changed or removed and the
+	// summaries and inter-summary relations the layers changed. Layers built on top are
+	// new throughout, and cheaper to number with the rest in one pass.
 	var err error
-	if rep.Components, err = in.Store.ComputeComponents(ctx); err != nil {
+	if len(rep.Layers) > 0 {
+		rep.Components, err = in.Store.ComputeComponents(ctx)
+	} else {
+		rep.Components, err = in.Store.UpdateComponents(ctx, reported)
+	}
+	if err != nil {
 		return fmt.Errorf("components: %w", err)
 	}
 	in.stageDone(rep, "components", t)

@@ -126,6 +126,14 @@ func (p *pausingStore) ComputeComponents(ctx context.Context) (int, error) {
 	return n, err
 }
 
+func (p *pausingStore) UpdateComponents(ctx context.Context, changed []string) (int, error) {
+	n, err := p.Store.UpdateComponents(ctx, changed)
+	if err == nil {
+		p.pause("components")
+	}
+	return n, err
+}
+
 func (p *pausingStore) UpdateCommunities(ctx context.Context, lp graph.LeidenParams, changed []string) (graph.CommunityUpdate, error) {
 	u, err := p.Store.UpdateCommunities(ctx, lp, changed)
 	if err == nil {

@@ -345,6 +345,15 @@ type Analyzer interface {
 	// SUMMARIZED_BY left out: the hierarchy's top would join everything) and writes
 	// Entity.ComponentID and Entity.Degree. It returns the number of components.
 	ComputeComponents(ctx context.Context) (int, error)
+	// UpdateComponents brings Entity.ComponentID and Entity.Degree up to date after a change
+	// to a graph whose components were computed, reading only around the change
+	// (PlanComponents): changed lists the entities (any layer) added, rewritten or removed and
+	// both ends of every RELATED relationship added or removed since (every entity without a
+	// component is among them: it is new since). Untouched components
+	// keep their ids, so ids need not be dense afterwards; entities in one component share an
+	// id and other components have others, as after ComputeComponents. It returns the number
+	// of components.
+	UpdateComponents(ctx context.Context, changed []string) (int, error)
 	// ComputeCommunities runs hierarchical Leiden over the same graph weighted by weight, replaces
 	// every Community node, IN_COMMUNITY (entity to its community at every level) and CHILD_OF,
 	// and returns the new communities (without reports), ordered by level then community id.

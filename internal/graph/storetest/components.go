@@ -9,6 +9,7 @@ import (
 func componentTests() []test {
 	return []test{
 		{"ComputeComponents", testComponents},
+		{"UpdateComponents", testUpdateComponents},
 	}
 }
 
@@ -63,5 +64,71 @@ func testComponents(t *testing.T, s graph.Store) {
 			}
 			seen[es[0].ComponentID] = es[0].ID
 		}
+	}
+}
+
+// testUpdateComponents: after ComputeComponents, a change is applied and UpdateComponents is
+// told what it touched; the components and degrees must be those of the graph now, and a
+// component the change did not touch keeps its id.
+//
+//	before: A - B - C - D    E    F - G    H - I (untouched)
+//	after:  A - B    C - N - E    G    H - I      (B-C and F removed, N new, related to C and E)
+func testUpdateComponents(t *testing.T, s graph.Store) {
+	var b graph.Batch
+	for _, id := range []string{"A", "B", "C", "D", "E", "F", "G", "H", "I"} {
+		b.Entities = append(b.Entities, graph.Entity{ID: id, Name: id, Type: "thing", Description: "entity " + id})
+	}
+	b.Relations = []graph.Relation{
+		{Source: "A", Target: "B", Weight: 1}, {Source: "B", Target: "C", Weight: 1}, {Source: "C", Target: "D", Weight: 1},
+		{Source: "F", Target: "G", Weight: 1}, {Source: "H", Target: "I", Weight: 1},
+	}
+	apply(t, s, b)
+	if _, err := s.ComputeComponents(ctx(t)); err != nil {
+		t.Fatalf("ComputeComponents: %v", err)
+	}
+	untouched := must[[]graph.Entity](t, "Entities")(s.Entities(ctx(t), []string{"H"}))[0].ComponentID
+
+	apply(t, s, graph.Batch{
+		Entities:        []graph.Entity{{ID: "N", Name: "N", Type: "thing", Description: "entity N"}},
+		Relations:       []graph.Relation{{Source: "C", Target: "N", Weight: 1}, {Source: "E", Target: "N", Weight: 1}},
+		DeleteRelations: []graph.RelationKey{graph.NewRelationKey("B", "C")},
+		DeleteEntities:  []string{"F"},
+	})
+	// The changed entities and the ends of the relations added or removed (F's with it).
+	changed := []string{"N", "F", "B", "C", "E", "G"}
+	groups := [][]string{{"A", "B"}, {"C", "D", "E", "N"}, {"G"}, {"H", "I"}}
+	degree := map[string]int{"A": 1, "B": 1, "C": 2, "D": 1, "E": 1, "N": 2, "G": 0, "H": 1, "I": 1}
+	n, err := s.UpdateComponents(ctx(t), changed)
+	if err != nil {
+		t.Fatalf("UpdateComponents: %v", err)
+	}
+	if n != len(groups) {
+		t.Errorf("UpdateComponents = %d components, want %d", n, len(groups))
+	}
+	seen := map[int64]string{}
+	for _, g := range groups {
+		es := must[[]graph.Entity](t, "Entities")(s.Entities(ctx(t), g))
+		if len(es) != len(g) {
+			t.Fatalf("Entities(%v) = %v", g, es)
+		}
+		for _, e := range es {
+			if e.ComponentID != es[0].ComponentID || e.ComponentID < 0 {
+				t.Errorf("%s is in component %d, %s in %d; want the same, not negative", e.ID, e.ComponentID, es[0].ID, es[0].ComponentID)
+			}
+			if e.Degree != degree[e.ID] {
+				t.Errorf("degree of %s = %d, want %d", e.ID, e.Degree, degree[e.ID])
+			}
+		}
+		if other, dup := seen[es[0].ComponentID]; dup {
+			t.Errorf("%s and %s are in different components but share id %d", other, es[0].ID, es[0].ComponentID)
+		}
+		seen[es[0].ComponentID] = es[0].ID
+	}
+	if got := must[[]graph.Entity](t, "Entities")(s.Entities(ctx(t), []string{"H"}))[0].ComponentID; got != untouched {
+		t.Errorf("untouched component of H renamed from %d to %d", untouched, got)
+	}
+	// Nothing changed since: nothing to do, the same answer.
+	if n, err := s.UpdateComponents(ctx(t), nil); err != nil || n != len(groups) {
+		t.Errorf("UpdateComponents again = %d, %v; want %d", n, err, len(groups))
 	}
 }
