@@ -77,6 +77,7 @@ type Store struct {
 	vectors  vectorCache
 	graphs   graphCache
 	mentions mentionCache
+	ppr      pprCache // PPRChunks' graph of a Resident store (ppr.go)
 	stmts    stmtCache
 	// the in-memory full-text indexes of a Resident store (textindex.go)
 	entityTexts, chunkTexts textIndexCache
