@@ -91,6 +91,8 @@ func (e *Engine) Query(ctx context.Context, question string, opt Options) (*Resu
 		err = e.lca(ctx, question, vecs[0], opt, res)
 	case ModeArch:
 		err = e.arch(ctx, question, vecs[0], opt, res)
+	case ModePPR:
+		err = e.ppr(ctx, question, vecs[0], opt, res)
 	default: // ModeHi and its ablations
 		err = e.hi(ctx, question, vecs[0], opt, res)
 	}

@@ -43,7 +43,7 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 		lc         graph.LocalContext
 		lexical    []graph.Chunk
 		links      [][]graph.DocumentLink
-		timings    [5]time.Duration // entities, lexical, walk, members, paths
+		timings    [6]time.Duration // entities, lexical, walk, members, paths, ppr
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
@@ -88,10 +88,22 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 	names, entities := entityItems(lc.Entities, score)
 
 	var (
-		walked, about, members, bridged []graph.Chunk
-		paths                           []PathItem
+		walked, about, members, bridged, walkedPPR []graph.Chunk
+		paths                                      []PathItem
 	)
 	g, gctx = errgroup.WithContext(ctx)
+	// The PPR channel (optional, Options.PPRWeight): chunks ranked by a walk from the same
+	// seeds as the ppr mode's. Off by default: offline it cost hp and multihop recall at every
+	// weight measured (docs/RETRIEVAL.md).
+	if want.local && opt.PPRWeight > 0 {
+		g.Go(func() error {
+			t := time.Now()
+			defer func() { timings[5] = time.Since(t) }()
+			var err error
+			walkedPPR, _, err = e.pprChunks(gctx, pprSeeds(candidates, pprEntitySeeds, lexical), opt.TopK*4)
+			return err
+		})
+	}
 	if want.local {
 		g.Go(func() error {
 			t := time.Now()
@@ -145,6 +157,10 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 	if want.local {
 		channels = append(channels, channel{walkWeight, walked}, channel{localWeight, rankedChunks(qvec, lc.Chunks)}, channel{aboutWeight, about})
 		res.TimingsMS["walk"] = ms(timings[2])
+		if opt.PPRWeight > 0 {
+			channels = append(channels, channel{opt.PPRWeight, walkedPPR})
+			res.TimingsMS["ppr"] = ms(timings[5])
+		}
 	}
 	if want.global {
 		channels = append(channels, channel{globalWeight, members})

@@ -38,6 +38,10 @@ const (
 	// nearest nodes of every layer, descending from the top through the nearest communities'
 	// members, scored points per layer, the best kept (retrieval/arch.go).
 	ModeArch
+	// ModePPR ranks chunks by personalized PageRank over entities and chunks, seeded from the
+	// question's entities and its best lexical chunks (HippoRAG 2; retrieval/ppr.go), laid out
+	// as naive lays out its chunks.
+	ModePPR
 )
 
 // DefaultMode is the mode of a query that names none.
@@ -45,7 +49,7 @@ const DefaultMode = ModeHi
 
 // Modes returns every mode, in the order help text lists them.
 func Modes() []Mode {
-	return []Mode{ModeHi, ModeNaive, ModeLocal, ModeGlobal, ModeHiLocal, ModeHiGlobal, ModeHiBridge, ModeHiNoBridge, ModeLCA, ModeArch}
+	return []Mode{ModeHi, ModeNaive, ModeLocal, ModeGlobal, ModeHiLocal, ModeHiGlobal, ModeHiBridge, ModeHiNoBridge, ModeLCA, ModeArch, ModePPR}
 }
 
 // String returns the mode's name, as ParseMode reads it and the --mode flag takes it.
@@ -71,6 +75,8 @@ func (m Mode) String() string {
 		return "lca"
 	case ModeArch:
 		return "arch"
+	case ModePPR:
+		return "ppr"
 	}
 	return "Mode(" + strconv.Itoa(int(m)) + ")"
 }

@@ -14,6 +14,10 @@ type Options struct {
 	// MaxContextTokens bounds the context text. In global mode it also bounds the reports text of
 	// each map call, as in GraphRAG.
 	MaxContextTokens int
+	// PPRWeight is the weight of hi's personalized PageRank channel in the fusion of its
+	// source chunks (0, the default: no channel; the lexical channel weighs 1). The store must
+	// rank chunks by PPR (graph.ChunkRanker).
+	PPRWeight float64
 	// ContextOnly skips answer generation.
 	ContextOnly bool
 	// archSearch is how arch mode finds each layer's nodes (archFlat unless a benchmark
@@ -51,6 +55,8 @@ func DefaultOptions(m Mode) Options {
 		opt.Entities, opt.MaxContextTokens = lcaEntities, lcaContextTokens
 	case ModeArch:
 		opt.Entities = archNodes
+	case ModePPR:
+		opt.Entities = pprEntitySeeds
 	default: // ModeHi and its ablations
 		opt.Entities = hiEntities
 	}
@@ -64,6 +70,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("top-k must be at least 1, got %d", o.TopK)
 	case o.Entities < 1:
 		return fmt.Errorf("entities must be at least 1, got %d", o.Entities)
+	case !(o.PPRWeight >= 0):
+		return fmt.Errorf("ppr weight must not be negative, got %v", o.PPRWeight)
 	case o.MaxContextTokens < minContextTokens:
 		return fmt.Errorf("max context tokens must be at least %d, got %d", minContextTokens, o.MaxContextTokens)
 	}

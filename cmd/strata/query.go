@@ -110,6 +110,7 @@ func retrievalFlags() []cli.Flag {
 		&cli.StringFlag{Name: "mode", Value: def.Mode.String(), Usage: "retrieval mode: " + strings.Join(names, ", ")},
 		&cli.IntFlag{Name: "top-k", Value: def.TopK, Usage: "number of source chunks in the context"},
 		&cli.IntFlag{Name: "entities", Usage: fmt.Sprintf("number of seed entities (default: %d in hi modes, %d in local, %d in lca), or of nodes per layer in arch (default %d)", def.Entities, loc.Entities, lca.Entities, retrieval.DefaultOptions(retrieval.ModeArch).Entities)},
+		&cli.Float64Flag{Name: "ppr-weight", Category: "Retrieval", Usage: "weight of hi's personalized PageRank channel among its source rankings (0: off; the store must rank chunks by PPR; see docs/RETRIEVAL.md)"},
 		&cli.IntFlag{Name: "max-context-tokens", Usage: fmt.Sprintf("token budget of the context text (default: %d, %d in lca)", retrieval.DefaultContextTokens, lca.MaxContextTokens)},
 	}
 }
@@ -129,6 +130,7 @@ func queryOptions(c *cli.Context) (retrieval.Options, error) {
 	if n := c.Int("max-context-tokens"); n != 0 {
 		opt.MaxContextTokens = n
 	}
+	opt.PPRWeight = c.Float64("ppr-weight")
 	opt.ContextOnly = c.Bool("context-only")
 	if err := opt.Validate(); err != nil {
 		return opt, usageError{err}
