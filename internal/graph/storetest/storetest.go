@@ -53,6 +53,7 @@ func tests() []test {
 		evidenceTests(),
 		pageTests(),
 		paramTests(),
+		pprTests(),
 	} {
 		all = append(all, group...)
 	}
