@@ -135,13 +135,7 @@ func (e *Engine) lexicalChunks(ctx context.Context, question string, qvec []floa
 	if err != nil {
 		return nil, nil, err
 	}
-	ids := make([]string, len(hits))
-	scores := make(map[string]float64, len(hits))
-	for i, h := range hits {
-		ids[i], scores[h.ID] = h.ID, h.Score
-	}
-	chunks, err := e.Store.Chunks(ctx, ids)
-	return chunks, scores, err
+	return e.chunksOf(ctx, hits)
 }
 
 // walkLinks returns the document links (DocumentLinks) of the chunks of each of the first

@@ -51,13 +51,7 @@ func (e *Engine) pprChunks(ctx context.Context, seeds []graph.PPRSeed, k int) ([
 	if err != nil {
 		return nil, nil, fmt.Errorf("ppr: %w", err)
 	}
-	ids := make([]string, len(hits))
-	scores := make(map[string]float64, len(hits))
-	for i, h := range hits {
-		ids[i], scores[h.ID] = h.ID, h.Score
-	}
-	chunks, err := e.Store.Chunks(ctx, ids)
-	return chunks, scores, err
+	return e.chunksOf(ctx, hits)
 }
 
 // ppr ranks chunks by personalized PageRank alone, seeded as hi's channel is (pprSeeds), and
@@ -83,14 +77,5 @@ func (e *Engine) ppr(ctx context.Context, question string, qvec []float32, opt O
 	if err != nil {
 		return err
 	}
-	chunks = byDocument(chunks)
-	items, err := e.chunkItems(ctx, chunks[:min(len(chunks), opt.TopK)], scores)
-	if err != nil {
-		return err
-	}
-	b := newContextBuilder(e.Tokenizer)
-	res.Context.Chunks = b.chunks("Sources", items, opt.MaxContextTokens)
-	res.ContextText = b.String()
-	res.Budget = b.budget(opt.MaxContextTokens)
-	return nil
+	return e.chunkContext(ctx, chunks, scores, opt, res)
 }
