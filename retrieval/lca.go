@@ -44,36 +44,55 @@ type lcaGroup struct {
 func (e *Engine) lca(ctx context.Context, question string, qvec []float32, opt Options, res *Result) error {
 	t := time.Now()
 	lap := func(name string) { res.TimingsMS[name] = ms(time.Since(t)); t = time.Now() }
-	candidates, err := e.hybridSearch(ctx, graph.EntityEmbedding, graph.EntityText, question, qvec, opt.Entities*lcaOversample, 1)
+	f, err := e.lcaFind(ctx, question, qvec, opt, lap)
 	if err != nil {
 		return err
 	}
+	return e.lcaContext(ctx, question, qvec, opt, res, f.seeds, f.h, f.groups, f.score)
+}
+
+// lcaFound is what lca finds before it ranks chunks: the seeds, the hierarchy above them, their
+// groups with their lowest common ancestors, and the entity candidates' scores.
+type lcaFound struct {
+	seeds  []string
+	h      graph.Hierarchy
+	groups []lcaGroup
+	score  map[string]float64
+}
+
+// lcaFind searches the seeds and walks up the hierarchy from them; lap(name) is called after
+// each step.
+func (e *Engine) lcaFind(ctx context.Context, question string, qvec []float32, opt Options, lap func(string)) (lcaFound, error) {
+	var f lcaFound
+	candidates, err := e.hybridSearch(ctx, graph.EntityEmbedding, graph.EntityText, question, qvec, opt.Entities*lcaOversample, 1)
+	if err != nil {
+		return f, err
+	}
 	ids := make([]string, len(candidates))
-	score := make(map[string]float64, len(candidates))
+	f.score = make(map[string]float64, len(candidates))
 	for i, h := range candidates {
-		ids[i], score[h.ID] = h.ID, h.Score
+		ids[i], f.score[h.ID] = h.ID, h.Score
 	}
 	found, err := e.Store.Entities(ctx, ids)
 	if err != nil {
-		return err
+		return f, err
 	}
-	seeds := make([]string, 0, opt.Entities)
+	f.seeds = make([]string, 0, opt.Entities)
 	for _, en := range found {
-		if en.Layer == 0 && len(seeds) < opt.Entities {
-			seeds = append(seeds, en.ID)
+		if en.Layer == 0 && len(f.seeds) < opt.Entities {
+			f.seeds = append(f.seeds, en.ID)
 		}
 	}
 	lap("entities")
-	if len(seeds) == 0 {
-		return e.lcaContext(ctx, question, qvec, opt, res, nil, graph.Hierarchy{}, nil, score)
+	if len(f.seeds) == 0 {
+		return f, nil
 	}
-	h, err := e.Store.Ancestors(ctx, seeds)
-	if err != nil {
-		return err
+	if f.h, err = e.Store.Ancestors(ctx, f.seeds); err != nil {
+		return f, err
 	}
-	groups := lcaGroups(seeds, h.Links)
+	f.groups = lcaGroups(f.seeds, f.h.Links)
 	lap("ancestors")
-	return e.lcaContext(ctx, question, qvec, opt, res, seeds, h, groups, score)
+	return f, nil
 }
 
 // lcaContext ranks the chunks and writes the context of lca mode.
@@ -115,17 +134,7 @@ func (e *Engine) lcaContext(ctx context.Context, question string, qvec []float32
 	// Relations among the entities on the paths: inter-summary relations first (the hierarchy's
 	// own knowledge, what the other modes lack), then the seeds' relations, each by weight; then
 	// the SUMMARIZED_BY steps of the paths.
-	var summaryRels, baseRels []graph.Relation
-	for _, r := range h.Relations {
-		if len(onPath[r.Source]) == 0 || len(onPath[r.Target]) == 0 {
-			continue
-		}
-		if byID[r.Source].Layer > 0 {
-			summaryRels = append(summaryRels, r)
-		} else {
-			baseRels = append(baseRels, r)
-		}
-	}
+	summaryRels, baseRels := lcaRelations(h, onPath, byID)
 	byWeight := func(a, b graph.Relation) int {
 		return cmp.Or(cmp.Compare(b.Weight, a.Weight), cmp.Compare(a.Source, b.Source), cmp.Compare(a.Target, b.Target))
 	}
@@ -142,32 +151,9 @@ func (e *Engine) lcaContext(ctx context.Context, question string, qvec []float32
 	}
 
 	// Source chunks.
-	lexical, _, err := e.lexicalChunks(ctx, question, qvec, opt.TopK*4)
+	channels, err := e.lcaChannels(ctx, question, qvec, opt, seeds, baseRels)
 	if err != nil {
 		return err
-	}
-	channels := []channel{{lexicalWeight, lexical}}
-	if len(seeds) > 0 {
-		lc, err := e.Store.ExpandLocal(ctx, seeds, graph.LocalOptions{TopChunks: opt.TopK * 3})
-		if err != nil {
-			return err
-		}
-		channels = append(channels, channel{localWeight, rankedChunks(qvec, lc.Chunks)})
-		var chunkIDs []string
-		for _, r := range baseRels {
-			for _, id := range r.ChunkIDs {
-				if !slices.Contains(chunkIDs, id) {
-					chunkIDs = append(chunkIDs, id)
-				}
-			}
-		}
-		if len(chunkIDs) > 0 {
-			related, err := e.Store.Chunks(ctx, chunkIDs)
-			if err != nil {
-				return err
-			}
-			channels = append(channels, channel{lcaRelationWeight, related})
-		}
 	}
 	ranked, scores := fuseDocuments(channels, nil, nil, opt.TopK)
 	chunkItems, err := e.chunkItems(ctx, ranked, scores)
@@ -185,6 +171,56 @@ func (e *Engine) lcaContext(ctx context.Context, question string, qvec []float32
 	res.ContextText = b.String()
 	res.Budget = b.budget(opt.MaxContextTokens)
 	return nil
+}
+
+// lcaRelations splits the relations of h among the entities on the paths into inter-summary
+// relations and the base layer's.
+func lcaRelations(h graph.Hierarchy, onPath map[string]map[string]bool, byID map[string]graph.Entity) (summaryRels, baseRels []graph.Relation) {
+	for _, r := range h.Relations {
+		if len(onPath[r.Source]) == 0 || len(onPath[r.Target]) == 0 {
+			continue
+		}
+		if byID[r.Source].Layer > 0 {
+			summaryRels = append(summaryRels, r)
+		} else {
+			baseRels = append(baseRels, r)
+		}
+	}
+	return summaryRels, baseRels
+}
+
+// lcaChannels returns the evidence channels lca ranks its source chunks by: the lexical chunks,
+// the seeds' chunks and the chunks the relations among the seeds (rels) were extracted from.
+func (e *Engine) lcaChannels(ctx context.Context, question string, qvec []float32, opt Options, seeds []string, rels []graph.Relation) ([]channel, error) {
+	lexical, _, err := e.lexicalChunks(ctx, question, qvec, opt.TopK*4)
+	if err != nil {
+		return nil, err
+	}
+	channels := []channel{{lexicalWeight, lexical}}
+	if len(seeds) == 0 {
+		return channels, nil
+	}
+	lc, err := e.Store.ExpandLocal(ctx, seeds, graph.LocalOptions{TopChunks: opt.TopK * 3})
+	if err != nil {
+		return nil, err
+	}
+	channels = append(channels, channel{localWeight, rankedChunks(qvec, lc.Chunks)})
+	var chunkIDs []string
+	for _, r := range rels {
+		for _, id := range r.ChunkIDs {
+			if !slices.Contains(chunkIDs, id) {
+				chunkIDs = append(chunkIDs, id)
+			}
+		}
+	}
+	if len(chunkIDs) > 0 {
+		related, err := e.Store.Chunks(ctx, chunkIDs)
+		if err != nil {
+			return nil, err
+		}
+		channels = append(channels, channel{lcaRelationWeight, related})
+	}
+	return channels, nil
 }
 
 // lcaGroups finds the lowest common ancestors of the seeds (in rank order) over the summary
