@@ -26,6 +26,11 @@ const (
 	lcaChunkShare    = 20000.0 / lcaContextTokens
 )
 
+// lcaSubjectWeight is the weight of the documents about the seeds (seedSubjects), hi's about
+// weight: at .5 and .8 hp's R@5 rose further (.845, .860 against .815) but testdata lost a gold
+// document at R@5 and R@10 (docs/RETRIEVAL.md).
+const lcaSubjectWeight = 0.3
+
 // lcaGroup is a set of seeds and their lowest common ancestor in the summary hierarchy.
 type lcaGroup struct {
 	seeds []string
@@ -220,7 +225,48 @@ func (e *Engine) lcaChannels(ctx context.Context, question string, qvec []float3
 		}
 		channels = append(channels, channel{lcaRelationWeight, related})
 	}
+	if about := e.seedSubjects(ctx, seeds, channels); len(about) > 0 {
+		channels = append(channels, channel{lcaSubjectWeight, about})
+	}
 	return channels, nil
+}
+
+// seedSubjects returns, seed by seed in rank order, the first chunk (in channel order) of each
+// document among the channels' whose subject is the seed (graph.Document.Subject): the
+// entity's own article. The seeds' chunk channel ranks chunks by how many seeds they name, so
+// an article about one seed comes after those that name several of the question's setting
+// entities; that article is most often the gold document lca lost (docs/RETRIEVAL.md, "Why lca
+// lost to hi"). On a failed document lookup the channel is left out rather than the query
+// failed: it only reorders documents the other channels found.
+func (e *Engine) seedSubjects(ctx context.Context, seeds []string, channels []channel) []graph.Chunk {
+	first := map[string]graph.Chunk{}
+	for _, ch := range channels {
+		for _, c := range ch.chunks {
+			if _, ok := first[c.DocumentID]; !ok {
+				first[c.DocumentID] = c
+			}
+		}
+	}
+	docs, err := e.Store.Documents(ctx, channelDocuments(channels))
+	if err != nil {
+		return nil
+	}
+	about := map[string][]string{} // seed id → the documents about it
+	for _, d := range docs {
+		if s := d.Subject(); s != "" {
+			id := graph.NormalizeID(s)
+			about[id] = append(about[id], d.ID)
+		}
+	}
+	var out []graph.Chunk
+	for _, s := range seeds {
+		ids := about[s]
+		slices.Sort(ids)
+		for _, d := range ids {
+			out = append(out, first[d])
+		}
+	}
+	return out
 }
 
 // lcaGroups finds the lowest common ancestors of the seeds (in rank order) over the summary
