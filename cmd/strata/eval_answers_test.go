@@ -220,8 +220,13 @@ func TestEvalAgainstFile(t *testing.T) {
 	if code != exitUsage || !strings.Contains(out, "has no answer") {
 		t.Errorf("a questions file without answers as the other side: exit %d\n%s\n%s", code, out, errOut)
 	}
+	// Question b's answers differ from the published ones: two identical answers make the same
+	// prompt in both orders, which the cache may or may not answer the second time, as the two
+	// requests race.
 	subject := filepath.Join(tmp, "subject.jsonl")
-	if err := os.WriteFile(subject, []byte(strings.ReplaceAll(other, "I do not know.", "Ilsa Marrow founded it [doc:harbor-guild.md].")), 0o644); err != nil {
+	subjectAnswers := strings.NewReplacer("I do not know.", "Ilsa Marrow founded it [doc:harbor-guild.md].",
+		"Maren Quill of the Vell Tidal Council added it.", "Maren Quill of the Vell Tidal Council fitted it.").Replace(other)
+	if err := os.WriteFile(subject, []byte(subjectAnswers), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errOut = runCLI(t, "eval", "--data-dir", filepath.Join(tmp, "no-store"), "--questions", questions,
