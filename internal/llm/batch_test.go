@@ -23,6 +23,11 @@ func batchConfig(cacheDir string) Config {
 // chatAll sends one extraction request per text concurrently, as a stage does, and returns the
 // answers and errors in text order.
 func chatAll(t *testing.T, c *Client, ctx context.Context, texts []string) ([]ChatResponse, []error) {
+	return chatAllJudged(t, c, ctx, texts, nil)
+}
+
+// chatAllJudged is chatAll with judge set on every request.
+func chatAllJudged(t *testing.T, c *Client, ctx context.Context, texts []string, judge func(ChatResponse) Verdict) ([]ChatResponse, []error) {
 	resps := make([]ChatResponse, len(texts))
 	errs := make([]error, len(texts))
 	var wg sync.WaitGroup
@@ -31,6 +36,7 @@ func chatAll(t *testing.T, c *Client, ctx context.Context, texts []string) ([]Ch
 		go func() {
 			defer wg.Done()
 			req := extractRequest(t, text)
+			req.Judge = judge
 			resps[i], errs[i] = c.Chat(ctx, req)
 		}()
 	}
@@ -111,23 +117,10 @@ func TestBatchMatchesDirect(t *testing.T) {
 				if !tc.judge {
 					return chatAll(t, c, ctx, texts)
 				}
-				resps := make([]ChatResponse, len(texts))
-				errs := make([]error, len(texts))
-				var wg sync.WaitGroup
-				for i, text := range texts {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						req := extractRequest(t, text)
-						req.Judge = func(r ChatResponse) Verdict {
-							// Any rule will do that marks some answers damaged, the same in both modes.
-							return Verdict{Salvaged: len(r.Content)%2 == 1}
-						}
-						resps[i], errs[i] = c.Chat(ctx, req)
-					}()
-				}
-				wg.Wait()
-				return resps, errs
+				return chatAllJudged(t, c, ctx, texts, func(r ChatResponse) Verdict {
+					// Any rule will do that marks some answers damaged, the same in both modes.
+					return Verdict{Salvaged: len(r.Content)%2 == 1}
+				})
 			}
 			want, werrs := run(direct)
 			got, gerrs := run(batched)
