@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stratarag/strata/internal/graph"
@@ -42,28 +43,7 @@ func testComponents(t *testing.T, s graph.Store) {
 		if n != len(groups) {
 			t.Errorf("run %d: ComputeComponents = %d components, want %d", run, n, len(groups))
 		}
-		seen := map[int64]string{}
-		for _, g := range groups {
-			es := must[[]graph.Entity](t, "Entities")(s.Entities(ctx(t), g))
-			if len(es) != len(g) {
-				t.Fatalf("Entities(%v) = %v", g, es)
-			}
-			for _, e := range es {
-				if e.ComponentID != es[0].ComponentID {
-					t.Errorf("run %d: %s is in component %d, %s in %d; want the same", run, e.ID, e.ComponentID, es[0].ID, es[0].ComponentID)
-				}
-				if e.ComponentID < 0 {
-					t.Errorf("run %d: %s has component %d after ComputeComponents", run, e.ID, e.ComponentID)
-				}
-				if e.Degree != degree[e.ID] {
-					t.Errorf("run %d: degree of %s = %d, want %d", run, e.ID, e.Degree, degree[e.ID])
-				}
-			}
-			if other, dup := seen[es[0].ComponentID]; dup {
-				t.Errorf("run %d: %s and %s are in different components but share id %d", run, other, es[0].ID, es[0].ComponentID)
-			}
-			seen[es[0].ComponentID] = es[0].ID
-		}
+		checkComponents(t, s, fmt.Sprintf("run %d", run), groups, degree)
 	}
 }
 
@@ -105,6 +85,20 @@ func testUpdateComponents(t *testing.T, s graph.Store) {
 	if n != len(groups) {
 		t.Errorf("UpdateComponents = %d components, want %d", n, len(groups))
 	}
+	checkComponents(t, s, "after UpdateComponents", groups, degree)
+	if got := must[[]graph.Entity](t, "Entities")(s.Entities(ctx(t), []string{"H"}))[0].ComponentID; got != untouched {
+		t.Errorf("untouched component of H renamed from %d to %d", untouched, got)
+	}
+	// Nothing changed since: nothing to do, the same answer.
+	if n, err := s.UpdateComponents(ctx(t), nil); err != nil || n != len(groups) {
+		t.Errorf("UpdateComponents again = %d, %v; want %d", n, err, len(groups))
+	}
+}
+
+// checkComponents checks that the entities of each group share one component id, not negative,
+// that no two groups share one, and that every entity has its degree.
+func checkComponents(t *testing.T, s graph.Store, when string, groups [][]string, degree map[string]int) {
+	t.Helper()
 	seen := map[int64]string{}
 	for _, g := range groups {
 		es := must[[]graph.Entity](t, "Entities")(s.Entities(ctx(t), g))
@@ -113,22 +107,15 @@ func testUpdateComponents(t *testing.T, s graph.Store) {
 		}
 		for _, e := range es {
 			if e.ComponentID != es[0].ComponentID || e.ComponentID < 0 {
-				t.Errorf("%s is in component %d, %s in %d; want the same, not negative", e.ID, e.ComponentID, es[0].ID, es[0].ComponentID)
+				t.Errorf("%s: %s is in component %d, %s in %d; want the same, not negative", when, e.ID, e.ComponentID, es[0].ID, es[0].ComponentID)
 			}
 			if e.Degree != degree[e.ID] {
-				t.Errorf("degree of %s = %d, want %d", e.ID, e.Degree, degree[e.ID])
+				t.Errorf("%s: degree of %s = %d, want %d", when, e.ID, e.Degree, degree[e.ID])
 			}
 		}
 		if other, dup := seen[es[0].ComponentID]; dup {
-			t.Errorf("%s and %s are in different components but share id %d", other, es[0].ID, es[0].ComponentID)
+			t.Errorf("%s: %s and %s are in different components but share id %d", when, other, es[0].ID, es[0].ComponentID)
 		}
 		seen[es[0].ComponentID] = es[0].ID
-	}
-	if got := must[[]graph.Entity](t, "Entities")(s.Entities(ctx(t), []string{"H"}))[0].ComponentID; got != untouched {
-		t.Errorf("untouched component of H renamed from %d to %d", untouched, got)
-	}
-	// Nothing changed since: nothing to do, the same answer.
-	if n, err := s.UpdateComponents(ctx(t), nil); err != nil || n != len(groups) {
-		t.Errorf("UpdateComponents again = %d, %v; want %d", n, err, len(groups))
 	}
 }
