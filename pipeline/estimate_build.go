@@ -21,23 +21,32 @@ type relationEstimator interface {
 	EstimateCall(tok llm.Counter) (llm.StageEstimate, error)
 }
 
-// buildRatio is what one structure stage of a fresh build spends per token of extraction
-// answer: its calls and its prompt and completion tokens. The structure stages read what
-// extraction wrote (descriptions merged, clustered, summarized and reported), so they grow with
-// it and not with the corpus: a model that writes twice as much pays about twice as much after
-// extraction too. Measured with the fake model on multihop (220 722 answer tokens) and mix
-// (986 122), the geometric mean of the two (bench/README.md, "cost"); testdata's small graph
-// sits within a factor of two of them per stage.
+// buildRatio is what one structure stage of a fresh build spends per record extraction finds
+// (an entity or a relation): its calls and its prompt and completion tokens. The structure
+// stages read what extraction found (descriptions merged, clustered, summarized and reported),
+// so they grow with the graph and not with the corpus: name-dense text pays more after
+// extraction than prose does. Measured with the fake model on multihop and mix, the geometric
+// mean of the two (bench/README.md, "cost"); testdata's small graph sits within a factor of
+// two of them per stage.
 type buildRatio struct{ calls, prompt, completion float64 }
 
 var buildRatios = map[string]buildRatio{
-	llm.StageSummarize: {3.9e-5, 0.037, 0.0107},
-	llm.StageLayers:    {7.5e-4, 0.802, 0.0269},
-	llm.StageAggregate: {3.72e-4, 0.162, 0.0209},
-	llm.StageReport:    {7.2e-4, 0.788, 0.127},
+	llm.StageSummarize: {3.37e-3, 3.46, 0.892},
+	llm.StageLayers:    {1.19e-2, 12.7, 0.431},
+	llm.StageAggregate: {6.97e-3, 5.79, 0.502},
+	llm.StageReport:    {6.38e-3, 11.7, 1.14},
 }
 
-const estimateAssumptionBuild = "%s: %.2f tokens per token of extraction answer (%d predicted), as measured on multihop and mix with the fake model; the graph extraction builds decides, so take it as ±50 %% per stage"
+// buildRatiosAll are the ratios when every summary, inter-summary relation and report is asked
+// of the model (Options.ModelStructureAll), measured the same way.
+var buildRatiosAll = map[string]buildRatio{
+	llm.StageSummarize: {3.37e-3, 3.46, 0.892},
+	llm.StageLayers:    {1.88e-2, 16.3, 0.671},
+	llm.StageAggregate: {2.77e-2, 15.4, 1.7},
+	llm.StageReport:    {7.39e-2, 47.7, 12.3},
+}
+
+const estimateAssumptionBuild = "%s: %.1f tokens per entity or relation extracted (%d predicted), as measured on multihop and mix with the fake model; the graph extraction builds decides, so take it as ±50 %% per stage"
 
 // reportSampler and summarySampler are structure stages that can measure what one of their
 // calls makes the model write (reports.LLM, layers.LLM).
@@ -51,15 +60,12 @@ type summarySampler interface {
 
 // estimateBuild adds the structure stages of a fresh build that call a model (description
 // summaries, summary entities, inter-summary relations, community reports) to est, from the
-// extraction answer tokens it predicts. Unless in.NoSample, the answers of the summary entities
-// and the reports are measured on one call each (sampleStructure), since their length is the
-// model's more than the graph's.
+// entities and relations extraction is predicted to find. Unless in.NoSample, the answers of
+// the summary entities and the reports are measured on one call each (sampleStructure), since
+// their length is the model's more than the graph's.
 func (in *Ingester) estimateBuild(ctx context.Context, est *Estimate, texts []string) error {
-	answers := 0
-	for _, stage := range []string{llm.StageExtract, llm.StageRelations, llm.StageGlean} {
-		answers += est.LLM.Stages[stage].CompletionTokens
-	}
-	if answers == 0 {
+	records := est.LLM.Records
+	if records == 0 {
 		return nil
 	}
 	_, layered := in.LayerSummarizer.(summaryEstimator)
@@ -79,17 +85,21 @@ func (in *Ingester) estimateBuild(ctx context.Context, est *Estimate, texts []st
 			return err
 		}
 	}
+	ratios := buildRatios
+	if in.Options.ModelStructureAll {
+		ratios = buildRatiosAll
+	}
 	for _, stage := range []string{llm.StageSummarize, llm.StageLayers, llm.StageAggregate, llm.StageReport} {
-		r := buildRatios[stage]
+		r := ratios[stage]
 		if !runs[stage] {
 			continue
 		}
-		a := float64(answers)
+		a := float64(records)
 		s := llm.StageEstimate{Calls: int(math.Ceil(r.calls * a)), PromptTokens: int(math.Round(r.prompt * a)), CompletionTokens: int(math.Round(r.completion * a))}
-		why := fmt.Sprintf(estimateAssumptionBuild, stage, r.prompt+r.completion, answers)
+		why := fmt.Sprintf(estimateAssumptionBuild, stage, r.prompt+r.completion, records)
 		if n, ok := perCall[stage]; ok {
 			s.CompletionTokens = s.Calls * n
-			why = fmt.Sprintf(estimateAssumptionSampled, stage, r.calls*1000, r.prompt, answers, n)
+			why = fmt.Sprintf(estimateAssumptionSampled, stage, r.calls*1000, r.prompt, records, n)
 		}
 		est.LLM.Add(stage, s)
 		est.LLM.Assumptions = append(est.LLM.Assumptions, why)
@@ -97,7 +107,7 @@ func (in *Ingester) estimateBuild(ctx context.Context, est *Estimate, texts []st
 	return nil
 }
 
-const estimateAssumptionSampled = "%s: %.2f calls and %.2f prompt tokens per 1000 and per token of extraction answer (%d predicted), as measured on multihop and mix with the fake model, each call answered with %d tokens as one sample call was (not cached)"
+const estimateAssumptionSampled = "%s: %.2f calls per 1000 and %.1f prompt tokens per entity or relation extracted (%d predicted), as measured on multihop and mix with the fake model, each call answered with %d tokens as one sample call was (not cached)"
 
 // sampleGraphChunks is how many of the chunks a sample graph is read from.
 const sampleGraphChunks = 3

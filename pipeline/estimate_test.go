@@ -41,11 +41,11 @@ func TestEstimateOffline(t *testing.T) {
 	}
 }
 
-// estimatingExtractor predicts 10 prompt and 5 completion tokens per chunk.
+// estimatingExtractor predicts 10 prompt and 5 completion tokens and 3 records per chunk.
 type estimatingExtractor struct{ extract.Extractor }
 
 func (estimatingExtractor) Estimate(_ context.Context, texts []string) (llm.Estimate, error) {
-	var e llm.Estimate
+	e := llm.Estimate{Records: 3 * len(texts)}
 	e.Add(llm.StageExtract, llm.StageEstimate{Calls: len(texts), PromptTokens: 10 * len(texts), CompletionTokens: 5 * len(texts)})
 	return e, nil
 }

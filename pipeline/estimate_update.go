@@ -301,7 +301,13 @@ func (h storedHierarchy) climb(changed, removed map[string]bool, keep bool) map[
 			}
 		}
 		for key, n := range counts {
-			if keep && float64(n) < layers.KeepShare*float64(len(l.Members[key])) {
+			left := 0 // the update counts the members a cluster keeps
+			for _, m := range l.Members[key] {
+				if !removed[m] {
+					left++
+				}
+			}
+			if keep && float64(n) < layers.KeepShare*float64(left) {
 				continue // the update keeps its summaries (layers.Builder.keeps)
 			}
 			for _, s := range l.Summaries[key] {

@@ -37,6 +37,11 @@ type Options struct {
 	// pipeline/layers/aggregate.go): RELATED relationships between summaries whose members are
 	// joined by more base relations than the layer's threshold (Layers.AggregateK).
 	Aggregate bool
+	// ModelStructureAll says the structure stages ask the model for every summary, inter-summary
+	// relation and community report, however little their input holds (--llm-structure all);
+	// the stages are built to match (their thresholds negative), and the dry run predicts them
+	// so.
+	ModelStructureAll bool
 	// Arch configures ArchRAG's attributed-community hierarchy (pipeline/arch); MaxLayers 0,
 	// the default, builds none.
 	Arch arch.Options

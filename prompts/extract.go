@@ -13,14 +13,17 @@ const (
 )
 
 // FormatRecords writes records in the tuple format, ending with the completion marker. Fields
-// are cleaned the way ParseRecords cleans them, so parsing the output gives the records back.
+// are cleaned the way ParseRecords cleans them, so parsing the output gives the records back;
+// an empty description is left out, as a brief extraction prompt asks.
 func FormatRecords(entities []EntityRecord, relations []RelationshipRecord) string {
 	var b strings.Builder
 	for _, e := range entities {
 		b.WriteString(`("entity"`)
-		for _, f := range []string{
-			cleanName(defang(e.Name)), strings.ToLower(cleanName(defang(e.Type))), CleanText(defang(e.Description)),
-		} {
+		fields := []string{cleanName(defang(e.Name)), strings.ToLower(cleanName(defang(e.Type)))}
+		if d := CleanText(defang(e.Description)); d != "" {
+			fields = append(fields, d)
+		}
+		for _, f := range fields {
 			b.WriteString(FieldDelimiter)
 			b.WriteString(f)
 		}
@@ -28,7 +31,11 @@ func FormatRecords(entities []EntityRecord, relations []RelationshipRecord) stri
 	}
 	for _, r := range relations {
 		b.WriteString(`("relationship"`)
-		for _, f := range []string{cleanName(defang(r.Source)), cleanName(defang(r.Target)), CleanText(defang(r.Description))} {
+		fields := []string{cleanName(defang(r.Source)), cleanName(defang(r.Target))}
+		if d := CleanText(defang(r.Description)); d != "" {
+			fields = append(fields, d)
+		}
+		for _, f := range fields {
 			b.WriteString(FieldDelimiter)
 			b.WriteString(f)
 		}

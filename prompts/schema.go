@@ -16,25 +16,33 @@ const (
 )
 
 // ExtractionSchema is the schema of an extraction answer: the entities of the given types, the
-// relationships, or both, as the prompt asked for.
-func ExtractionSchema(entityTypes []string, entities, relations bool) json.RawMessage {
+// relationships, or both, as the prompt asked for; with descriptions, or (a brief prompt) names,
+// types and strengths only.
+func ExtractionSchema(entityTypes []string, entities, relations, descriptions bool) json.RawMessage {
 	props := map[string]any{}
 	var required []string
 	if entities {
-		props["entities"] = arrayOf(object(map[string]any{
-			"name":        text(),
-			"type":        map[string]any{"type": "string", "enum": entityTypes},
-			"description": text(),
-		}, "name", "type", "description"), maxSchemaEntities)
+		fields := map[string]any{"name": text(), "type": map[string]any{"type": "string", "enum": entityTypes}}
+		names := []string{"name", "type"}
+		if descriptions {
+			fields["description"] = text()
+			names = append(names, "description")
+		}
+		props["entities"] = arrayOf(object(fields, names...), maxSchemaEntities)
 		required = append(required, "entities")
 	}
 	if relations {
-		props["relationships"] = arrayOf(object(map[string]any{
-			"source":      text(),
-			"target":      text(),
-			"description": text(),
-			"strength":    map[string]any{"type": "integer", "minimum": 1, "maximum": 10},
-		}, "source", "target", "description", "strength"), maxSchemaRelations)
+		fields := map[string]any{
+			"source":   text(),
+			"target":   text(),
+			"strength": map[string]any{"type": "integer", "minimum": 1, "maximum": 10},
+		}
+		names := []string{"source", "target"}
+		if descriptions {
+			fields["description"] = text()
+			names = append(names, "description")
+		}
+		props["relationships"] = arrayOf(object(fields, append(names, "strength")...), maxSchemaRelations)
 		required = append(required, "relationships")
 	}
 	return mustJSON(object(props, required...))

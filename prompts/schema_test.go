@@ -8,12 +8,13 @@ import (
 
 func TestExtractionSchemaAsksForWhatThePromptDoes(t *testing.T) {
 	tests := []struct {
-		entities, relations bool
-		required            []string
+		entities, relations, descriptions bool
+		required                          []string
 	}{
-		{true, true, []string{"entities", "relationships"}},
-		{true, false, []string{"entities"}},
-		{false, true, []string{"relationships"}},
+		{true, true, true, []string{"entities", "relationships"}},
+		{true, false, true, []string{"entities"}},
+		{false, true, true, []string{"relationships"}},
+		{true, true, false, []string{"entities", "relationships"}},
 	}
 	for _, tc := range tests {
 		var s struct {
@@ -21,11 +22,12 @@ func TestExtractionSchemaAsksForWhatThePromptDoes(t *testing.T) {
 			Properties map[string]struct {
 				MaxItems int
 				Items    struct {
+					Required   []string
 					Properties map[string]struct{ Enum []string }
 				}
 			}
 		}
-		if err := json.Unmarshal(ExtractionSchema([]string{"person", "place"}, tc.entities, tc.relations), &s); err != nil {
+		if err := json.Unmarshal(ExtractionSchema([]string{"person", "place"}, tc.entities, tc.relations, tc.descriptions), &s); err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Equal(s.Required, tc.required) || len(s.Properties) != len(tc.required) {
@@ -34,6 +36,10 @@ func TestExtractionSchemaAsksForWhatThePromptDoes(t *testing.T) {
 		for name, p := range s.Properties {
 			if p.MaxItems == 0 {
 				t.Errorf("%s is unbounded", name)
+			}
+			_, described := p.Items.Properties["description"]
+			if described != tc.descriptions || slices.Contains(p.Items.Required, "description") != tc.descriptions {
+				t.Errorf("descriptions %v: %s items have properties %v, required %v", tc.descriptions, name, p.Items.Properties, p.Items.Required)
 			}
 		}
 		if tc.entities && !slices.Equal(s.Properties["entities"].Items.Properties["type"].Enum, []string{"person", "place"}) {

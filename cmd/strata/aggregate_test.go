@@ -27,9 +27,10 @@ func interSummaryRelations(t *testing.T, dir string) int {
 	return n
 }
 
-// TestAggregationCostsReported: with a model, LeanRAG's aggregation makes one call per
-// inter-summary relation, which the run report counts under its own stage (aggregate) and the
-// dry run predicts under the same stage; --aggregate=false makes none, and predicts none.
+// TestAggregationCostsReported: with a model asked for every inter-summary relation
+// (--llm-structure all), LeanRAG's aggregation makes one call per relation, which the run report
+// counts under its own stage (aggregate) and the dry run predicts under the same stage;
+// --aggregate=false makes none, and predicts none.
 func TestAggregationCostsReported(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two ingests")
@@ -61,7 +62,7 @@ func TestAggregationCostsReported(t *testing.T) {
 
 	dir := t.TempDir()
 	before := fake.Counts().ByTask[summaryrelation.Task]
-	rep := run("ingest", "--data-dir", dir, "--json", corpusDir)
+	rep := run("ingest", "--data-dir", dir, "--json", "--llm-structure", "all", corpusDir)
 	agg := rep.LLM.Stages["aggregate"]
 	rels := interSummaryRelations(t, dir)
 	if rels == 0 || agg.LLMCalls != rels || agg.PromptTokens == 0 {
@@ -70,7 +71,7 @@ func TestAggregationCostsReported(t *testing.T) {
 	if got := fake.Counts().ByTask[summaryrelation.Task] - before; got != agg.LLMCalls {
 		t.Errorf("the server answered %d summary relation prompts, the report counts %d", got, agg.LLMCalls)
 	}
-	dry := run("ingest", "--dry-run", "--json", corpusDir)
+	dry := run("ingest", "--dry-run", "--json", "--llm-structure", "all", corpusDir)
 	if e := dry.Estimate.Stages["aggregate"]; e.Calls == 0 || e.PromptTokens == 0 {
 		t.Errorf("dry run: aggregate %+v, want calls and tokens", e)
 	}

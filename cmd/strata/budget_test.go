@@ -96,8 +96,8 @@ func TestBudgetRefusesOverPrediction(t *testing.T) {
 		stages  []string // named in the message
 	}{
 		{name: "ingest into a new store", args: []string{"ingest", corpusDir}, command: "ingest", stages: []string{"extract"}},
-		{name: "ingest into a store", dir: stored, args: []string{"ingest", part}, command: "ingest", stages: []string{"extract", "report"}},
-		{name: "delete", dir: stored, args: []string{"delete", doc}, command: "delete", stages: []string{"report"}},
+		{name: "ingest into a store", dir: stored, args: []string{"ingest", part, "--llm-structure", "all"}, command: "ingest", stages: []string{"extract", "report"}},
+		{name: "delete", dir: stored, args: []string{"delete", doc, "--llm-structure", "all"}, command: "delete", stages: []string{"report"}},
 	}
 	for _, tc := range tests {
 		for _, asJSON := range []bool{false, true} {
@@ -149,7 +149,7 @@ func TestBudgetRefusesOverPrediction(t *testing.T) {
 }
 
 // TestBudgetStopsAndResumes: a run whose prediction fits the budget but whose spend passes it
-// (the prediction of a new store leaves the structure's calls out) stops with exit 1 and says
+// (the fake model writes longer answers than the prediction assumes) stops with exit 1 and says
 // so, keeps what it did, and the same command without the budget finishes it, paying only for
 // the calls the stopped run did not make: no chat request is sent twice, the two runs make the
 // calls of one uninterrupted run, and the graph is that run's.
@@ -159,7 +159,9 @@ func TestBudgetStopsAndResumes(t *testing.T) {
 	}
 	ref := fakeAPILogged(t, fakeopenai.Options{Seed: 12})
 	refDir := t.TempDir()
-	code, out, errOut := runCLI(t, "ingest", "--json", "--data-dir", refDir, corpusDir)
+	// The model writes descriptions and gleans: longer answers than the check assumes (it comes
+	// before any call, so without the dry run's sample), and the run spends past the prediction.
+	code, out, errOut := runCLI(t, "ingest", "--json", "--extract-descriptions", "model", "--gleaning", "1", "--data-dir", refDir, corpusDir)
 	if code != 0 {
 		t.Fatalf("uninterrupted ingest: %s", errOut)
 	}
@@ -173,7 +175,7 @@ func TestBudgetStopsAndResumes(t *testing.T) {
 	refTokens := refUsage.Prompt + refUsage.Completion
 	// The prediction the budget is checked against (the dry run's without its sample, since the
 	// check comes before any call), read off a refusal.
-	code, _, errOut = runCLI(t, "ingest", "--max-llm-tokens", "1", "--data-dir", t.TempDir(), corpusDir)
+	code, _, errOut = runCLI(t, "ingest", "--max-llm-tokens", "1", "--extract-descriptions", "model", "--gleaning", "1", "--data-dir", t.TempDir(), corpusDir)
 	m := regexp.MustCompile(`predicted ([0-9 ]+) LLM tokens`).FindStringSubmatch(errOut)
 	if code != exitUsage || m == nil {
 		t.Fatalf("refusal: exit %d\n%s", code, errOut)
@@ -189,7 +191,7 @@ func TestBudgetStopsAndResumes(t *testing.T) {
 	reqs := fakeAPILogged(t, fakeopenai.Options{Seed: 12})
 	dir := t.TempDir()
 	budget := (predicted + refTokens) / 2 // passes the prediction; the structure's calls go past it
-	args := []string{"ingest", "--data-dir", dir, corpusDir}
+	args := []string{"ingest", "--extract-descriptions", "model", "--gleaning", "1", "--data-dir", dir, corpusDir}
 	code, _, errOut = runCLI(t, append(args, "--max-llm-tokens", strconv.Itoa(budget))...)
 	if code != exitFailure || !strings.Contains(errOut, "strata: LLM token budget spent:") ||
 		!strings.Contains(errOut, "run the same command again") {

@@ -91,6 +91,10 @@ func runDelete(c *cli.Context) error {
 	if _, err := extractionOptions(c); err != nil {
 		return err
 	}
+	all, err := structureAll(c)
+	if err != nil {
+		return err
+	}
 	budget, err := tokenBudget(c)
 	if err != nil {
 		return err
@@ -110,11 +114,12 @@ func runDelete(c *cli.Context) error {
 	}
 	defer closeStore(store, log)
 	opt := pipeline.DefaultOptions() // the structure settings come from the store
+	opt.ModelStructureAll = all
 	fanOut := batchFanOut(c, m, &opt)
 	in := &pipeline.Ingester{
 		Store: store, Extractor: m.extractor, Embedder: m.embedder, Tokenizer: tok,
-		Summarizer: m.summarizer, LayerSummarizer: m.layerSummarizer(tok), RelationDescriber: m.relationDescriber(),
-		Reporter: m.reporter(tok, log, fanOut), ArchSummarizer: m.archSummarizer(tok),
+		Summarizer: m.summarizer, LayerSummarizer: m.layerSummarizer(tok, all), RelationDescriber: m.relationDescriber(all),
+		Reporter: m.reporter(tok, log, fanOut, all), ArchSummarizer: m.archSummarizer(tok),
 		Log: log, Options: opt,
 		Memory: memoryPolicy(), // its stages only: a delete keeps the process's target
 	}

@@ -44,6 +44,8 @@ const (
 	flagNoCache        = "no-cache"
 	flagExtractMode    = "extract-mode"
 	flagGleaning       = "gleaning"
+	flagDescriptions   = "extract-descriptions"
+	flagLLMStructure   = "llm-structure"
 	flagLogLevel       = "log-level"
 	flagLogFormat      = "log-format"
 	flagJSON           = "json"
@@ -135,13 +137,17 @@ func batchFlags() []cli.Flag {
 	}
 }
 
-// extractionFlags configure the LLM extractor (ingest only).
+// extractionFlags configure what the model writes of the index (ingest and delete).
 func extractionFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: flagExtractMode, Value: "combined", Category: "Models",
-			Usage: "LLM extraction: combined (one call per chunk) or two-pass (entities, then relations, as in HiRAG)"},
+			Usage: "LLM extraction: combined (one call per chunk), two-pass (entities, then relations, as in HiRAG) or entities (one call per chunk for the entities; relations join the entities one sentence names)"},
 		&cli.IntFlag{Name: flagGleaning, Value: 0, Category: "Models",
 			Usage: "LLM gleaning rounds asking for missed entities (0-1 recommended)"},
+		&cli.StringFlag{Name: flagDescriptions, Value: "passage", Category: "Models",
+			Usage: "who describes extracted entities and relations: passage (the chunk's sentences that name them, while the model lists names, types and strengths) or model (the model writes every description: about 2.5× the answer tokens)"},
+		&cli.StringFlag{Name: flagLLMStructure, Value: "large", Category: "Models",
+			Usage: "which summaries, inter-summary relations and community reports the model writes: large (those whose input says more than a short text would; the rest are written from it at no cost) or all"},
 	}
 }
 

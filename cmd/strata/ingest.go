@@ -126,6 +126,9 @@ func runIngest(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if opt.ModelStructureAll, err = structureAll(c); err != nil {
+		return err
+	}
 	budget, err := tokenBudget(c)
 	if err != nil {
 		return err
@@ -141,7 +144,8 @@ func runIngest(c *cli.Context) error {
 	fanOut := batchFanOut(c, m, &opt)
 	in := &pipeline.Ingester{
 		Extractor: m.extractor, Embedder: m.embedder, Tokenizer: tok,
-		Summarizer: m.summarizer, LayerSummarizer: m.layerSummarizer(tok), RelationDescriber: m.relationDescriber(), Reporter: m.reporter(tok, log, fanOut),
+		Summarizer: m.summarizer, LayerSummarizer: m.layerSummarizer(tok, opt.ModelStructureAll), RelationDescriber: m.relationDescriber(opt.ModelStructureAll),
+		Reporter:       m.reporter(tok, log, fanOut, opt.ModelStructureAll),
 		ArchSummarizer: m.archSummarizer(tok), Log: log, Options: opt,
 	}
 	if c.Bool("dry-run") {

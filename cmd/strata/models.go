@@ -66,7 +66,7 @@ func setupModels(c *cli.Context, log zerolog.Logger) (*models, error) {
 	}
 	if !useChat {
 		for _, f := range []string{flagLLMModel, flagLLMContext, flagLLMStructured, flagLLMConcurrency, flagLLMRPM, flagLLMTPM, flagMaxLLMTokens,
-			flagLLMBatch, flagLLMBatchSize, flagLLMBatchWait, flagLLMBatchPoll, flagExtractMode, flagGleaning} {
+			flagLLMBatch, flagLLMBatchSize, flagLLMBatchWait, flagLLMBatchPoll, flagExtractMode, flagGleaning, flagDescriptions, flagLLMStructure} {
 			if c.IsSet(f) {
 				log.Warn().Str("flag", "--"+f).Msg("ignored: no chat model is used (--offline, or no OPENAI_API_KEY / OPENAI_BASE_URL)")
 			}
@@ -244,7 +244,20 @@ func probeServer(c *cli.Context, cfg *llm.Config, log zerolog.Logger) {
 	}
 }
 
-// extractionOptions parses --extract-mode and --gleaning. ingest checks them before anything
+// structureAll parses --llm-structure: whether the model writes every summary, inter-summary
+// relation and report (all) or only those whose input says more than the text itself (large).
+func structureAll(c *cli.Context) (bool, error) {
+	switch v := c.String(flagLLMStructure); v {
+	case "", "large":
+		return false, nil
+	case "all":
+		return true, nil
+	default:
+		return false, usageError{fmt.Errorf("--%s: unknown value %q (want large or all)", flagLLMStructure, v)}
+	}
+}
+
+// extractionOptions parses --extract-mode, --gleaning and --extract-descriptions. ingest checks them before anything
 // else, with or without a model, so a typo is a usage error even offline, where they are unused.
 // Commands without these flags get the defaults.
 func extractionOptions(c *cli.Context) (extract.LLMOptions, error) {
@@ -256,7 +269,15 @@ func extractionOptions(c *cli.Context) (extract.LLMOptions, error) {
 	if gleaning < 0 || gleaning > 3 {
 		return extract.LLMOptions{}, usageError{fmt.Errorf("--%s must be between 0 and 3, got %d", flagGleaning, gleaning)}
 	}
-	return extract.LLMOptions{Mode: mode, Gleaning: gleaning}, nil
+	var model bool
+	switch d := c.String(flagDescriptions); d {
+	case "", "passage":
+	case "model":
+		model = true
+	default:
+		return extract.LLMOptions{}, usageError{fmt.Errorf("--%s: unknown value %q (want passage or model)", flagDescriptions, d)}
+	}
+	return extract.LLMOptions{Mode: mode, Gleaning: gleaning, ModelDescriptions: model}, nil
 }
 
 // prepareEmbedder learns the embedding dimension (one cached probe call) so that the store's
@@ -271,14 +292,22 @@ func (m *models) prepareEmbedder(ctx context.Context) error {
 	return nil
 }
 
-// reporter writes community reports with the model when there is one.
 // reporter writes community reports with the model when there is one, concurrency at a time
 // (0: the stage's default).
-func (m *models) reporter(tok *tokenizer.Tokenizer, log zerolog.Logger, concurrency int) pipeline.Reporter {
+func (m *models) reporter(tok *tokenizer.Tokenizer, log zerolog.Logger, concurrency int, all bool) pipeline.Reporter {
 	if m.chat == nil {
 		return &reports.Extractive{Embedder: m.embedder}
 	}
-	return &reports.LLM{Chat: m.chat, Embedder: m.embedder, Tokenizer: tok, Log: log, Concurrency: concurrency}
+	return &reports.LLM{Chat: m.chat, Embedder: m.embedder, Tokenizer: tok, Log: log, Concurrency: concurrency, MinInputTokens: everyOne(all)}
+}
+
+// everyOne is the input threshold of a structure stage: negative, every item asked of the
+// model, when all; else zero, the stage's default.
+func everyOne(all bool) int {
+	if all {
+		return -1
+	}
+	return 0
 }
 
 // batchFanOut lets every stage have a whole batch of requests waiting at once in batch mode
@@ -299,21 +328,23 @@ func batchFanOut(c *cli.Context, m *models, opt *pipeline.Options) int {
 	return n
 }
 
-// layerSummarizer writes summary entities with the model when there is one.
-func (m *models) layerSummarizer(tok *tokenizer.Tokenizer) layers.Summarizer {
+// layerSummarizer writes summary entities with the model when there is one: of every cluster
+// when all, else of those whose members say enough.
+func (m *models) layerSummarizer(tok *tokenizer.Tokenizer, all bool) layers.Summarizer {
 	if m.chat == nil {
 		return layers.Extractive{}
 	}
-	return &layers.LLM{Chat: m.chat, Tokenizer: tok}
+	return &layers.LLM{Chat: m.chat, Tokenizer: tok, MinInputTokens: everyOne(all)}
 }
 
 // relationDescriber describes the aggregation's inter-summary relations with the model when
-// there is one.
-func (m *models) relationDescriber() layers.RelationDescriber {
+// there is one: every one when all, else those with more evidence than an extractive
+// description holds.
+func (m *models) relationDescriber(all bool) layers.RelationDescriber {
 	if m.chat == nil {
 		return layers.ExtractiveRelations{}
 	}
-	return &layers.LLMRelations{Chat: m.chat}
+	return &layers.LLMRelations{Chat: m.chat, All: all}
 }
 
 // usage is the usage object of the query and ingest outputs: the totals of everything the

@@ -22,6 +22,9 @@ func (s *StageEstimate) add(o StageEstimate) {
 // Estimate is a dry-run prediction of LLM work, per stage. The zero value is ready to use.
 type Estimate struct {
 	Stages map[string]StageEstimate `json:"stages"`
+	// Records is how many entities and relations the calls to pay for are predicted to find
+	// (an extraction's estimate): what the stages after extraction grow with.
+	Records int `json:"records,omitempty"`
 	// Assumptions lists what the numbers rest on, for printing next to them.
 	Assumptions []string `json:"assumptions,omitempty"`
 }
@@ -41,6 +44,7 @@ func (e *Estimate) Merge(o Estimate) {
 	for name, s := range o.Stages {
 		e.Add(name, s)
 	}
+	e.Records += o.Records
 	e.Assumptions = append(e.Assumptions, o.Assumptions...)
 }
 

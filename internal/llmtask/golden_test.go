@@ -49,11 +49,18 @@ func TestPromptsGolden(t *testing.T) {
 	add("combined", p, err)
 	p, err = extraction.Combined(extraction.Input{Text: text, EntityTypes: types, JSON: true})
 	add("combined json", p, err)
+	p, err = extraction.Combined(extraction.Input{Text: text, EntityTypes: types, Brief: true})
+	add("combined brief", p, err)
+	p, err = extraction.Combined(extraction.Input{Text: text, EntityTypes: types, JSON: true, Brief: true})
+	add("combined brief json", p, err)
 	p, err = extraction.Entities(extraction.Input{Text: text, EntityTypes: types})
 	add("entities", p, err)
 	p, err = extraction.Relations(extraction.Input{Text: text, EntityTypes: types},
 		[]prompts.EntityRecord{{Name: "EDDA FENWICK", Type: "person", Description: "led the guild"}})
 	add("relations", p, err)
+	p, err = extraction.Relations(extraction.Input{Text: text, EntityTypes: types, Brief: true},
+		[]prompts.EntityRecord{{Name: "EDDA FENWICK", Type: "person"}})
+	add("relations brief", p, err)
 	for _, k := range []extraction.Kind{extraction.KindCombined, extraction.KindEntities, extraction.KindRelations} {
 		g, err := extraction.Glean(k)
 		add("glean", prompts.Prompt{User: g}, err)

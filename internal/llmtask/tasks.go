@@ -25,17 +25,21 @@ import (
 	"github.com/stratarag/strata/prompts"
 )
 
-// Input budgets of the prompts, in cl100k tokens, for callers that set none: the descriptions
-// merged in one summarize request and the cluster text of one summary-entities prompt
-// (InputTokens), and the community text of one report prompt (ReportInputTokens).
-// ReportMinInputTokens is the community text below which a report is written without a model:
-// a community that says less than a report would (a pair of entities and the sentence that
-// links them) is read as well from its members, and such communities are most of the finest
-// level.
+// Input budgets of the prompts, in cl100k tokens, for callers that set none. InputTokens bounds
+// the descriptions merged in one summarize request (the first mentions of an entity say what
+// it is; later ones mostly repeat them) and ClusterInputTokens the member list of one
+// summary-entities prompt (about twenty members, the most connected first: those a summary is
+// named for). ReportInputTokens bounds the community text of one report prompt: the heaviest
+// members first, which hold what a report's few findings say. ReportMinInputTokens is the
+// community text below which a report is written without a model: a community that says about
+// as much as a report would (a dozen short member lines, or the reports of two or three
+// sub-communities) is read as well from its members, and such communities are most of the
+// finest levels.
 const (
-	InputTokens          = 6000
-	ReportInputTokens    = 8000
-	ReportMinInputTokens = 300
+	InputTokens          = 2000
+	ClusterInputTokens   = 1000
+	ReportInputTokens    = 3000
+	ReportMinInputTokens = 800
 )
 
 // retryTemperature is used for the one extra attempt after an unreadable answer. The first

@@ -23,6 +23,9 @@ const (
 	ModeCombined Mode = "combined"
 	// ModeTwoPass is HiRAG's: a typed entity pass, then a relation pass given the entities.
 	ModeTwoPass Mode = "two-pass"
+	// ModeEntities asks for the entities only: one call per chunk, whose relations join the
+	// entities named in one sentence (passageRelations).
+	ModeEntities Mode = "entities"
 )
 
 // ParseMode reads a mode flag: "combined" or "two-pass" ("twopass", "two_pass" and "hirag"
@@ -33,8 +36,10 @@ func ParseMode(s string) (Mode, error) {
 		return ModeCombined, nil
 	case "two-pass", "twopass", "two_pass", "hirag":
 		return ModeTwoPass, nil
+	case "entities":
+		return ModeEntities, nil
 	}
-	return "", fmt.Errorf("unknown extraction mode %q (want combined or two-pass)", s)
+	return "", fmt.Errorf("unknown extraction mode %q (want combined, two-pass or entities)", s)
 }
 
 // DefaultLLMMaxTokens caps each extraction answer. A 1200-token chunk rarely needs more than
@@ -49,6 +54,11 @@ type LLMOptions struct {
 	Gleaning    int
 	EntityTypes []string // DefaultEntityTypes when empty
 	MaxTokens   int      // completion limit per call; DefaultLLMMaxTokens when 0
+	// ModelDescriptions has the model write a description of every entity and relation. Without
+	// it the prompt asks for names, types and strengths only, and each record is described by the
+	// sentences of the chunk that name it: a model's description restates those sentences, and
+	// writing it is most of an extraction answer's tokens.
+	ModelDescriptions bool
 	// EstimateSamples is how many chunks Estimate extracts for real to measure the model's
 	// answers (DefaultEstimateSamples when 0, none when negative).
 	EstimateSamples int
@@ -96,12 +106,16 @@ func NewLLM(chat llm.Chatter, opts LLMOptions) *LLM {
 
 var _ Extractor = (*LLM)(nil)
 
-// Name implements Extractor: model, mode, gleaning, prompt version and entity types, so that a
-// change to any of them is visible.
+// Name implements Extractor: model, mode, gleaning, who describes the records, prompt version
+// and entity types, so that a change to any of them is visible.
 func (x *LLM) Name() string {
 	types := sha256.Sum256([]byte(strings.Join(x.opts.EntityTypes, "\x00")))
-	return fmt.Sprintf("llm:%s:%s:glean%d:prompts-%s:types-%s", x.model, x.opts.Mode, x.opts.Gleaning,
-		extraction.Version(), hex.EncodeToString(types[:])[:6])
+	described := "passage"
+	if x.opts.ModelDescriptions {
+		described = "model"
+	}
+	return fmt.Sprintf("llm:%s:%s:glean%d:desc-%s:prompts-%s:types-%s", x.model, x.opts.Mode, x.opts.Gleaning,
+		described, extraction.Version(), hex.EncodeToString(types[:])[:6])
 }
 
 // Options returns the effective options.
@@ -118,7 +132,7 @@ func (x *LLM) Extract(ctx context.Context, text string) (Result, error) {
 	if strings.TrimSpace(text) == "" {
 		return Result{}, ctx.Err()
 	}
-	in := extraction.Input{Text: text, EntityTypes: x.opts.EntityTypes}
+	in := x.input(text)
 	call := func(stage string) extraction.Call {
 		return extraction.Call{Stage: stage, MaxTokens: x.opts.MaxTokens, Gleaning: x.opts.Gleaning}
 	}
@@ -128,6 +142,11 @@ func (x *LLM) Extract(ctx context.Context, text string) (Result, error) {
 		if err := extraction.Ask(ctx, x.chat, extraction.KindCombined, in, nil, call(llm.StageExtract), m.add); err != nil {
 			return Result{}, err
 		}
+	case ModeEntities:
+		if err := extraction.Ask(ctx, x.chat, extraction.KindEntities, in, nil, call(llm.StageExtract), m.add); err != nil {
+			return Result{}, err
+		}
+		m.addRelations(passageRelations(text, m.entities))
 	case ModeTwoPass:
 		var ents merger
 		if err := extraction.Ask(ctx, x.chat, extraction.KindEntities, in, nil, call(llm.StageExtract), ents.add); err != nil {
@@ -146,7 +165,14 @@ func (x *LLM) Extract(ctx context.Context, text string) (Result, error) {
 	default:
 		return Result{}, fmt.Errorf("LLM extractor: unknown mode %q", x.opts.Mode)
 	}
-	return m.result(), nil
+	res := m.result()
+	describeFromPassage(text, &res)
+	return res, nil
+}
+
+// input is the data of the extraction prompts for text.
+func (x *LLM) input(text string) extraction.Input {
+	return extraction.Input{Text: text, EntityTypes: x.opts.EntityTypes, Brief: !x.opts.ModelDescriptions}
 }
 
 // merger collects records from the answers about one chunk, merging repeats: an entity named

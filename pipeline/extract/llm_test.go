@@ -119,12 +119,12 @@ func TestParseMode(t *testing.T) {
 func TestLLMName(t *testing.T) {
 	c, _ := fakeClient(t, fakeopenai.Options{}, llm.Config{ChatModel: "m1"})
 	a := NewLLM(c, LLMOptions{}).Name()
-	for _, o := range []LLMOptions{{Mode: ModeTwoPass}, {Gleaning: 1}, {EntityTypes: []string{"person"}}} {
+	for _, o := range []LLMOptions{{Mode: ModeTwoPass}, {Gleaning: 1}, {EntityTypes: []string{"person"}}, {ModelDescriptions: true}} {
 		if b := NewLLM(c, o).Name(); b == a {
 			t.Errorf("options %+v do not change the name %q", o, a)
 		}
 	}
-	if !strings.HasPrefix(a, "llm:m1:combined:glean0:prompts-") {
+	if !strings.HasPrefix(a, "llm:m1:combined:glean0:desc-passage:prompts-") {
 		t.Errorf("name %q", a)
 	}
 }

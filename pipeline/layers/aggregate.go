@@ -80,18 +80,41 @@ func (ExtractiveRelations) DescribeRelation(_ context.Context, r SummaryRelation
 }
 
 // LLMRelations describes an inter-summary relation with a model (task summaryrelation, stage
-// llm.StageAggregate). An unreadable answer gets the extractive description; API errors fail.
+// llm.StageAggregate) when its evidence is well beyond what the extractive description holds
+// (modelEvidenceWords) or All says so; below that, the extractive description says most of what
+// the evidence does, without a call, and a relation without evidence (its base relations are
+// undescribed) gets the count alone. An unreadable
+// answer gets the extractive description; API errors fail.
 type LLMRelations struct {
 	Chat llm.Chatter
+	// All describes every relation with the model, whatever its evidence.
+	All bool
 }
 
 // DescribeRelation implements RelationDescriber.
 func (x *LLMRelations) DescribeRelation(ctx context.Context, r SummaryRelation) (string, error) {
+	if len(r.Evidence) == 0 || !x.All && !needsModel(r) {
+		return ExtractiveRelations{}.DescribeRelation(ctx, r)
+	}
 	d, err := summaryrelation.Describe(ctx, x.Chat, r.Source.Name, r.Source.Description, r.Target.Name, r.Target.Description, r.Count, r.Evidence)
 	if errors.Is(err, prompts.ErrUnreadable) {
 		return ExtractiveRelations{}.DescribeRelation(ctx, r)
 	}
 	return d, err
+}
+
+// modelEvidenceWords is the evidence an inter-summary relation needs for a model call: twice
+// what an extractive description holds, so a call writes what half of its evidence would
+// otherwise lose.
+const modelEvidenceWords = 2 * evidenceWords
+
+// needsModel reports whether the evidence of r is longer than a model call is worth.
+func needsModel(r SummaryRelation) bool {
+	words := 0
+	for _, e := range r.Evidence {
+		words += len(strings.Fields(e))
+	}
+	return words > modelEvidenceWords
 }
 
 // AggregateK is the default of Options.AggregateK.

@@ -1,6 +1,7 @@
 package layers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,13 +21,25 @@ import (
 type LLM struct {
 	Chat      llm.Chatter
 	Tokenizer *tokenizer.Tokenizer
-	// MaxInputTokens bounds the cluster text of one prompt (llmtask.InputTokens when zero).
+	// MaxInputTokens bounds the cluster text of one prompt (llmtask.ClusterInputTokens when
+	// zero).
 	MaxInputTokens int
+	// MinInputTokens is the cluster text below which the summary is extractive, without a call
+	// (MinSummaryInputTokens when zero, every cluster asked when negative).
+	MinInputTokens int
 }
+
+// MinSummaryInputTokens is the default of LLM.MinInputTokens: a cluster of ten members or so, a
+// sentence each, is read as well from its members as from a theme a model names for it.
+const MinSummaryInputTokens = 500
 
 // Summarize implements Summarizer.
 func (x *LLM) Summarize(ctx context.Context, members []Member) ([]Summary, error) {
-	recs, err := summaryentities.Ask(ctx, x.Chat, x.clusterText(members), nil)
+	text := x.clusterText(members)
+	if x.Tokenizer.Count(text) < x.minText() {
+		return Extractive{}.Summarize(ctx, members)
+	}
+	recs, err := summaryentities.Ask(ctx, x.Chat, text, nil)
 	if errors.Is(err, prompts.ErrUnreadable) {
 		return Extractive{}.Summarize(ctx, members)
 	}
@@ -40,15 +53,23 @@ func (x *LLM) Summarize(ctx context.Context, members []Member) ([]Summary, error
 	return out, nil
 }
 
+func (x *LLM) minText() int {
+	if x.MinInputTokens < 0 {
+		return 0
+	}
+	return cmp.Or(x.MinInputTokens, MinSummaryInputTokens)
+}
+
 // memberRunes bounds a member's description in the prompt: a summary entity is built from what
-// each member is, which its description says first, not from every mention merged into it.
-const memberRunes = 300
+// each member is, which the first sentence of its description says, not from every mention
+// merged into it.
+const memberRunes = 160
 
 // clusterText lists the members, most connected first, within the input budget.
 func (x *LLM) clusterText(members []Member) string {
 	budget := x.MaxInputTokens
 	if budget <= 0 {
-		budget = llmtask.InputTokens
+		budget = llmtask.ClusterInputTokens
 	}
 	return prompts.MemberLines(x.Tokenizer.Count, budget, members, func(m Member) (string, string, string) {
 		return m.Name, m.Type, textutil.Clip(m.Description, memberRunes)
@@ -62,6 +83,7 @@ func (x *LLM) SampleCompletion(ctx context.Context, members []Member) (int, erro
 	s := &llm.Sampler{Next: x.Chat, Count: x.Tokenizer.Count}
 	y := *x
 	y.Chat = s
+	y.MinInputTokens = -1 // the sample measures a call, whatever the cluster's size
 	if _, err := y.Summarize(ctx, members); err != nil {
 		return 0, fmt.Errorf("sample a summary: %w", err)
 	}

@@ -82,17 +82,17 @@ func (x *LLM) Reports(ctx context.Context, store graph.ReadWriter, communities [
 				if err != nil {
 					return fmt.Errorf("read members of community %s: %w", part[i].ID, err)
 				}
-				switch x.plan(m, written) {
+				plan, text := x.plan(m, written)
+				switch plan {
 				case planExtractive:
 					extractive.Add(1)
-					reps[i] = buildReport(m)
+					reps[i] = extractiveReport(m, written)
 					return nil
 				case planReuse:
 					reused.Add(1)
 					reps[i] = written[m.Children[0].ID]
 					return nil
 				}
-				text := x.communityText(m, written)
 				r, err := report.Write(gctx, x.Chat, text)
 				if err != nil {
 					if !errors.Is(err, prompts.ErrUnreadable) {
@@ -144,34 +144,43 @@ const (
 	planReuse                        // the community repeats its only child: take the child's report
 )
 
-// plan decides what a community's report costs. written holds the reports of this run (a
-// dry run passes none: a child that repeats is reported in the same run as its parent).
-func (x *LLM) plan(m graph.Members, written map[string]Report) reportPlan {
+// plan decides what a community's report costs and, when a model writes it, lays out the
+// prompt's community text. written holds the reports of this run (a dry run passes none: a
+// child that repeats is reported in the same run as its parent). A community whose text is
+// shorter than minText is reported without a model: from its children's reports when it has
+// two or more, else from its members.
+func (x *LLM) plan(m graph.Members, written map[string]Report) (reportPlan, string) {
 	switch {
 	case m.RelationCount == 0:
-		return planExtractive
+		return planExtractive, ""
 	case len(m.Children) == 1 && m.Children[0].Size == len(m.Entities):
 		if _, ok := written[m.Children[0].ID]; ok || written == nil {
-			return planReuse
+			return planReuse, ""
 		}
 	}
-	if x.memberTokens(m) < x.minText() {
-		return planExtractive
+	text := x.communityText(m, written)
+	if x.Tokenizer.Count(text) < x.minText() {
+		return planExtractive, ""
 	}
-	return planModel
+	return planModel, text
 }
 
-// memberTokens is about what the community's entities and relations take when laid out in
-// full; relations read beyond Members.Relations count the least a line can.
-func (x *LLM) memberTokens(m graph.Members) int {
-	full := 0
-	for _, e := range m.Entities {
-		full += x.Tokenizer.Count(e.Description) + 8
+// extractiveReport writes a report without a model: from the children's reports when m has two
+// or more (what a parent's prompt would have held), else from its members.
+func extractiveReport(m graph.Members, written map[string]Report) Report {
+	children := reportedChildren(m, written)
+	if len(children) < 2 {
+		return buildReport(m)
 	}
-	for _, r := range m.Relations {
-		full += x.Tokenizer.Count(r.Description) + 8
+	r := buildReport(m) // title, rating and findings from the members
+	var summary []string
+	for _, c := range children[:min(summaryEntities, len(children))] {
+		if s := textutil.FirstSentence(c.summary); s != "" && !slices.Contains(summary, s) {
+			summary = append(summary, s)
+		}
 	}
-	return full + 8*(m.RelationCount-len(m.Relations))
+	r.Summary = textutil.Clip(strings.Join(summary, " "), maxSummaryRunes)
+	return r
 }
 
 // childReport is what a parent's prompt says of one child: the report this run wrote, else the
@@ -226,10 +235,18 @@ func (x *LLM) communityText(m graph.Members, written map[string]Report) string {
 	for _, e := range entities {
 		names[e.ID] = e.Name
 	}
+	// shown holds the entity descriptions written: a relation described by a sentence already
+	// there (an extraction that describes records with the passage's sentences gives both ends
+	// and their relation the same one) is listed without repeating it.
+	var shown strings.Builder
 	relations := func(limit int) {
 		sb.WriteString("Relationships (source, target, weight, description):\n")
 		for _, r := range m.Relations { // heaviest first, as many as can fit (maxRelations)
-			if !add(fmt.Sprintf("- %s -- %s (%.0f): %s", names[r.Source], names[r.Target], r.Weight, textutil.OneLine(textutil.Clip(r.Description, descriptionRunes))), limit) {
+			line := fmt.Sprintf("- %s -- %s (%.0f)", names[r.Source], names[r.Target], r.Weight)
+			if d := textutil.OneLine(textutil.Clip(r.Description, descriptionRunes)); d != "" && !strings.Contains(shown.String(), d) {
+				line += ": " + d
+			}
+			if !add(line, limit) {
 				break
 			}
 		}
@@ -240,15 +257,20 @@ func (x *LLM) communityText(m graph.Members, written map[string]Report) string {
 			if !add(fmt.Sprintf("- %s: %s", c.title, textutil.OneLine(c.summary)), budget) {
 				break
 			}
+			shown.WriteString(textutil.OneLine(c.summary))
+			shown.WriteByte('\n')
 		}
 		relations(min(budget, used+parentRelationTokens))
 		return sb.String()
 	}
 	sb.WriteString("Entities (name, type, description):\n")
 	for _, e := range entities {
-		if !add(fmt.Sprintf("- %s (%s): %s", e.Name, e.Type, textutil.OneLine(textutil.Clip(e.Description, descriptionRunes))), budget) {
+		d := textutil.OneLine(textutil.Clip(e.Description, descriptionRunes))
+		if !add(fmt.Sprintf("- %s (%s): %s", e.Name, e.Type, d), budget) {
 			break
 		}
+		shown.WriteString(d)
+		shown.WriteByte('\n')
 	}
 	relations(budget)
 	return sb.String()
@@ -262,10 +284,11 @@ func (x *LLM) EstimateReport(ctx context.Context, store graph.Reader, c graph.Co
 	if err != nil {
 		return llm.StageEstimate{}, fmt.Errorf("read members of community %s: %w", c.ID, err)
 	}
-	if x.plan(m, nil) != planModel {
+	plan, text := x.plan(m, nil)
+	if plan != planModel {
 		return llm.StageEstimate{}, nil
 	}
-	p, err := report.Prompt(x.communityText(m, nil), 0, 0)
+	p, err := report.Prompt(text, 0, 0)
 	if err != nil {
 		return llm.StageEstimate{}, fmt.Errorf("estimate the report of community %s: %w", c.ID, err)
 	}

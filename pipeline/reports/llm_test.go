@@ -3,6 +3,7 @@ package reports
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -80,6 +81,9 @@ func TestReportPlan(t *testing.T) {
 	pair := []graph.Entity{ent("Ilsa Marrow", "A founder."), ent("Saltmere Guild", "A guild.")}
 	rel := graph.Relation{Source: "ILSA MARROW", Target: "SALTMERE GUILD", Weight: 3, Description: "Ilsa Marrow founded the guild."}
 	big := []graph.Entity{ent("Ilsa Marrow", long), ent("Saltmere Guild", long), ent("Corvin Hale", long)}
+	for i := range 12 {
+		big = append(big, ent(fmt.Sprintf("Harbour Warden %d", i+1), long))
+	}
 	children := []graph.Community{{ID: "1-1", Size: 2, Title: "Founders", Summary: "Who founded the guild."},
 		{ID: "1-2", Size: 1, Title: "Surveyors", Summary: "Who surveyed the harbour."}}
 	tests := []struct {
@@ -97,17 +101,25 @@ func TestReportPlan(t *testing.T) {
 		{"repeats its only child", graph.Members{Entities: pair, Relations: []graph.Relation{rel}, RelationCount: 1, Children: []graph.Community{{ID: "1-1", Size: 2}}},
 			map[string]Report{"1-1": {Title: "Founders"}}, planReuse, nil, nil},
 		{"parent of reported children", graph.Members{Entities: big, Relations: []graph.Relation{rel}, RelationCount: 1, Children: children},
-			map[string]Report{"1-1": {Title: "Guild founders", Summary: "Ilsa Marrow's guild."}}, planModel,
+			map[string]Report{"1-1": {Title: "Guild founders", Summary: "Ilsa Marrow's guild. " + strings.Repeat(long, 8)}}, planModel,
 			// this run's report of 1-1, the stored one of 1-2, the heaviest relation; no member listing
 			[]string{"Reports of sub-communities", "- Guild founders: Ilsa Marrow's guild.", "- Surveyors: Who surveyed the harbour.", "Ilsa Marrow founded the guild."},
-			[]string{"Entities (name", "taxed every ship"}},
+			[]string{"Entities (name"}},
+		{"parent whose children say little", graph.Members{Entities: big, Relations: []graph.Relation{rel}, RelationCount: 1, Children: children},
+			map[string]Report{"1-1": {Title: "Guild founders", Summary: "Ilsa Marrow's guild."}}, planExtractive, nil, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := x.plan(tc.m, tc.written); got != tc.want {
+			got, text := x.plan(tc.m, tc.written)
+			if got != tc.want {
 				t.Fatalf("plan %d, want %d", got, tc.want)
 			}
-			text := x.communityText(tc.m, tc.written)
+			if got != planModel {
+				if text != "" {
+					t.Errorf("plan %d lays out a prompt:\n%s", got, text)
+				}
+				return
+			}
 			for _, s := range tc.holds {
 				if !strings.Contains(text, s) {
 					t.Errorf("prompt text lacks %q:\n%s", s, text)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -184,9 +185,15 @@ func (s *Server) answer(msgs []chatMessage, asJSON bool) (task, answer string, r
 		}
 	}
 	task = prompts.TaskOf(system)
+	if brief := asksBrief(system); brief {
+		plain := format
+		format = func(ents []prompts.EntityRecord, rels []prompts.RelationshipRecord) string {
+			return plain(undescribed(ents, rels))
+		}
+	}
 	if strings.HasPrefix(strings.TrimSpace(lastUser), "# "+extractFollowUp) && lastUser != firstUser {
 		passage, _ := prompts.Unfence(firstUser, extractLabel)
-		g := gleanAnswer(task, passage)
+		g := gleanAnswer(task, passage, format)
 		return "glean", g.text, g.records
 	}
 	switch task {
@@ -229,6 +236,24 @@ func (s *Server) answer(msgs []chatMessage, asJSON bool) (task, answer string, r
 		task = "unknown"
 	}
 	return task, "OK.", 0
+}
+
+// asksBrief reports whether a system prompt's format asks for records without descriptions.
+func asksBrief(system string) bool {
+	return strings.Contains(system, `("entity"<|>NAME<|>TYPE)`) || strings.Contains(system, `objects with "name" and "type";`) ||
+		strings.Contains(system, `<|>TARGET NAME<|>STRENGTH)`) || strings.Contains(system, `(entity names) and "strength"`)
+}
+
+// undescribed returns copies of the records without their descriptions.
+func undescribed(ents []prompts.EntityRecord, rels []prompts.RelationshipRecord) ([]prompts.EntityRecord, []prompts.RelationshipRecord) {
+	e, r := slices.Clone(ents), slices.Clone(rels)
+	for i := range e {
+		e[i].Description = ""
+	}
+	for i := range r {
+		r[i].Description = ""
+	}
+	return e, r
 }
 
 // asksRelations reports whether a system prompt's format asks for relationship records, as
@@ -281,12 +306,12 @@ func recordsJSON(entities []prompts.EntityRecord, relations []prompts.Relationsh
 	type entity struct {
 		Name        string `json:"name"`
 		Type        string `json:"type"`
-		Description string `json:"description"`
+		Description string `json:"description,omitempty"`
 	}
 	type relationship struct {
 		Source      string  `json:"source"`
 		Target      string  `json:"target"`
-		Description string  `json:"description"`
+		Description string  `json:"description,omitempty"`
 		Strength    float64 `json:"strength"`
 	}
 	out := struct {

@@ -287,14 +287,15 @@ const (
 	extractLabel         = "PASSAGE"
 )
 
-// gleanAnswer answers the "missed records" follow-up with what the first pass left out.
-func gleanAnswer(task, passage string) gleaned {
+// gleanAnswer answers the "missed records" follow-up with what the first pass left out, written
+// by format.
+func gleanAnswer(task, passage string, format func([]prompts.EntityRecord, []prompts.RelationshipRecord) string) gleaned {
 	ss := sentences(passage)
 	first, missed := entitySets(ss)
 	switch task {
 	case extractEntitiesTask:
 		ents := entityRecords(missed, ss)
-		return gleaned{prompts.FormatRecords(ents, nil), len(ents)}
+		return gleaned{format(ents, nil), len(ents)}
 	case extractCombinedTask:
 		ents := entityRecords(missed, ss)
 		known := map[[2]string]bool{}
@@ -307,7 +308,7 @@ func gleanAnswer(task, passage string) gleaned {
 				rels = append(rels, r)
 			}
 		}
-		return gleaned{prompts.FormatRecords(ents, rels), len(ents) + len(rels)}
+		return gleaned{format(ents, rels), len(ents) + len(rels)}
 	}
 	return gleaned{prompts.CompleteMarker, 0}
 }

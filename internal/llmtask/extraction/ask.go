@@ -36,7 +36,7 @@ func render(kind Kind, in Input, entities []prompts.EntityRecord) (structured, e
 		return structured{}, err
 	}
 	wantEnts, wantRels := kind.wants()
-	return structured{text: text, json: js, schema: prompts.ExtractionSchema(in.EntityTypes, wantEnts, wantRels)}, nil
+	return structured{text: text, json: js, schema: prompts.ExtractionSchema(in.EntityTypes, wantEnts, wantRels, !in.Brief)}, nil
 }
 
 // Ask runs the prompt of kind and its gleaning rounds in one chat, handing the records of each

@@ -51,6 +51,10 @@ type Input struct {
 	// JSON asks for the records as one JSON object (prompts.ExtractionSchema) instead of
 	// delimited lines, for servers that enforce a schema.
 	JSON bool
+	// Brief asks for names, types and strengths without descriptions: the caller describes what
+	// was found with the passage's own sentences, so the model writes a few tokens per record
+	// instead of a sentence or three.
+	Brief bool
 }
 
 // Kind says which records a prompt, and its gleaning follow-up, asks for.
@@ -81,6 +85,7 @@ type data struct {
 	WantEntities  bool
 	WantRelations bool
 	JSON          bool
+	Brief         bool
 }
 
 func newData(in Input, entities, relations bool) (data, error) {
@@ -93,6 +98,7 @@ func newData(in Input, entities, relations bool) (data, error) {
 		WantEntities:  entities,
 		WantRelations: relations,
 		JSON:          in.JSON,
+		Brief:         in.Brief,
 	}, nil
 }
 

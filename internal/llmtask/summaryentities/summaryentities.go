@@ -47,7 +47,7 @@ func Prompt(clusterText string, types []string) (prompts.Prompt, error) {
 }
 
 // PromptJSON is Prompt asking for the records as one JSON object, which
-// prompts.ExtractionSchema(types, true, false) describes, for servers that enforce a schema.
+// prompts.ExtractionSchema(types, true, false, true) describes, for servers that enforce a schema.
 func PromptJSON(clusterText string, types []string) (prompts.Prompt, error) {
 	return render(clusterText, types, true)
 }
@@ -63,8 +63,8 @@ func render(clusterText string, types []string, asJSON bool) (prompts.Prompt, er
 		Cluster                     prompts.Fenced
 		Types                       []string
 		WantEntities, WantRelations bool
-		JSON                        bool
-	}{prompts.Fence(Label, clusterText), types, true, false, asJSON})
+		JSON, Brief                 bool
+	}{prompts.Fence(Label, clusterText), types, true, false, asJSON, false})
 }
 
 // Ask asks HiIndex's question for one cluster: summary entities of the given types (DefaultTypes
@@ -84,7 +84,7 @@ func Ask(ctx context.Context, chat llm.Chatter, clusterText string, types []stri
 		return prompts.Records{}, err
 	}
 	req := llm.ChatRequest{Stage: llm.StageLayers, Messages: llmtask.Messages(p), MaxTokens: MaxTokens, Judge: judge,
-		Structured: &llm.Structured{Name: "summary_entities", Schema: prompts.ExtractionSchema(types, true, false), Messages: llmtask.Messages(pj)}}
+		Structured: &llm.Structured{Name: "summary_entities", Schema: prompts.ExtractionSchema(types, true, false, true), Messages: llmtask.Messages(pj)}}
 	recs, err := llmtask.AskTwice(ctx, chat, req, func(answer string) (prompts.Records, error) {
 		recs := prompts.ParseRecords(answer)
 		if len(recs.Entities) == 0 {
