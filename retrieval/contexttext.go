@@ -130,18 +130,25 @@ func clipTokens(tok *tokenizer.Tokenizer, s string, budget int) string {
 // crowd out everything else in their section.
 const maxDescriptionWords = 80
 
-func shortDescription(s string) string {
+func shortDescription(s string) string { return clipWords(s, maxDescriptionWords) }
+
+func clipWords(s string, n int) string {
 	words := strings.Fields(s)
-	if len(words) <= maxDescriptionWords {
+	if len(words) <= n {
 		return strings.Join(words, " ")
 	}
-	return strings.Join(words[:maxDescriptionWords], " ") + " …"
+	return strings.Join(words[:n], " ") + " …"
 }
 
 func (b *contextBuilder) entities(title string, items []EntityItem, budget int) []EntityItem {
+	return b.entitiesClipped(title, items, budget, maxDescriptionWords)
+}
+
+// entitiesClipped is entities with descriptions of at most words words.
+func (b *contextBuilder) entitiesClipped(title string, items []EntityItem, budget, words int) []EntityItem {
 	n := b.section(title, len(items), func(i int) string {
 		e := items[i]
-		return fmt.Sprintf("[entity:%s] %s (%s, layer %d): %s", e.ID, e.Name, e.Type, e.Layer, shortDescription(e.Description))
+		return fmt.Sprintf("[entity:%s] %s (%s, layer %d): %s", e.ID, e.Name, e.Type, e.Layer, clipWords(e.Description, words))
 	}, budget)
 	return items[:n]
 }

@@ -3,6 +3,7 @@ package retrieval
 import (
 	"cmp"
 	"context"
+	"math"
 	"slices"
 	"time"
 
@@ -15,16 +16,14 @@ const (
 	lcaOversample = 10 // candidates searched per seed, over all layers (summaries are skipped)
 )
 
-// The context budget of lca mode and its shares per section: HiRAG's sections and budgets
-// (12 500 / 12 500 / 20 000 / 20 000 tokens), the summaries on the paths in the place of its
-// community reports and their relations in the place of its bridge paths.
-const (
-	lcaContextTokens = 65000
-	lcaSummaryShare  = hiBackgroundWeight / lcaContextTokens
-	lcaRelationShare = hiPathWeight / lcaContextTokens
-	lcaEntityShare   = hiEntityWeight / lcaContextTokens
-	lcaChunkShare    = 20000.0 / lcaContextTokens
-)
+// lcaGraphRatio is hi's hiGraphRatio a little smaller: lca's sources are other chunks than hi's,
+// and LeanRAG's claim is less context than the flat alternatives, not as much.
+const lcaGraphRatio = 0.3
+
+// lcaSummaryWords caps a summary's description in the context: a summary says what its
+// members have in common in its first sentences, and the section holds several, the ends of the
+// relations among them first.
+const lcaSummaryWords = 30
 
 // lcaSubjectWeight is the weight of the documents about the seeds (seedSubjects), hi's about
 // weight: at .5 and .8 hp's R@5 rose further (.845, .860 against .815) but testdata lost a gold
@@ -166,16 +165,57 @@ func (e *Engine) lcaContext(ctx context.Context, question string, qvec []float32
 		return err
 	}
 
-	total := float64(opt.MaxContextTokens)
+	// Laid out as hi's context is (hiContext): the sources first, the first hiFullShare whole
+	// and the others by their excerpt, then the graph sections within lcaGraphRatio tokens per
+	// token of source text, in HiRAG's proportions, the summaries in the place of its
+	// backgrounds and their relations in the place of its reasoning paths.
+	total := opt.MaxContextTokens
+	sources := newContextBuilder(e.Tokenizer)
+	full := int(math.Ceil(hiFullShare * float64(opt.TopK)))
+	budget := int(float64(total) / (1 + hiGraphRatio))
+	res.Context.Chunks = sources.chunks("Source Documents", excerpts(e.Tokenizer, question, chunkItems, full, budget), budget)
+	graphTokens := min(lcaGraphRatio*float64(sources.spent()), float64(total-sources.spent()))
+	share := func(w float64) int {
+		return max(0, int(graphTokens*w/(hiBackgroundWeight+hiPathWeight+hiEntityWeight)))
+	}
 	b := newContextBuilder(e.Tokenizer)
-	keptSummaries := b.entities("Summaries", summaryItems, int(total*lcaSummaryShare))
-	res.Context.Paths = b.paths("Relations", paths, int(total*lcaRelationShare))
-	keptSeeds := b.entities("Entities", seedItems, int(total*lcaEntityShare))
+	keptSummaries := b.entitiesClipped("Summaries", pairsFirst(summaryItems, summaryRels), share(hiBackgroundWeight), lcaSummaryWords)
+	res.Context.Paths = b.paths("Relations", paths, share(hiPathWeight))
+	keptSeeds := b.entities("Entities", seedItems, share(hiEntityWeight))
 	res.Context.Entities = append(append(res.Context.Entities, keptSeeds...), keptSummaries...)
-	res.Context.Chunks = b.chunks("Source Documents", chunkItems, int(total*lcaChunkShare))
+	b.append(sources)
 	res.ContextText = b.String()
-	res.Budget = b.budget(opt.MaxContextTokens)
+	res.Budget = b.budget(total)
 	return nil
+}
+
+// pairsFirst orders the summaries so that the ends of the inter-summary relations come first,
+// the heaviest relation's first (rels is sorted by weight), then the others in their order: a
+// relation between two summaries says something only next to both, and a small budget keeps
+// the first few summaries.
+func pairsFirst(items []EntityItem, rels []graph.Relation) []EntityItem {
+	at := make(map[string]int, len(items))
+	for i, it := range items {
+		at[it.ID] = i
+	}
+	out := make([]EntityItem, 0, len(items))
+	taken := make([]bool, len(items))
+	take := func(id string) {
+		if i, ok := at[id]; ok && !taken[i] {
+			taken[i] = true
+			out = append(out, items[i])
+		}
+	}
+	for _, r := range rels {
+		take(r.Source)
+		take(r.Target)
+	}
+	for i, it := range items {
+		if !taken[i] {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // lcaRelations splits the relations of h among the entities on the paths into inter-summary

@@ -65,3 +65,17 @@ func TestPathNodes(t *testing.T) {
 		})
 	}
 }
+
+// TestPairsFirst: the ends of the inter-summary relations come first, the heaviest relation's
+// first, each once, then the other summaries in their order.
+func TestPairsFirst(t *testing.T) {
+	items := []EntityItem{{ID: "A"}, {ID: "B"}, {ID: "C"}, {ID: "D"}, {ID: "E"}}
+	rels := []graph.Relation{{Source: "D", Target: "B", Weight: 5}, {Source: "B", Target: "E", Weight: 2}, {Source: "X", Target: "A", Weight: 1}}
+	var got []string
+	for _, it := range pairsFirst(items, rels) {
+		got = append(got, it.ID)
+	}
+	if want := []string{"D", "B", "E", "A", "C"}; !slices.Equal(got, want) {
+		t.Errorf("pairsFirst = %v, want %v", got, want)
+	}
+}

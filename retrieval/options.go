@@ -43,16 +43,15 @@ const minContextTokens = 100
 
 // DefaultOptions returns the options of a query in mode m: GraphRAG's for local (10 entities)
 // and global, HiRAG's 20 entities for the hi modes, 10 nodes per layer in arch, each with
-// DefaultContextTokens; lca has 10 seeds and HiRAG's budget, 65 000 tokens split 12 500 /
-// 12 500 / 20 000 / 20 000 between summaries, relations, entities and sources. The defaults
-// differ per mode, so the mode comes first.
+// DefaultContextTokens; lca has 10 seeds. The defaults differ per mode, so the mode comes
+// first.
 func DefaultOptions(m Mode) Options {
 	opt := Options{Mode: m, TopK: defaultTopK, Entities: localEntities, MaxContextTokens: DefaultContextTokens}
 	switch m {
 	case ModeNaive, ModeLocal:
 	case ModeGlobal:
 	case ModeLCA:
-		opt.Entities, opt.MaxContextTokens = lcaEntities, lcaContextTokens
+		opt.Entities = lcaEntities
 	case ModeArch:
 		opt.Entities = archNodes
 	case ModePPR:

@@ -16,7 +16,7 @@ func TestDefaultOptions(t *testing.T) {
 		{ModeLocal, 10, 12000},
 		{ModeGlobal, 10, 12000},
 		{ModeArch, 10, 12000},
-		{ModeLCA, 10, 65000},
+		{ModeLCA, 10, DefaultContextTokens},
 	}
 	for _, tc := range tests {
 		opt := DefaultOptions(tc.mode)
