@@ -17,6 +17,7 @@ type extracted struct {
 	Title    string         // the document's own title; "" when it has none
 	Metadata map[string]any // author, created, pages, url: only the ones present
 	Pages    []int          // see Document.Pages
+	Unmapped int            // see Document.Unmapped
 }
 
 // extractor reads one format from the whole file's bytes.
@@ -56,7 +57,7 @@ func loadExtracted(path, id string, x extractor, fn func(Document) error, report
 		title = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
 	src := SourcePath(path)
-	return fn(Document{ID: id, Title: title, Source: src, File: src, Text: doc.Text, Metadata: doc.Metadata, Pages: doc.Pages})
+	return fn(Document{ID: id, Title: title, Source: src, File: src, Text: doc.Text, Metadata: doc.Metadata, Pages: doc.Pages, Unmapped: doc.Unmapped})
 }
 
 // safeExtract runs x and turns a panic inside it, where a parser library met input it did not

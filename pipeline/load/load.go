@@ -38,6 +38,10 @@ type Document struct {
 	// Pages[i] is where page i+1 begins, so a span of Text maps to its pages (PageSpan). Nil
 	// for documents without pages.
 	Pages []int
+	// Unmapped counts the glyphs of a PDF left out of Text because its fonts give them no
+	// character (no ToUnicode entry, no glyph name that reads as one): each is a character the
+	// reader sees and the text lacks.
+	Unmapped int
 }
 
 // Problem is an input that was skipped, and why.

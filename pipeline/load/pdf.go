@@ -36,10 +36,14 @@ func extractPDF(data []byte) (extracted, error) {
 		}
 		return extracted{}, corrupt("PDF", err)
 	}
-	n := r.NumPage()
+	list := pdfPages(r)
+	n := len(list)
 	pages := make([][]pdfLine, n)
-	for i := range n {
-		pages[i] = pageLines(r.Page(i + 1))
+	w := newPDFWalker()
+	drawn := false // some page draws text
+	for i, p := range list {
+		pages[i] = pageLines(w.page(p))
+		drawn = drawn || len(pages[i]) > 0
 	}
 	dropRunningLines(pages)
 	doc := assemblePDF(pages)
@@ -47,8 +51,13 @@ func extractPDF(data []byte) (extracted, error) {
 		if n == 0 {
 			return extracted{}, fmt.Errorf("%w: PDF has no pages", ErrEmpty)
 		}
+		if drawn || w.unmapped > 0 {
+			// Text is drawn but none of it reads as characters: OCR would not be the remedy.
+			return extracted{}, fmt.Errorf("%w: PDF draws %d glyphs with no Unicode mapping and no other text", ErrEmpty, w.unmapped)
+		}
 		return extracted{}, ErrNoText
 	}
+	doc.Unmapped = w.unmapped
 	info := r.Trailer().Key("Info")
 	doc.Title = pdfTitle(info.Key("Title").Text())
 	if doc.Title == "" {
@@ -94,15 +103,57 @@ type pdfLine struct {
 	drop bool    // a running header or footer
 }
 
-// pageLines groups a page's glyphs into lines in content-stream order.
-func pageLines(p pdf.Page) []pdfLine {
-	if p.V.IsNull() {
-		return nil
+// pdfPage is a page dictionary and the resources it draws with, its own or inherited.
+type pdfPage struct {
+	v, res pdf.Value
+}
+
+// maxPageTreeNodes bounds the page tree nodes read, so a tree whose Kids loop back ends.
+const maxPageTreeNodes = 1 << 20
+
+// pdfPages lists the pages in order by one walk down the page tree, each node read once, so the
+// time is linear in the pages. Resources inherited from a Pages node are passed down rather than
+// looked up through each page's Parent, which would read the parent's Kids again for every page.
+func pdfPages(r *pdf.Reader) []pdfPage {
+	var pages []pdfPage
+	nodes := 0
+	var visit func(node, res pdf.Value, depth int)
+	visit = func(node, res pdf.Value, depth int) {
+		kids := node.Key("Kids")
+		for i := range kids.Len() {
+			if nodes++; nodes > maxPageTreeNodes {
+				return
+			}
+			kid := kids.Index(i)
+			kres := res
+			if r := kid.Key("Resources"); !r.IsNull() {
+				kres = r
+			}
+			switch {
+			case kid.Key("Type").Name() == "Pages" || kid.Key("Kids").Kind() == pdf.Array:
+				if depth < 64 {
+					visit(kid, kres, depth+1)
+				}
+			case kid.Kind() == pdf.Dict:
+				pages = append(pages, pdfPage{v: kid, res: kres})
+			}
+		}
 	}
+	root := r.Trailer().Key("Root").Key("Pages")
+	visit(root, root.Key("Resources"), 0)
+	return pages
+}
+
+// pageLines groups a page's glyphs into lines in content-stream order. Words are cut where
+// there is a space glyph, or where the gap between two glyphs is wider than a tenth of the font
+// size, as pdftotext does: TeX and justified text place words by moving the text position, with
+// no space glyph between them.
+func pageLines(glyphs []glyph) []pdfLine {
 	var lines []pdfLine
 	var b strings.Builder
 	var cur pdfLine
 	var prevEnd float64 // where the previous glyph ended
+	prevUnadvanced := false
 	started := false
 	end := func() {
 		if t := strings.TrimSpace(b.String()); t != "" {
@@ -112,8 +163,13 @@ func pageLines(p pdf.Page) []pdfLine {
 		b.Reset()
 		started = false
 	}
-	for _, g := range walkPage(p) {
+	for _, g := range glyphs {
 		if g.s == "" {
+			// A glyph without text (dropped, counted) stands inside its word: the space it
+			// takes is no word break.
+			if started && math.Abs(g.y-cur.y) <= 0.4*max(g.size, cur.size) {
+				prevEnd = g.x + g.w
+			}
 			continue
 		}
 		size := max(g.size, 1)
@@ -123,12 +179,20 @@ func pageLines(p pdf.Page) []pdfLine {
 		if !started {
 			cur = pdfLine{x: g.x, y: g.y, size: size}
 			started = true
-		} else if gap := g.x - prevEnd; (gap > 0.2*size || gap < -2*size) && !endsWithSpace(&b) && !isSpaceText(g.s) {
-			// A word gap, or a jump back along the same baseline (text drawn out of order).
-			b.WriteByte(' ')
+		} else {
+			gap := g.x - prevEnd
+			wordGap := 0.1 * size
+			if prevUnadvanced || g.unadvanced {
+				// Widths guessed: only a clear gap is a word break.
+				wordGap = 0.3 * size
+			}
+			if (gap > wordGap || gap < -2*size) && !endsWithSpace(&b) && !isSpaceText(g.s) {
+				// A word gap, or a jump back along the same baseline (text drawn out of order).
+				b.WriteByte(' ')
+			}
 		}
-		prevEnd = g.x + g.w
-		b.WriteString(expandLigatures(g.s))
+		prevEnd, prevUnadvanced = g.x+g.w, g.unadvanced
+		b.WriteString(g.s)
 	}
 	end()
 	return lines
@@ -140,15 +204,6 @@ func endsWithSpace(b *strings.Builder) bool {
 }
 
 func isSpaceText(s string) bool { return strings.TrimSpace(s) == "" }
-
-var ligatures = strings.NewReplacer("\ufb00", "ff", "\ufb01", "fi", "\ufb02", "fl", "\ufb03", "ffi", "\ufb04", "ffl", "\ufb05", "st", "\ufb06", "st")
-
-func expandLigatures(s string) string {
-	if s == "" || s[0] != 0xef {
-		return s
-	}
-	return ligatures.Replace(s)
-}
 
 // runningKey is a line's text with digits and spacing ignored, so "Page 3 of 9" and
 // "Page 4 of 9" compare equal.

@@ -1,13 +1,14 @@
 package load
 
 import (
+	"bytes"
 	"math"
 
 	"github.com/ledongthuc/pdf"
 )
 
-// glyph is one character drawn on a page, in page space: its baseline origin, advance width and
-// font size.
+// glyph is one character drawn on a page, in page space: its text, baseline origin, advance
+// width and font size.
 type glyph struct {
 	s          string
 	x, y, w    float64
@@ -38,155 +39,123 @@ type textState struct {
 	scale, leading, rise float64 // Th (1 = 100%), TL, Ts
 }
 
-// pdfFont is what drawing text needs of a font: how to cut a string into codes, each code's
-// text and width (in thousandths of an em).
-type pdfFont struct {
-	enc       pdf.TextEncoding
-	twoByte   bool
-	widths    map[int]float64
-	first     int
-	simple    []float64
-	defaultW  float64
-	hasWidths bool
+// pdfWalker draws the pages of one document into glyphs. It keeps the fonts it has read, by
+// their dictionary, so a font shared by many pages is read once, and reuses its buffers from
+// page to page.
+type pdfWalker struct {
+	fonts    map[string]*pdfFont
+	glyphs   []glyph
+	forms    int // form XObjects entered on this page, to bound nesting
+	levels   []*walkLevel
+	unmapped int // glyphs drawn that have no text
 }
 
-func newPDFFont(v pdf.Value) *pdfFont {
-	f := &pdfFont{enc: pdf.Font{V: v}.Encoder(), defaultW: 1000}
-	if v.Key("Subtype").Name() == "Type0" {
-		f.twoByte = true
-		d := v.Key("DescendantFonts").Index(0)
-		if dw := d.Key("DW"); dw.Kind() == pdf.Integer || dw.Kind() == pdf.Real {
-			f.defaultW = dw.Float64()
-		}
-		f.widths = cidWidths(d.Key("W"))
-		f.hasWidths = true
-		return f
-	}
-	ws := v.Key("Widths")
-	if n := ws.Len(); n > 0 {
-		f.first = int(v.Key("FirstChar").Int64())
-		f.simple = make([]float64, n)
-		for i := range n {
-			f.simple[i] = ws.Index(i).Float64()
-		}
-		f.hasWidths = true
-	}
-	return f
-}
-
-// cidWidths reads a CIDFont's W array: "c [w1 w2 …]" gives codes c, c+1, … their widths, and
-// "c1 c2 w" gives codes c1 to c2 one width.
-func cidWidths(w pdf.Value) map[int]float64 {
-	out := map[int]float64{}
-	for i := 0; i+1 < w.Len(); {
-		c := int(w.Index(i).Int64())
-		next := w.Index(i + 1)
-		if next.Kind() == pdf.Array {
-			for j := range next.Len() {
-				out[c+j] = next.Index(j).Float64()
-			}
-			i += 2
-			continue
-		}
-		if i+2 >= w.Len() {
-			break
-		}
-		last, width := int(next.Int64()), w.Index(i+2).Float64()
-		for code := c; code <= last && code-c < 1<<16; code++ {
-			out[code] = width
-		}
-		i += 3
-	}
-	return out
-}
-
-// width returns a code's advance in thousandths of an em and whether the font gives it.
-func (f *pdfFont) width(code int) (float64, bool) {
-	if f.twoByte {
-		if w, ok := f.widths[code]; ok {
-			return w, true
-		}
-		return f.defaultW, true
-	}
-	if i := code - f.first; f.hasWidths && i >= 0 && i < len(f.simple) {
-		return f.simple[i], true
-	}
-	// Standard fonts come without widths; half an em is their usual average.
-	return 500, false
-}
-
-// pageWalker draws a page's text into glyphs.
-type pageWalker struct {
-	glyphs []glyph
-	forms  int // form XObjects entered, to bound nesting
+// walkLevel holds the buffers of one content stream being read: the page's, or a form's
+// inside it.
+type walkLevel struct {
+	data []byte
+	scan contentScanner
 }
 
 // maxForms bounds the form XObjects one page may draw, so a form that draws itself ends.
 const maxForms = 200
 
-// walkPage returns a page's glyphs in content-stream order.
-func walkPage(p pdf.Page) []glyph {
-	w := &pageWalker{}
-	w.walk(p.V.Key("Contents"), p.Resources(), identity)
+func newPDFWalker() *pdfWalker { return &pdfWalker{fonts: map[string]*pdfFont{}} }
+
+// page returns a page's glyphs in content-stream order; they are valid until the next call.
+func (w *pdfWalker) page(p pdfPage) []glyph {
+	w.glyphs, w.forms = w.glyphs[:0], 0
+	w.walk(p.v.Key("Contents"), p.res, identity, 0)
 	return w.glyphs
 }
 
-// walk interprets one content stream (or array of streams) drawn with resources res under ctm.
-func (w *pageWalker) walk(strm, res pdf.Value, ctm matrix) {
+// font returns the font of a resource dictionary entry.
+func (w *pdfWalker) font(v pdf.Value) *pdfFont {
+	if v.Kind() != pdf.Dict {
+		return nil
+	}
+	key := v.String()
+	f := w.fonts[key]
+	if f == nil {
+		f = newPDFFont(v)
+		w.fonts[key] = f
+	}
+	return f
+}
+
+// read decodes a content stream, or the streams of an array joined, into the level's buffer.
+func (l *walkLevel) read(strm pdf.Value) {
+	buf := bytes.NewBuffer(l.data[:0])
+	if strm.Kind() == pdf.Array {
+		for i := range strm.Len() {
+			buf.ReadFrom(strm.Index(i).Reader())
+			buf.WriteByte('\n')
+		}
+	} else {
+		buf.ReadFrom(strm.Reader())
+	}
+	l.data = buf.Bytes()
+}
+
+// walk interprets one content stream (or array of streams) drawn with resources res under ctm,
+// depth forms deep.
+func (w *pdfWalker) walk(strm, res pdf.Value, ctm matrix, depth int) {
 	if strm.IsNull() {
 		return
 	}
-	g := textState{ctm: ctm, scale: 1}
-	// Fonts by resource name: reading one parses its ToUnicode map, so each is read once.
-	fonts := map[string]*pdfFont{}
-	font := func(name string) *pdfFont {
-		f := fonts[name]
-		if f == nil {
-			f = newPDFFont(res.Key("Font").Key(name))
-			fonts[name] = f
-		}
-		return f
+	for len(w.levels) <= depth {
+		w.levels = append(w.levels, &walkLevel{})
 	}
+	lv := w.levels[depth]
+	lv.read(strm)
+	g := textState{ctm: ctm, scale: 1}
+	fonts := map[string]*pdfFont{} // by resource name
 	var stack []textState
 	var tm, tlm matrix
-	show := func(s string) {
-		if g.font == nil {
+	show := func(s []byte) {
+		f := g.font
+		if f == nil {
 			return
 		}
-		step := 1
-		if g.font.twoByte {
-			step = 2
-		}
-		for i := 0; i+step <= len(s); i += step {
-			raw := s[i : i+step]
-			code := int(raw[0])
-			if step == 2 {
-				code = code<<8 | int(raw[1])
-			}
-			w0, known := g.font.width(code)
+		for len(s) > 0 {
+			code, n := f.next(s)
+			s = s[n:]
+			w0, known := f.width(code)
 			trm := matrix{g.size * g.scale, 0, 0, g.size, 0, g.rise}.mul(tm).mul(g.ctm)
-			tx := (w0/1000*g.size + g.charSpace) * g.scale
-			if step == 1 && code == ' ' {
+			tx := (w0*g.size + g.charSpace) * g.scale
+			if n == 1 && code == ' ' {
 				tx += g.wordSpace * g.scale
 			}
 			next := matrix{1, 0, 0, 1, tx, 0}.mul(tm)
-			end := matrix{g.size * g.scale, 0, 0, g.size, 0, g.rise}.mul(next).mul(g.ctm)
+			endX := next.startX(g)
+			t := f.text(code)
+			if t == "" {
+				w.unmapped++
+			}
 			w.glyphs = append(w.glyphs, glyph{
-				s: g.font.enc.Decode(raw), x: trm[4], y: trm[5], w: end[4] - trm[4],
+				s: t, x: trm[4], y: trm[5], w: endX - trm[4],
 				size: math.Hypot(trm[2], trm[3]), unadvanced: !known,
 			})
 			tm = next
 		}
 	}
-	num := func(args []pdf.Value, i int) float64 { return args[i].Float64() }
-	pdf.Interpret(strm, func(stk *pdf.Stack, op string) {
-		n := stk.Len()
-		args := make([]pdf.Value, n)
-		for i := n - 1; i >= 0; i-- {
-			args[i] = stk.Pop()
+	lv.scan.scan(lv.data, func(op []byte, args []operand) {
+		num := func(i int) float64 { return args[i].num }
+		want := func(k int) bool {
+			if len(args) < k {
+				return false
+			}
+			for _, a := range args[len(args)-k:] {
+				if a.kind != opNumber {
+					return false
+				}
+			}
+			return true
 		}
-		want := func(k int) bool { return len(args) >= k }
-		switch op {
+		if len(args) > 6 {
+			args = args[len(args)-6:]
+		}
+		switch string(op) {
 		case "q":
 			stack = append(stack, g)
 		case "Q":
@@ -196,90 +165,103 @@ func (w *pageWalker) walk(strm, res pdf.Value, ctm matrix) {
 			}
 		case "cm":
 			if want(6) {
-				g.ctm = matrix{num(args, 0), num(args, 1), num(args, 2), num(args, 3), num(args, 4), num(args, 5)}.mul(g.ctm)
+				a := args[len(args)-6:]
+				g.ctm = matrix{a[0].num, a[1].num, a[2].num, a[3].num, a[4].num, a[5].num}.mul(g.ctm)
 			}
 		case "BT":
 			tm, tlm = identity, identity
 		case "Tf":
-			if want(2) {
-				g.font = font(args[0].Name())
-				g.size = num(args, 1)
+			if len(args) >= 2 && args[len(args)-2].kind == opName {
+				name := args[len(args)-2].bytes
+				f, ok := fonts[string(name)]
+				if !ok {
+					f = w.font(res.Key("Font").Key(string(name)))
+					fonts[string(name)] = f
+				}
+				g.font = f
+				g.size = args[len(args)-1].num
 			}
 		case "Tc":
 			if want(1) {
-				g.charSpace = num(args, 0)
+				g.charSpace = num(len(args) - 1)
 			}
 		case "Tw":
 			if want(1) {
-				g.wordSpace = num(args, 0)
+				g.wordSpace = num(len(args) - 1)
 			}
 		case "Tz":
 			if want(1) {
-				g.scale = num(args, 0) / 100
+				g.scale = num(len(args)-1) / 100
 			}
 		case "TL":
 			if want(1) {
-				g.leading = num(args, 0)
+				g.leading = num(len(args) - 1)
 			}
 		case "Ts":
 			if want(1) {
-				g.rise = num(args, 0)
+				g.rise = num(len(args) - 1)
 			}
 		case "Td", "TD":
 			if want(2) {
-				if op == "TD" {
-					g.leading = -num(args, 1)
+				tx, ty := num(len(args)-2), num(len(args)-1)
+				if op[1] == 'D' {
+					g.leading = -ty
 				}
-				tlm = matrix{1, 0, 0, 1, num(args, 0), num(args, 1)}.mul(tlm)
+				tlm = matrix{1, 0, 0, 1, tx, ty}.mul(tlm)
 				tm = tlm
 			}
 		case "Tm":
 			if want(6) {
-				tlm = matrix{num(args, 0), num(args, 1), num(args, 2), num(args, 3), num(args, 4), num(args, 5)}
+				a := args[len(args)-6:]
+				tlm = matrix{a[0].num, a[1].num, a[2].num, a[3].num, a[4].num, a[5].num}
 				tm = tlm
 			}
 		case "T*":
 			tlm = matrix{1, 0, 0, 1, 0, -g.leading}.mul(tlm)
 			tm = tlm
 		case "Tj":
-			if want(1) {
-				show(args[0].RawString())
+			if len(args) >= 1 && args[len(args)-1].kind == opString {
+				show(args[len(args)-1].bytes)
 			}
 		case "'", "\"":
-			if op == "\"" && want(3) {
-				g.wordSpace, g.charSpace = num(args, 0), num(args, 1)
-				args = args[2:]
+			if op[0] == '"' && len(args) >= 3 {
+				g.wordSpace, g.charSpace = args[len(args)-3].num, args[len(args)-2].num
 			}
 			tlm = matrix{1, 0, 0, 1, 0, -g.leading}.mul(tlm)
 			tm = tlm
-			if len(args) >= 1 {
-				show(args[0].RawString())
+			if len(args) >= 1 && args[len(args)-1].kind == opString {
+				show(args[len(args)-1].bytes)
 			}
 		case "TJ":
-			if !want(1) {
+			if len(args) < 1 || args[len(args)-1].kind != opArray {
 				return
 			}
-			a := args[0]
-			for i := range a.Len() {
-				x := a.Index(i)
-				if x.Kind() == pdf.String {
-					show(x.RawString())
-					continue
+			a := args[len(args)-1]
+			for _, e := range lv.scan.elems[a.lo:a.hi] {
+				switch e.kind {
+				case opString:
+					show(e.bytes)
+				case opNumber:
+					tx := -e.num / 1000 * g.size * g.scale
+					tm = matrix{1, 0, 0, 1, tx, 0}.mul(tm)
 				}
-				tx := -x.Float64() / 1000 * g.size * g.scale
-				tm = matrix{1, 0, 0, 1, tx, 0}.mul(tm)
 			}
 		case "Do":
-			if want(1) {
-				w.form(res.Key("XObject").Key(args[0].Name()), res, g.ctm)
+			if len(args) >= 1 && args[len(args)-1].kind == opName {
+				w.form(res.Key("XObject").Key(string(args[len(args)-1].bytes)), res, g.ctm, depth)
 			}
 		}
 	})
 }
 
+// startX is where a glyph drawn at text matrix m starts on the page.
+func (m matrix) startX(g textState) float64 {
+	return (matrix{g.size * g.scale, 0, 0, g.size, 0, g.rise}.mul(m).mul(g.ctm))[4]
+}
+
 // form draws a form XObject: its own content with its resources (else the caller's) under its
 // matrix.
-func (w *pageWalker) form(x, res pdf.Value, ctm matrix) {
+func (w *pdfWalker) form(x, res pdf.Value, ctm matrix, depth int) {
 	if x.Key("Subtype").Name() != "Form" || w.forms >= maxForms {
 		return
 	}
@@ -293,5 +275,5 @@ func (w *pageWalker) form(x, res pdf.Value, ctm matrix) {
 	if r := x.Key("Resources"); !r.IsNull() {
 		res = r
 	}
-	w.walk(x, res, m.mul(ctm))
+	w.walk(x, res, m.mul(ctm), depth+1)
 }

@@ -1,0 +1,163 @@
+package load
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestGlyphText(t *testing.T) {
+	tests := []struct{ name, want string }{
+		{"A", "A"},
+		{"fi", "\ufb01"},
+		{"f_i", "fi"},
+		{"f_f_i", "ffi"},
+		{"Q_u", "Qu"},
+		{"T_h", "Th"},
+		{"one.oldstyle", "1"},
+		{"a.sc", "a"},
+		{"uni00660069", "fi"},
+		{"uni0041", "A"},
+		{"u1F600", "😀"},
+		{"uniD800", ""},
+		{"quoteright", "’"},
+		{"dotlessj", "ȷ"},
+		{"g42", ""},
+		{".notdef", ""},
+		{"f_g42", ""},
+		{"", ""},
+	}
+	for _, tc := range tests {
+		if got := glyphText(tc.name); got != tc.want {
+			t.Errorf("glyphText(%q) = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestCleanGlyphText(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"a", "a"},
+		{"\ufb01", "fi"},
+		{"\ufb03", "ffi"},
+		{"\x1b", ""},
+		{"\x00", ""},
+		{"\t", " "},
+		{"\u0085", ""},
+		{"\ufffd", ""},
+		{"\ufffe", ""},
+		{"é", "é"},
+	}
+	for _, tc := range tests {
+		if got := cleanGlyphText(tc.in); got != tc.want {
+			t.Errorf("cleanGlyphText(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestPDFFontText draws one line with a font whose encoding and ToUnicode map are given, and
+// checks its text: each way a code gets its text, and glyphs with none dropped and counted.
+func TestPDFFontText(t *testing.T) {
+	widths := "/FirstChar 0 /LastChar 255 /Widths [" + strings.Repeat("500 ", 256) + "]"
+	tests := []struct {
+		name      string
+		font      string
+		toUnicode string // CMap body, between begincmap and endcmap
+		content   string
+		want      string
+		unmapped  int
+	}{
+		{
+			name:     "Differences with AGL names",
+			font:     "/Subtype /Type1 /BaseFont /Helvetica /Encoding << /Differences [1 /f_i /Q_u /uni00660066 /fl /g42] >> " + widths,
+			content:  "BT /F1 10 Tf 10 100 Td (sig\\001 ni\\002 ck\\003 \\004y\\005) Tj ET",
+			want:     "sigfi niQu ckff fly",
+			unmapped: 1,
+		},
+		{
+			name:    "TJ offsets as word breaks, kerning kept inside words",
+			font:    "/Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding " + widths,
+			content: "BT /F1 10 Tf 10 100 Td [(inaccurate)-250(or)-333(hal)27(lu)-40(cinated)-180(infor)8(mation)] TJ ET",
+			want:    "inaccurate or hallucinated information",
+		},
+		{
+			name:    "position jumps as word breaks",
+			font:    "/Subtype /Type1 /BaseFont /Helvetica " + widths,
+			content: "BT /F1 10 Tf 10 100 Td (to) Tj 12 0 Td (post) Tj 21.5 0 Td (on) Tj ET",
+			want:    "to post on",
+		},
+		{
+			name:      "ToUnicode before the encoding",
+			font:      "/Subtype /Type1 /BaseFont /Helvetica /Encoding << /Differences [27 /ff /fi] >> " + widths,
+			toUnicode: "1 begincodespacerange <00> <FF> endcodespacerange 2 beginbfchar <1B> <00660066> <1C> <FB01> endbfchar 1 beginbfrange <41> <43> <0061> endbfrange",
+			content:   "BT /F1 10 Tf 10 100 Td (o\\033ABC\\034) Tj ET",
+			want:      "offabcfi",
+		},
+		{
+			name:      "ToUnicode mapping to control characters",
+			font:      "/Subtype /Type1 /BaseFont /Helvetica " + widths,
+			toUnicode: "1 begincodespacerange <00> <FF> endcodespacerange 2 beginbfchar <01> <001B> <02> <0000> endbfchar 1 beginbfrange <61> <7A> <0061> endbfrange",
+			content:   "BT /F1 10 Tf 10 100 Td (a\\001b\\002c) Tj ET",
+			want:      "abc",
+			unmapped:  2,
+		},
+		{
+			name:      "composite font with two-byte codes",
+			font:      "/Subtype /Type0 /BaseFont /Noto /Encoding /Identity-H /DescendantFonts [<< /Subtype /CIDFontType2 /DW 1000 /W [1 [500 500 500]] >>]",
+			toUnicode: "1 begincodespacerange <0000> <FFFF> endcodespacerange 1 beginbfrange <0001> <0003> [<6E2F> <53E3> <0066006C>] endbfrange",
+			content:   "BT /F1 10 Tf 10 100 Td <000100020003> Tj ET",
+			want:      "港口fl",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, err := safeExtract(extractPDF, fontPDF(tc.font, tc.toUnicode, tc.content))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc.Text != tc.want {
+				t.Errorf("text = %q, want %q", doc.Text, tc.want)
+			}
+			if doc.Unmapped != tc.unmapped {
+				t.Errorf("unmapped = %d, want %d", doc.Unmapped, tc.unmapped)
+			}
+		})
+	}
+}
+
+// fontPDF writes a one-page PDF whose font F1 has the given dictionary entries and, when
+// toUnicode is set, a ToUnicode CMap with that body.
+func fontPDF(font, toUnicode, content string) []byte {
+	objs := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
+	}
+	if toUnicode != "" {
+		cmap := "/CIDInit /ProcSet findresource begin 12 dict begin begincmap " + toUnicode + " endcmap CMapName currentdict /CMap defineresource pop end end"
+		objs = append(objs, "<< /Type /Font "+font+" /ToUnicode 6 0 R >>",
+			fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(cmap), cmap))
+	} else {
+		objs = append(objs, "<< /Type /Font "+font+" >>")
+	}
+	return assemble(objs)
+}
+
+// assemble writes objects 1… into a PDF with its cross-reference table.
+func assemble(objs []string) []byte {
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n")
+	offsets := make([]int, len(objs))
+	for i, o := range objs {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
+	return b.Bytes()
+}
