@@ -2,6 +2,7 @@ package load
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -218,6 +219,17 @@ func TestDropRunningLines(t *testing.T) {
 			if l.drop != running {
 				t.Errorf("page %d line %q: drop = %v, want %v", i+1, l.text, l.drop, running)
 			}
+		}
+	}
+	// Pages holding only a line that differs in its digits: that line is the text.
+	logPages := make([][]pdfLine, 5)
+	for i := range logPages {
+		logPages[i] = []pdfLine{{text: fmt.Sprintf("Page %d of the ferry log", i+1), y: 700}}
+	}
+	dropRunningLines(logPages)
+	for i, lines := range logPages {
+		if lines[0].drop {
+			t.Errorf("ferry log page %d: its only line dropped", i+1)
 		}
 	}
 	// One page alone has nothing to repeat.

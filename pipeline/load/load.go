@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -71,6 +72,7 @@ var (
 	ErrCorrupt     = errors.New("corrupt or unreadable document")
 	ErrEncrypted   = errors.New("encrypted document (save an unprotected copy to ingest it)")
 	ErrNoText      = errors.New("no text layer: run OCR first")
+	ErrControlName = errors.New("file name holds a control character (rename the file: its id could not be named to delete)")
 	// The inputs a folder walk leaves out by rule; naming such a file directly loads it.
 	ErrHidden     = errors.New("hidden (name starts with a dot; name it directly to ingest it)")
 	ErrSymlink    = errors.New("symbolic link, not followed (name its target to ingest it)")
@@ -225,6 +227,10 @@ func loadFile(ctx context.Context, path, id string, fn func(Document) error, rep
 		return err
 	}
 	ext := strings.ToLower(filepath.Ext(path))
+	if ext != ".jsonl" && strings.ContainsFunc(id, unicode.IsControl) {
+		report(path, ErrControlName)
+		return nil
+	}
 	if ext == ".jsonl" {
 		return loadJSONL(ctx, path, fn, report)
 	}
@@ -378,6 +384,10 @@ func parseRecord(line []byte) (Document, error) {
 	}
 	if rec.ID == nil || strings.TrimSpace(*rec.ID) == "" {
 		return Document{}, fmt.Errorf("%w: missing \"id\"", ErrMalformed)
+	}
+	if i := strings.IndexFunc(*rec.ID, unicode.IsControl); i >= 0 {
+		r, _ := utf8.DecodeRuneInString((*rec.ID)[i:])
+		return Document{}, fmt.Errorf("%w: \"id\" holds the control character %U (an id must be printable, to be named to delete)", ErrMalformed, r)
 	}
 	if rec.Text == nil {
 		return Document{}, fmt.Errorf("%w: missing \"text\"", ErrMalformed)

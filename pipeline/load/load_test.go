@@ -139,13 +139,15 @@ func TestWalkJSONLBadLines(t *testing.T) {
 		`{"id":"no-text","title":"Missing"}`,
 		`{"title":"no id","text":"x"}`,
 		`{"id":"blank","text":"   "}`,
+		`{"id":"nul\u0000id","text":"x"}`,
+		`{"id":"tab\tid","text":"x"}`,
 		"",
 	}, "\n")))
 	docs, problems := collect(t, p)
 	if len(docs) != 1 || docs[0].ID != "ok-1" {
 		t.Fatalf("docs = %+v", docs)
 	}
-	wantLines := []string{":2", ":3", ":4", ":5"}
+	wantLines := []string{":2", ":3", ":4", ":5", ":6", ":7"}
 	if len(problems) != len(wantLines) {
 		t.Fatalf("problems = %v", problems)
 	}
@@ -156,6 +158,23 @@ func TestWalkJSONLBadLines(t *testing.T) {
 	}
 	if !strings.Contains(problems[1].Err.Error(), `missing "text"`) {
 		t.Errorf("problem should say what is missing: %v", problems[1].Err)
+	}
+	if err := problems[4].Err; !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "U+0000") {
+		t.Errorf("an id holding NUL: %v, want a malformed record naming the character", err)
+	}
+}
+
+// TestWalkControlFileName: a file whose name holds a control character is refused, named.
+func TestWalkControlFileName(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "ferry\x01log.txt", []byte("Ferries leave at dawn."))
+	write(t, dir, "tides.txt", []byte("High water at noon."))
+	docs, problems := collect(t, dir)
+	if len(docs) != 1 || docs[0].ID != "tides.txt" {
+		t.Errorf("docs = %+v, want tides.txt alone", docs)
+	}
+	if len(problems) != 1 || !errors.Is(problems[0].Err, ErrControlName) {
+		t.Errorf("problems = %v, want the control-character name refused", problems)
 	}
 }
 

@@ -228,7 +228,9 @@ func runningKey(s string) string {
 const runningDepth = 2
 
 // dropRunningLines marks the lines that repeat, digits aside, among the top or bottom lines of
-// more than half of the pages (at least two): running headers, footers and page numbers.
+// more than half of the pages (at least two): running headers, footers and page numbers. When
+// that would leave the document no line at all (every page holds only "Page N of the log"),
+// those lines are its text and none is dropped.
 func dropRunningLines(pages [][]pdfLine) {
 	if len(pages) < 2 {
 		return
@@ -246,11 +248,23 @@ func dropRunningLines(pages [][]pdfLine) {
 			}
 		}
 	}
+	kept := false
 	for i, lines := range pages {
 		for _, j := range edges[i] {
 			if c := count[runningKey(lines[j].text)]; c >= 2 && 2*c > len(pages) {
 				lines[j].drop = true
 			}
+		}
+		for _, l := range lines {
+			kept = kept || !l.drop
+		}
+	}
+	if kept {
+		return
+	}
+	for _, lines := range pages {
+		for j := range lines {
+			lines[j].drop = false
 		}
 	}
 }

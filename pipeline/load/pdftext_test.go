@@ -2,9 +2,12 @@ package load
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/go-pdf/fpdf"
 )
 
 func TestGlyphText(t *testing.T) {
@@ -160,4 +163,34 @@ func assemble(objs []string) []byte {
 	}
 	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
 	return b.Bytes()
+}
+
+// TestPDFOnlyRunningLines: a log whose every page holds one line differing in its digits keeps
+// those lines, and a PDF whose text has no mapping is not sent to OCR.
+func TestPDFOnlyRunningLines(t *testing.T) {
+	pdf := fpdf.New("P", "mm", "A5", "")
+	pdf.SetFont("Helvetica", "", 11)
+	for i := range 6 {
+		pdf.AddPage()
+		pdf.Text(20, 30, fmt.Sprintf("Page %d of the ferry log", i+1))
+	}
+	var buf bytes.Buffer
+	if err := pdf.Output(&buf); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := safeExtract(extractPDF, buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 6 {
+		if want := fmt.Sprintf("Page %d of the ferry log", i+1); !strings.Contains(doc.Text, want) {
+			t.Errorf("text lacks %q: %q", want, doc.Text)
+		}
+	}
+
+	font := "/Subtype /Type1 /BaseFont /Helvetica /Encoding << /Differences [1 /g1 /g2] >>"
+	_, err = safeExtract(extractPDF, fontPDF(font, "", "BT /F1 10 Tf 10 100 Td (\\001\\002) Tj ET"))
+	if err == nil || errors.Is(err, ErrNoText) || !strings.Contains(err.Error(), "2 glyphs with no Unicode mapping") {
+		t.Errorf("unmapped glyphs only: err = %v, want one that counts them and does not ask for OCR", err)
+	}
 }
