@@ -73,3 +73,38 @@ func benchPDF(b *testing.B, sentence string, textBytes int) []byte {
 	}
 	return []byte(buf.String())
 }
+
+var (
+	ports = []string{"Port Avel", "Saltmere", "Gull Point", "the north quay", "Vell", "Harrow", "Stillwater"}
+	cargo = []string{"grain", "salt", "timber", "wool", "iron", "letters", "cattle", "wine", "tar", "rope", "glass"}
+)
+
+// BenchmarkPDFPages measures extraction time against the page count of a PDF whose pages are
+// all in one /Kids list (as fpdf and many producers write them): time per page should not grow
+// with the pages.
+//
+//	go test -run '^$' -bench PDFPages -benchmem ./pipeline/load
+func BenchmarkPDFPages(b *testing.B) {
+	for _, n := range []int{500, 1000, 2000} {
+		b.Run(fmt.Sprintf("pages=%d", n), func(b *testing.B) {
+			pdf := fpdf.New("P", "mm", "A5", "")
+			pdf.SetFont("Helvetica", "", 10)
+			for i := range n {
+				pdf.AddPage()
+				// Words that differ from page to page, so that no line is a running header.
+				pdf.Text(15, 30, fmt.Sprintf("Crossing %d left %s at dawn with %s.", i+1, ports[i%len(ports)], cargo[i%len(cargo)]))
+			}
+			var buf strings.Builder
+			if err := pdf.Output(&buf); err != nil {
+				b.Fatal(err)
+			}
+			data := []byte(buf.String())
+			for b.Loop() {
+				if _, err := safeExtract(extractPDF, data); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*n), "µs/page")
+		})
+	}
+}

@@ -73,10 +73,10 @@ func extractPDF(data []byte) (extracted, error) {
 	return doc, nil
 }
 
-// normalizePDF checks the header and prepares a copy the reader accepts: it wants "%PDF-1.x"
+// normalizePDF checks the header and prepares the bytes the reader accepts: it wants "%PDF-1.x"
 // and a line end at the very start and "%%EOF" at the very end, which PDF 2.0 files, headers
 // followed by a comment, and files with bytes after the last "%%EOF" do not have. The changes
-// keep every byte offset.
+// keep every byte offset; a file that needs none is not copied.
 func normalizePDF(data []byte) ([]byte, error) {
 	if !bytes.HasPrefix(data, []byte("%PDF-")) || len(data) < 16 {
 		return nil, fmt.Errorf("%w: not a PDF file (no %%PDF- header)", ErrCorrupt)
@@ -85,7 +85,11 @@ func normalizePDF(data []byte) ([]byte, error) {
 	if end < 0 {
 		return nil, fmt.Errorf("%w: PDF truncated (no %%%%EOF)", ErrCorrupt)
 	}
-	out := slices.Clone(data[:end+len("%%EOF")])
+	out := data[:end+len("%%EOF")]
+	if out[5] == '1' && out[6] == '.' && out[7] >= '0' && out[7] <= '7' && (out[8] == '\r' || out[8] == '\n') {
+		return out, nil // as the reader wants it: no copy of a file that may be large
+	}
+	out = slices.Clone(out)
 	if out[5] != '1' || out[6] != '.' || out[7] < '0' || out[7] > '7' {
 		copy(out[5:8], "1.7")
 	}
@@ -103,9 +107,19 @@ type pdfLine struct {
 	drop bool    // a running header or footer
 }
 
-// pdfPage is a page dictionary and the resources it draws with, its own or inherited.
+// pdfPage is a page dictionary and the resources a Pages node above it passes down.
 type pdfPage struct {
-	v, res pdf.Value
+	v, inherited pdf.Value
+}
+
+// resources are the page's own resources, else the inherited ones. They are looked up when the
+// page is drawn, not kept: a resources dictionary shared by every page (one XObject per page
+// listed in it) would be held once per page, the pages squared.
+func (p pdfPage) resources() pdf.Value {
+	if r := p.v.Key("Resources"); !r.IsNull() {
+		return r
+	}
+	return p.inherited
 }
 
 // maxPageTreeNodes bounds the page tree nodes read, so a tree whose Kids loop back ends.
@@ -125,17 +139,17 @@ func pdfPages(r *pdf.Reader) []pdfPage {
 				return
 			}
 			kid := kids.Index(i)
-			kres := res
-			if r := kid.Key("Resources"); !r.IsNull() {
-				kres = r
-			}
 			switch {
 			case kid.Key("Type").Name() == "Pages" || kid.Key("Kids").Kind() == pdf.Array:
 				if depth < 64 {
+					kres := res
+					if r := kid.Key("Resources"); !r.IsNull() {
+						kres = r
+					}
 					visit(kid, kres, depth+1)
 				}
 			case kid.Kind() == pdf.Dict:
-				pages = append(pages, pdfPage{v: kid, res: kres})
+				pages = append(pages, pdfPage{v: kid, inherited: res})
 			}
 		}
 	}
@@ -302,16 +316,16 @@ func pageParagraphs(lines []pdfLine) []string {
 	}
 	pitch := linePitch(kept)
 	var paras []string
-	var cur string
+	var cur []byte
 	for i, l := range kept {
 		if i > 0 && newParagraph(kept[i-1], l, pitch) {
-			paras = append(paras, cur)
-			cur = ""
+			paras = append(paras, string(cur))
+			cur = cur[:0]
 		}
-		cur = joinLines(cur, l.text)
+		cur = appendLine(cur, l.text)
 	}
-	if cur != "" {
-		paras = append(paras, cur)
+	if len(cur) > 0 {
+		paras = append(paras, string(cur))
 	}
 	return paras
 }
@@ -357,17 +371,21 @@ func endsSentence(s string) bool {
 
 // joinLines appends a line to a paragraph: a word hyphenated at the line end ("know-" then
 // "ledge") is joined, other lines are separated by a space.
-func joinLines(para, line string) string {
-	if para == "" {
-		return line
+func joinLines(para, line string) string { return string(appendLine([]byte(para), line)) }
+
+// appendLine is joinLines on a paragraph being built, which it extends in place.
+func appendLine(para []byte, line string) []byte {
+	if len(para) == 0 {
+		return append(para, line...)
 	}
-	if strings.HasSuffix(para, "\u00ad") {
-		return strings.TrimSuffix(para, "\u00ad") + line
+	if bytes.HasSuffix(para, []byte("\u00ad")) {
+		return append(para[:len(para)-len("\u00ad")], line...)
 	}
-	if hyphenated(para, line) {
-		return para[:len(para)-1] + line
+	if hyphenated(string(para[max(0, len(para)-8):]), line) {
+		return append(para[:len(para)-1], line...)
 	}
-	return para + " " + line
+	para = append(para, ' ')
+	return append(para, line...)
 }
 
 // hyphenated reports a word split at a line end: a letter and a hyphen, then a lowercase letter.
@@ -384,35 +402,39 @@ func hyphenated(before, after string) bool {
 // paragraph that runs on to the next page (no sentence end, the next page starting lowercase)
 // stays one paragraph.
 func assemblePDF(pages [][]pdfLine) extracted {
-	var b strings.Builder
+	size := 0
+	for _, lines := range pages {
+		for _, l := range lines {
+			size += len(l.text) + 2
+		}
+	}
+	b := make([]byte, 0, size)
 	starts := make([]int, len(pages))
 	for i, lines := range pages {
 		paras := pageParagraphs(lines)
 		for j, p := range paras {
 			switch {
-			case b.Len() == 0:
-			case j == 0 && continues(b.String(), p):
-				s := b.String()
-				if strings.HasSuffix(s, "\u00ad") || hyphenated(s, p) {
-					s = s[:len(s)-len(lastRune(s))]
-					b.Reset()
-					b.WriteString(s)
+			case len(b) == 0:
+			case j == 0 && continues(string(b[max(0, len(b)-8):]), p):
+				tail := string(b[max(0, len(b)-8):])
+				if strings.HasSuffix(tail, "\u00ad") || hyphenated(tail, p) {
+					b = b[:len(b)-len(lastRune(tail))]
 				} else {
-					b.WriteByte(' ')
+					b = append(b, ' ')
 				}
 			default:
-				b.WriteString("\n\n")
+				b = append(b, "\n\n"...)
 			}
 			if j == 0 {
-				starts[i] = b.Len()
+				starts[i] = len(b)
 			}
-			b.WriteString(p)
+			b = append(b, p...)
 		}
 		if len(paras) == 0 {
-			starts[i] = b.Len()
+			starts[i] = len(b)
 		}
 	}
-	return extracted{Text: b.String(), Pages: starts}
+	return extracted{Text: string(b), Pages: starts}
 }
 
 func lastRune(s string) string {

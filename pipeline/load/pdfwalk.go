@@ -65,7 +65,7 @@ func newPDFWalker() *pdfWalker { return &pdfWalker{fonts: map[string]*pdfFont{}}
 // page returns a page's glyphs in content-stream order; they are valid until the next call.
 func (w *pdfWalker) page(p pdfPage) []glyph {
 	w.glyphs, w.forms = w.glyphs[:0], 0
-	w.walk(p.v.Key("Contents"), p.res, identity, 0)
+	w.walk(p.v.Key("Contents"), p.resources(), identity, 0)
 	return w.glyphs
 }
 
@@ -110,6 +110,7 @@ func (w *pdfWalker) walk(strm, res pdf.Value, ctm matrix, depth int) {
 	lv.read(strm)
 	g := textState{ctm: ctm, scale: 1}
 	fonts := map[string]*pdfFont{} // by resource name
+	var xobjects pdf.Value         // res's XObject dictionary, read at the first Do
 	var stack []textState
 	var tm, tlm matrix
 	show := func(s []byte) {
@@ -248,7 +249,10 @@ func (w *pdfWalker) walk(strm, res pdf.Value, ctm matrix, depth int) {
 			}
 		case "Do":
 			if len(args) >= 1 && args[len(args)-1].kind == opName {
-				w.form(res.Key("XObject").Key(string(args[len(args)-1].bytes)), res, g.ctm, depth)
+				if xobjects.IsNull() {
+					xobjects = res.Key("XObject")
+				}
+				w.form(xobjects.Key(string(args[len(args)-1].bytes)), res, g.ctm, depth)
 			}
 		}
 	})
