@@ -158,10 +158,10 @@ func pdfPages(r *pdf.Reader) []pdfPage {
 	return pages
 }
 
-// pageLines groups a page's glyphs into lines in content-stream order. Words are cut where
-// there is a space glyph, or where the gap between two glyphs is wider than a tenth of the font
-// size, as pdftotext does: TeX and justified text place words by moving the text position, with
-// no space glyph between them.
+// pageLines groups a page's glyphs into lines in content-stream order. Words are cut where the
+// gap between two glyphs is wider than a tenth of the font size, as pdftotext does: TeX and
+// justified text place words by moving the text position, with no space glyph between them,
+// and a space glyph is a break by the gap it leaves.
 func pageLines(glyphs []glyph) []pdfLine {
 	var lines []pdfLine
 	var b strings.Builder
@@ -184,6 +184,11 @@ func pageLines(glyphs []glyph) []pdfLine {
 			if started && math.Abs(g.y-cur.y) <= 0.4*max(g.size, cur.size) {
 				prevEnd = g.x + g.w
 			}
+			continue
+		}
+		if !g.unadvanced && isSpaceText(g.s) {
+			// A space glyph is a word break by the gap it leaves, as any other: producers
+			// also draw one narrowed by negative spacing inside a word ("PA T" for "PAT").
 			continue
 		}
 		size := max(g.size, 1)

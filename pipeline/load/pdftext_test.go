@@ -62,6 +62,7 @@ func TestCleanGlyphText(t *testing.T) {
 // checks its text: each way a code gets its text, and glyphs with none dropped and counted.
 func TestPDFFontText(t *testing.T) {
 	widths := "/FirstChar 0 /LastChar 255 /Widths [" + strings.Repeat("500 ", 256) + "]"
+	spaced := "/FirstChar 32 /LastChar 126 /Widths [250 " + strings.Repeat("500 ", 94) + "]" // a quarter-em space
 	tests := []struct {
 		name      string
 		font      string
@@ -88,6 +89,18 @@ func TestPDFFontText(t *testing.T) {
 			font:    "/Subtype /Type1 /BaseFont /Helvetica " + widths,
 			content: "BT /F1 10 Tf 10 100 Td (to) Tj 12 0 Td (post) Tj 21.5 0 Td (on) Tj ET",
 			want:    "to post on",
+		},
+		{
+			name:    "character spacing as the gap between words",
+			font:    "/Subtype /Type1 /BaseFont /Times-Roman " + spaced,
+			content: "BT /F1 10 Tf 10 100 Td (ove) Tj 2.5 Tc (rt) Tj 0 Tc 27.5 0 Td (he current) Tj ET",
+			want:    "over the current",
+		},
+		{
+			name:    "a space glyph narrowed inside a word",
+			font:    "/Subtype /Type1 /BaseFont /Times-Roman " + spaced,
+			content: "BT /F1 10 Tf 10 100 Td -0.9 Tc -1.07 Tw (PA TTERNS) Tj 0 Tc 0 Tw ( and FILES) Tj ET",
+			want:    "PATTERNS and FILES",
 		},
 		{
 			name:      "ToUnicode before the encoding",

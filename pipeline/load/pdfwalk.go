@@ -7,8 +7,8 @@ import (
 	"github.com/ledongthuc/pdf"
 )
 
-// glyph is one character drawn on a page, in page space: its text, baseline origin, advance
-// width and font size.
+// glyph is one character drawn on a page, in page space: its text, baseline origin, width (its
+// advance without character and word spacing) and font size.
 type glyph struct {
 	s          string
 	x, y, w    float64
@@ -123,12 +123,15 @@ func (w *pdfWalker) walk(strm, res pdf.Value, ctm matrix, depth int) {
 			s = s[n:]
 			w0, known := f.width(code)
 			trm := matrix{g.size * g.scale, 0, 0, g.size, 0, g.rise}.mul(tm).mul(g.ctm)
-			tx := (w0*g.size + g.charSpace) * g.scale
+			// The glyph's extent is its width alone: character and word spacing are part of
+			// the gap after it, where they separate words as a space does (as in pdftotext).
+			ink := w0 * g.size * g.scale
+			tx := ink + g.charSpace*g.scale
 			if n == 1 && code == ' ' {
 				tx += g.wordSpace * g.scale
 			}
 			next := matrix{1, 0, 0, 1, tx, 0}.mul(tm)
-			endX := next.startX(g)
+			endX := matrix{1, 0, 0, 1, ink, 0}.mul(tm).startX(g)
 			t := f.text(code)
 			if t == "" {
 				w.unmapped++
