@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/go-pdf/fpdf"
 )
@@ -206,4 +207,32 @@ func TestPDFOnlyRunningLines(t *testing.T) {
 	if err == nil || errors.Is(err, ErrNoText) || !strings.Contains(err.Error(), "2 glyphs with no Unicode mapping") {
 		t.Errorf("unmapped glyphs only: err = %v, want one that counts them and does not ask for OCR", err)
 	}
+}
+
+// FuzzPDFContent draws arbitrary content streams with a ToUnicode font: no input may panic or
+// put a control character into the text.
+func FuzzPDFContent(f *testing.F) {
+	for _, seed := range []string{
+		"BT /F1 10 Tf 10 100 Td [(a)-250(b)] TJ ET",
+		"BT /F1 10 Tf (x) ' 1 2 (y) \" T* (z) Tj ET",
+		"q 1 0 0 1 5 5 cm BT /F1 12 Tf <0102> Tj ET Q BI /W 1 /H 1 ID \x00\xffEI EI",
+		"/P << /MCID 0 /Alt (a) >> BDC BT /F1 10 Tf (\\101\\n\\\r) Tj ET EMC",
+		"BT /F1 10 Tf [(unclosed <4 -.5.5 --3 ] TJ (a) Tj",
+		"% comment\nBT /F1 1e3 Tf 10 100 Td (\x1b\x00) Tj ET",
+	} {
+		f.Add(seed)
+	}
+	font := "/Subtype /Type1 /BaseFont /Helvetica /Encoding << /Differences [1 /f_i /g2] >>"
+	tu := "1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfchar <1B> <001B> endbfchar 1 beginbfrange <61> <7A> <0061> endbfrange"
+	f.Fuzz(func(t *testing.T, content string) {
+		doc, err := safeExtract(extractPDF, fontPDF(font, tu, content))
+		if err != nil {
+			return
+		}
+		for _, r := range doc.Text {
+			if r != '\n' && unicode.IsControl(r) {
+				t.Fatalf("control character %U in %q", r, doc.Text)
+			}
+		}
+	})
 }
