@@ -3,6 +3,7 @@ package load
 import (
 	"bytes"
 	"io"
+	"math"
 	"regexp"
 	"strconv"
 	"unicode/utf16"
@@ -34,6 +35,7 @@ type pdfFont struct {
 	defaultW  float64
 	hasWidths bool
 	scale     float64 // width units to text space units: 1/1000, or a Type 3 font's matrix
+	vscale    float64 // the em against the font size: 1, or from a Type 3 font's box and matrix
 }
 
 // codeRange is a codespace range of n-byte codes.
@@ -43,7 +45,7 @@ type codeRange struct {
 }
 
 func newPDFFont(v pdf.Value) *pdfFont {
-	f := &pdfFont{defaultW: 1000, scale: 0.001}
+	f := &pdfFont{defaultW: 1000, scale: 0.001, vscale: 1}
 	if tu := v.Key("ToUnicode"); tu.Kind() == pdf.Stream {
 		f.toUnicode = parseCMap(streamBytes(tu))
 	}
@@ -55,6 +57,12 @@ func newPDFFont(v pdf.Value) *pdfFont {
 	if subtype == "Type3" {
 		if m := v.Key("FontMatrix"); m.Len() == 6 && m.Index(0).Float64() != 0 {
 			f.scale = m.Index(0).Float64()
+			// A Type 3 font's glyph units per em are its own: its bounding box's height, taken
+			// to text space by its matrix, stands for the em.
+			bb := v.Key("FontBBox")
+			if h := math.Abs((bb.Index(3).Float64() - bb.Index(1).Float64()) * m.Index(3).Float64()); h > 0.01 && h < 100 {
+				f.vscale = h
+			}
 		}
 	}
 	if ws := v.Key("Widths"); ws.Len() > 0 {

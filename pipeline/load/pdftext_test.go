@@ -104,6 +104,18 @@ func TestPDFFontText(t *testing.T) {
 			want:    "PATTERNS and FILES",
 		},
 		{
+			name:    "Type 3 font with its own glyph units",
+			font:    "/Subtype /Type3 /FontMatrix [0.01 0 0 0.01 0 0] /FontBBox [0 -20 100 80] /CharProcs << >> /Resources << >> /Encoding << /Differences [97 /a /b /c] >> /FirstChar 97 /LastChar 99 /Widths [50 50 50]",
+			content: "BT /F1 10 Tf 10 100 Td (abc) Tj 20 0 Td (cab) Tj 0 -12 Td (bca) Tj ET",
+			want:    "abc cab bca",
+		},
+		{
+			name:    "text turned a quarter turn",
+			font:    "/Subtype /Type1 /BaseFont /Times-Roman " + spaced,
+			content: "BT /F1 10 Tf 0 1 -1 0 100 20 Tm (tide) Tj ( tables) Tj 0 -12 Td (for) Tj ( Saltmere) Tj ET",
+			want:    "tide tables for Saltmere",
+		},
+		{
 			name:      "ToUnicode before the encoding",
 			font:      "/Subtype /Type1 /BaseFont /Helvetica /Encoding << /Differences [27 /ff /fi] >> " + widths,
 			toUnicode: "1 begincodespacerange <00> <FF> endcodespacerange 2 beginbfchar <1B> <00660066> <1C> <FB01> endbfchar 1 beginbfrange <41> <43> <0061> endbfrange",

@@ -131,14 +131,18 @@ func (w *pdfWalker) walk(strm, res pdf.Value, ctm matrix, depth int) {
 				tx += g.wordSpace * g.scale
 			}
 			next := matrix{1, 0, 0, 1, tx, 0}.mul(tm)
-			endX := matrix{1, 0, 0, 1, ink, 0}.mul(tm).startX(g)
+			end := matrix{g.size * g.scale, 0, 0, g.size, 0, g.rise}.mul(matrix{1, 0, 0, 1, ink, 0}.mul(tm)).mul(g.ctm)
 			t := f.text(code)
 			if t == "" {
 				w.unmapped++
 			}
+			// Positions are taken in the frame of the text's direction, so that text turned a
+			// quarter or half turn (a landscape table in a portrait page) runs along x too.
+			x, y := turn(trm, trm[4], trm[5])
+			endX, _ := turn(trm, end[4], end[5])
 			w.glyphs = append(w.glyphs, glyph{
-				s: t, x: trm[4], y: trm[5], w: endX - trm[4],
-				size: math.Hypot(trm[2], trm[3]), unadvanced: !known,
+				s: t, x: x, y: y, w: endX - x,
+				size: math.Hypot(trm[2], trm[3]) * f.vscale, unadvanced: !known,
 			})
 			tm = next
 		}
@@ -261,9 +265,20 @@ func (w *pdfWalker) walk(strm, res pdf.Value, ctm matrix, depth int) {
 	})
 }
 
-// startX is where a glyph drawn at text matrix m starts on the page.
-func (m matrix) startX(g textState) float64 {
-	return (matrix{g.size * g.scale, 0, 0, g.size, 0, g.rise}.mul(m).mul(g.ctm))[4]
+// turn maps page point (x, y) into the frame of the text drawn with rendering matrix trm, its
+// direction rounded to a quarter turn: the text runs along x there, lines descend along y.
+func turn(trm matrix, x, y float64) (float64, float64) {
+	dx, dy := trm[0], trm[1]
+	switch {
+	case math.Abs(dx) >= math.Abs(dy) && dx >= 0:
+		return x, y
+	case math.Abs(dx) >= math.Abs(dy):
+		return -x, -y
+	case dy > 0: // reading upwards
+		return y, -x
+	default: // reading downwards
+		return -y, x
+	}
 }
 
 // form draws a form XObject: its own content with its resources (else the caller's) under its
