@@ -108,6 +108,7 @@ type Report struct {
 	Communities      int
 	Problems         []load.Problem // inputs skipped: broken, unreadable, or named directly with an unsupported type
 	Ignored          []load.Problem // folder entries left out by rule (hidden, symbolic links, other types)
+	Unmapped         map[string]int // by source: glyphs of a PDF left out of its text, with no Unicode mapping
 	Duration         time.Duration
 	StageDuration    map[string]time.Duration
 	// StageStatements is what each stage sent to a database server (Neo4j): nil for a store in
@@ -151,6 +152,14 @@ func (in *Ingester) Run(ctx context.Context, paths []string) (Report, error) {
 	docs, problems, dups, err := LoadDocuments(ctx, paths, in.Log)
 	rep.Problems, rep.Ignored = splitIgnored(problems)
 	rep.Duplicates = dups
+	for _, d := range docs {
+		if d.Unmapped > 0 {
+			if rep.Unmapped == nil {
+				rep.Unmapped = map[string]int{}
+			}
+			rep.Unmapped[d.Source] = d.Unmapped
+		}
+	}
 	in.stageDone(&rep, "load", t)
 	for _, p := range rep.Problems {
 		in.Log.Warn().Str("input", p.Source).Err(p.Err).Msg("skipped input")

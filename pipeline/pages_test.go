@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,5 +86,47 @@ func TestIngestPDFChunkPages(t *testing.T) {
 	notes, err := store.DocumentChunks(t.Context(), "notes.txt")
 	if err != nil || len(notes) != 1 || notes[0].FirstPage != 0 || notes[0].LastPage != 0 {
 		t.Errorf("chunks of a text file = %+v, %v; want one without pages", notes, err)
+	}
+}
+
+// TestIngestReportsUnmappedGlyphs: a PDF glyph whose font maps it to no character is left out
+// of the text and counted in the run's report, by source.
+func TestIngestReportsUnmappedGlyphs(t *testing.T) {
+	content := "BT /F1 10 Tf 10 100 Td (Harbor\\001 log of Port Avel) Tj ET"
+	objs := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Differences [1 /g1] >> >>",
+	}
+	var b strings.Builder
+	b.WriteString("%PDF-1.4\n")
+	offsets := make([]int, len(objs))
+	for i, o := range objs {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
+	path := filepath.Join(t.TempDir(), "log.pdf")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	in := newIngester(t, openStore(t, t.TempDir()), nil)
+	rep, err := in.Run(context.Background(), []string{path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Unmapped[load.SourcePath(path)]; got != 1 || len(rep.Unmapped) != 1 {
+		t.Errorf("Unmapped = %v, want 1 glyph for %s", rep.Unmapped, path)
+	}
+	if rep.Documents != 1 {
+		t.Errorf("documents = %d, want the PDF loaded", rep.Documents)
 	}
 }

@@ -70,7 +70,8 @@ type ingestOutput struct {
 	Unchanged   int             `json:"unchanged"`
 	Failed      int             `json:"failed"`
 	Skipped     []string        `json:"skipped"`
-	Ignored     []string        `json:"ignored"` // folder entries left out by rule: listed, not failures
+	Ignored     []string        `json:"ignored"`                   // folder entries left out by rule: listed, not failures
+	Unmapped    map[string]int  `json:"unmapped_glyphs,omitempty"` // by source: glyphs of a PDF with no Unicode mapping, left out
 	Chunks      int             `json:"chunks"`
 	Entities    int             `json:"entities"`
 	Relations   int             `json:"relations"`
@@ -190,7 +191,7 @@ func runIngest(c *cli.Context) error {
 	rep, err := in.Run(c.Context, c.Args().Slice())
 	out := ingestOutput{
 		Backend: be, Documents: rep.Documents, Unchanged: rep.Unchanged, Failed: rep.Failed, Skipped: []string{}, Ignored: []string{},
-		Chunks: rep.Chunks, Entities: rep.Entities, Relations: rep.Relations, Components: rep.Components,
+		Unmapped: rep.Unmapped, Chunks: rep.Chunks, Entities: rep.Entities, Relations: rep.Relations, Components: rep.Components,
 		Communities: rep.Communities, Arch: rep.Arch, Structure: newStructureOutput(rep.Structure), Usage: m.usage(),
 		TimingsMS: map[string]float64{"total": ms(rep.Duration)},
 	}
@@ -254,6 +255,13 @@ func runIngest(c *cli.Context) error {
 	w := c.App.Writer
 	fmt.Fprintf(w, "Ingested into the %s\n", describe(be))
 	fmt.Fprintf(w, "  documents  %d written, %d unchanged, %d failed, %d inputs skipped, %d ignored\n", out.Documents, out.Unchanged, out.Failed, len(out.Skipped), len(out.Ignored))
+	if len(out.Unmapped) > 0 {
+		glyphs := 0
+		for _, n := range out.Unmapped {
+			glyphs += n
+		}
+		fmt.Fprintf(w, "  text       %d glyphs with no Unicode mapping left out of %d PDF(s) (unmapped_glyphs in --json)\n", glyphs, len(out.Unmapped))
+	}
 	fmt.Fprintf(w, "  written    %d chunks, %d entity and %d relation updates\n", out.Chunks, out.Entities, out.Relations)
 	if out.Components > 0 {
 		fmt.Fprintf(w, "  structure  %d components, %d communities (recomputed)\n", out.Components, out.Communities)
