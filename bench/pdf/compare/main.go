@@ -7,7 +7,8 @@
 // Both texts are normalized alike before counting: control characters removed, NFKC (ligature
 // characters become letters on both sides), words hyphenated at a line end joined, punctuation
 // trimmed from the ends of words; Chinese and Japanese characters count as a word each. -v
-// lists, per file, the words each side has that the other lacks.
+// lists, per file, the words each side has that the other lacks; -text DIR rates another
+// engine's texts (DIR/NAME.pdf.txt) in strata's place.
 package main
 
 import (
@@ -31,6 +32,7 @@ import (
 
 func main() {
 	verbose := flag.Bool("v", false, "list the words each side lacks")
+	flag.StringVar(&otherText, "text", "", "rate the texts in this folder (NAME.pdf.txt, another engine's) instead of strata's")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: compare [-v] PATH...")
@@ -61,6 +63,9 @@ func main() {
 	}
 }
 
+// otherText is a folder of another engine's texts to rate in strata's place ("" for strata).
+var otherText string
+
 func compare(path string) (string, string) {
 	name := filepath.Base(path)
 	info := pdfinfo(path)
@@ -73,18 +78,26 @@ func compare(path string) (string, string) {
 	t0 = time.Now()
 	var text string
 	var unmapped int
-	problems, err := load.Walk(context.Background(), []string{path}, func(d load.Document) error {
-		text, unmapped = d.Text, d.Unmapped
-		return nil
-	})
-	ms := time.Since(t0).Milliseconds()
 	note := ""
-	if err != nil {
-		note = err.Error()
+	if otherText != "" {
+		b, err := os.ReadFile(filepath.Join(otherText, name+".txt"))
+		if err != nil {
+			note = err.Error()
+		}
+		text = string(b)
+	} else {
+		problems, err := load.Walk(context.Background(), []string{path}, func(d load.Document) error {
+			text, unmapped = d.Text, d.Unmapped
+			return nil
+		})
+		if err != nil {
+			note = err.Error()
+		}
+		for _, p := range problems {
+			note = p.Err.Error()
+		}
 	}
-	for _, p := range problems {
-		note = p.Err.Error()
-	}
+	ms := time.Since(t0).Milliseconds()
 	if unmapped > 0 {
 		note = strings.TrimPrefix(note+fmt.Sprintf("; %d unmapped glyphs", unmapped), "; ")
 	}
