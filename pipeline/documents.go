@@ -34,10 +34,6 @@ func LoadDocuments(ctx context.Context, paths []string, log zerolog.Logger) ([]l
 			return nil
 		}
 		seen[d.Source] = true
-		if d.Unmapped > 0 {
-			log.Warn().Str("source", d.Source).Str("document", d.ID).Int("unmapped_glyphs", d.Unmapped).
-				Msg("glyphs without a Unicode mapping left out of the text")
-		}
 		docs = append(docs, d)
 		return nil
 	})

@@ -158,6 +158,8 @@ func (in *Ingester) Run(ctx context.Context, paths []string) (Report, error) {
 				rep.Unmapped = map[string]int{}
 			}
 			rep.Unmapped[d.Source] = d.Unmapped
+			in.Log.Warn().Str("source", d.Source).Str("document", d.ID).Int("unmapped_glyphs", d.Unmapped).
+				Msg("glyphs without a Unicode mapping left out of the text")
 		}
 	}
 	in.stageDone(&rep, "load", t)
