@@ -36,6 +36,11 @@ func extractPDF(data []byte) (extracted, error) {
 		}
 		return extracted{}, corrupt("PDF", err)
 	}
+	if enc := r.Trailer().Key("Encrypt"); !enc.IsNull() && enc.Key("V").Int64() < 4 && enc.Key("Length").Int64() < 128 {
+		// RC4 with a key under 128 bits, opened without a password (permissions only): the
+		// parser derives each object's key wrongly for it and every stream reads as garbage.
+		return extracted{}, fmt.Errorf("%w (PDF: %d-bit RC4, which this reader cannot decrypt)", ErrEncrypted, max(enc.Key("Length").Int64(), 40))
+	}
 	list := pdfPages(r)
 	n := len(list)
 	pages := make([][]pdfLine, n)

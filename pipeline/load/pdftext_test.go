@@ -248,3 +248,21 @@ func FuzzPDFContent(f *testing.F) {
 		}
 	})
 }
+
+// TestPDFWeakEncryption: a PDF protected by 40-bit RC4 with an owner password only opens, but
+// its parser cannot decrypt it: it is reported as encrypted, not as corrupt.
+func TestPDFWeakEncryption(t *testing.T) {
+	pdf := fpdf.New("P", "mm", "A5", "")
+	pdf.SetProtection(fpdf.CnProtectPrint, "", "owner")
+	pdf.AddPage()
+	pdf.SetFont("Helvetica", "", 11)
+	pdf.Text(20, 30, "Ferries leave twice a day")
+	var buf bytes.Buffer
+	if err := pdf.Output(&buf); err != nil {
+		t.Fatal(err)
+	}
+	_, err := safeExtract(extractPDF, buf.Bytes())
+	if !errors.Is(err, ErrEncrypted) || !strings.Contains(err.Error(), "40-bit RC4") {
+		t.Errorf("err = %v, want ErrEncrypted naming 40-bit RC4", err)
+	}
+}
