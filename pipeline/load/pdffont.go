@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 
 	"github.com/ledongthuc/pdf"
@@ -34,6 +35,7 @@ type pdfFont struct {
 	first     int
 	defaultW  float64
 	hasWidths bool
+	monospace bool    // a standard Courier: every glyph 600 units wide, widths given or not
 	scale     float64 // width units to text space units: 1/1000, or a Type 3 font's matrix
 	vscale    float64 // the em against the font size: 1, or from a Type 3 font's box and matrix
 }
@@ -65,6 +67,7 @@ func newPDFFont(v pdf.Value) *pdfFont {
 			}
 		}
 	}
+	f.monospace = strings.HasPrefix(v.Key("BaseFont").Name(), "Courier")
 	if ws := v.Key("Widths"); ws.Len() > 0 {
 		f.first = int(v.Key("FirstChar").Int64())
 		f.simpleW = make([]float64, ws.Len())
@@ -271,6 +274,9 @@ func (f *pdfFont) width(code uint32) (float64, bool) {
 	}
 	if i := int(code) - f.first; f.hasWidths && i >= 0 && i < len(f.simpleW) {
 		return f.simpleW[i] * f.scale, true
+	}
+	if f.monospace {
+		return 0.6, true
 	}
 	// Standard fonts come without widths; half an em is their usual average.
 	return 0.5, false

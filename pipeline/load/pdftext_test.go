@@ -116,6 +116,12 @@ func TestPDFFontText(t *testing.T) {
 			want:    "tide tables for Saltmere",
 		},
 		{
+			name:    "standard Courier without widths",
+			font:    "/Subtype /Type1 /BaseFont /Courier",
+			content: "BT /F1 10 Tf 10 100 Td (data) Tj 24 0 Td (base) Tj 30 0 Td (of) Tj 18 0 Td (tides) Tj ET",
+			want:    "database of tides",
+		},
+		{
 			name:      "ToUnicode before the encoding",
 			font:      "/Subtype /Type1 /BaseFont /Helvetica /Encoding << /Differences [27 /ff /fi] >> " + widths,
 			toUnicode: "1 begincodespacerange <00> <FF> endcodespacerange 2 beginbfchar <1B> <00660066> <1C> <FB01> endbfchar 1 beginbfrange <41> <43> <0061> endbfrange",
