@@ -46,3 +46,33 @@ func TestJudges(t *testing.T) {
 		})
 	}
 }
+
+type windowChat struct {
+	llm.Chatter
+	window int
+}
+
+func (w windowChat) ContextWindow() int { return w.window }
+
+// TestFitInput: the input budget shrinks to what a known window holds beside the prompt's
+// overhead and the answer (a quarter of the window at most), with a fifth kept for the server's
+// tokenizer, and never below a tenth of the budget.
+func TestFitInput(t *testing.T) {
+	tests := []struct {
+		name                           string
+		chat                           llm.Chatter
+		budget, answer, overhead, want int
+	}{
+		{"window unknown", nil, 3000, 1500, 450, 3000},
+		{"window zero", windowChat{window: 0}, 3000, 1500, 450, 3000},
+		{"large window keeps the budget", windowChat{window: 128000}, 3000, 1500, 450, 3000},
+		{"2 048 tokens", windowChat{window: 2048}, 3000, 1500, 450, (2048-512)*5/6 - 450},
+		{"a small answer cap", windowChat{window: 4096}, 3000, 600, 350, (4096-600)*5/6 - 350},
+		{"too small a window", windowChat{window: 512}, 3000, 1500, 450, 300},
+	}
+	for _, tc := range tests {
+		if got := FitInput(tc.chat, tc.budget, tc.answer, tc.overhead); got != tc.want {
+			t.Errorf("%s: FitInput = %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}

@@ -103,8 +103,11 @@ const RecordsPerToken = 0.04
 
 func (x *LLM) defaultRatios() completionRatios {
 	r := completionRatios{llm.StageExtract: CombinedCompletionRatio, llm.StageGlean: GleanCompletionRatio}
-	if x.opts.Mode == ModeTwoPass {
+	switch x.opts.Mode {
+	case ModeTwoPass:
 		r = completionRatios{llm.StageExtract: EntityCompletionRatio, llm.StageRelations: RelationCompletionRatio, llm.StageGlean: GleanCompletionRatio}
+	case ModeEntities:
+		r[llm.StageExtract] = EntityCompletionRatio
 	}
 	if !x.opts.ModelDescriptions {
 		for stage := range r {
@@ -203,6 +206,12 @@ func (x *LLM) estimateChunk(tok llm.Counter, text string, r completionRatios) (l
 	switch x.opts.Mode {
 	case ModeCombined:
 		p, err := extraction.Combined(in)
+		if err != nil {
+			return est, err
+		}
+		conversation(llm.StageExtract, count(p), x.completion(chunk, r[llm.StageExtract]))
+	case ModeEntities:
+		p, err := extraction.Entities(in)
 		if err != nil {
 			return est, err
 		}

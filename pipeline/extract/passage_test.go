@@ -104,9 +104,18 @@ func TestLLMPassageDescriptions(t *testing.T) {
 	for _, mode := range []Mode{ModeCombined, ModeEntities} {
 		t.Run(string(mode), func(t *testing.T) {
 			c, s := fakeClient(t, fakeopenai.Options{}, llm.Config{})
-			res, err := NewLLM(c, LLMOptions{Mode: mode}).Extract(ctx, passage)
+			x := NewLLM(c, LLMOptions{Mode: mode, EstimateSamples: -1})
+			est, err := x.Estimate(ctx, []string{passage})
 			if err != nil {
 				t.Fatal(err)
+			}
+			res, err := x.Extract(ctx, passage)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The estimate renders the prompt the run sends.
+			if e, got := est.Total(), c.Stats().Total; e.Calls != 1 || e.PromptTokens != got.PromptTokens {
+				t.Errorf("estimate %+v, the run %+v", e, got)
 			}
 			if len(res.Entities) == 0 || len(res.Relations) == 0 {
 				t.Fatalf("found %+v", res)

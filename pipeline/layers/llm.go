@@ -65,12 +65,17 @@ func (x *LLM) minText() int {
 // merged into it.
 const memberRunes = 160
 
-// clusterText lists the members, most connected first, within the input budget.
+// clusterOverhead is the summary-entities prompt's tokens besides the member list, generously.
+const clusterOverhead = 350
+
+// clusterText lists the members, most connected first, within the input budget and what the
+// model's window holds beside the instructions and the answer.
 func (x *LLM) clusterText(members []Member) string {
 	budget := x.MaxInputTokens
 	if budget <= 0 {
 		budget = llmtask.ClusterInputTokens
 	}
+	budget = llmtask.FitInput(x.Chat, budget, summaryentities.MaxTokens, clusterOverhead)
 	return prompts.MemberLines(x.Tokenizer.Count, budget, members, func(m Member) (string, string, string) {
 		return m.Name, m.Type, textutil.Clip(m.Description, memberRunes)
 	})

@@ -124,8 +124,15 @@ func (x *LLM) Reports(ctx context.Context, store graph.ReadWriter, communities [
 	return nil
 }
 
-// budget is the prompt's budget of input tokens for a community's entities and relations.
-func (x *LLM) budget() int { return cmp.Or(x.MaxInputTokens, llmtask.ReportInputTokens) }
+// budget is the prompt's budget of input tokens for a community's entities and relations, within
+// what the model's window holds beside the instructions and the answer.
+func (x *LLM) budget() int {
+	return llmtask.FitInput(x.Chat, cmp.Or(x.MaxInputTokens, llmtask.ReportInputTokens), report.MaxTokens, reportOverhead)
+}
+
+// reportOverhead is the report prompt's tokens besides the community text: its instructions and
+// the fences, generously.
+const reportOverhead = 450
 
 // minText is the community text below which a report is extractive (0: none is).
 func (x *LLM) minText() int { return max(cmp.Or(x.MinInputTokens, llmtask.ReportMinInputTokens), 0) }

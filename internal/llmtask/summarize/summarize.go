@@ -148,15 +148,19 @@ func (s *Summarizer) summarize(ctx context.Context, name string, parts []string)
 	return out, nil
 }
 
-// group splits parts into runs that fit the input budget, with at least two parts a run (the
+// summarizeOverhead is the summarize prompt's tokens besides the descriptions, generously.
+const summarizeOverhead = 300
+
+// group splits parts into runs that fit the input budget (and the model's window), with at least two parts a run (the
 // budget is exceeded rather than leaving a part alone, which would not shrink it).
 func (s *Summarizer) group(parts []string) [][]string {
+	budget := llmtask.FitInput(s.chat, s.opts.MaxInputTokens, s.opts.MaxWords*2+64, summarizeOverhead)
 	var groups [][]string
 	var cur []string
 	used := 0
 	for i, p := range parts {
 		n := s.opts.Counter.Count(p) + 2
-		if len(cur) >= 2 && used+n > s.opts.MaxInputTokens && i < len(parts)-1 {
+		if len(cur) >= 2 && used+n > budget && i < len(parts)-1 {
 			groups = append(groups, cur)
 			cur, used = nil, 0
 		}
