@@ -41,6 +41,17 @@ const (
 // little more than its heading.
 const minContextTokens = 100
 
+// The largest values Validate accepts. Each option sizes searches and buffers before the store
+// is read (a mode asks for several times Entities candidates), so an unbounded value is an
+// unbounded allocation, and lca's work grows with its seeds. The bounds sit far above the
+// defaults and above what a model's window can use (docs/CLI.md lists them).
+const (
+	MaxTopK          = 1000
+	MaxEntities      = 500
+	MaxContextTokens = 1_000_000
+	MaxPPRWeight     = 100
+)
+
 // DefaultOptions returns the options of a query in mode m: GraphRAG's for local (10 entities)
 // and global, HiRAG's 20 entities for the hi modes, 10 nodes per layer in arch, each with
 // DefaultContextTokens; lca has 10 seeds. The defaults differ per mode, so the mode comes
@@ -67,12 +78,20 @@ func (o Options) Validate() error {
 	switch {
 	case o.TopK < 1:
 		return fmt.Errorf("top-k must be at least 1, got %d", o.TopK)
+	case o.TopK > MaxTopK:
+		return fmt.Errorf("top-k must be at most %d, got %d", MaxTopK, o.TopK)
 	case o.Entities < 1:
 		return fmt.Errorf("entities must be at least 1, got %d", o.Entities)
+	case o.Entities > MaxEntities:
+		return fmt.Errorf("entities must be at most %d, got %d", MaxEntities, o.Entities)
 	case !(o.PPRWeight >= 0):
 		return fmt.Errorf("ppr weight must not be negative, got %v", o.PPRWeight)
+	case !(o.PPRWeight <= MaxPPRWeight):
+		return fmt.Errorf("ppr weight must be at most %d, got %v", MaxPPRWeight, o.PPRWeight)
 	case o.MaxContextTokens < minContextTokens:
 		return fmt.Errorf("max context tokens must be at least %d, got %d", minContextTokens, o.MaxContextTokens)
+	case o.MaxContextTokens > MaxContextTokens:
+		return fmt.Errorf("max context tokens must be at most %d, got %d", MaxContextTokens, o.MaxContextTokens)
 	}
 	return nil
 }

@@ -1,6 +1,10 @@
 package retrieval
 
-import "testing"
+import (
+	"fmt"
+	"math"
+	"testing"
+)
 
 func TestDefaultOptions(t *testing.T) {
 	tests := []struct {
@@ -52,6 +56,16 @@ func TestOptionsValidate(t *testing.T) {
 		{"small budget", with(func(o *Options) { o.MaxContextTokens = 99 }), "max context tokens must be at least 100, got 99"},
 		{"zero budget", with(func(o *Options) { o.MaxContextTokens = 0 }), "max context tokens must be at least 100, got 0"},
 		{"zero value", Options{}, "top-k must be at least 1, got 0"},
+		{"largest values", with(func(o *Options) {
+			o.TopK, o.Entities, o.MaxContextTokens, o.PPRWeight = MaxTopK, MaxEntities, MaxContextTokens, MaxPPRWeight
+		}), ""},
+		{"top-k past the bound", with(func(o *Options) { o.TopK = MaxTopK + 1 }), "top-k must be at most 1000, got 1001"},
+		{"huge entities", with(func(o *Options) { o.Entities = 1_000_000_000 }), "entities must be at most 500, got 1000000000"},
+		{"largest int entities", with(func(o *Options) { o.Entities = math.MaxInt }), fmt.Sprintf("entities must be at most 500, got %d", math.MaxInt)},
+		{"budget past the bound", with(func(o *Options) { o.MaxContextTokens = MaxContextTokens + 1 }), "max context tokens must be at most 1000000, got 1000001"},
+		{"ppr weight past the bound", with(func(o *Options) { o.PPRWeight = 100.5 }), "ppr weight must be at most 100, got 100.5"},
+		{"infinite ppr weight", with(func(o *Options) { o.PPRWeight = math.Inf(1) }), "ppr weight must be at most 100, got +Inf"},
+		{"NaN ppr weight", with(func(o *Options) { o.PPRWeight = math.NaN() }), "ppr weight must not be negative, got NaN"},
 	}
 	for _, tc := range tests {
 		got := ""

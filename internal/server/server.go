@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 
@@ -26,6 +27,10 @@ import (
 
 // maxQueryBody bounds a POST /query body: a question and a few options fit in far less.
 const maxQueryBody = 1 << 20
+
+// MaxQuestionChars bounds a question, in characters: it is embedded and searched whole, and an
+// embedding model's input holds a few thousand words.
+const MaxQuestionChars = 10_000
 
 // Store is the store the server answers from, and its engine.
 type Store struct {
@@ -396,6 +401,9 @@ type queryRequest struct {
 func (q queryRequest) options() (retrieval.Options, error) {
 	if strings.TrimSpace(q.Question) == "" {
 		return retrieval.Options{}, errors.New(`"question" is missing or empty`)
+	}
+	if n := utf8.RuneCountInString(q.Question); n > MaxQuestionChars {
+		return retrieval.Options{}, fmt.Errorf(`"question" must be at most %d characters, got %d`, MaxQuestionChars, n)
 	}
 	modeName := q.Mode
 	if modeName == "" {

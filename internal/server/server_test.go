@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"github.com/stratarag/strata/internal/server/servertest"
 	"io"
 	"net/http"
@@ -57,6 +58,18 @@ func TestErrors(t *testing.T) {
 		{"top_k 0", "POST", "/query", `{"question": "x", "top_k": 0}`, 400, "top-k must be at least 1, got 0"},
 		{"negative entities", "POST", "/query", `{"question": "x", "entities": -1}`, 400, "entities must be at least 1"},
 		{"tiny budget", "POST", "/query", `{"question": "x", "max_context_tokens": 5}`, 400, "max context tokens must be at least"},
+		// Past every bound: refused before the store is opened (this one has no engine).
+		{"top_k past the bound", "POST", "/query", `{"question": "x", "top_k": 1001}`, 400, "top-k must be at most 1000, got 1001"},
+		{"largest top_k", "POST", "/query", `{"question": "x", "top_k": 9223372036854775807}`, 400, "top-k must be at most 1000"},
+		{"top_k beyond int64", "POST", "/query", `{"question": "x", "top_k": 1e30}`, 400, "top_k"},
+		{"smallest top_k", "POST", "/query", `{"question": "x", "top_k": -9223372036854775808}`, 400, "top-k must be at least 1"},
+		{"entities past the bound", "POST", "/query", `{"question": "x", "entities": 501}`, 400, "entities must be at most 500, got 501"},
+		{"a billion entities", "POST", "/query", `{"question": "x", "entities": 1000000000, "mode": "lca"}`, 400, "entities must be at most 500, got 1000000000"},
+		{"entities as a float", "POST", "/query", `{"question": "x", "entities": 1e9}`, 400, "entities"},
+		{"smallest entities", "POST", "/query", `{"question": "x", "entities": -9223372036854775808}`, 400, "entities must be at least 1"},
+		{"budget past the bound", "POST", "/query", `{"question": "x", "max_context_tokens": 1000001}`, 400, "max context tokens must be at most 1000000, got 1000001"},
+		{"largest budget", "POST", "/query", `{"question": "x", "max_context_tokens": 9223372036854775807}`, 400, "max context tokens must be at most 1000000"},
+		{"question past the bound", "POST", "/query", `{"question": "` + strings.Repeat("é", MaxQuestionChars+1) + `"}`, 400, `"question" must be at most 10000 characters, got 10001`},
 		{"too large", "POST", "/query", `{"question": "` + strings.Repeat("a", maxQueryBody) + `"}`, 413, "request body larger than 1048576 bytes"},
 		{"GET /query", "GET", "/query", ``, 405, "method not allowed (want POST)"},
 		{"POST /status", "POST", "/status", `{}`, 405, "method not allowed (want GET or HEAD)"},
@@ -204,5 +217,28 @@ func TestClientGoesAway(t *testing.T) {
 	hs.Close() // waits for the handler, which logs the request as it returns
 	if log := logBuf.String(); !strings.Contains(log, `"status":499`) || strings.Contains(log, `"level":"error"`) {
 		t.Errorf("log: %s\nwant the request logged with status 499 and no error", log)
+	}
+}
+
+// TestLargestOptions: a query at every bound at once (the longest question, the largest top_k,
+// entities and context budget) is answered in every mode, as the smallest values are.
+func TestLargestOptions(t *testing.T) {
+	f := teststore.Ingested(t, 64)
+	_, hs := run(t, io.Discard, func(context.Context) (*Store, error) {
+		engine := &retrieval.Engine{Store: f.Store, Embedder: f.Embedder, Tokenizer: f.Tokenizer}
+		return &Store{Engine: engine, Kind: "embedded", Close: func() {}}, nil
+	})
+	long := strings.Repeat("Where is Port Avel? ", MaxQuestionChars/20)
+	for _, mode := range retrieval.Modes() {
+		for _, body := range []string{
+			fmt.Sprintf(`{"question": %q, "mode": %q, "top_k": %d, "entities": %d, "max_context_tokens": %d}`,
+				long, mode, retrieval.MaxTopK, retrieval.MaxEntities, retrieval.MaxContextTokens),
+			fmt.Sprintf(`{"question": "Port Avel", "mode": %q, "top_k": 1, "entities": 1, "max_context_tokens": 100}`, mode),
+		} {
+			status, _, got := servertest.Do(t, http.MethodPost, hs.URL+"/query", body)
+			if status != http.StatusOK || got["mode"] != mode.String() {
+				t.Errorf("%s, %.80s…: %d %v", mode, body, status, got["error"])
+			}
+		}
 	}
 }
