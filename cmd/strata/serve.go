@@ -21,6 +21,8 @@ import (
 const (
 	flagAddr            = "addr"
 	flagShutdownTimeout = "shutdown-timeout"
+	flagIdleTimeout     = "idle-timeout"
+	flagMaxConns        = "max-conns"
 	defaultServeAddr    = "127.0.0.1:8765"
 )
 
@@ -50,6 +52,10 @@ func serveCommand() *cli.Command {
 				Usage: "host:port to listen on (port 0: any free port; the log line \"serving\" names it)"},
 			&cli.DurationFlag{Name: flagShutdownTimeout, Value: 30 * time.Second,
 				Usage: "after SIGINT or SIGTERM, how long requests in flight may take to finish"},
+			&cli.DurationFlag{Name: flagIdleTimeout, Value: server.DefaultIdleTimeout,
+				Usage: fmt.Sprintf("how long a keep-alive connection may wait for its next request (at most %s)", server.MaxIdleTimeout)},
+			&cli.IntFlag{Name: flagMaxConns, Value: server.DefaultMaxConns,
+				Usage: fmt.Sprintf("connections open at once (1 to %d); past it idle ones are closed and new ones wait", server.MaxMaxConns)},
 		),
 		Action: runServe,
 	}
@@ -99,7 +105,18 @@ func serverFromCLI(c *cli.Context) (*server.Server, zerolog.Logger, error) {
 	if err != nil {
 		return nil, log, err
 	}
-	return server.New(log, storeOpener(c, log, m, tok)), log, nil
+	if d := c.Duration(flagIdleTimeout); d <= 0 || d > server.MaxIdleTimeout {
+		return nil, log, usageError{fmt.Errorf("--%s must be above 0 and at most %s, got %s", flagIdleTimeout, server.MaxIdleTimeout, d)}
+	}
+	if n := c.Int(flagMaxConns); n < 1 || n > server.MaxMaxConns {
+		return nil, log, usageError{fmt.Errorf("--%s must be between 1 and %d, got %d", flagMaxConns, server.MaxMaxConns, n)}
+	}
+	srv, err := server.New(log, server.Config{Store: storeOpener(c, log, m, tok),
+		IdleTimeout: c.Duration(flagIdleTimeout), MaxConns: c.Int(flagMaxConns)})
+	if err != nil {
+		return nil, log, usageError{err}
+	}
+	return srv, log, nil
 }
 
 // storeOpener opens the store the flags name, read-only and resident, with its engine. The

@@ -474,3 +474,36 @@ func TestServeProcess(t *testing.T) {
 		t.Errorf("%d request lines (want 3), last line %v", requests, logged[len(logged)-1])
 	}
 }
+
+// TestServeFlagBounds: serve's numeric flags outside their bounds are bad usage (exit 2) naming
+// the flag, before anything listens; the bounds themselves are accepted.
+func TestServeFlagBounds(t *testing.T) {
+	t.Setenv("NEO4J_URI", "")
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		msg  string // "" for flags that are accepted
+	}{
+		{[]string{"--max-conns", "0"}, "--max-conns must be between 1 and 65536, got 0"},
+		{[]string{"--max-conns", "65537"}, "--max-conns must be between 1 and 65536, got 65537"},
+		{[]string{"--max-conns", "-9223372036854775808"}, "--max-conns must be between 1 and 65536"},
+		{[]string{"--idle-timeout", "0s"}, "--idle-timeout must be above 0 and at most 10m0s, got 0s"},
+		{[]string{"--idle-timeout", "10m1s"}, "--idle-timeout must be above 0 and at most 10m0s, got 10m1s"},
+		{[]string{"--idle-timeout", "-1s"}, "--idle-timeout must be above 0"},
+		{[]string{"--max-conns", "1", "--idle-timeout", "1ns"}, ""},
+		{[]string{"--max-conns", "65536", "--idle-timeout", "10m"}, ""},
+	} {
+		args := append([]string{"--data-dir", dir, "--log-level", "error"}, tc.args...)
+		srv, _, err := serverFromCLI(serveContext(t, args...))
+		if srv != nil {
+			srv.Close()
+		}
+		var usage usageError
+		switch {
+		case tc.msg == "" && err != nil:
+			t.Errorf("%v: %v", tc.args, err)
+		case tc.msg != "" && (!errors.As(err, &usage) || !strings.Contains(err.Error(), tc.msg)):
+			t.Errorf("%v: %v, want a usage error saying %q", tc.args, err, tc.msg)
+		}
+	}
+}

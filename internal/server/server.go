@@ -49,22 +49,65 @@ type Store struct {
 // Opener opens the store the server answers from.
 type Opener func(ctx context.Context) (*Store, error)
 
+// Config is what a server serves and how: its store and the limits on its connections. Zero
+// durations and counts take the defaults below.
+type Config struct {
+	// Store opens the store the server answers from.
+	Store Opener
+	// IdleTimeout is how long a keep-alive connection may wait for its next request.
+	IdleTimeout time.Duration
+	// MaxConns caps the connections open at once; past it, idle connections are closed to make
+	// room, and new ones wait for a free slot.
+	MaxConns int
+}
+
+// Defaults and bounds of Config. A connection holds a file descriptor, and a process commonly
+// gets 1 024, the store's files included: the default cap leaves room for them.
+const (
+	DefaultIdleTimeout = 30 * time.Second
+	MaxIdleTimeout     = 10 * time.Minute
+	DefaultMaxConns    = 512
+	MaxMaxConns        = 65536
+)
+
+// Check reports the first setting of c that a server cannot use, naming it.
+func (c Config) Check() error {
+	switch {
+	case c.Store == nil:
+		return errors.New("no store to serve")
+	case c.IdleTimeout < 0 || c.IdleTimeout > MaxIdleTimeout:
+		return fmt.Errorf("idle timeout must be between 0 (the default, %s) and %s, got %s", DefaultIdleTimeout, MaxIdleTimeout, c.IdleTimeout)
+	case c.MaxConns < 0 || c.MaxConns > MaxMaxConns:
+		return fmt.Errorf("max connections must be between 0 (the default, %d) and %d, got %d", DefaultMaxConns, MaxMaxConns, c.MaxConns)
+	}
+	return nil
+}
+
 // Server answers HTTP requests from one store. Every request reads through the one engine; the
 // stores are safe for concurrent use, and the embedded store's caches follow the store's
 // generations, so data an ingest commits later is seen without a restart. A data dir deleted
 // and built again is a new file: the server opens it at the next request.
 type Server struct {
-	log  zerolog.Logger
-	open Opener
+	log zerolog.Logger
+	cfg Config
 
 	mu       sync.Mutex // guards opened; held while opening, so one open runs at a time
 	opened   *Store
 	retiring sync.WaitGroup // replaced stores waiting for their last request before closing
 }
 
-// New returns a server that opens its store with open when a request first needs it.
-func New(log zerolog.Logger, open Opener) *Server {
-	return &Server{log: log, open: open}
+// New returns a server over cfg, which opens its store when a request first needs it.
+func New(log zerolog.Logger, cfg Config) (*Server, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.MaxConns == 0 {
+		cfg.MaxConns = DefaultMaxConns
+	}
+	return &Server{log: log, cfg: cfg}, nil
 }
 
 // Open opens the store now rather than at the first request; an error says why it cannot be
@@ -99,7 +142,7 @@ func (s *Server) store(ctx context.Context) (o *Store, release func(), err error
 		}()
 	}
 	if s.opened == nil {
-		o, err := s.open(ctx)
+		o, err := s.cfg.Store(ctx)
 		if err != nil {
 			return nil, nil, errUnavailable{fmt.Errorf("the store cannot be opened: %w", err)}
 		}
@@ -122,22 +165,42 @@ func (s *Server) Close() {
 	s.retiring.Wait()
 }
 
+// readHeaderTimeout bounds the wait for a request's headers, from the connection's start or the
+// end of the previous request's body: a client that opens connections and sends nothing holds
+// them no longer.
+const readHeaderTimeout = 10 * time.Second
+
 // Serve answers on ln until ctx is done, then shuts down gracefully: no new connections, requests
 // in flight get up to grace to finish. Requests do not inherit ctx, so the signal that ends the
 // server does not cancel the queries it is letting finish.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
 	hs := &http.Server{
 		Handler:           s.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		IdleTimeout:       s.cfg.IdleTimeout,
+	}
+	closeIdle := func() {
+		// The server's own sweep, as at shutdown: it closes the connections waiting for a
+		// next request, and those that have sent nothing for a while.
+		hs.SetKeepAlivesEnabled(false)
+		hs.SetKeepAlivesEnabled(true)
+	}
+	limited := newLimitListener(ln, s.cfg.MaxConns, func() {
+		s.log.Debug().Int("max_conns", s.cfg.MaxConns).Msg("connection cap reached: closing idle connections")
+		closeIdle()
+	})
+	hs.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateIdle && limited.Waiting() {
+			closeIdle()
+		}
 	}
 	if !isLoopback(ln.Addr()) {
 		s.log.Warn().Str("addr", ln.Addr().String()).Msg("listening on a non-loopback address: strata serve has no authentication")
 	}
 	s.log.Info().Str("addr", ln.Addr().String()).Str("url", "http://"+ln.Addr().String()).Msg("serving")
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- hs.Serve(limited) }()
 	defer s.Close()
 	select {
 	case err := <-errc:

@@ -24,7 +24,10 @@ import (
 // run serves the handler of a server over open until the test ends.
 func run(t *testing.T, log io.Writer, open Opener) (*Server, *httptest.Server) {
 	t.Helper()
-	srv := New(zerolog.New(log), open)
+	srv, err := New(zerolog.New(log), Config{Store: open})
+	if err != nil {
+		t.Fatal(err)
+	}
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {
 		hs.Close()
