@@ -14,6 +14,7 @@ import (
 	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/server"
+	"github.com/stratarag/strata/internal/server/apikeys"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/retrieval"
 )
@@ -22,6 +23,8 @@ const (
 	flagAddr            = "addr"
 	flagShutdownTimeout = "shutdown-timeout"
 	flagIdleTimeout     = "idle-timeout"
+	flagAPIKeys         = "api-keys"
+	flagInsecure        = "insecure"
 	flagMaxConns        = "max-conns"
 	defaultServeAddr    = "127.0.0.1:8765"
 )
@@ -45,13 +48,19 @@ func serveCommand() *cli.Command {
 			"Requests are logged on stderr without their question (--log-level debug adds it). SIGINT or\n" +
 			"SIGTERM stops accepting connections, lets requests in flight finish (--shutdown-timeout) and\n" +
 			"exits 0. The Go garbage collector runs at GOGC=50 unless GOGC is set (less memory held for\n" +
-			"garbage on top of the store's in-memory indexes). There is no authentication: bind to a public\n" +
-			"address only behind a proxy that has it.",
+			"garbage on top of the store's in-memory indexes). With --api-keys, every endpoint but /healthz\n" +
+			"needs Authorization: Bearer KEY (401 without a known key, 403 for a workspace the key is not\n" +
+			"granted; /query and /status are the workspace \"default\"). A non-loopback --addr needs\n" +
+			"--api-keys, or --insecure to serve without them.",
 		Flags: commonFlags(
 			&cli.StringFlag{Name: flagAddr, Value: defaultServeAddr, EnvVars: []string{"STRATA_SERVE_ADDR"},
 				Usage: "host:port to listen on (port 0: any free port; the log line \"serving\" names it)"},
 			&cli.DurationFlag{Name: flagShutdownTimeout, Value: 30 * time.Second,
 				Usage: "after SIGINT or SIGTERM, how long requests in flight may take to finish"},
+			&cli.StringFlag{Name: flagAPIKeys, EnvVars: []string{"STRATA_API_KEYS_FILE"},
+				Usage: "file of API keys, one a line followed by the workspaces it may use (`*`: all); requests then need Authorization: Bearer KEY"},
+			&cli.BoolFlag{Name: flagInsecure,
+				Usage: "serve on a non-loopback --addr without --api-keys (anyone who reaches it can query)"},
 			&cli.DurationFlag{Name: flagIdleTimeout, Value: server.DefaultIdleTimeout,
 				Usage: fmt.Sprintf("how long a keep-alive connection may wait for its next request (at most %s)", server.MaxIdleTimeout)},
 			&cli.IntFlag{Name: flagMaxConns, Value: server.DefaultMaxConns,
@@ -76,6 +85,11 @@ func runServe(c *cli.Context) error {
 	ln, err := net.Listen("tcp", c.String(flagAddr))
 	if err != nil {
 		return fmt.Errorf("serve: listen on %s: %w", c.String(flagAddr), err)
+	}
+	if !server.IsLoopback(ln.Addr()) && c.String(flagAPIKeys) == "" && !c.Bool(flagInsecure) {
+		ln.Close()
+		return usageError{fmt.Errorf("--%s %s is reachable from other machines and no --%s are set: anyone could query the store and spend its model budget; give --%s FILE, or --%s to serve without keys",
+			flagAddr, c.String(flagAddr), flagAPIKeys, flagAPIKeys, flagInsecure)}
 	}
 	// A store that is not there yet is not a reason to refuse to start: the server answers 503
 	// until it can be opened.
@@ -111,7 +125,13 @@ func serverFromCLI(c *cli.Context) (*server.Server, zerolog.Logger, error) {
 	if n := c.Int(flagMaxConns); n < 1 || n > server.MaxMaxConns {
 		return nil, log, usageError{fmt.Errorf("--%s must be between 1 and %d, got %d", flagMaxConns, server.MaxMaxConns, n)}
 	}
-	srv, err := server.New(log, server.Config{Store: storeOpener(c, log, m, tok),
+	var keys *apikeys.Set
+	if path := c.String(flagAPIKeys); path != "" {
+		if keys, err = apikeys.Load(path); err != nil {
+			return nil, log, usageError{fmt.Errorf("--%s: %w", flagAPIKeys, err)}
+		}
+	}
+	srv, err := server.New(log, server.Config{Store: storeOpener(c, log, m, tok), Keys: keys,
 		IdleTimeout: c.Duration(flagIdleTimeout), MaxConns: c.Int(flagMaxConns)})
 	if err != nil {
 		return nil, log, usageError{err}

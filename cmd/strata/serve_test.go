@@ -507,3 +507,55 @@ func TestServeFlagBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestServeKeysAndAddress: a keys file that cannot be used stops serve at start (exit 2) with
+// the reason and line; a non-loopback address without keys is refused unless --insecure.
+func TestServeKeysAndAddress(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("keys", "# team\nserve-test-key-0123456789 *\n", 0o600)
+	malformed := write("malformed", "# team\nserve-test-key-0123456789 *\nserve-test-key-abcdefghij\n", 0o600)
+	open := write("open", "serve-test-key-0123456789 *\n", 0o646)
+	store := filepath.Join(dir, "store")
+	// An ended context: a serve that gets past its checks stops at once, exit 0.
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	t.Setenv("NEO4J_URI", "")
+	for _, tc := range []struct {
+		env  string // STRATA_API_KEYS_FILE
+		args []string
+		code int
+		msg  string
+	}{
+		{"", []string{"--api-keys", malformed}, 2, "--api-keys: keys file " + malformed + ": line 3: a key without workspaces"},
+		{malformed, nil, 2, "line 3: a key without workspaces"},
+		{"", []string{"--api-keys", open}, 2, "writable by every user"},
+		{"", []string{"--api-keys", filepath.Join(dir, "missing")}, 2, "no such file"},
+		{"", []string{"--addr", "0.0.0.0:0"}, 2, "--addr 0.0.0.0:0 is reachable from other machines and no --api-keys are set"},
+		{"", []string{"--addr", "[::]:0"}, 2, "is reachable from other machines"},
+		{"", []string{"--addr", "0.0.0.0:0", "--insecure"}, 0, ""},
+		{"", []string{"--addr", "0.0.0.0:0", "--api-keys", good}, 0, ""},
+		{good, []string{"--addr", "0.0.0.0:0"}, 0, ""},
+		{"", []string{"--addr", "127.0.0.1:0"}, 0, ""},
+	} {
+		t.Setenv("STRATA_API_KEYS_FILE", tc.env)
+		var stdout, stderr lockedBuffer
+		args := append([]string{"strata", "serve", "--data-dir", store, "--log-level", "error"}, tc.args...)
+		code := run(ended, args, &stdout, &stderr)
+		if code != tc.code || !strings.Contains(stderr.String(), tc.msg) {
+			t.Errorf("env %q, %v: exit %d, stderr %q; want %d and %q", tc.env, tc.args, code, stderr.String(), tc.code, tc.msg)
+		}
+		if strings.Contains(stderr.String(), "serve-test-key-") {
+			t.Errorf("%v: stderr holds a key: %s", tc.args, stderr.String())
+		}
+	}
+}

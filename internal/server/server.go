@@ -22,6 +22,7 @@ import (
 
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
+	"github.com/stratarag/strata/internal/server/apikeys"
 	"github.com/stratarag/strata/retrieval"
 )
 
@@ -59,6 +60,9 @@ type Config struct {
 	// MaxConns caps the connections open at once; past it, idle connections are closed to make
 	// room, and new ones wait for a free slot.
 	MaxConns int
+	// Keys, when set, are the keys a request must carry (Authorization: Bearer KEY) on every
+	// endpoint but /healthz, each granting its workspaces; nil: no key is asked for.
+	Keys *apikeys.Set
 }
 
 // Defaults and bounds of Config. A connection holds a file descriptor, and a process commonly
@@ -195,8 +199,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 			closeIdle()
 		}
 	}
-	if !isLoopback(ln.Addr()) {
-		s.log.Warn().Str("addr", ln.Addr().String()).Msg("listening on a non-loopback address: strata serve has no authentication")
+	if s.cfg.Keys == nil && !IsLoopback(ln.Addr()) {
+		s.log.Warn().Str("addr", ln.Addr().String()).Msg("listening on a non-loopback address without keys: anyone who reaches it can query every store")
+	}
+	if s.cfg.Keys != nil {
+		for _, k := range s.cfg.Keys.Keys() {
+			s.log.Info().Str("key", k.ID).Int("line", k.Line).Strs("workspaces", k.Workspaces()).Msg("key")
+		}
 	}
 	s.log.Info().Str("addr", ln.Addr().String()).Str("url", "http://"+ln.Addr().String()).Msg("serving")
 	errc := make(chan error, 1)
@@ -234,12 +243,18 @@ func (e *ShutdownError) Error() string {
 
 func (e *ShutdownError) Unwrap() error { return e.Err }
 
-func isLoopback(a net.Addr) bool {
+// IsLoopback tells whether a is a TCP address on a loopback interface.
+func IsLoopback(a net.Addr) bool {
 	tcp, ok := a.(*net.TCPAddr)
 	return ok && tcp.IP.IsLoopback()
 }
 
-// Handler routes the three endpoints; anything else is a JSON 404, a wrong method a JSON 405.
+// DefaultWorkspace is the workspace of the single-store endpoints, /query and /status: the
+// name a key grants them by.
+const DefaultWorkspace = "default"
+
+// Handler routes the endpoints; anything else is a JSON 404, a wrong method a JSON 405. With
+// keys, every endpoint but /healthz needs one (401), granting the endpoint's workspace (403).
 func (s *Server) Handler() http.Handler {
 	routes := map[string]struct {
 		methods []string
@@ -254,12 +269,15 @@ func (s *Server) Handler() http.Handler {
 		w := &responseRecorder{ResponseWriter: hw}
 		var err error
 		route, ok := routes[r.URL.Path]
+		open := r.URL.Path == "/healthz"
 		switch {
+		case !open && !s.authenticate(w, r, &err):
 		case !ok:
 			err = httpError{http.StatusNotFound, fmt.Errorf("no such endpoint %s (want POST /query, GET /status, GET /healthz)", r.URL.Path)}
 		case !slices.Contains(route.methods, r.Method):
 			w.Header().Set("Allow", strings.Join(route.methods, ", "))
 			err = httpError{http.StatusMethodNotAllowed, fmt.Errorf("%s %s: method not allowed (want %s)", r.Method, r.URL.Path, strings.Join(route.methods, " or "))}
+		case !open && !s.granted(w, DefaultWorkspace, &err):
 		default:
 			err = route.fn(w, r)
 		}
@@ -273,6 +291,47 @@ func (s *Server) Handler() http.Handler {
 	})
 }
 
+// authenticate finds the key of r (nil without keys), or sets *err to the 401 that says what is
+// wrong; it tells whether the request may go on.
+func (s *Server) authenticate(w *responseRecorder, r *http.Request, err *error) bool {
+	if s.cfg.Keys == nil {
+		return true
+	}
+	auth := r.Header.Get("Authorization")
+	scheme, token, _ := strings.Cut(auth, " ")
+	switch {
+	case auth == "":
+		*err = errNoKey
+	case !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "":
+		*err = httpError{http.StatusUnauthorized, errors.New(`the Authorization header is not "Bearer KEY"`)}
+	default:
+		token = strings.TrimSpace(token)
+		if w.key = s.cfg.Keys.Lookup(token); w.key == nil {
+			w.keyID = apikeys.ID(token)
+			*err = httpError{http.StatusUnauthorized, errors.New("unknown key")}
+		} else {
+			w.keyID = w.key.ID
+		}
+	}
+	if *err != nil {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="strata"`)
+		return false
+	}
+	return true
+}
+
+var errNoKey = httpError{http.StatusUnauthorized, errors.New("this server needs a key: send the header Authorization: Bearer KEY")}
+
+// granted tells whether the request's key (if keys are asked for) grants workspace, or sets
+// *err to the 403 that says it does not.
+func (s *Server) granted(w *responseRecorder, workspace string, err *error) bool {
+	if s.cfg.Keys == nil || w.key.Allows(workspace) {
+		return true
+	}
+	*err = httpError{http.StatusForbidden, fmt.Errorf("the key %s is not granted the workspace %q", w.key.ID, workspace)}
+	return false
+}
+
 // responseRecorder remembers the status and size of a response for the request log, and what
 // the request was about (the mode; the question, logged at debug level only).
 type responseRecorder struct {
@@ -281,6 +340,10 @@ type responseRecorder struct {
 	bytes    int
 	mode     string
 	question string
+	// key is the request's key (nil without keys or before it is checked), keyID the short hash
+	// of the key it sent, known or not.
+	key   *apikeys.Key
+	keyID string
 	// streaming: an NDJSON answer has begun (status 200 sent), so an error can only be its last
 	// line.
 	streaming bool
@@ -320,6 +383,9 @@ func (s *Server) logRequest(r *http.Request, w *responseRecorder, start time.Tim
 		Float64("duration_ms", float64(time.Since(start).Microseconds())/1000).Int("bytes", w.bytes)
 	if w.mode != "" {
 		ev = ev.Str("mode", w.mode)
+	}
+	if w.keyID != "" {
+		ev = ev.Str("key", w.keyID)
 	}
 	if err != nil {
 		ev = ev.Err(err)

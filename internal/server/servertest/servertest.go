@@ -15,9 +15,18 @@ import (
 // object, failing t when the body is not exactly one JSON object or not labelled as JSON.
 func Do(t testing.TB, method, url, body string) (int, http.Header, map[string]any) {
 	t.Helper()
+	return DoKey(t, method, url, body, "")
+}
+
+// DoKey is Do with the header Authorization: Bearer key, unless key is "".
+func DoKey(t testing.TB, method, url, body, key string) (int, http.Header, map[string]any) {
+	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
