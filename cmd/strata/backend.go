@@ -41,19 +41,41 @@ func openExistingReadOnly(c *cli.Context, log zerolog.Logger) (graph.Store, erro
 	return store, err
 }
 
+// storeLocation names a store: a database of the Neo4j server the flags name, or the embedded
+// store in a directory.
+type storeLocation struct {
+	neo4j    bool
+	database string // with neo4j: the database, "" for the server's default
+	dataDir  string // without neo4j
+}
+
+// flagLocation is the store the flags name: Neo4j when a URI is configured, else --data-dir.
+func flagLocation(c *cli.Context) storeLocation {
+	if c.String(flagNeo4jURI) != "" {
+		return storeLocation{neo4j: true, database: c.String(flagNeo4jDatabase)}
+	}
+	return storeLocation{dataDir: c.String(flagDataDir)}
+}
+
 // openStoreWith is openStore with the embedded store's options; Neo4j takes only Resident from
 // them (strata serve keeps what queries read often in memory, on either backend).
 func openStoreWith(ctx context.Context, c *cli.Context, log zerolog.Logger, opt embedded.Options) (graph.Store, backend, error) {
-	if uri := c.String(flagNeo4jURI); uri != "" {
+	return openStoreAt(ctx, c, log, opt, flagLocation(c))
+}
+
+// openStoreAt is openStoreWith at loc, for strata serve's workspaces.
+func openStoreAt(ctx context.Context, c *cli.Context, log zerolog.Logger, opt embedded.Options, loc storeLocation) (graph.Store, backend, error) {
+	if loc.neo4j {
+		uri := c.String(flagNeo4jURI)
 		b := backend{Kind: "neo4j", Location: uri}
-		s, err := openNeo4j(ctx, c, log, &b, !opt.ReadOnly, opt.Resident)
+		s, err := openNeo4j(ctx, c, log, &b, loc.database, !opt.ReadOnly, opt.Resident)
 		if err != nil {
 			return nil, b, err
 		}
 		log.Debug().Str("backend", "neo4j").Str("uri", uri).Msg("store opened")
 		return s, b, nil
 	}
-	dir := c.String(flagDataDir)
+	dir := loc.dataDir
 	b := backend{Kind: "embedded", Location: dir}
 	if !opt.ReadOnly {
 		announceCheck(dir, log)

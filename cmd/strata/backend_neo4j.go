@@ -11,15 +11,15 @@ import (
 	"github.com/stratarag/strata/pipeline"
 )
 
-// openNeo4j connects to the Neo4j server named by the flags (or NEO4J_* variables); a writer
-// takes the database's writer lease.
-func openNeo4j(ctx context.Context, c *cli.Context, log zerolog.Logger, b *backend, writer, resident bool) (graph.Store, error) {
+// openNeo4j connects to database (default: the server's) of the Neo4j server named by the flags
+// (or NEO4J_* variables); a writer takes the database's writer lease.
+func openNeo4j(ctx context.Context, c *cli.Context, log zerolog.Logger, b *backend, database string, writer, resident bool) (graph.Store, error) {
 	cfg := cypher.Config{
 		Resident:  resident,
 		URI:       c.String(flagNeo4jURI),
 		Username:  c.String(flagNeo4jUser),
 		Password:  c.String(flagNeo4jPassword),
-		Database:  c.String(flagNeo4jDatabase),
+		Database:  database,
 		RetryTime: c.Duration(flagNeo4jRetry),
 		Log:       log, // a line per statement at --log-level debug
 	}

@@ -50,6 +50,12 @@ const offlineEmbeddingModel = "offline"
 // choice leaves unused is warned about. The only request made here is the probe of a local
 // server's context window and slots.
 func setupModels(c *cli.Context, log zerolog.Logger) (*models, error) {
+	return setupModelsIn(c, log, c.String(flagDataDir))
+}
+
+// setupModelsIn is setupModels for the store in dataDir, whose llm-cache is the default cache
+// (strata serve's workspaces each have theirs).
+func setupModelsIn(c *cli.Context, log zerolog.Logger, dataDir string) (*models, error) {
 	cfg := llm.ConfigFromEnv()
 	if v := c.String(flagEmbeddingURL); v != "" {
 		cfg.EmbeddingBaseURL = v
@@ -135,7 +141,7 @@ func setupModels(c *cli.Context, log zerolog.Logger) (*models, error) {
 	if !c.Bool(flagNoCache) {
 		cfg.CacheDir = c.String(flagCacheDir)
 		if cfg.CacheDir == "" {
-			cfg.CacheDir = filepath.Join(c.String(flagDataDir), "llm-cache")
+			cfg.CacheDir = filepath.Join(dataDir, "llm-cache")
 		}
 	}
 	cfg.OnWarning = func(err error) { log.Warn().Err(err).Msg("llm") }

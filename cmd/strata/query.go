@@ -152,7 +152,7 @@ func newEngine(c *cli.Context, resident bool) (engine *retrieval.Engine, m *mode
 	// The tokenizer's tables load while the store opens and the context is retrieved; callers
 	// check engine.Tokenizer.Err() once they have a result.
 	tok := tokenizer.Load()
-	engine, _, closeFn, err = openEngine(c.Context, c, log, m, tok, resident)
+	engine, _, closeFn, err = openEngine(c.Context, c, log, m, tok, resident, flagLocation(c))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -162,9 +162,10 @@ func newEngine(c *cli.Context, resident bool) (engine *retrieval.Engine, m *mode
 // openEngine opens the store read-only, checks that it holds vectors of the configured embedding
 // model, and returns the engine over it; close releases the store. strata serve calls it again
 // while the store cannot be opened. A resident engine (strata serve) keeps the embedded store's
-// read structures in memory between queries (embedded.Options.Resident).
-func openEngine(ctx context.Context, c *cli.Context, log zerolog.Logger, m *models, tok *tokenizer.Tokenizer, resident bool) (*retrieval.Engine, backend, func(), error) {
-	store, be, err := openStoreWith(ctx, c, log, embedded.Options{ReadOnly: true, Resident: resident})
+// read structures in memory between queries (embedded.Options.Resident). loc is the store's
+// location, flagLocation's but for strata serve's workspaces.
+func openEngine(ctx context.Context, c *cli.Context, log zerolog.Logger, m *models, tok *tokenizer.Tokenizer, resident bool, loc storeLocation) (*retrieval.Engine, backend, func(), error) {
+	store, be, err := openStoreAt(ctx, c, log, embedded.Options{ReadOnly: true, Resident: resident}, loc)
 	if err != nil {
 		return nil, be, nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -24,6 +25,7 @@ const (
 	flagShutdownTimeout = "shutdown-timeout"
 	flagIdleTimeout     = "idle-timeout"
 	flagAPIKeys         = "api-keys"
+	flagWorkspace       = "workspace"
 	flagInsecure        = "insecure"
 	flagMaxConns        = "max-conns"
 	defaultServeAddr    = "127.0.0.1:8765"
@@ -32,8 +34,9 @@ const (
 func serveCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "serve",
-		Usage: "answer queries over HTTP from one store, kept open between requests",
-		Description: "Serves one store (the embedded one at --data-dir, or Neo4j) on --addr, loopback by default:\n" +
+		Usage: "answer queries over HTTP from stores kept open between requests",
+		Description: "Serves one store (the embedded one at --data-dir, or Neo4j) on --addr, loopback by default,\n" +
+			"or several, each a workspace (--workspace NAME=PATH, at /w/NAME/query and /w/NAME/status):\n" +
 			"  POST /query   JSON body {\"question\", \"mode\", \"top_k\", \"entities\", \"max_context_tokens\",\n" +
 			"                \"context_only\", \"stream\"}; answers with exactly the object of query --json;\n" +
 			"                with \"stream\": true, as NDJSON (application/x-ndjson): a line {\"delta\": \"...\"}\n" +
@@ -57,8 +60,10 @@ func serveCommand() *cli.Command {
 				Usage: "host:port to listen on (port 0: any free port; the log line \"serving\" names it)"},
 			&cli.DurationFlag{Name: flagShutdownTimeout, Value: 30 * time.Second,
 				Usage: "after SIGINT or SIGTERM, how long requests in flight may take to finish"},
+			&cli.GenericFlag{Name: flagWorkspace, Value: &workspaceFlag{},
+				Usage: "`NAME=PATH`: serve the store at PATH (an embedded store's directory, or neo4j:DATABASE on the configured Neo4j server) at /w/NAME/query and /w/NAME/status; repeatable"},
 			&cli.StringFlag{Name: flagAPIKeys, EnvVars: []string{"STRATA_API_KEYS_FILE"},
-				Usage: "file of API keys, one a line followed by the workspaces it may use (`*`: all); requests then need Authorization: Bearer KEY"},
+				Usage: "`FILE` of API keys, one a line followed by the workspaces it may use (* for all); requests then need Authorization: Bearer KEY"},
 			&cli.BoolFlag{Name: flagInsecure,
 				Usage: "serve on a non-loopback --addr without --api-keys (anyone who reaches it can query)"},
 			&cli.DurationFlag{Name: flagIdleTimeout, Value: server.DefaultIdleTimeout,
@@ -88,12 +93,19 @@ func runServe(c *cli.Context) error {
 	}
 	if !server.IsLoopback(ln.Addr()) && c.String(flagAPIKeys) == "" && !c.Bool(flagInsecure) {
 		ln.Close()
+		srv.Close()
 		return usageError{fmt.Errorf("--%s %s is reachable from other machines and no --%s are set: anyone could query the store and spend its model budget; give --%s FILE, or --%s to serve without keys",
 			flagAddr, c.String(flagAddr), flagAPIKeys, flagAPIKeys, flagInsecure)}
 	}
 	// A store that is not there yet is not a reason to refuse to start: the server answers 503
-	// until it can be opened.
+	// until it can be opened. Named workspaces are checked at start instead: each names a store
+	// that exists.
 	if err := srv.Open(c.Context); err != nil {
+		if len(c.Generic(flagWorkspace).(*workspaceFlag).specs) > 0 {
+			ln.Close()
+			srv.Close()
+			return fmt.Errorf("serve: %w", err)
+		}
 		log.Warn().Err(err).Msg("store not available yet; requests get 503 until it is")
 	}
 	err = srv.Serve(c.Context, ln, c.Duration(flagShutdownTimeout))
@@ -104,18 +116,10 @@ func runServe(c *cli.Context) error {
 	return err
 }
 
-// serverFromCLI sets up the logger and models from the flags, and a server that opens the store
-// they name when it is first needed.
+// serverFromCLI sets up the logger and models from the flags, and a server that opens the
+// stores they name when each is first needed.
 func serverFromCLI(c *cli.Context) (*server.Server, zerolog.Logger, error) {
 	log, err := newLogger(c)
-	if err != nil {
-		return nil, log, err
-	}
-	m, err := setupModels(c, log)
-	if err != nil {
-		return nil, log, err
-	}
-	tok, err := tokenizer.New()
 	if err != nil {
 		return nil, log, err
 	}
@@ -131,25 +135,107 @@ func serverFromCLI(c *cli.Context) (*server.Server, zerolog.Logger, error) {
 			return nil, log, usageError{fmt.Errorf("--%s: %w", flagAPIKeys, err)}
 		}
 	}
-	srv, err := server.New(log, server.Config{Store: storeOpener(c, log, m, tok), Keys: keys,
-		IdleTimeout: c.Duration(flagIdleTimeout), MaxConns: c.Int(flagMaxConns)})
+	tok, err := tokenizer.New()
+	if err != nil {
+		return nil, log, err
+	}
+	cfg := server.Config{Keys: keys, IdleTimeout: c.Duration(flagIdleTimeout), MaxConns: c.Int(flagMaxConns)}
+	spaces := c.Generic(flagWorkspace).(*workspaceFlag).specs
+	if len(spaces) == 0 {
+		m, err := setupModels(c, log)
+		if err != nil {
+			return nil, log, err
+		}
+		cfg.Store = storeOpener(c, log, m, tok, flagLocation(c))
+	} else {
+		if c.IsSet(flagDataDir) {
+			return nil, log, usageError{fmt.Errorf("--%s and --%s do not go together: serve that store as --%s %s=%s",
+				flagDataDir, flagWorkspace, flagWorkspace, server.DefaultWorkspace, c.String(flagDataDir))}
+		}
+		cfg.Workspaces = map[string]server.Opener{}
+		for _, ws := range spaces {
+			wlog := log.With().Str("workspace", ws.name).Logger()
+			switch {
+			case ws.loc.neo4j && c.String(flagNeo4jURI) == "":
+				return nil, log, usageError{fmt.Errorf("--%s %s=%s: no Neo4j server is configured (--%s or NEO4J_URI)", flagWorkspace, ws.name, ws.path, flagNeo4jURI)}
+			case !ws.loc.neo4j && !fileExists(embedded.DatabaseFile(ws.loc.dataDir)):
+				return nil, log, usageError{fmt.Errorf("--%s %s=%s: no store there (no %s; run strata ingest --data-dir %s first)",
+					flagWorkspace, ws.name, ws.path, embedded.DatabaseFile(ws.loc.dataDir), ws.path)}
+			}
+			dataDir := ws.loc.dataDir
+			if ws.loc.neo4j {
+				dataDir = c.String(flagDataDir)
+			}
+			m, err := setupModelsIn(c, wlog, dataDir)
+			if err != nil {
+				return nil, log, err
+			}
+			cfg.Workspaces[ws.name] = storeOpener(c, wlog, m, tok, ws.loc)
+		}
+	}
+	srv, err := server.New(log, cfg)
 	if err != nil {
 		return nil, log, usageError{err}
 	}
 	return srv, log, nil
 }
 
-// storeOpener opens the store the flags name, read-only and resident, with its engine. The
-// embedded store is reported replaced once its database file is no longer the one opened.
-func storeOpener(c *cli.Context, log zerolog.Logger, m *models, tok *tokenizer.Tokenizer) server.Opener {
+// workspaceFlag is serve's repeatable --workspace NAME=PATH.
+type workspaceFlag struct {
+	specs []workspaceSpec
+}
+
+type workspaceSpec struct {
+	name, path string
+	loc        storeLocation
+}
+
+// neo4jPrefix marks a --workspace PATH that names a database of the Neo4j server.
+const neo4jPrefix = "neo4j:"
+
+func (f *workspaceFlag) Set(v string) error {
+	name, path, ok := strings.Cut(v, "=")
+	switch {
+	case !ok || path == "":
+		return fmt.Errorf("want NAME=PATH, got %q", v)
+	case !apikeys.ValidWorkspace(name):
+		return fmt.Errorf("workspace name %q: want letters, digits, - and _ (at most 64)", name)
+	}
+	for _, ws := range f.specs {
+		if ws.name == name {
+			return fmt.Errorf("workspace %s given twice (%s and %s)", name, ws.path, path)
+		}
+	}
+	loc := storeLocation{dataDir: path}
+	if db, found := strings.CutPrefix(path, neo4jPrefix); found {
+		if db == "" {
+			return fmt.Errorf("workspace %s: want neo4j:DATABASE, got %q", name, path)
+		}
+		loc = storeLocation{neo4j: true, database: db}
+	}
+	f.specs = append(f.specs, workspaceSpec{name: name, path: path, loc: loc})
+	return nil
+}
+
+func (f *workspaceFlag) String() string {
+	specs := make([]string, len(f.specs))
+	for i, ws := range f.specs {
+		specs[i] = ws.name + "=" + ws.path
+	}
+	return strings.Join(specs, " ")
+}
+
+// storeOpener opens the store at loc, read-only and resident, with its engine. The embedded
+// store is reported replaced once its database file is no longer the one opened.
+func storeOpener(c *cli.Context, log zerolog.Logger, m *models, tok *tokenizer.Tokenizer, loc storeLocation) server.Opener {
 	return func(ctx context.Context) (*server.Store, error) {
 		var file os.FileInfo
-		if c.String(flagNeo4jURI) == "" {
+		if !loc.neo4j {
 			// Taken before the open: a file replaced in between is seen as replaced once more,
 			// which costs one extra open, never a stale store.
-			file, _ = os.Stat(embedded.DatabasePath(c.String(flagDataDir)))
+			file, _ = os.Stat(embedded.DatabasePath(loc.dataDir))
 		}
-		engine, be, closeFn, err := openEngine(ctx, c, log, m, tok, true)
+		engine, be, closeFn, err := openEngine(ctx, c, log, m, tok, true, loc)
 		if err != nil {
 			return nil, err
 		}

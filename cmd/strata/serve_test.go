@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"github.com/stratarag/strata/internal/server/servertest"
 	"io"
 	"net/http"
@@ -27,6 +28,7 @@ import (
 
 	"github.com/stratarag/strata/internal/llm/fakeopenai"
 	"github.com/stratarag/strata/internal/neo4jtest"
+	"github.com/stratarag/strata/retrieval/eval"
 )
 
 // serveContext is the *cli.Context strata serve would get for args, with the environment as the
@@ -228,6 +230,37 @@ func TestNeo4jServe(t *testing.T) {
 	}
 	if want := oneJSONObject(t, out); !reflect.DeepEqual(got, want) || got["backend"].(map[string]any)["kind"] != "neo4j" {
 		t.Errorf("GET /status and status --json differ on Neo4j:\nserve: %v\nstatus: %v", got, want)
+	}
+}
+
+// TestNeo4jServeWorkspaces: a workspace on a database of the Neo4j server and one on an embedded
+// store, in one server, answer each from its own documents.
+func TestNeo4jServeWorkspaces(t *testing.T) {
+	srv := neo4jtest.Require(t)
+	srv.Reset(t)
+	corpora, ids := corpusHalves(t)
+	if code, out, errOut := neo4jCLI(t, srv, "ingest", "--offline", "--json", corpora[0]); code != 0 {
+		t.Fatalf("ingest into Neo4j: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	dir := t.TempDir()
+	if code, out, errOut := neo4jCLI(t, srv, "ingest", "--offline", "--neo4j-uri", "", "--data-dir", dir, corpora[1]); code != 0 {
+		t.Fatalf("ingest into the embedded store: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	db := srv.Database
+	if db == "" {
+		db = "neo4j" // the server's default database
+	}
+	keysFile := filepath.Join(t.TempDir(), "keys")
+	keys := [2]string{"graph-key-0123456789abcdef", "files-key-0123456789abcdef"}
+	if err := os.WriteFile(keysFile, []byte(keys[0]+" graph\n"+keys[1]+" files\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// neo4jCLI left the server's NEO4J_* variables set: the neo4j: workspace is on that server.
+	hs := testServerEnv(t, "--api-keys", keysFile, "--workspace", "graph=neo4j:"+db, "--workspace", "files="+dir)
+	checkApart(t, hs.URL, [2]string{"graph", "files"}, keys, ids, []string{"naive", "local", "hi"})
+	status, _, got := servertest.DoKey(t, http.MethodGet, hs.URL+"/w/graph/status", "", keys[0])
+	if status != http.StatusOK || got["backend"].(map[string]any)["kind"] != "neo4j" {
+		t.Errorf("GET /w/graph/status: %d %v", status, got)
 	}
 }
 
@@ -558,4 +591,208 @@ func TestServeKeysAndAddress(t *testing.T) {
 			t.Errorf("%v: stderr holds a key: %s", tc.args, stderr.String())
 		}
 	}
+}
+
+// corpusHalves copies the test corpus's files into two directories, about half each, and returns
+// them with the document ids each holds (a file's name; a JSON Lines file's records' ids).
+func corpusHalves(t *testing.T) (dirs [2]string, ids [2]map[string]bool) {
+	t.Helper()
+	entries, err := os.ReadDir(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range dirs {
+		dirs[i], ids[i] = t.TempDir(), map[string]bool{}
+	}
+	for n, e := range entries {
+		half := n * 2 / len(entries)
+		data, err := os.ReadFile(filepath.Join(corpusDir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dirs[half], e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(e.Name(), ".jsonl") {
+			ids[half][e.Name()] = true
+			continue
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			var rec struct{ ID string }
+			if err := json.Unmarshal([]byte(line), &rec); err != nil || rec.ID == "" {
+				t.Fatalf("%s: %q: %v", e.Name(), line, err)
+			}
+			ids[half][rec.ID] = true
+		}
+	}
+	return dirs, ids
+}
+
+// TestServeWorkspaces: two workspaces over stores of different documents, one server: every
+// question, in every mode, asked of either workspace is answered from its documents only (no
+// other document is named anywhere in the answer), each key reaches only its workspaces, and
+// /query without a workspace named default is a 404 that says where to ask.
+func TestServeWorkspaces(t *testing.T) {
+	corpora, ids := corpusHalves(t)
+	names := [2]string{"north", "south"}
+	stores := [2]string{}
+	for i, corpus := range corpora {
+		stores[i] = t.TempDir()
+		if code, out, errOut := strata(t, "ingest", "--data-dir", stores[i], corpus); code != 0 {
+			t.Fatalf("ingest %s: exit %d: %s%s", names[i], code, out, errOut)
+		}
+	}
+	keysFile := filepath.Join(t.TempDir(), "keys")
+	keys := [2]string{"north-key-0123456789abcdef", "south-key-0123456789abcdef"}
+	if err := os.WriteFile(keysFile, []byte(keys[0]+" north\n"+keys[1]+" south\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hs := testServerEnv(t, "--api-keys", keysFile, "--workspace", "north="+stores[0], "--workspace", "south="+stores[1])
+
+	checkApart(t, hs.URL, names, keys, ids, []string{"naive", "local", "global", "hi", "lca", "ppr"})
+
+	for _, tc := range []struct {
+		method, path, key string
+		status            int
+		msg               string
+	}{
+		{"GET", "/w/north/status", keys[0], 200, ""},
+		{"GET", "/w/south/status", keys[0], 403, `not granted the workspace "south"`},
+		{"POST", "/w/north/query", keys[1], 403, `not granted the workspace "north"`},
+		{"GET", "/w/east/status", keys[0], 403, `not granted the workspace "east"`},
+		{"POST", "/query", keys[0], 403, `not granted the workspace "default"`},
+		{"GET", "/w/south/query", keys[1], 405, "method not allowed"},
+		{"GET", "/w/south/statuses", keys[1], 404, "no such endpoint"},
+	} {
+		status, _, got := servertest.DoKey(t, tc.method, hs.URL+tc.path, `{"question": "x"}`, tc.key)
+		if msg, _ := got["error"].(string); status != tc.status || !strings.Contains(msg, tc.msg) {
+			t.Errorf("%s %s: %d %v; want %d saying %q", tc.method, tc.path, status, got, tc.status, tc.msg)
+		}
+	}
+}
+
+// checkApart asks every test question in every mode of both workspaces of the server at url
+// (names, with their keys) and fails t when an answer draws on, or names, a document of the
+// other workspace (ids: each workspace's documents), or when the answers draw on too few of a
+// workspace's documents for the check to mean much.
+func checkApart(t *testing.T, url string, names, keys [2]string, ids [2]map[string]bool, modes []string) {
+	t.Helper()
+	qs, err := eval.ReadQuestions(questionFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var questions []string
+	for _, q := range qs {
+		questions = append(questions, q.Question)
+	}
+	seen := [2]map[string]bool{{}, {}}
+	for _, mode := range modes {
+		for _, q := range questions {
+			for i, name := range names {
+				body := fmt.Sprintf(`{"question": %q, "mode": %q, "context_only": true, "top_k": 20}`, q, mode)
+				status, _, got := servertest.DoKey(t, http.MethodPost, url+"/w/"+name+"/query", body, keys[i])
+				if status != http.StatusOK {
+					t.Fatalf("%s %s %q: %d %v", name, mode, q, status, got)
+				}
+				raw, _ := json.Marshal(got)
+				for _, c := range got["context"].(map[string]any)["chunks"].([]any) {
+					doc := c.(map[string]any)["document_id"].(string)
+					if !ids[i][doc] {
+						t.Errorf("%s %s %q: a chunk of %s, not one of the workspace's documents", name, mode, q, doc)
+					}
+					seen[i][doc] = true
+				}
+				for other := range ids[1-i] {
+					if strings.Contains(string(raw), "doc:"+other) || strings.Contains(string(raw), `"document_id":"`+other+`"`) {
+						t.Errorf("%s %s %q: the answer names %s, a document of %s", name, mode, q, other, names[1-i])
+					}
+				}
+			}
+		}
+	}
+	for i, name := range names {
+		if len(seen[i]) < len(ids[i])/2 {
+			t.Errorf("%s: answers drew on %d of its %d documents; the check above saw too little", name, len(seen[i]), len(ids[i]))
+		}
+	}
+
+}
+
+// TestServeWorkspacesWithoutDefault: a server of named workspaces only answers /query with a
+// 404 that says where to ask, and a workspace it does not have with a 404 naming it.
+func TestServeWorkspacesWithoutDefault(t *testing.T) {
+	dir := ingested(t)
+	hs := testServerEnv(t, "--workspace", "only="+dir)
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		msg          string
+	}{
+		{"POST", "/query", 404, `this server has no workspace "default": ask /w/NAME/query`},
+		{"GET", "/w/default/status", 404, `this server has no workspace "default": ask /w/NAME/status`},
+		{"GET", "/w/other/status", 404, `no workspace "other"`},
+		{"GET", "/w/only/status", 200, ""},
+		{"POST", "/w/only/query", 200, ""},
+		{"GET", "/healthz", 200, ""},
+	} {
+		status, _, got := servertest.Do(t, tc.method, hs.URL+tc.path, `{"question": "Who founded the guild?"}`)
+		if msg, _ := got["error"].(string); status != tc.status || !strings.Contains(msg, tc.msg) {
+			t.Errorf("%s %s: %d %v; want %d saying %q", tc.method, tc.path, status, got, tc.status, tc.msg)
+		}
+	}
+}
+
+// TestServeWorkspaceErrors: a --workspace that cannot be served stops serve at start (exit 2),
+// naming the workspace and what is wrong.
+func TestServeWorkspaceErrors(t *testing.T) {
+	store := ingested(t)
+	empty := t.TempDir()
+	t.Setenv("NEO4J_URI", "")
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"--workspace", "a=" + store, "--workspace", "a=" + empty}, 2, "workspace a given twice (" + store + " and " + empty + ")"},
+		{[]string{"--workspace", "a=" + empty}, 2, "--workspace a=" + empty + ": no store there"},
+		{[]string{"--workspace", "a=" + filepath.Join(empty, "missing")}, 2, "no store there"},
+		{[]string{"--workspace", "a b=" + store}, 2, `workspace name "a b"`},
+		{[]string{"--workspace", "=" + store}, 2, `workspace name ""`},
+		{[]string{"--workspace", store}, 2, "want NAME=PATH"},
+		{[]string{"--workspace", "a="}, 2, "want NAME=PATH"},
+		{[]string{"--workspace", "a=neo4j:"}, 2, "want neo4j:DATABASE"},
+		{[]string{"--workspace", "a=neo4j:other"}, 2, "--workspace a=neo4j:other: no Neo4j server is configured"},
+		{[]string{"--workspace", "a=" + store, "--data-dir", store}, 2, "--data-dir and --workspace do not go together"},
+	} {
+		var stdout, stderr lockedBuffer
+		code := run(ended, append([]string{"strata", "serve", "--log-level", "error"}, tc.args...), &stdout, &stderr)
+		if code != tc.code || !strings.Contains(stderr.String(), tc.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr.String(), tc.code, tc.msg)
+		}
+	}
+	// Stores that are there: opened at start, then served until the context ends.
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	stderr := &cancelOn{text: `"message":"serving"`, cancel: stop}
+	args := []string{"strata", "serve", "--log-format", "json", "--addr", "127.0.0.1:0", "--workspace", "a=" + store, "--workspace", "default=" + store}
+	if code := run(ctx, args, io.Discard, stderr); code != 0 || !strings.Contains(stderr.String(), `"workspace":"default"`) {
+		t.Errorf("%v: exit %d, stderr %s", args, code, stderr.String())
+	}
+}
+
+// cancelOn is a log writer that calls cancel once what is written holds text.
+type cancelOn struct {
+	lockedBuffer
+	text   string
+	cancel func()
+}
+
+func (c *cancelOn) Write(p []byte) (int, error) {
+	n, err := c.lockedBuffer.Write(p)
+	if strings.Contains(c.lockedBuffer.String(), c.text) {
+		c.cancel()
+	}
+	return n, err
 }

@@ -53,8 +53,12 @@ type Opener func(ctx context.Context) (*Store, error)
 // Config is what a server serves and how: its store and the limits on its connections. Zero
 // durations and counts take the defaults below.
 type Config struct {
-	// Store opens the store the server answers from.
+	// Store opens the store of the workspace "default", served at /query and /status (and
+	// /w/default/...); nil: none.
 	Store Opener
+	// Workspaces open the stores of the named workspaces, served at /w/NAME/query and
+	// /w/NAME/status.
+	Workspaces map[string]Opener
 	// IdleTimeout is how long a keep-alive connection may wait for its next request.
 	IdleTimeout time.Duration
 	// MaxConns caps the connections open at once; past it, idle connections are closed to make
@@ -77,30 +81,39 @@ const (
 // Check reports the first setting of c that a server cannot use, naming it.
 func (c Config) Check() error {
 	switch {
-	case c.Store == nil:
+	case c.Store == nil && len(c.Workspaces) == 0:
 		return errors.New("no store to serve")
+	case c.Store != nil && c.Workspaces[DefaultWorkspace] != nil:
+		return fmt.Errorf("two stores for the workspace %q", DefaultWorkspace)
 	case c.IdleTimeout < 0 || c.IdleTimeout > MaxIdleTimeout:
 		return fmt.Errorf("idle timeout must be between 0 (the default, %s) and %s, got %s", DefaultIdleTimeout, MaxIdleTimeout, c.IdleTimeout)
 	case c.MaxConns < 0 || c.MaxConns > MaxMaxConns:
 		return fmt.Errorf("max connections must be between 0 (the default, %d) and %d, got %d", DefaultMaxConns, MaxMaxConns, c.MaxConns)
 	}
+	for name, open := range c.Workspaces {
+		switch {
+		case !apikeys.ValidWorkspace(name):
+			return fmt.Errorf("workspace name %q: want letters, digits, - and _ (at most 64)", name)
+		case open == nil:
+			return fmt.Errorf("workspace %q: no store", name)
+		}
+	}
 	return nil
 }
 
-// Server answers HTTP requests from one store. Every request reads through the one engine; the
-// stores are safe for concurrent use, and the embedded store's caches follow the store's
-// generations, so data an ingest commits later is seen without a restart. A data dir deleted
-// and built again is a new file: the server opens it at the next request.
+// Server answers HTTP requests from its workspaces' stores. Every request reads through its
+// workspace's one engine; the stores are safe for concurrent use, and the embedded store's
+// caches follow the store's generations, so data an ingest commits later is seen without a
+// restart. A data dir deleted and built again is a new file: the server opens it at the next
+// request.
 type Server struct {
-	log zerolog.Logger
-	cfg Config
-
-	mu       sync.Mutex // guards opened; held while opening, so one open runs at a time
-	opened   *Store
-	retiring sync.WaitGroup // replaced stores waiting for their last request before closing
+	log        zerolog.Logger
+	cfg        Config
+	workspaces map[string]*workspace
+	retiring   sync.WaitGroup // replaced stores waiting for their last request before closing
 }
 
-// New returns a server over cfg, which opens its store when a request first needs it.
+// New returns a server over cfg, which opens each store when a request first needs it.
 func New(log zerolog.Logger, cfg Config) (*Server, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
@@ -111,62 +124,14 @@ func New(log zerolog.Logger, cfg Config) (*Server, error) {
 	if cfg.MaxConns == 0 {
 		cfg.MaxConns = DefaultMaxConns
 	}
-	return &Server{log: log, cfg: cfg}, nil
-}
-
-// Open opens the store now rather than at the first request; an error says why it cannot be
-// opened yet (requests get 503 until it can).
-func (s *Server) Open(ctx context.Context) error {
-	_, release, err := s.store(ctx)
-	if err != nil {
-		return err
+	s := &Server{log: log, cfg: cfg, workspaces: map[string]*workspace{}}
+	if cfg.Store != nil {
+		s.workspaces[DefaultWorkspace] = &workspace{name: DefaultWorkspace, open: cfg.Store}
 	}
-	release()
-	return nil
-}
-
-// errUnavailable marks a store that cannot be opened (503).
-type errUnavailable struct{ error }
-
-func (e errUnavailable) Unwrap() error { return e.error }
-
-// store returns the open store, opening it first when it is not open yet or when the one open
-// was replaced on disk. The caller calls release when it no longer reads through the store.
-func (s *Server) store(ctx context.Context) (o *Store, release func(), err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if old := s.opened; old != nil && old.Replaced != nil && old.Replaced() {
-		s.log.Info().Str("location", old.Location).Msg("the store on disk was replaced: opening it again")
-		s.opened = nil
-		s.retiring.Add(1)
-		go func() {
-			defer s.retiring.Done()
-			old.inUse.Wait()
-			old.Close()
-		}()
+	for name, open := range cfg.Workspaces {
+		s.workspaces[name] = &workspace{name: name, open: open}
 	}
-	if s.opened == nil {
-		o, err := s.cfg.Store(ctx)
-		if err != nil {
-			return nil, nil, errUnavailable{fmt.Errorf("the store cannot be opened: %w", err)}
-		}
-		s.log.Info().Str("backend", o.Kind).Str("location", o.Location).Msg("store opened")
-		s.opened = o
-	}
-	s.opened.inUse.Add(1)
-	return s.opened, s.opened.inUse.Done, nil
-}
-
-// Close releases the stores, after the last request.
-func (s *Server) Close() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.opened != nil {
-		s.opened.inUse.Wait()
-		s.opened.Close()
-		s.opened = nil
-	}
-	s.retiring.Wait()
+	return s, nil
 }
 
 // readHeaderTimeout bounds the wait for a request's headers, from the connection's start or the
@@ -253,33 +218,61 @@ func IsLoopback(a net.Addr) bool {
 // name a key grants them by.
 const DefaultWorkspace = "default"
 
-// Handler routes the endpoints; anything else is a JSON 404, a wrong method a JSON 405. With
-// keys, every endpoint but /healthz needs one (401), granting the endpoint's workspace (403).
-func (s *Server) Handler() http.Handler {
-	routes := map[string]struct {
-		methods []string
-		fn      func(w *responseRecorder, r *http.Request) error
-	}{
-		"/query":   {[]string{http.MethodPost}, s.query},
-		"/status":  {[]string{http.MethodGet, http.MethodHead}, s.status},
-		"/healthz": {[]string{http.MethodGet, http.MethodHead}, s.healthz},
+// endpoint is what a path asks for, and of which workspace ("" for none).
+type endpoint struct {
+	methods   []string
+	fn        func(w *responseRecorder, r *http.Request, ws *workspace) error
+	workspace string
+	open      bool // answered without a key
+}
+
+// route finds the endpoint of a path: /query and /status (the workspace "default"),
+// /w/NAME/query and /w/NAME/status, /healthz; ok is false for any other path.
+func (s *Server) route(path string) (ep endpoint, ok bool) {
+	ws := DefaultWorkspace
+	if rest, found := strings.CutPrefix(path, "/w/"); found {
+		name, sub, found := strings.Cut(rest, "/")
+		if !found || name == "" {
+			return ep, false
+		}
+		ws, path = name, "/"+sub
+	} else if path == "/healthz" {
+		return endpoint{methods: []string{http.MethodGet, http.MethodHead}, fn: s.healthz, open: true}, true
 	}
+	switch path {
+	case "/query":
+		return endpoint{methods: []string{http.MethodPost}, fn: s.query, workspace: ws}, true
+	case "/status":
+		return endpoint{methods: []string{http.MethodGet, http.MethodHead}, fn: s.status, workspace: ws}, true
+	}
+	return ep, false
+}
+
+// Handler routes the endpoints; anything else is a JSON 404, a wrong method a JSON 405. With
+// keys, every endpoint but /healthz needs one (401), granting the endpoint's workspace (403,
+// whether the workspace exists or not, so that a key learns nothing of those it is not granted).
+func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(hw http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		w := &responseRecorder{ResponseWriter: hw}
+		ep, ok := s.route(r.URL.Path)
+		w.workspace = ep.workspace
+		ws := s.workspaces[ep.workspace]
 		var err error
-		route, ok := routes[r.URL.Path]
-		open := r.URL.Path == "/healthz"
 		switch {
-		case !open && !s.authenticate(w, r, &err):
+		case !ep.open && !s.authenticate(w, r, &err):
 		case !ok:
-			err = httpError{http.StatusNotFound, fmt.Errorf("no such endpoint %s (want POST /query, GET /status, GET /healthz)", r.URL.Path)}
-		case !slices.Contains(route.methods, r.Method):
-			w.Header().Set("Allow", strings.Join(route.methods, ", "))
-			err = httpError{http.StatusMethodNotAllowed, fmt.Errorf("%s %s: method not allowed (want %s)", r.Method, r.URL.Path, strings.Join(route.methods, " or "))}
-		case !open && !s.granted(w, DefaultWorkspace, &err):
+			err = httpError{http.StatusNotFound, fmt.Errorf("no such endpoint %s (want POST /query, GET /status, POST /w/NAME/query, GET /w/NAME/status, GET /healthz)", r.URL.Path)}
+		case !slices.Contains(ep.methods, r.Method):
+			w.Header().Set("Allow", strings.Join(ep.methods, ", "))
+			err = httpError{http.StatusMethodNotAllowed, fmt.Errorf("%s %s: method not allowed (want %s)", r.Method, r.URL.Path, strings.Join(ep.methods, " or "))}
+		case ep.workspace != "" && !s.granted(w, ep.workspace, &err):
+		case ep.workspace != "" && ws == nil && ep.workspace == DefaultWorkspace:
+			err = httpError{http.StatusNotFound, fmt.Errorf("this server has no workspace %q: ask /w/NAME%s", DefaultWorkspace, strings.TrimPrefix(r.URL.Path, "/w/"+DefaultWorkspace))}
+		case ep.workspace != "" && ws == nil:
+			err = httpError{http.StatusNotFound, fmt.Errorf("no workspace %q", ep.workspace)}
 		default:
-			err = route.fn(w, r)
+			err = ep.fn(w, r, ws)
 		}
 		switch {
 		case err != nil && w.streaming:
@@ -336,10 +329,11 @@ func (s *Server) granted(w *responseRecorder, workspace string, err *error) bool
 // the request was about (the mode; the question, logged at debug level only).
 type responseRecorder struct {
 	http.ResponseWriter
-	status   int
-	bytes    int
-	mode     string
-	question string
+	status    int
+	bytes     int
+	mode      string
+	question  string
+	workspace string
 	// key is the request's key (nil without keys or before it is checked), keyID the short hash
 	// of the key it sent, known or not.
 	key   *apikeys.Key
@@ -381,6 +375,9 @@ func (s *Server) logRequest(r *http.Request, w *responseRecorder, start time.Tim
 	}
 	ev = ev.Str("method", r.Method).Str("path", r.URL.Path).Int("status", w.status).
 		Float64("duration_ms", float64(time.Since(start).Microseconds())/1000).Int("bytes", w.bytes)
+	if w.workspace != "" {
+		ev = ev.Str("workspace", w.workspace)
+	}
 	if w.mode != "" {
 		ev = ev.Str("mode", w.mode)
 	}
@@ -588,7 +585,7 @@ func decodeQuery(w http.ResponseWriter, r *http.Request) (queryRequest, error) {
 }
 
 // query answers POST /query with query --json's object. LLM usage is counted per request.
-func (s *Server) query(w *responseRecorder, r *http.Request) error {
+func (s *Server) query(w *responseRecorder, r *http.Request, ws *workspace) error {
 	q, err := decodeQuery(w, r)
 	if err != nil {
 		return err
@@ -599,7 +596,7 @@ func (s *Server) query(w *responseRecorder, r *http.Request) error {
 		return httpError{http.StatusBadRequest, err}
 	}
 	w.mode = opt.Mode.String()
-	st, release, err := s.store(r.Context())
+	st, release, err := s.store(r.Context(), ws)
 	if err != nil {
 		return err
 	}
@@ -655,8 +652,8 @@ func (s *Server) answerQuery(r *http.Request, w *responseRecorder, st *Store, q 
 
 // status answers GET /status with status --json's object (without its integrity check, which
 // reads the whole file: run strata status for that).
-func (s *Server) status(w *responseRecorder, r *http.Request) error {
-	st, release, err := s.store(r.Context())
+func (s *Server) status(w *responseRecorder, r *http.Request, ws *workspace) error {
+	st, release, err := s.store(r.Context(), ws)
 	if err != nil {
 		return err
 	}
@@ -669,14 +666,19 @@ func (s *Server) status(w *responseRecorder, r *http.Request) error {
 	return nil
 }
 
-// healthz answers 200 once the store is open (and opens it if it is not), 503 otherwise: a
-// readiness check, which also tells that the process is alive.
-func (s *Server) healthz(w *responseRecorder, r *http.Request) error {
-	_, release, err := s.store(r.Context())
-	if err != nil {
-		return err
+// healthz answers 200 once every workspace's store is open (and opens those that are not), 503
+// naming one that cannot be: a readiness check, which also tells that the process is alive.
+func (s *Server) healthz(w *responseRecorder, r *http.Request, _ *workspace) error {
+	for _, name := range s.names() {
+		_, release, err := s.store(r.Context(), s.workspaces[name])
+		if err != nil {
+			if len(s.workspaces) > 1 || name != DefaultWorkspace {
+				err = fmt.Errorf("workspace %s: %w", name, err)
+			}
+			return err
+		}
+		release()
 	}
-	release()
 	s.writeJSON(w, r, http.StatusOK, map[string]string{"status": "ok"})
 	return nil
 }

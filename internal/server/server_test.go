@@ -144,7 +144,7 @@ func TestStoreReplaced(t *testing.T) {
 		t.Fatalf("healthz: %d %v", status, got)
 	}
 	// A request still reading through the first store when it is replaced.
-	first, release, err := srv.store(context.Background())
+	first, release, err := srv.store(context.Background(), srv.workspaces[DefaultWorkspace])
 	if err != nil || first.Location != "first" {
 		t.Fatalf("store: %v %v", first, err)
 	}
