@@ -28,6 +28,9 @@ const (
 	flagWorkspace       = "workspace"
 	flagInsecure        = "insecure"
 	flagMaxConns        = "max-conns"
+	flagRequestTimeout  = "request-timeout"
+	flagMaxInflight     = "max-inflight"
+	flagRate            = "rate"
 	defaultServeAddr    = "127.0.0.1:8765"
 )
 
@@ -68,6 +71,12 @@ func serveCommand() *cli.Command {
 				Usage: "serve on a non-loopback --addr without --api-keys (anyone who reaches it can query)"},
 			&cli.DurationFlag{Name: flagIdleTimeout, Value: server.DefaultIdleTimeout,
 				Usage: fmt.Sprintf("how long a keep-alive connection may wait for its next request (at most %s)", server.MaxIdleTimeout)},
+			&cli.DurationFlag{Name: flagRequestTimeout, Value: server.DefaultRequestTimeout,
+				Usage: fmt.Sprintf("longest a request may take, model calls included (at most %s); past it, 504", server.MaxRequestTimeout)},
+			&cli.IntFlag{Name: flagMaxInflight, Value: server.DefaultMaxInflight,
+				Usage: fmt.Sprintf("queries answered at once (1 to %d); past it, 503 with Retry-After", server.MaxMaxInflight)},
+			&cli.Float64Flag{Name: flagRate,
+				Usage: "queries and status requests per second per key (all requests together without --api-keys), bursts of as many; past it, 429 with Retry-After (0: no limit)"},
 			&cli.IntFlag{Name: flagMaxConns, Value: server.DefaultMaxConns,
 				Usage: fmt.Sprintf("connections open at once (1 to %d); past it idle ones are closed and new ones wait", server.MaxMaxConns)},
 		),
@@ -129,6 +138,15 @@ func serverFromCLI(c *cli.Context) (*server.Server, zerolog.Logger, error) {
 	if n := c.Int(flagMaxConns); n < 1 || n > server.MaxMaxConns {
 		return nil, log, usageError{fmt.Errorf("--%s must be between 1 and %d, got %d", flagMaxConns, server.MaxMaxConns, n)}
 	}
+	if d := c.Duration(flagRequestTimeout); d <= 0 || d > server.MaxRequestTimeout {
+		return nil, log, usageError{fmt.Errorf("--%s must be above 0 and at most %s, got %s", flagRequestTimeout, server.MaxRequestTimeout, d)}
+	}
+	if n := c.Int(flagMaxInflight); n < 1 || n > server.MaxMaxInflight {
+		return nil, log, usageError{fmt.Errorf("--%s must be between 1 and %d, got %d", flagMaxInflight, server.MaxMaxInflight, n)}
+	}
+	if r := c.Float64(flagRate); !(r >= 0 && r <= server.MaxRate) {
+		return nil, log, usageError{fmt.Errorf("--%s must be between 0 (no limit) and %g, got %v", flagRate, float64(server.MaxRate), r)}
+	}
 	var keys *apikeys.Set
 	if path := c.String(flagAPIKeys); path != "" {
 		if keys, err = apikeys.Load(path); err != nil {
@@ -139,7 +157,8 @@ func serverFromCLI(c *cli.Context) (*server.Server, zerolog.Logger, error) {
 	if err != nil {
 		return nil, log, err
 	}
-	cfg := server.Config{Keys: keys, IdleTimeout: c.Duration(flagIdleTimeout), MaxConns: c.Int(flagMaxConns)}
+	cfg := server.Config{Keys: keys, IdleTimeout: c.Duration(flagIdleTimeout), MaxConns: c.Int(flagMaxConns),
+		RequestTimeout: c.Duration(flagRequestTimeout), MaxInflight: c.Int(flagMaxInflight), Rate: c.Float64(flagRate)}
 	spaces := c.Generic(flagWorkspace).(*workspaceFlag).specs
 	if len(spaces) == 0 {
 		m, err := setupModels(c, log)

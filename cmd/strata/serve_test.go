@@ -523,8 +523,15 @@ func TestServeFlagBounds(t *testing.T) {
 		{[]string{"--idle-timeout", "0s"}, "--idle-timeout must be above 0 and at most 10m0s, got 0s"},
 		{[]string{"--idle-timeout", "10m1s"}, "--idle-timeout must be above 0 and at most 10m0s, got 10m1s"},
 		{[]string{"--idle-timeout", "-1s"}, "--idle-timeout must be above 0"},
-		{[]string{"--max-conns", "1", "--idle-timeout", "1ns"}, ""},
-		{[]string{"--max-conns", "65536", "--idle-timeout", "10m"}, ""},
+		{[]string{"--request-timeout", "0s"}, "--request-timeout must be above 0 and at most 1h0m0s, got 0s"},
+		{[]string{"--request-timeout", "1h0m1s"}, "--request-timeout must be above 0 and at most 1h0m0s"},
+		{[]string{"--max-inflight", "0"}, "--max-inflight must be between 1 and 10000, got 0"},
+		{[]string{"--max-inflight", "10001"}, "--max-inflight must be between 1 and 10000, got 10001"},
+		{[]string{"--rate", "-1"}, "--rate must be between 0 (no limit) and 1e+06, got -1"},
+		{[]string{"--rate", "1e300"}, "--rate must be between 0 (no limit) and 1e+06"},
+		{[]string{"--rate", "NaN"}, "--rate must be between 0 (no limit) and 1e+06, got NaN"},
+		{[]string{"--max-conns", "1", "--idle-timeout", "1ns", "--request-timeout", "1ns", "--max-inflight", "1", "--rate", "0"}, ""},
+		{[]string{"--max-conns", "65536", "--idle-timeout", "10m", "--request-timeout", "1h", "--max-inflight", "10000", "--rate", "1e6"}, ""},
 	} {
 		args := append([]string{"--data-dir", dir, "--log-level", "error"}, tc.args...)
 		srv, _, err := serverFromCLI(serveContext(t, args...))
@@ -795,4 +802,70 @@ func (c *cancelOn) Write(p []byte) (int, error) {
 		c.cancel()
 	}
 	return n, err
+}
+
+// TestServeClientGoneCancelsModelCall: a client that hangs up while the model writes its answer
+// ends the model call too (the request to the model's API is cancelled), not only the query.
+func TestServeClientGoneCancelsModelCall(t *testing.T) {
+	dir := ingested(t)
+	fake, err := fakeopenai.New(fakeopenai.Options{Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, cancelled, ended := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			fake.ServeHTTP(w, r)
+			return
+		}
+		// The server notices a closed connection only once the body is read, as a model
+		// server does before it answers.
+		io.Copy(io.Discard, r.Body)
+		once.Do(func() {
+			close(held)
+			select {
+			case <-r.Context().Done(): // strata's request to the model was given up
+				close(cancelled)
+			case <-ended:
+			}
+		})
+	}))
+	defer api.Close()
+	defer close(ended) // before api.Close, which waits for the held call
+	t.Setenv("OPENAI_BASE_URL", api.URL)
+	t.Setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+	t.Setenv("NEO4J_URI", "")
+	t.Setenv("STRATA_OFFLINE", "")
+	hs := serveFlags(t, "--data-dir", dir)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, hs.URL+"/query", strings.NewReader(`{"question": "Who founded the guild?"}`))
+		if err == nil {
+			var resp *http.Response
+			if resp, err = http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}
+		done <- err
+	}()
+	select {
+	case <-held:
+	case err := <-done:
+		t.Fatalf("the query ended before its model call: %v", err)
+	case <-time.After(60 * time.Second):
+		t.Fatal("no model call in 60 s")
+	}
+	cancel()
+	select {
+	case <-cancelled:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the model call was still open 60 s after the client went away")
+	}
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("client: %v, want cancelled", err)
+	}
 }

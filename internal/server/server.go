@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rs/zerolog"
+	"golang.org/x/time/rate"
 
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
@@ -64,6 +65,14 @@ type Config struct {
 	// MaxConns caps the connections open at once; past it, idle connections are closed to make
 	// room, and new ones wait for a free slot.
 	MaxConns int
+	// RequestTimeout bounds a request's time, from its headers to its answer's last byte.
+	RequestTimeout time.Duration
+	// MaxInflight caps the queries answered at once; past it a query gets 503.
+	MaxInflight int
+	// Rate, when above 0, is the queries and status requests per second each key may send (one
+	// rate for all requests without keys); past it a request gets 429. Bursts of up to Rate (at
+	// least 1) pass.
+	Rate float64
 	// Keys, when set, are the keys a request must carry (Authorization: Bearer KEY) on every
 	// endpoint but /healthz, each granting its workspaces; nil: no key is asked for.
 	Keys *apikeys.Set
@@ -76,6 +85,12 @@ const (
 	MaxIdleTimeout     = 10 * time.Minute
 	DefaultMaxConns    = 512
 	MaxMaxConns        = 65536
+
+	DefaultRequestTimeout = 5 * time.Minute
+	MaxRequestTimeout     = time.Hour
+	DefaultMaxInflight    = 64
+	MaxMaxInflight        = 10000
+	MaxRate               = 1e6
 )
 
 // Check reports the first setting of c that a server cannot use, naming it.
@@ -89,6 +104,12 @@ func (c Config) Check() error {
 		return fmt.Errorf("idle timeout must be between 0 (the default, %s) and %s, got %s", DefaultIdleTimeout, MaxIdleTimeout, c.IdleTimeout)
 	case c.MaxConns < 0 || c.MaxConns > MaxMaxConns:
 		return fmt.Errorf("max connections must be between 0 (the default, %d) and %d, got %d", DefaultMaxConns, MaxMaxConns, c.MaxConns)
+	case c.RequestTimeout < 0 || c.RequestTimeout > MaxRequestTimeout:
+		return fmt.Errorf("request timeout must be between 0 (the default, %s) and %s, got %s", DefaultRequestTimeout, MaxRequestTimeout, c.RequestTimeout)
+	case c.MaxInflight < 0 || c.MaxInflight > MaxMaxInflight:
+		return fmt.Errorf("max queries in flight must be between 0 (the default, %d) and %d, got %d", DefaultMaxInflight, MaxMaxInflight, c.MaxInflight)
+	case !(c.Rate >= 0 && c.Rate <= MaxRate):
+		return fmt.Errorf("rate must be between 0 (none) and %g per second, got %v", float64(MaxRate), c.Rate)
 	}
 	for name, open := range c.Workspaces {
 		switch {
@@ -111,6 +132,9 @@ type Server struct {
 	cfg        Config
 	workspaces map[string]*workspace
 	retiring   sync.WaitGroup // replaced stores waiting for their last request before closing
+	inflight   chan struct{}  // a slot per query being answered
+	// limiters are the keys' rates, by key ID ("" without keys); nil without a rate.
+	limiters map[string]*rate.Limiter
 }
 
 // New returns a server over cfg, which opens each store when a request first needs it.
@@ -124,7 +148,14 @@ func New(log zerolog.Logger, cfg Config) (*Server, error) {
 	if cfg.MaxConns == 0 {
 		cfg.MaxConns = DefaultMaxConns
 	}
-	s := &Server{log: log, cfg: cfg, workspaces: map[string]*workspace{}}
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.MaxInflight == 0 {
+		cfg.MaxInflight = DefaultMaxInflight
+	}
+	s := &Server{log: log, cfg: cfg, workspaces: map[string]*workspace{}, inflight: make(chan struct{}, cfg.MaxInflight),
+		limiters: newLimiters(cfg.Rate, cfg.Keys)}
 	if cfg.Store != nil {
 		s.workspaces[DefaultWorkspace] = &workspace{name: DefaultWorkspace, open: cfg.Store}
 	}
@@ -224,6 +255,7 @@ type endpoint struct {
 	fn        func(w *responseRecorder, r *http.Request, ws *workspace) error
 	workspace string
 	open      bool // answered without a key
+	query     bool // takes a slot of MaxInflight
 }
 
 // route finds the endpoint of a path: /query and /status (the workspace "default"),
@@ -241,7 +273,7 @@ func (s *Server) route(path string) (ep endpoint, ok bool) {
 	}
 	switch path {
 	case "/query":
-		return endpoint{methods: []string{http.MethodPost}, fn: s.query, workspace: ws}, true
+		return endpoint{methods: []string{http.MethodPost}, fn: s.query, workspace: ws, query: true}, true
 	case "/status":
 		return endpoint{methods: []string{http.MethodGet, http.MethodHead}, fn: s.status, workspace: ws}, true
 	}
@@ -255,6 +287,9 @@ func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(hw http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		w := &responseRecorder{ResponseWriter: hw}
+		ctx, cancel := context.WithTimeoutCause(r.Context(), s.cfg.RequestTimeout, errRequestTimeout)
+		defer cancel()
+		r = r.WithContext(ctx)
 		ep, ok := s.route(r.URL.Path)
 		w.workspace = ep.workspace
 		ws := s.workspaces[ep.workspace]
@@ -271,8 +306,9 @@ func (s *Server) Handler() http.Handler {
 			err = httpError{http.StatusNotFound, fmt.Errorf("this server has no workspace %q: ask /w/NAME%s", DefaultWorkspace, strings.TrimPrefix(r.URL.Path, "/w/"+DefaultWorkspace))}
 		case ep.workspace != "" && ws == nil:
 			err = httpError{http.StatusNotFound, fmt.Errorf("no workspace %q", ep.workspace)}
+		case ep.workspace != "" && !s.allow(w, &err):
 		default:
-			err = ep.fn(w, r, ws)
+			err = s.answer(w, r, ep, ws)
 		}
 		switch {
 		case err != nil && w.streaming:
@@ -421,14 +457,16 @@ func (s *Server) writeError(w *responseRecorder, r *http.Request, err error) {
 	s.writeJSON(w, r, status, errorBody{Error: err.Error(), Code: status})
 }
 
-// errorStatus is the status err calls for: its own, 499 when the client went away, 503 for a
-// store that cannot be opened, 500 otherwise.
+// errorStatus is the status err calls for: its own, 504 past the request timeout, 499 when the
+// client went away, 503 for a store that cannot be opened, 500 otherwise.
 func errorStatus(r *http.Request, err error) int {
 	var he httpError
 	var unavailable errUnavailable
 	switch {
 	case errors.As(err, &he):
 		return he.status
+	case errors.Is(context.Cause(r.Context()), errRequestTimeout):
+		return http.StatusGatewayTimeout
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
 		// The client went away; nobody reads this answer, but the log says why the query stopped.
 		return statusClientClosed
