@@ -47,7 +47,8 @@ func serveCommand() *cli.Command {
 			"                pieces before it), then that object; a query that fails after the first\n" +
 			"                line ends with a line {\"error\", \"code\"}\n" +
 			"  GET  /status  the object of status --json\n" +
-			"  GET  /healthz {\"status\": \"ok\"} once the store is open\n" +
+			"  GET  /healthz {\"status\": \"ok\"} once the stores are open\n" +
+			"  GET  /metrics Prometheus metrics (series in docs/CLI.md)\n" +
 			"Errors are {\"error\": \"...\", \"code\": <HTTP status>}. The embedded store is opened read-only, so an\n" +
 			"ingest can run beside the server; queries see its last committed state. A store that cannot be\n" +
 			"opened yet (not ingested, Neo4j down) gets 503 and is opened again on the next request.\n" +

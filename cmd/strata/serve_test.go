@@ -869,3 +869,50 @@ func TestServeClientGoneCancelsModelCall(t *testing.T) {
 		t.Errorf("client: %v, want cancelled", err)
 	}
 }
+
+// TestServeMetricsCountModelUse: /metrics counts the model calls and tokens of queries, as
+// their answers' usage reports them, per workspace.
+func TestServeMetricsCountModelUse(t *testing.T) {
+	dir := ingested(t)
+	fake, err := fakeopenai.New(fakeopenai.Options{Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := httptest.NewServer(fake)
+	defer api.Close()
+	t.Setenv("OPENAI_BASE_URL", api.URL)
+	t.Setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+	t.Setenv("NEO4J_URI", "")
+	t.Setenv("STRATA_OFFLINE", "")
+	keysFile := filepath.Join(t.TempDir(), "keys")
+	const key = "metrics-key-0123456789abcdef"
+	if err := os.WriteFile(keysFile, []byte(key+" *\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hs := serveFlags(t, "--api-keys", keysFile, "--workspace", "docs="+dir, "--no-cache")
+	var calls, prompt, completion float64
+	for _, q := range []string{"Who founded the guild?", "Where is Port Avel?"} {
+		status, _, got := servertest.DoKey(t, http.MethodPost, hs.URL+"/w/docs/query", `{"question": "`+q+`", "mode": "naive"}`, key)
+		if status != http.StatusOK {
+			t.Fatalf("query: %d %v", status, got)
+		}
+		u := got["usage"].(map[string]any)
+		calls += u["llm_calls"].(float64)
+		prompt += u["prompt_tokens"].(float64)
+		completion += u["completion_tokens"].(float64)
+	}
+	if calls < 2 || prompt == 0 || completion == 0 {
+		t.Fatalf("usage of two answered queries: %v calls, %v + %v tokens", calls, prompt, completion)
+	}
+	m := servertest.Metrics(t, hs.URL+"/metrics", key)
+	for series, want := range map[string]float64{
+		`strata_llm_calls_total{workspace="docs"}`:                                           calls,
+		`strata_llm_tokens_total{kind="prompt",workspace="docs"}`:                            prompt,
+		`strata_llm_tokens_total{kind="completion",workspace="docs"}`:                        completion,
+		`strata_requests_total{endpoint="query",mode="naive",status="200",workspace="docs"}`: 2,
+	} {
+		if m[series] != want {
+			t.Errorf("%s = %v, want %v", series, m[series], want)
+		}
+	}
+}

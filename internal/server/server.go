@@ -135,6 +135,7 @@ type Server struct {
 	inflight   chan struct{}  // a slot per query being answered
 	// limiters are the keys' rates, by key ID ("" without keys); nil without a rate.
 	limiters map[string]*rate.Limiter
+	metrics  *metrics
 }
 
 // New returns a server over cfg, which opens each store when a request first needs it.
@@ -162,6 +163,7 @@ func New(log zerolog.Logger, cfg Config) (*Server, error) {
 	for name, open := range cfg.Workspaces {
 		s.workspaces[name] = &workspace{name: name, open: open}
 	}
+	s.metrics = newMetrics(s)
 	return s, nil
 }
 
@@ -251,6 +253,7 @@ const DefaultWorkspace = "default"
 
 // endpoint is what a path asks for, and of which workspace ("" for none).
 type endpoint struct {
+	name      string // in metrics: query, status, healthz, metrics
 	methods   []string
 	fn        func(w *responseRecorder, r *http.Request, ws *workspace) error
 	workspace string
@@ -259,7 +262,7 @@ type endpoint struct {
 }
 
 // route finds the endpoint of a path: /query and /status (the workspace "default"),
-// /w/NAME/query and /w/NAME/status, /healthz; ok is false for any other path.
+// /w/NAME/query and /w/NAME/status, /healthz, /metrics; ok is false for any other path.
 func (s *Server) route(path string) (ep endpoint, ok bool) {
 	ws := DefaultWorkspace
 	if rest, found := strings.CutPrefix(path, "/w/"); found {
@@ -268,14 +271,19 @@ func (s *Server) route(path string) (ep endpoint, ok bool) {
 			return ep, false
 		}
 		ws, path = name, "/"+sub
-	} else if path == "/healthz" {
-		return endpoint{methods: []string{http.MethodGet, http.MethodHead}, fn: s.healthz, open: true}, true
+	} else {
+		switch path {
+		case "/healthz":
+			return endpoint{name: "healthz", methods: []string{http.MethodGet, http.MethodHead}, fn: s.healthz, open: true}, true
+		case "/metrics":
+			return endpoint{name: "metrics", methods: []string{http.MethodGet, http.MethodHead}, fn: s.serveMetrics}, true
+		}
 	}
 	switch path {
 	case "/query":
-		return endpoint{methods: []string{http.MethodPost}, fn: s.query, workspace: ws, query: true}, true
+		return endpoint{name: "query", methods: []string{http.MethodPost}, fn: s.query, workspace: ws, query: true}, true
 	case "/status":
-		return endpoint{methods: []string{http.MethodGet, http.MethodHead}, fn: s.status, workspace: ws}, true
+		return endpoint{name: "status", methods: []string{http.MethodGet, http.MethodHead}, fn: s.status, workspace: ws}, true
 	}
 	return ep, false
 }
@@ -297,7 +305,7 @@ func (s *Server) Handler() http.Handler {
 		switch {
 		case !ep.open && !s.authenticate(w, r, &err):
 		case !ok:
-			err = httpError{http.StatusNotFound, fmt.Errorf("no such endpoint %s (want POST /query, GET /status, POST /w/NAME/query, GET /w/NAME/status, GET /healthz)", r.URL.Path)}
+			err = httpError{http.StatusNotFound, fmt.Errorf("no such endpoint %s (want POST /query, GET /status, POST /w/NAME/query, GET /w/NAME/status, GET /healthz, GET /metrics)", r.URL.Path)}
 		case !slices.Contains(ep.methods, r.Method):
 			w.Header().Set("Allow", strings.Join(ep.methods, ", "))
 			err = httpError{http.StatusMethodNotAllowed, fmt.Errorf("%s %s: method not allowed (want %s)", r.Method, r.URL.Path, strings.Join(ep.methods, " or "))}
@@ -317,6 +325,11 @@ func (s *Server) Handler() http.Handler {
 			s.writeError(w, r, err)
 		}
 		s.logRequest(r, w, start, err)
+		label := ""
+		if ws != nil {
+			label = ws.name
+		}
+		s.metrics.request(label, ep.name, w, time.Since(start))
 	})
 }
 
@@ -648,10 +661,11 @@ func (s *Server) query(w *responseRecorder, r *http.Request, ws *workspace) erro
 		state, err = graph.ReadIngestState(r.Context(), st.Engine.Store)
 		stateErr <- err
 	}()
-	res, err := s.answerQuery(r, w, st, q, opt)
+	res, err := s.answerQuery(r, w, ws, st, q, opt)
 	if stErr := <-stateErr; stErr != nil {
 		return stErr
 	}
+	s.metrics.ingestState(ws.name, state)
 	if err != nil {
 		return err
 	}
@@ -666,9 +680,11 @@ func (s *Server) query(w *responseRecorder, r *http.Request, ws *workspace) erro
 
 // answerQuery runs the query of a POST /query through the engine of st, with the request's
 // LLM usage in the result.
-func (s *Server) answerQuery(r *http.Request, w *responseRecorder, st *Store, q queryRequest, opt retrieval.Options) (*retrieval.Result, error) {
+func (s *Server) answerQuery(r *http.Request, w *responseRecorder, ws *workspace, st *Store, q queryRequest, opt retrieval.Options) (*retrieval.Result, error) {
 	meter := llm.NewMeter()
 	ctx := llm.WithMeter(r.Context(), meter)
+	// Counted whether the query succeeds or not: a failed or abandoned query's calls cost too.
+	defer func() { s.metrics.usage(ws.name, meter.Stats().Total) }()
 	if q.Stream {
 		// The stream begins with the first piece, so that a query failing before it (a bad
 		// option, retrieval) is answered with its status as without streaming.

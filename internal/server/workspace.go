@@ -44,6 +44,7 @@ func (s *Server) store(ctx context.Context, ws *workspace) (o *Store, release fu
 		}
 		s.log.Info().Str("workspace", ws.name).Str("backend", o.Kind).Str("location", o.Location).Msg("store opened")
 		ws.opened = o
+		s.metrics.storeGeneration.WithLabelValues(ws.name).Inc()
 	}
 	ws.opened.inUse.Add(1)
 	return ws.opened, ws.opened.inUse.Done, nil
