@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -27,6 +29,7 @@ const (
 	flagAPIKeys         = "api-keys"
 	flagWorkspace       = "workspace"
 	flagInsecure        = "insecure"
+	flagHealthcheck     = "healthcheck"
 	flagMaxConns        = "max-conns"
 	flagRequestTimeout  = "request-timeout"
 	flagMaxInflight     = "max-inflight"
@@ -68,6 +71,8 @@ func serveCommand() *cli.Command {
 				Usage: "`NAME=PATH`: serve the store at PATH (an embedded store's directory, or neo4j:DATABASE on the configured Neo4j server) at /w/NAME/query and /w/NAME/status; repeatable"},
 			&cli.StringFlag{Name: flagAPIKeys, EnvVars: []string{"STRATA_API_KEYS_FILE"},
 				Usage: "`FILE` of API keys, one a line followed by the workspaces it may use (* for all); requests then need Authorization: Bearer KEY"},
+			&cli.BoolFlag{Name: flagHealthcheck,
+				Usage: "do not serve: ask GET /healthz of the server at --addr (loopback for 0.0.0.0 or ::) and exit 0 if it answers 200, else 1 (a container's health check)"},
 			&cli.BoolFlag{Name: flagInsecure,
 				Usage: "serve on a non-loopback --addr without --api-keys (anyone who reaches it can query)"},
 			&cli.DurationFlag{Name: flagIdleTimeout, Value: server.DefaultIdleTimeout,
@@ -86,6 +91,9 @@ func serveCommand() *cli.Command {
 }
 
 func runServe(c *cli.Context) error {
+	if c.Bool(flagHealthcheck) {
+		return checkHealth(c.Context, c.String(flagAddr))
+	}
 	if c.NArg() != 0 {
 		return usageError{fmt.Errorf("serve takes no arguments, got %q; name the store with --%s", c.Args().First(), flagDataDir)}
 	}
@@ -124,6 +132,35 @@ func runServe(c *cli.Context) error {
 		return fmt.Errorf("shut down: requests still running after --%s %s: %w", flagShutdownTimeout, se.Grace, se.Err)
 	}
 	return err
+}
+
+// checkHealth asks GET /healthz of the server listening on addr; nil when it answers 200. An
+// unspecified host (0.0.0.0, ::, none) is asked on loopback, where such a server also listens.
+func checkHealth(ctx context.Context, addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usageError{fmt.Errorf("--%s %s: %w", flagAddr, addr, err)}
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	url := "http://" + net.JoinHostPort(host, port) + "/healthz"
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return fmt.Errorf("healthcheck: %w", err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("healthcheck: %w", err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("healthcheck: GET %s: %s: %s", url, resp.Status, strings.TrimSpace(string(body)))
+	}
+	return nil
 }
 
 // serverFromCLI sets up the logger and models from the flags, and a server that opens the

@@ -916,3 +916,38 @@ func TestServeMetricsCountModelUse(t *testing.T) {
 		}
 	}
 }
+
+// TestServeHealthcheck: serve --healthcheck exits 0 when the server at --addr answers /healthz
+// with 200 (asked on loopback for an unspecified host, as in a container), 1 otherwise.
+func TestServeHealthcheck(t *testing.T) {
+	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/healthz" {
+			http.NotFound(w, r)
+		}
+	}))
+	defer ok.Close()
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error": "the store cannot be opened", "code": 503}`, http.StatusServiceUnavailable)
+	}))
+	defer down.Close()
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	port := func(s *httptest.Server) string { return s.URL[strings.LastIndexByte(s.URL, ':')+1:] }
+	for _, tc := range []struct {
+		addr string
+		code int
+		msg  string
+	}{
+		{"0.0.0.0:" + port(ok), 0, ""},
+		{":" + port(ok), 0, ""},
+		{"127.0.0.1:" + port(ok), 0, ""},
+		{"0.0.0.0:" + port(down), 1, "503 Service Unavailable: {\"error\": \"the store cannot be opened\""},
+		{"127.0.0.1:" + port(gone), 1, "connection refused"},
+		{"no-port", 2, "--addr no-port"},
+	} {
+		code, _, errOut := strata(t, "serve", "--healthcheck", "--addr", tc.addr)
+		if code != tc.code || !strings.Contains(errOut, tc.msg) {
+			t.Errorf("--addr %s: exit %d, stderr %q; want %d and %q", tc.addr, code, errOut, tc.code, tc.msg)
+		}
+	}
+}
