@@ -45,10 +45,11 @@ type Key struct {
 
 // Allows tells whether the key may use workspace.
 func (k *Key) Allows(workspace string) bool {
-	return k.all || slices.Contains(k.workspaces, workspace)
+	_, found := slices.BinarySearch(k.workspaces, workspace)
+	return k.all || found
 }
 
-// Workspaces is what the key grants: its workspaces, or ["*"].
+// Workspaces is what the key grants: its workspaces, sorted, or ["*"].
 func (k *Key) Workspaces() []string {
 	if k.all {
 		return []string{All}
@@ -171,13 +172,15 @@ func parseLine(line string) (*Key, error) {
 			k.all = true
 		case !ValidWorkspace(w):
 			return nil, fmt.Errorf("workspace %q: want letters, digits, - and _ (at most 64), or *", w)
-		case !slices.Contains(k.workspaces, w):
+		default:
 			k.workspaces = append(k.workspaces, w)
 		}
 	}
 	if k.all {
 		k.workspaces = nil
 	}
+	slices.Sort(k.workspaces)
+	k.workspaces = slices.Compact(k.workspaces)
 	return k, nil
 }
 
