@@ -60,12 +60,12 @@ func (in *Ingester) documents(ctx context.Context, docs []load.Document, meta ma
 	for i := range results {
 		results[i] = make(chan prepared, 1)
 	}
-	next := make(chan int)
+	next := make(chan []int)
 	g.Go(func() error {
 		defer close(next)
-		for i := range docs {
+		for _, unit := range in.extractionUnits(docs) {
 			select {
-			case next <- i:
+			case next <- unit:
 			case <-gctx.Done():
 				return gctx.Err()
 			}
@@ -74,14 +74,21 @@ func (in *Ingester) documents(ctx context.Context, docs []load.Document, meta ma
 	})
 	for range in.Options.Concurrency {
 		g.Go(func() error {
-			for i := range next {
+			for unit := range next {
+				if len(unit) > 1 {
+					if err := in.extractPacked(gctx, docs, unit, stored, checkChunks, results); err != nil {
+						return err
+					}
+					continue
+				}
+				i := unit[0]
 				p := in.prepare(gctx, docs[i], stored[docs[i].ID], checkChunks)
 				if p.err != nil && gctx.Err() != nil {
 					return gctx.Err()
 				}
 				results[i] <- p
 				if p.batches != nil {
-					if err := in.extractBatches(gctx, p); err != nil {
+					if err := in.extractBatches(gctx, p, in.extractOne); err != nil {
 						return err
 					}
 				}
@@ -311,17 +318,99 @@ type docBatch struct {
 	err          error
 }
 
-// extractBatches extracts the document's pieces batch by batch and hands each batch to
-// the writer, closing p.batches after the last one or after a failed one. Batches are cut at
-// fixed piece positions, so a resumed run cuts the batches a killed run cut; a batch with
+// extractOne extracts one piece with the extractor.
+func (in *Ingester) extractOne(ctx context.Context, pc chunk.Piece) (extract.Result, error) {
+	return in.Extractor.Extract(ctx, pc.Text)
+}
+
+// extractionUnits lists the documents the workers take at once, in input order: one at a time,
+// or, with an extractor that packs (extract.Packer), consecutive short documents together as
+// extract.Packs groups them by the size of their text (a deterministic rule, so a re-run
+// sends the same calls and the response cache answers them).
+func (in *Ingester) extractionUnits(docs []load.Document) [][]int {
+	if p, ok := in.Extractor.(extract.Packer); !ok || !p.Packs() {
+		units := make([][]int, len(docs))
+		for i := range docs {
+			units[i] = []int{i}
+		}
+		return units
+	}
+	// A pack holds about one chunk's worth of text; a document of more than half a chunk goes
+	// alone. Only short documents are counted: a text of more than eight bytes per token of a
+	// chunk (prose runs four) goes alone uncounted; packing it would only save a call.
+	limit := in.Options.Chunk.Size
+	sizes := make([]int, len(docs))
+	for i, d := range docs {
+		if len(d.Text) > 8*limit {
+			sizes[i] = len(d.Text)
+			continue
+		}
+		sizes[i] = in.Tokenizer.Count(d.Text)
+	}
+	return extract.Packs(sizes, limit/4, limit/2)
+}
+
+// extractPacked prepares the documents of unit (short ones, a chunk each), extracts their new
+// chunks in one packed call, and hands each document's batch to the writer in order. A failed
+// call fails every document of the pack, as a failed chunk fails its document.
+func (in *Ingester) extractPacked(ctx context.Context, docs []load.Document, unit []int, stored map[string]*graph.Document, checkChunks bool, results []chan prepared) error {
+	ps := make([]prepared, 0, len(unit))
+	var texts, ids []string
+	for _, i := range unit {
+		p := in.prepare(ctx, docs[i], stored[docs[i].ID], checkChunks)
+		if p.err != nil && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		results[i] <- p
+		if p.batches == nil {
+			continue
+		}
+		ps = append(ps, p)
+		for _, pc := range p.pieces {
+			if _, ok := p.have[pc.ID]; !ok {
+				texts, ids = append(texts, pc.Text), append(ids, pc.ID)
+			}
+		}
+	}
+	found := make(map[string]extract.Result, len(ids))
+	var packErr error
+	if len(texts) > 0 {
+		res, err := in.Extractor.(extract.Packer).ExtractPack(ctx, texts)
+		if err != nil && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		packErr = err
+		for n, id := range ids {
+			if err == nil {
+				found[id] = res[n]
+			}
+		}
+	}
+	for _, p := range ps {
+		err := in.extractBatches(ctx, p, func(_ context.Context, pc chunk.Piece) (extract.Result, error) {
+			if packErr != nil {
+				return extract.Result{}, packErr
+			}
+			return found[pc.ID], nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// extractBatches extracts the document's pieces batch by batch with extractOne and hands each
+// batch to the writer, closing p.batches after the last one or after a failed one. Batches are
+// cut at fixed piece positions, so a resumed run cuts the batches a killed run cut; a batch with
 // nothing to write (stored by an earlier run) is not sent, except the last.
-func (in *Ingester) extractBatches(ctx context.Context, p prepared) error {
+func (in *Ingester) extractBatches(ctx context.Context, p prepared, extractOne func(context.Context, chunk.Piece) (extract.Result, error)) error {
 	defer close(p.batches)
 	size := in.Options.ChunkBatch
 	for first := 0; first < len(p.pieces) || first == 0; first += size {
 		n := min(size, len(p.pieces)-first)
 		b := docBatch{first: first, count: n, last: first+n >= len(p.pieces)}
-		b.err = in.extractBatch(ctx, p, p.pieces[first:first+n], &b)
+		b.err = in.extractBatch(ctx, p, p.pieces[first:first+n], &b, extractOne)
 		if b.err != nil && ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -340,7 +429,7 @@ func (in *Ingester) extractBatches(ctx context.Context, p prepared) error {
 	return nil
 }
 
-func (in *Ingester) extractBatch(ctx context.Context, p prepared, pieces []chunk.Piece, b *docBatch) error {
+func (in *Ingester) extractBatch(ctx context.Context, p prepared, pieces []chunk.Piece, b *docBatch, extractOne func(context.Context, chunk.Piece) (extract.Result, error)) error {
 	var moved []graph.Chunk
 	subject := graph.Document{Title: p.doc.Title}.Subject()
 	results := make([]*extract.Result, len(pieces)) // nil: stored, not extracted
@@ -358,7 +447,7 @@ func (in *Ingester) extractBatch(ctx context.Context, p prepared, pieces []chunk
 			continue
 		}
 		g.Go(func() error {
-			res, err := in.Extractor.Extract(gctx, pc.Text)
+			res, err := extractOne(gctx, pc)
 			if err != nil {
 				return fmt.Errorf("extract chunk %d of %s: %w", pc.Seq, p.doc.ID, err)
 			}

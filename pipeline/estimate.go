@@ -102,9 +102,10 @@ func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, err
 		}
 	}
 	var texts []string
+	textDoc := map[int]int{} // text -> its document's index in docs
 	predicted := newPredictedChange()
 	resolver := &resolve.Resolver{Store: in.Store, Tokenizer: in.Tokenizer} // extractive: a dry run calls no model
-	for _, d := range docs {
+	for di, d := range docs {
 		pieces, err := chunk.Split(in.Tokenizer, d.ID, d.Text, in.Options.Chunk)
 		if err != nil {
 			return est, err
@@ -116,6 +117,7 @@ func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, err
 		est.Chunks += len(pieces)
 		if !stored {
 			for _, p := range pieces {
+				textDoc[len(texts)] = di
 				texts = append(texts, p.Text)
 				est.ExtractTokens += p.Tokens
 			}
@@ -131,6 +133,7 @@ func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, err
 		}
 		for _, pc := range p.pieces {
 			if _, ok := p.have[pc.ID]; !ok {
+				textDoc[len(texts)] = di
 				texts = append(texts, pc.Text)
 				est.ExtractTokens += pc.Tokens
 				predicted.newChunks++
@@ -172,7 +175,7 @@ func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, err
 	if a, ok := x.(assumedEstimator); ok && in.NoSample {
 		estimate = a.EstimateAssumed
 	}
-	if est.LLM, err = estimate(ctx, texts); err != nil {
+	if est.LLM, err = estimate(ctx, in.packedTexts(docs, texts, textDoc)); err != nil {
 		return est, err
 	}
 	if embeds {
@@ -222,4 +225,39 @@ func (est *Estimate) setRatio() {
 		}
 	}
 	est.TokensPerCorpusToken = float64(chat) / float64(est.ExtractTokens)
+}
+
+// packedTexts returns the texts extraction sends: texts as they are, but for the documents a
+// run extracts together (extractionUnits) the passage their pack is sent as. textDoc maps a
+// text to its document.
+func (in *Ingester) packedTexts(docs []load.Document, texts []string, textDoc map[int]int) []string {
+	unitOf := map[int]int{}
+	for u, unit := range in.extractionUnits(docs) {
+		if len(unit) > 1 {
+			for _, d := range unit {
+				unitOf[d] = u
+			}
+		}
+	}
+	if len(unitOf) == 0 {
+		return texts
+	}
+	var out []string
+	for i := 0; i < len(texts); {
+		u, packed := unitOf[textDoc[i]]
+		j := i + 1
+		for packed && j < len(texts) && unitOf[textDoc[j]] == u {
+			if _, ok := unitOf[textDoc[j]]; !ok {
+				break
+			}
+			j++
+		}
+		if j-i > 1 {
+			out = append(out, extract.PackText(texts[i:j]))
+		} else {
+			out = append(out, texts[i])
+		}
+		i = j
+	}
+	return out
 }

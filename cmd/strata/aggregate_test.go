@@ -62,7 +62,9 @@ func TestAggregationCostsReported(t *testing.T) {
 
 	dir := t.TempDir()
 	before := fake.Counts().ByTask[summaryrelation.Task]
-	rep := run("ingest", "--data-dir", dir, "--json", "--llm-structure", "all", corpusDir)
+	// Model descriptions: each document extracted alone, testdata's graph has inter-summary
+	// relations (packed, its summaries join none).
+	rep := run("ingest", "--data-dir", dir, "--json", "--llm-structure", "all", "--extract-descriptions", "model", corpusDir)
 	agg := rep.LLM.Stages["aggregate"]
 	rels := interSummaryRelations(t, dir)
 	if rels == 0 || agg.LLMCalls != rels || agg.PromptTokens == 0 {
@@ -71,13 +73,13 @@ func TestAggregationCostsReported(t *testing.T) {
 	if got := fake.Counts().ByTask[summaryrelation.Task] - before; got != agg.LLMCalls {
 		t.Errorf("the server answered %d summary relation prompts, the report counts %d", got, agg.LLMCalls)
 	}
-	dry := run("ingest", "--dry-run", "--json", "--llm-structure", "all", corpusDir)
+	dry := run("ingest", "--dry-run", "--json", "--llm-structure", "all", "--extract-descriptions", "model", corpusDir)
 	if e := dry.Estimate.Stages["aggregate"]; e.Calls == 0 || e.PromptTokens == 0 {
 		t.Errorf("dry run: aggregate %+v, want calls and tokens", e)
 	}
 
 	// Turned off on the same store: the structure is recomputed without them.
-	if code, _, errOut := runCLI(t, "ingest", "--data-dir", dir, "--aggregate=false", corpusDir); code != 0 || interSummaryRelations(t, dir) != 0 {
+	if code, _, errOut := runCLI(t, "ingest", "--data-dir", dir, "--aggregate=false", "--extract-descriptions", "model", corpusDir); code != 0 || interSummaryRelations(t, dir) != 0 {
 		t.Errorf("--aggregate=false over an aggregated store: exit %d, %d inter-summary relations left\n%s", code, interSummaryRelations(t, dir), errOut)
 	}
 

@@ -39,7 +39,8 @@ func TestIngestReportsMalformedAnswers(t *testing.T) {
 		t.Errorf("no warning about malformed answers on stderr:\n%s", errOut)
 	}
 	// 30 % mangled is a model that mostly follows the format: the run is not judged unusable.
-	if ext.Answers < 17 || ext.UnreadableShare != float64(ext.Unreadable)/float64(ext.Answers) || ext.UnreadableShare >= 0.5 {
+	// testdata's 17 short documents are extracted in 14 calls (extract.Packs).
+	if ext.Answers < 14 || ext.UnreadableShare != float64(ext.Unreadable)/float64(ext.Answers) || ext.UnreadableShare >= 0.5 {
 		t.Errorf("extract figures %+v", ext)
 	}
 
@@ -106,13 +107,14 @@ func TestIngestUnusableModel(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	ext := rep.Malformed["extract"]
-	if rep.Documents != 17 || ext.Answers != 17 || ext.Unreadable != 17 || ext.UnreadableShare != 1 {
+	// testdata's 17 short documents are extracted in 14 calls (extract.Packs).
+	if rep.Documents != 17 || ext.Answers != 14 || ext.Unreadable != 14 || ext.UnreadableShare != 1 {
 		t.Errorf("report: %d documents, extract %+v", rep.Documents, ext)
 	}
 	if len(rep.Unusable) == 0 || rep.Unusable[0] != "extract" || rep.Code != exitPartial {
 		t.Errorf("unusable_stages %q, code %d", rep.Unusable, rep.Code)
 	}
-	for _, want := range []string{"the model cannot follow", "17 of 17 extract answers (100%) were unreadable", "instruction-tuned", "structured output", "--extract-mode two-pass"} {
+	for _, want := range []string{"the model cannot follow", "14 of 14 extract answers (100%) were unreadable", "instruction-tuned", "structured output", "--extract-mode two-pass"} {
 		if !strings.Contains(rep.Error, want) {
 			t.Errorf("error %q does not say %q", rep.Error, want)
 		}

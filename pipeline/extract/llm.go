@@ -104,7 +104,7 @@ func NewLLM(chat llm.Chatter, opts LLMOptions) *LLM {
 	return x
 }
 
-var _ Extractor = (*LLM)(nil)
+var _ Packer = (*LLM)(nil)
 
 // Name implements Extractor: model, mode, gleaning, who describes the records, prompt version
 // and entity types, so that a change to any of them is visible.
@@ -132,6 +132,17 @@ func (x *LLM) Extract(ctx context.Context, text string) (Result, error) {
 	if strings.TrimSpace(text) == "" {
 		return Result{}, ctx.Err()
 	}
+	res, err := x.records(ctx, text)
+	if err != nil {
+		return Result{}, err
+	}
+	describeFromPassage(text, &res)
+	return res, nil
+}
+
+// records asks the model about text and merges the records of its answers, undescribed unless
+// the model describes them.
+func (x *LLM) records(ctx context.Context, text string) (Result, error) {
 	in := x.input(text)
 	call := func(stage string) extraction.Call {
 		return extraction.Call{Stage: stage, MaxTokens: x.opts.MaxTokens, Gleaning: x.opts.Gleaning}
@@ -165,9 +176,7 @@ func (x *LLM) Extract(ctx context.Context, text string) (Result, error) {
 	default:
 		return Result{}, fmt.Errorf("LLM extractor: unknown mode %q", x.opts.Mode)
 	}
-	res := m.result()
-	describeFromPassage(text, &res)
-	return res, nil
+	return m.result(), nil
 }
 
 // input is the data of the extraction prompts for text.

@@ -283,15 +283,22 @@ func (x *LLM) communityText(m graph.Members, written map[string]Report) string {
 	return sb.String()
 }
 
-// EstimateReport predicts the call Reports would make for a community as it is stored: none
-// when plan says so; otherwise one, whose prompt is rendered from the stored members and the
+// EstimateReport predicts the call Reports would make for a community as it is stored (an
+// update's, before the update): none when plan says so, at seven eighths of the threshold; otherwise one, whose prompt is rendered from the stored members and the
 // stored reports of its children, and whose answer is counted at its token cap.
 func (x *LLM) EstimateReport(ctx context.Context, store graph.Reader, c graph.Community) (llm.StageEstimate, error) {
 	m, err := store.CommunityMembers(ctx, c.ID, x.maxRelations())
 	if err != nil {
 		return llm.StageEstimate{}, fmt.Errorf("read members of community %s: %w", c.ID, err)
 	}
-	plan, text := x.plan(m, nil)
+	// A community within an eighth of the threshold may pass it once the change is written: it
+	// is counted, for an upper bound.
+	y := *x
+	y.MinInputTokens = x.minText() * 7 / 8
+	if y.MinInputTokens == 0 {
+		y.MinInputTokens = -1
+	}
+	plan, text := y.plan(m, nil)
 	if plan != planModel {
 		return llm.StageEstimate{}, nil
 	}
