@@ -15,9 +15,10 @@ import (
 	"github.com/stratarag/strata/internal/llm/fakeopenai"
 )
 
-// batchConfig is a client configuration in batch mode with a fast rhythm for tests.
+// batchConfig is a client configuration in batch mode with a fast rhythm for tests; the wait
+// is long enough that requests sent at once join one job on a loaded machine too.
 func batchConfig(cacheDir string) Config {
-	return Config{Batch: true, BatchWait: 20 * time.Millisecond, BatchPoll: time.Millisecond, CacheDir: cacheDir}
+	return Config{Batch: true, BatchWait: 150 * time.Millisecond, BatchPoll: time.Millisecond, CacheDir: cacheDir}
 }
 
 // chatAll sends one extraction request per text concurrently, as a stage does, and returns the
