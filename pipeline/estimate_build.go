@@ -98,7 +98,9 @@ func (in *Ingester) estimateBuild(ctx context.Context, est *Estimate, texts []st
 		s := llm.StageEstimate{Calls: int(math.Ceil(r.calls * a)), PromptTokens: int(math.Round(r.prompt * a)), CompletionTokens: int(math.Round(r.completion * a))}
 		why := fmt.Sprintf(estimateAssumptionBuild, stage, r.prompt+r.completion, records)
 		if n, ok := perCall[stage]; ok {
-			s.CompletionTokens = s.Calls * n
+			// The expected calls, not their count rounded up: on a small graph a stage's
+			// expectation is a fraction of a call.
+			s.CompletionTokens = int(math.Round(r.calls * a * float64(n)))
 			why = fmt.Sprintf(estimateAssumptionSampled, stage, r.calls*1000, r.prompt, records, n)
 		}
 		est.LLM.Add(stage, s)

@@ -163,8 +163,9 @@ func TestEstimateSamplesStructure(t *testing.T) {
 	}
 	for _, stage := range []string{llm.StageLayers, llm.StageReport} {
 		s, n := sampled.LLM.Stages[stage], in.Tokenizer.Count(chat.answers[stage])
-		if s.Calls == 0 || s.CompletionTokens != s.Calls*n {
-			t.Errorf("%s: %+v, want %d calls of %d answer tokens", stage, s, s.Calls, n)
+		// The expected calls (a fraction of the last one counted) of n answer tokens each.
+		if s.Calls == 0 || s.CompletionTokens <= (s.Calls-1)*n || s.CompletionTokens > s.Calls*n {
+			t.Errorf("%s: %+v, want up to %d calls of %d answer tokens", stage, s, s.Calls, n)
 		}
 	}
 	in.NoSample = true
