@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -112,6 +113,7 @@ func (s *Store) residentCommunityEntities(ctx context.Context, ids []string) (ma
 // generations they belong to (those asked for when there is no membership to read them with);
 // the caller holds m.mu.
 func (s *Store) loadMembers(ctx context.Context, m *residentMembers, commGen, entGen string) error {
+	start := time.Now()
 	rows, err := s.readRows(ctx, qReadCommunityMembership, map[string]any{
 		"communityKey": metaCommunityGeneration, "entityKey": metaEntityGraphGeneration,
 	})
@@ -131,5 +133,6 @@ func (s *Store) loadMembers(ctx context.Context, m *residentMembers, commGen, en
 		m.byCommunity[c] = append(m.byCommunity[c], e)
 	}
 	m.loaded = true
+	s.copyLoaded(qReadCommunityMembership, len(rows), start)
 	return nil
 }

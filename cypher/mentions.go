@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/mentionindex"
@@ -46,6 +47,7 @@ func (s *Store) residentDocumentLinks(ctx context.Context, ids []string, maxDocu
 // loadMentions replaces the copy m by the mentions read_mention_index reads, with their
 // generation; the caller holds m.mu.
 func (s *Store) loadMentions(ctx context.Context, m *residentMentions) error {
+	start := time.Now()
 	rows, err := s.readRows(ctx, qReadMentionIndex, map[string]any{"key": metaMentionGeneration})
 	if err != nil {
 		return fmt.Errorf("load the mentions: %w", err)
@@ -71,5 +73,6 @@ func (s *Store) loadMentions(ctx context.Context, m *residentMentions) error {
 		}
 	}
 	m.gen, m.ix = gen, b.Index()
+	s.copyLoaded(qReadMentionIndex, len(rows), start)
 	return nil
 }

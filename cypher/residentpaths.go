@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -104,6 +105,7 @@ func pairKey(a, b int32) [2]int32 {
 // statements match back to a hop: RELATED before SUMMARIZED_BY, then the heavier one (a missing
 // weight first, as Cypher orders nulls in descending order), then the first read.
 func (s *Store) loadPaths(ctx context.Context, rp *residentPaths) error {
+	start := time.Now()
 	rows, err := s.readRows(ctx, qReadEntityGraph, map[string]any{"key": metaEntityGraphGeneration})
 	if err != nil {
 		return fmt.Errorf("load the entity graph: %w", err)
@@ -151,5 +153,6 @@ func (s *Store) loadPaths(ctx context.Context, rp *residentPaths) error {
 	for k, c := range best {
 		rp.steps[k] = c.step
 	}
+	s.copyLoaded(qReadEntityGraph, len(rows), start)
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j/config"
+	"github.com/rs/zerolog"
 
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -38,6 +39,8 @@ type Store struct {
 	dims   map[graph.VectorIndex]int // dimension of each existing vector index
 
 	lease *lease // the writer lease, once TakeWriterLease took it
+
+	log zerolog.Logger // Config.Log: a debug line per in-memory copy loaded
 
 	// resident: vector search, DocumentLinks, CommunitiesByLevel, Chunks and Documents run on
 	// in-memory copies (Config.Resident).
@@ -105,6 +108,7 @@ func newStore(r runner, qs queries, cfg Config) *Store {
 		txWrites:          hierarchyTxWrites,
 		dims:              map[graph.VectorIndex]int{},
 		resident:          cfg.Resident,
+		log:               cfg.Log,
 		vectors:           map[graph.VectorIndex]*residentVectors{},
 	}
 }

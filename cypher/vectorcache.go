@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/topk"
@@ -158,6 +159,7 @@ func (s *Store) generations(ctx context.Context) (map[string]string, error) {
 // loadVectors replaces the copy v by the vectors statement reads, with the generation under
 // key they belong to; the caller holds v.mu.
 func (s *Store) loadVectors(ctx context.Context, v *residentVectors, statement, key string, dim int) error {
+	start := time.Now()
 	rows, err := s.readRows(ctx, statement, map[string]any{"key": key})
 	if err != nil {
 		return fmt.Errorf("load the vectors: %w", err)
@@ -184,6 +186,7 @@ func (s *Store) loadVectors(ctx context.Context, v *residentVectors, statement, 
 		v.vecs = append(v.vecs, emb...)
 	}
 	v.loaded = true
+	s.copyLoaded(statement, len(rows), start)
 	return nil
 }
 
