@@ -89,8 +89,7 @@ func (s *Store) residentCommunityEntities(ctx context.Context, ids []string) (ma
 		}
 	}
 	m.mu.Unlock()
-	records, err := cachedByIDs(ctx, s, &s.entityCache, []string{metaEntityGraphGeneration, metaComponentGeneration}, residentEntities,
-		graph.UniqueIDs(all), s.EntityTexts, func(e graph.Entity) string { return e.ID })
+	records, err := s.cachedEntityTexts(ctx, graph.UniqueIDs(all))
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/mentionindex"
 )
 
 // ExpandLocal implements graph.Store with a single statement (expand_local.cypher) that gathers
@@ -18,6 +19,15 @@ func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.L
 	}
 	if len(entityIDs) == 0 {
 		return graph.LocalContext{}, nil
+	}
+	if s.resident && opt.TopCommunities <= 0 && opt.TopInsideRels <= 0 && opt.TopOutsideRels <= 0 {
+		lc, ok, err := s.residentLocalChunks(ctx, entityIDs, opt.TopChunks)
+		if err != nil {
+			return graph.LocalContext{}, fmt.Errorf("cypher: expand local: %w", err)
+		}
+		if ok {
+			return lc, nil
+		}
 	}
 	var entityDim, chunkDim int
 	fill := false
@@ -65,6 +75,57 @@ func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.L
 		}
 	}
 	return lc, nil
+}
+
+// residentLocalChunks answers an ExpandLocal that asks for chunks only (hi's global level and
+// lca ask for the chunks of member entities) as expand_local.cypher does, from a resident
+// store's copies: the seeds from the entity records and vectors, the chunks that mention them
+// from the mentions, ranked by how many seeds they mention, then id, the chunk records and
+// vectors from theirs. ok is false when there are no vector copies (an index is missing).
+func (s *Store) residentLocalChunks(ctx context.Context, entityIDs []string, topChunks int) (lc graph.LocalContext, ok bool, err error) {
+	_, chunkDim, ok, err := s.residentDims(ctx)
+	if err != nil || !ok {
+		return lc, false, err
+	}
+	seeds, ok, err := s.residentEntityRecords(ctx, graph.UniqueIDs(entityIDs))
+	if err != nil || !ok {
+		return lc, false, err
+	}
+	// Empty lists as decodeLocal leaves them, not nil.
+	lc.Entities, lc.Chunks = seeds, []graph.ScoredChunk{}
+	lc.Communities, lc.InsideRelations, lc.OutsideRelations = []graph.ScoredCommunity{}, []graph.Relation{}, []graph.Relation{}
+	ids := make([]string, len(seeds))
+	for i, e := range seeds {
+		ids[i] = e.ID
+	}
+	var hits []mentionindex.ChunkHits
+	if err := s.withMentions(ctx, func(ix *mentionindex.Index) { hits = ix.TopChunks(ids, topChunks) }); err != nil {
+		return lc, false, err
+	}
+	if len(hits) == 0 {
+		return lc, true, nil
+	}
+	chunkIDs := make([]string, len(hits))
+	for i, h := range hits {
+		chunkIDs[i] = h.ChunkID
+	}
+	chunks, err := s.Chunks(ctx, chunkIDs)
+	if err != nil {
+		return lc, false, err
+	}
+	byID := make(map[string]graph.Chunk, len(chunks))
+	for _, c := range chunks {
+		byID[c.ID] = c
+	}
+	err = s.withResidentVectors(ctx, graph.ChunkEmbedding, chunkDim, func(v *residentVectors) {
+		for _, h := range hits {
+			if c, ok := byID[h.ChunkID]; ok {
+				c.Embedding = v.embedding(c.ID)
+				lc.Chunks = append(lc.Chunks, graph.ScoredChunk{Chunk: c, Score: float64(h.Hits)})
+			}
+		}
+	})
+	return lc, err == nil, err
 }
 
 // residentDims returns the dimensions of the entity and chunk vector indexes, and whether both

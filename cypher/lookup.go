@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -70,7 +71,18 @@ func (s *Store) readChunks(ctx context.Context, ids []string) ([]graph.Chunk, er
 }
 
 // Entities implements graph.Store.
+// A resident store answers from its copies of the entity records (without embeddings) and of
+// the entity vectors, when both vector indexes exist.
 func (s *Store) Entities(ctx context.Context, ids []string) ([]graph.Entity, error) {
+	if s.resident && len(ids) > 0 {
+		entities, ok, err := s.residentEntityRecords(ctx, ids)
+		if err != nil {
+			return nil, fmt.Errorf("cypher: entities: %w", err)
+		}
+		if ok {
+			return entities, nil
+		}
+	}
 	return byIDs(ctx, s, "entities", qReadEntities, "entity", ids, decodeEntity,
 		func(e graph.Entity) string { return e.ID })
 }
@@ -293,12 +305,32 @@ func (s *Store) CommunityEntities(ctx context.Context, communityIDs []string) (m
 	return out, nil
 }
 
-// MetaValues implements graph.MetaBatchReader with one statement.
+// MetaValues implements graph.MetaBatchReader with one statement. Within a read scope, a
+// resident store answers keys that are all generationKeys from the scope's read of them, where
+// a value set to "" counts as unset.
 func (s *Store) MetaValues(ctx context.Context, keys []string) (map[string]string, error) {
 	out := make(map[string]string, len(keys))
 	if len(keys) == 0 {
 		return out, ctx.Err()
 	}
+	if s.resident && graph.ReadScopeOf(ctx) != nil && allGenerationKeys(keys) {
+		vals, err := s.generations(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("cypher: meta %q: %w", keys, err)
+		}
+		for _, k := range keys {
+			if v, ok := vals[k]; ok {
+				out[k] = v
+			}
+		}
+		return out, nil
+	}
+	return s.readMetaValues(ctx, keys)
+}
+
+// readMetaValues is MetaValues with one statement, keys not empty.
+func (s *Store) readMetaValues(ctx context.Context, keys []string) (map[string]string, error) {
+	out := make(map[string]string, len(keys))
 	rows, err := s.readRows(ctx, qReadMetaKeys, map[string]any{"keys": graph.UniqueIDs(keys)})
 	if err != nil {
 		return nil, fmt.Errorf("cypher: meta %q: %w", keys, err)
@@ -312,6 +344,16 @@ func (s *Store) MetaValues(ctx context.Context, keys []string) (map[string]strin
 		out[k] = v
 	}
 	return out, nil
+}
+
+// allGenerationKeys reports whether every key is one of generationKeys.
+func allGenerationKeys(keys []string) bool {
+	for _, k := range keys {
+		if !slices.Contains(generationKeys, k) {
+			return false
+		}
+	}
+	return true
 }
 
 // Meta implements graph.Store.

@@ -29,19 +29,28 @@ type residentMentions struct {
 // residentDocumentLinks answers DocumentLinks from the in-memory mentions, loading them first
 // when their generation moved on.
 func (s *Store) residentDocumentLinks(ctx context.Context, ids []string, maxDocuments int) ([]graph.DocumentLink, error) {
+	var links []graph.DocumentLink
+	err := s.withMentions(ctx, func(ix *mentionindex.Index) { links = ix.DocumentLinks(ids, maxDocuments) })
+	return links, err
+}
+
+// withMentions calls f with the current copy of the mentions, loading it first when their
+// generation moved on.
+func (s *Store) withMentions(ctx context.Context, f func(*mentionindex.Index)) error {
 	gen, err := s.generation(ctx, metaMentionGeneration)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	m := &s.mentions
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.ix == nil || m.gen != gen {
 		if err := s.loadMentions(ctx, m); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return m.ix.DocumentLinks(ids, maxDocuments), nil
+	f(m.ix)
+	return nil
 }
 
 // loadMentions replaces the copy m by the mentions read_mention_index reads, with their

@@ -97,3 +97,28 @@ func (s *Store) Documents(ctx context.Context, ids []string) ([]graph.Document, 
 
 func chunkID(c graph.Chunk) string       { return c.ID }
 func documentID(d graph.Document) string { return d.ID }
+
+// cachedEntityTexts answers EntityTexts from a resident store's copy of the entity records.
+func (s *Store) cachedEntityTexts(ctx context.Context, ids []string) ([]graph.Entity, error) {
+	return cachedByIDs(ctx, s, &s.entityCache, []string{metaEntityGraphGeneration, metaComponentGeneration}, residentEntities,
+		ids, s.EntityTexts, func(e graph.Entity) string { return e.ID })
+}
+
+// residentEntityRecords answers Entities from the copy of the entity records, with each
+// embedding from the copy of the entity vectors, which holds every stored one; ok is false
+// when there is no such copy (a vector index is missing) and the database must answer.
+func (s *Store) residentEntityRecords(ctx context.Context, ids []string) (entities []graph.Entity, ok bool, err error) {
+	entityDim, _, ok, err := s.residentDims(ctx)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	if entities, err = s.cachedEntityTexts(ctx, ids); err != nil {
+		return nil, false, err
+	}
+	err = s.withResidentVectors(ctx, graph.EntityEmbedding, entityDim, func(v *residentVectors) {
+		for i := range entities {
+			entities[i].Embedding = v.embedding(entities[i].ID)
+		}
+	})
+	return entities, err == nil, err
+}

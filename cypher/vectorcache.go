@@ -98,10 +98,12 @@ func (v *residentVectors) embedding(id string) []float32 {
 }
 
 // generationKeys are the counters of what a resident store keeps copies of, read together once
-// per read scope.
+// per read scope, and the ingest state that strata serve reports with every answer
+// (graph.ReadIngestState), which MetaValues then answers from the same read.
 var generationKeys = []string{
 	metaEntityGraphGeneration, metaChunkGeneration, metaMentionGeneration, metaCommunityGeneration, metaDocumentGeneration,
 	metaComponentGeneration,
+	graph.MetaIngestState, graph.MetaIngestStarted, graph.MetaIngestFinished, graph.MetaIngestFailed, graph.MetaStructureStale,
 }
 
 // generation reads the counter under key: once per read scope (graph.WithReadScope), with the
@@ -121,7 +123,7 @@ const projectionKey = "\x00projection"
 func (s *Store) generations(ctx context.Context) (map[string]string, error) {
 	read := func() (map[string]string, error) {
 		if s.gds == "" {
-			return s.MetaValues(ctx, generationKeys)
+			return s.readMetaValues(ctx, generationKeys)
 		}
 		rows, err := s.readRows(ctx, qReadGenerations, map[string]any{
 			"keys": generationKeys, "entityGraphKey": metaEntityGraphGeneration, "prefix": s.projectionPrefix,
@@ -133,7 +135,7 @@ func (s *Store) generations(ctx context.Context) (map[string]string, error) {
 			// GDS refusing the call must not stop the copies that do not need it: without
 			// the answer the projection counts as missing, and paths come from the
 			// statements.
-			return s.MetaValues(ctx, generationKeys)
+			return s.readMetaValues(ctx, generationKeys)
 		}
 		out := make(map[string]string, len(generationKeys)+1)
 		for _, row := range rows {

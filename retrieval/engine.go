@@ -58,8 +58,11 @@ func (e *Engine) Query(ctx context.Context, question string, opt Options) (*Resu
 		return nil, ErrEmptyQuery
 	}
 	// One query is one read scope: a store that keeps copies in memory checks that they are
-	// current once for the whole query, not once per call.
-	ctx = graph.WithReadScope(ctx)
+	// current once for the whole query, not once per call. A caller that reads the store for
+	// the same request (strata serve's ingest state) may have opened it already.
+	if graph.ReadScopeOf(ctx) == nil {
+		ctx = graph.WithReadScope(ctx)
+	}
 	if b, ok := e.Answerer.(interface{ ContextBudget() int }); ok && !opt.ContextOnly {
 		// A context the model's window cannot hold would fail the answer, so every mode's
 		// budget is fitted to it (a local model's 4k or 8k window, against the 65k default).

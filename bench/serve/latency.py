@@ -13,7 +13,8 @@ QUESTIONS is JSON Lines ({"question": ...}) or, for any other name than *.jsonl,
 per line. Environment: FRESH=0 skips the fresh processes; ROUNDS=R asks the server every
 question R times (default 1), for a steadier p95 from few questions; NEO4J=1 keeps NEO4J_URI (and
 the other NEO4J_* variables) from the environment, so that the store served is that Neo4j database
-rather than DATA_DIR; JSON_OUT=path also writes the p50 per mode and way as JSON
+rather than DATA_DIR; WARMUP=0 sends no warm-up request and does not wait (the server as a user
+meets it right after it starts: its first requests count); JSON_OUT=path also writes the p50 per mode and way as JSON
 ({"hi": {"fresh process": ms, "strata serve": ms}, ...}).
 """
 
@@ -86,6 +87,7 @@ def main(argv):
             questions = [line.strip() for line in f if line.strip()][:n]
     fresh = os.environ.get("FRESH", "1") != "0"
     rounds = int(os.environ.get("ROUNDS", "1"))
+    warmup = os.environ.get("WARMUP", "1") != "0"
     env = dict(os.environ, STRATA_OFFLINE="1")
     if os.environ.get("NEO4J", "0") != "1":
         env["NEO4J_URI"] = ""
@@ -106,10 +108,12 @@ def main(argv):
     try:
         serve_rows = []
         for mode in modes:
-            t = time.perf_counter()
-            post(url, {"question": questions[0], "mode": mode})
-            first = (time.perf_counter() - t) * 1000
-            idle = wait_idle(proc.pid)
+            first, idle = None, 0.0
+            if warmup:
+                t = time.perf_counter()
+                post(url, {"question": questions[0], "mode": mode})
+                first = (time.perf_counter() - t) * 1000
+                idle = wait_idle(proc.pid)
             lat, server = [], []
             for q in questions * rounds:
                 t = time.perf_counter()
@@ -128,8 +132,9 @@ def main(argv):
         note = ""
         if extra:
             first, idle, server = extra
-            note = (f"first request {first:.1f} ms, then idle after {idle:.1f} s; "
-                    f"server-side total p50 {statistics.median(server):.1f} ms")
+            note = f"server-side total p50 {statistics.median(server):.1f} ms"
+            if first is not None:
+                note = f"first request {first:.1f} ms, then idle after {idle:.1f} s; " + note
         print(f"{mode:6} {how:14} {pct(lat, 50):8.1f} {pct(lat, 95):8.1f}   {note}")
     if os.environ.get("JSON_OUT"):
         out = {}

@@ -92,7 +92,7 @@ func (b *Builder) AddMention(chunkID, entityID string) {
 func (b *Builder) Index() *Index {
 	ix := b.ix
 	b.ix = nil
-	ix.entity, ix.docs = nil, nil // only building needs them
+	ix.docs = nil // only building needs it
 	return ix
 }
 
@@ -145,4 +145,43 @@ func (ix *Index) DocumentLinks(chunkIDs []string, maxDocuments int) []graph.Docu
 		}
 	}
 	return links
+}
+
+// ChunkHits is a chunk and how many of the entities asked about it mentions.
+type ChunkHits struct {
+	ChunkID string
+	Hits    int
+}
+
+// TopChunks returns the chunks that mention any of entityIDs, each id counted once, by how many
+// of them they mention, most first, then by chunk id: at most limit. It is the chunk ranking of
+// the stores' local neighbourhood (graph.Store.ExpandLocal).
+func (ix *Index) TopChunks(entityIDs []string, limit int) []ChunkHits {
+	if limit <= 0 {
+		return nil
+	}
+	hits := map[int32]int{}
+	seen := map[int32]bool{}
+	for _, id := range entityIDs {
+		e, ok := ix.entity[id]
+		if !ok || seen[e] {
+			continue
+		}
+		seen[e] = true
+		counted := map[int32]bool{}
+		for _, c := range ix.byEntity[e] {
+			if !counted[c] {
+				counted[c] = true
+				hits[c]++
+			}
+		}
+	}
+	out := make([]ChunkHits, 0, len(hits))
+	for c, n := range hits {
+		out = append(out, ChunkHits{ChunkID: ix.chunkIDs[c], Hits: n})
+	}
+	slices.SortFunc(out, func(a, b ChunkHits) int {
+		return cmp.Or(cmp.Compare(b.Hits, a.Hits), cmp.Compare(a.ChunkID, b.ChunkID))
+	})
+	return out[:min(limit, len(out))]
 }

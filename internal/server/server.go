@@ -653,7 +653,9 @@ func (s *Server) query(w *responseRecorder, r *http.Request, ws *workspace) erro
 	}
 	defer release()
 	// The ingest state (a few metadata reads, a round trip each on Neo4j) is read while the
-	// query runs: neither needs the other.
+	// query runs: neither needs the other. Both read in one scope, in which a store that
+	// keeps copies reads the state with the generations it checks anyway.
+	r = r.WithContext(graph.WithReadScope(r.Context()))
 	var state graph.IngestState
 	stateErr := make(chan error, 1)
 	go func() {

@@ -1,0 +1,114 @@
+package cypher
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// embeddedBatch is a small corpus with both vector indexes: two documents, four chunks, five
+// entities (one without an embedding) and the mentions between them.
+func embeddedBatch() graph.Batch {
+	b := graph.Batch{
+		Documents: []graph.Document{{ID: "d1", Title: "One", Metadata: "{}"}, {ID: "d2", Title: "Two", Metadata: "{}"}},
+		Chunks: []graph.Chunk{
+			{ID: "c1", DocumentID: "d1", Seq: 0, Text: "one", Embedding: []float32{1, 0}},
+			{ID: "c2", DocumentID: "d1", Seq: 1, Text: "two", Embedding: []float32{0, 1}},
+			{ID: "c3", DocumentID: "d2", Seq: 0, Text: "three", Embedding: []float32{1, 1}},
+			{ID: "c4", DocumentID: "d2", Seq: 1, Text: "four", Embedding: []float32{1, 2}},
+		},
+	}
+	for i, id := range []string{"A", "B", "C", "D"} {
+		b.Entities = append(b.Entities, graph.Entity{ID: id, Name: id, Type: "thing", Description: "about " + id,
+			Embedding: []float32{float32(i + 1), 1}})
+	}
+	b.Entities = append(b.Entities, graph.Entity{ID: "E", Name: "E", Type: "thing"})
+	for _, m := range [][2]string{{"c1", "A"}, {"c1", "B"}, {"c2", "B"}, {"c3", "A"}, {"c3", "B"}, {"c3", "C"}, {"c4", "C"}, {"c4", "E"}} {
+		b.Mentions = append(b.Mentions, graph.Mention{ChunkID: m[0], EntityID: m[1], Name: m[1], Type: "thing"})
+	}
+	return b
+}
+
+// TestResidentEntitiesAndLocalChunks: a resident store's Entities and chunk-only ExpandLocal
+// (hi's global level, lca) answer what the database answers, from the copies once loaded, and
+// follow a write made through another store.
+func TestResidentEntitiesAndLocalChunks(t *testing.T) {
+	plain, resident := residentPair(t)
+	ctx := t.Context()
+	mustApply(t, plain, embeddedBatch())
+	ids := []string{"C", "missing", "A", "E", "A"}
+	same := func(when string) {
+		t.Helper()
+		scoped := graph.WithReadScope(ctx)
+		want, err := plain.Entities(ctx, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := resident.Entities(scoped, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: resident entities %+v, database %+v", when, got, want)
+		}
+		for _, top := range []int{0, 2, 10} {
+			opt := graph.LocalOptions{TopChunks: top}
+			want, err := plain.ExpandLocal(ctx, ids, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := resident.ExpandLocal(scoped, ids, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: resident ExpandLocal(%v, top %d) = %#v, database %#v", when, ids, top, got, want)
+			}
+		}
+	}
+	same("first read")
+	entities, expand := statementCalls(resident, qReadEntities), statementCalls(resident, qExpandLocal)
+	same("from the copies")
+	if n := statementCalls(resident, qReadEntities) - entities; n != 0 {
+		t.Errorf("Entities sent read_entities %d times with the copies loaded", n)
+	}
+	if n := statementCalls(resident, qExpandLocal) - expand; n != 0 {
+		t.Errorf("a chunk-only ExpandLocal sent expand_local %d times with the copies loaded", n)
+	}
+	mustApply(t, plain, graph.Batch{
+		Entities: []graph.Entity{{ID: "A", Name: "A", Type: "person", Description: "renamed", Embedding: []float32{5, 5}}},
+		Mentions: []graph.Mention{{ChunkID: "c2", EntityID: "C", Name: "C", Type: "thing"}, {ChunkID: "c2", EntityID: "A", Name: "A", Type: "person"}},
+	})
+	same("after a write")
+}
+
+// TestResidentIngestState: within a read scope a resident store reads the ingest state with the
+// generations, in no statement of its own, and reads what the database holds.
+func TestResidentIngestState(t *testing.T) {
+	plain, resident := residentPair(t)
+	ctx := t.Context()
+	mustApply(t, plain, graph.Batch{Meta: map[string]string{graph.MetaIngestState: graph.IngestStarted, graph.MetaIngestStarted: "2026-01-02T03:04:05Z", graph.MetaIngestFailed: "2"}})
+	want, err := graph.ReadIngestState(ctx, plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scoped := graph.WithReadScope(ctx)
+	if _, err := resident.DocumentLinks(scoped, []string{"missing"}, 3); err != nil {
+		t.Fatal(err)
+	}
+	before := statementCalls(resident, qReadMetaKeys)
+	got, err := graph.ReadIngestState(scoped, resident)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("resident ingest state %+v, database %+v", got, want)
+	}
+	if !got.Unfinished || got.FailedDocuments != 2 {
+		t.Errorf("ingest state %+v: want an unfinished run with 2 failed documents", got)
+	}
+	if n := statementCalls(resident, qReadMetaKeys) - before; n != 0 {
+		t.Errorf("the ingest state cost %d read_meta_keys statements in a read scope", n)
+	}
+}
