@@ -40,7 +40,8 @@ type Store struct {
 
 	lease *lease // the writer lease, once TakeWriterLease took it
 
-	log zerolog.Logger // Config.Log: a debug line per in-memory copy loaded
+	log  zerolog.Logger // Config.Log: a debug line per in-memory copy loaded
+	warm warmer         // StartWarming
 
 	// resident: vector search, DocumentLinks, CommunitiesByLevel, Chunks and Documents run on
 	// in-memory copies (Config.Resident).
@@ -169,5 +170,6 @@ func (s *Store) GDSVersion() string { return s.gds }
 func (s *Store) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	s.stopWarming()
 	return errors.Join(s.releaseLease(ctx), s.run.close(ctx))
 }

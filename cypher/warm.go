@@ -1,6 +1,194 @@
 package cypher
 
-import "time"
+import (
+	"context"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// warmPoll is how often a warming store reads the generations to see whether a write moved its
+// copies on.
+const warmPoll = 2 * time.Second
+
+// warmer keeps a resident store's copies loaded in the background (StartWarming), so that no
+// request waits for one: loading them costs seconds on a corpus of 20 k entities, and the Neo4j
+// server plans each statement the first time it sees it.
+type warmer struct {
+	start  sync.Once
+	ready  atomic.Bool
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// warmStatements are the statements of the served query paths that StartWarming sends once each,
+// with parameters that match nothing, so that the server has planned them before the first
+// request: planning one of them for the first time costs up to hundreds of milliseconds.
+var warmStatements = []struct {
+	name   string
+	params map[string]any
+}{
+	{qSearchText, map[string]any{"index": string(graph.EntityText), "query": "strata", "k": int64(1)}},
+	{qSearchText, map[string]any{"index": string(graph.ChunkText), "query": "strata", "k": int64(1)}},
+	{qExpandLocal, map[string]any{"ids": []string{""}, "topChunks": int64(1), "topCommunities": int64(1),
+		"distinctCommunities": true, "topInsideRels": int64(1), "topOutsideRels": int64(1), "embeddings": false}},
+	{qReadChunks, map[string]any{"ids": []string{""}}},
+	{qReadDocuments, map[string]any{"ids": []string{""}}},
+	{qReadEntities, map[string]any{"ids": []string{""}}},
+	{qReadEntitiesTexts, map[string]any{"ids": []string{""}}},
+	{qReadAncestors, map[string]any{"ids": []string{""}}},
+	{qReadRelations, map[string]any{"keys": []any{map[string]any{"source": "", "target": ""}}}},
+	{qReadMetaKeys, map[string]any{"keys": []string{""}}},
+}
+
+// StartWarming makes a resident store (Config.Resident) load its in-memory copies and have its
+// query statements planned in the background, now and again whenever a write moves the
+// generations they belong to (read every warmPoll), until Close. Warm tells when it is done.
+// Queries stay correct meanwhile: one that finds a copy missing or stale loads it itself.
+// Calling it again, or on a store that keeps no copies, does nothing.
+func (s *Store) StartWarming() {
+	if !s.resident {
+		return
+	}
+	s.warm.start.Do(func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		s.warm.cancel, s.warm.done = cancel, make(chan struct{})
+		go s.keepWarm(ctx)
+	})
+}
+
+// Warm reports whether the copies are loaded for the generations last read and the statements
+// planned; always true for a store that keeps no copies, false for a resident one that was not
+// asked to StartWarming.
+func (s *Store) Warm() bool { return !s.resident || s.warm.ready.Load() }
+
+// stopWarming ends the background loading, if any, and waits for it.
+func (s *Store) stopWarming() {
+	if s.warm.cancel != nil {
+		s.warm.cancel()
+		<-s.warm.done
+	}
+}
+
+func (s *Store) keepWarm(ctx context.Context) {
+	defer close(s.warm.done)
+	var warmed map[string]string // the generations the copies were last loaded for
+	planned := false
+	for {
+		gens, err := s.warmUp(ctx, warmed, &planned)
+		switch {
+		case err == nil:
+			warmed = gens
+		case ctx.Err() == nil:
+			s.log.Warn().Err(err).Msg("neo4j: loading the in-memory copies failed; queries load them")
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(warmPoll):
+		}
+	}
+}
+
+// warmUp loads every copy whose generation moved since warmed, and the first time plans the
+// statements; it returns the generations it loaded for.
+func (s *Store) warmUp(ctx context.Context, warmed map[string]string, planned *bool) (map[string]string, error) {
+	ctx = graph.WithReadScope(ctx)
+	gens, err := s.generations(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if *planned && maps.Equal(gens, warmed) {
+		return gens, nil
+	}
+	s.warm.ready.Store(false)
+	start := time.Now()
+	if err := s.loadCopies(ctx); err != nil {
+		return nil, err
+	}
+	if !*planned {
+		for _, w := range warmStatements {
+			if _, err := s.readRows(ctx, w.name, w.params); err != nil {
+				if ctx.Err() != nil {
+					return nil, err
+				}
+				s.log.Debug().Err(err).Str("statement", w.name).Msg("neo4j: planning a statement ahead failed")
+			}
+		}
+		*planned = true
+	}
+	s.warm.ready.Store(true)
+	s.log.Info().Dur("took", time.Since(start)).Msg("neo4j: in-memory copies loaded")
+	return gens, nil
+}
+
+// loadCopies brings every copy a resident store keeps up to the generations ctx's read scope
+// holds, each as the first query needing it would: the vectors (when both indexes exist), the
+// mentions, the community memberships and the copy of the entity projection (when it exists).
+func (s *Store) loadCopies(ctx context.Context) error {
+	entityDim, chunkDim, ok, err := s.residentDims(ctx)
+	if err != nil {
+		return err
+	}
+	if ok {
+		entityIDs, err := s.residentIDs(ctx, graph.EntityEmbedding, entityDim)
+		if err != nil {
+			return err
+		}
+		chunkIDs, err := s.residentIDs(ctx, graph.ChunkEmbedding, chunkDim)
+		if err != nil {
+			return err
+		}
+		// The records lookups by id read, as far as the copies' bounds hold them all.
+		if len(entityIDs) <= residentEntities {
+			if _, err := s.cachedEntityTexts(ctx, entityIDs); err != nil {
+				return err
+			}
+		}
+		if len(chunkIDs) <= residentChunks {
+			chunks, err := s.Chunks(ctx, chunkIDs)
+			if err != nil {
+				return err
+			}
+			docs := make([]string, 0, len(chunks))
+			for _, c := range chunks {
+				docs = append(docs, c.DocumentID)
+			}
+			if docs = graph.UniqueIDs(docs); len(docs) <= residentDocuments {
+				if _, err := s.Documents(ctx, docs); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if _, err := s.residentDocumentLinks(ctx, nil, 1); err != nil {
+		return err
+	}
+	if _, err := s.residentCommunityEntities(ctx, nil); err != nil {
+		return err
+	}
+	_, _, err = s.residentGDSPaths(ctx, nil, 0)
+	return err
+}
+
+// residentIDs returns the ids of the copy of a vector index of dimension dim, loading it when
+// its generation moved on: every record with a stored embedding.
+func (s *Store) residentIDs(ctx context.Context, index graph.VectorIndex, dim int) ([]string, error) {
+	var ids []string
+	err := s.withResidentVectors(ctx, index, dim, func(v *residentVectors) {
+		ids = make([]string, 0, len(v.ids)+len(v.unindexed))
+		ids = append(ids, v.ids...)
+		for id := range v.unindexed {
+			ids = append(ids, id)
+		}
+	})
+	slices.Sort(ids)
+	return ids, err
+}
 
 // copyLoaded logs at debug level that an in-memory copy was (re)loaded from statement: rows read
 // and the time from sending the statement to the copy being built, so that a slow first query

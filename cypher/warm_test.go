@@ -3,6 +3,7 @@ package cypher
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -110,5 +111,60 @@ func TestResidentIngestState(t *testing.T) {
 	}
 	if n := statementCalls(resident, qReadMetaKeys) - before; n != 0 {
 		t.Errorf("the ingest state cost %d read_meta_keys statements in a read scope", n)
+	}
+}
+
+// TestStartWarming: a warming resident store loads its copies without a query, says so with
+// Warm, reloads them after a write moves their generations, and stops at Close.
+func TestStartWarming(t *testing.T) {
+	plain, resident := residentPair(t)
+	mustApply(t, plain, embeddedBatch())
+	if resident.Warm() {
+		t.Error("Warm before StartWarming")
+	}
+	waitWarm := func(when string, done func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for !(resident.Warm() && done()) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not warm after 30 s", when)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	entityGen := func() string {
+		v := resident.vectors[graph.EntityEmbedding]
+		if v == nil {
+			return ""
+		}
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		return v.gen
+	}
+	resident.StartWarming()
+	resident.StartWarming() // a second call does nothing
+	waitWarm("at start", func() bool { return entityGen() != "" })
+	first := entityGen()
+	for _, name := range []string{qReadEntityVectors, qReadChunkVectors, qReadMentionIndex, qReadCommunityMembership, qExpandLocal, qSearchText} {
+		if statementCalls(resident, name) == 0 {
+			t.Errorf("warming sent no %s", name)
+		}
+	}
+	before := statementCalls(resident, qReadEntities)
+	if got, err := resident.Entities(t.Context(), []string{"A"}); err != nil || len(got) != 1 || got[0].Description != "about A" {
+		t.Errorf("Entities(A) after warming = %+v, %v", got, err)
+	}
+	if n := statementCalls(resident, qReadEntities) - before; n != 0 {
+		t.Errorf("Entities after warming sent read_entities %d times", n)
+	}
+	mustApply(t, plain, graph.Batch{Entities: []graph.Entity{{ID: "F", Name: "F", Type: "thing", Embedding: []float32{1, 3}}}})
+	waitWarm("after a write", func() bool { return entityGen() != first })
+	if err := resident.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-resident.warm.done:
+	default:
+		t.Error("Close left the warming running")
 	}
 }

@@ -298,6 +298,12 @@ func storeOpener(c *cli.Context, log zerolog.Logger, m *models, tok *tokenizer.T
 		}
 		o := &server.Store{Engine: engine, Kind: be.Kind, Location: be.Location, Close: closeFn,
 			Status: func(ctx context.Context) (any, error) { return serveStatus(ctx, engine, be) }}
+		// A store that keeps copies in memory loads them in the background from now on, and
+		// again when a write moves them on; /healthz tells when they are loaded.
+		if w, ok := engine.Store.(warmingStore); ok {
+			w.StartWarming()
+			o.Warm = w.Warm
+		}
 		if file != nil {
 			o.Replaced = func() bool {
 				now, err := os.Stat(embedded.DatabasePath(be.Location))
@@ -306,6 +312,13 @@ func storeOpener(c *cli.Context, log zerolog.Logger, m *models, tok *tokenizer.T
 		}
 		return o, nil
 	}
+}
+
+// warmingStore is a store that loads its in-memory copies in the background (the Neo4j store's
+// cypher.Store.StartWarming).
+type warmingStore interface {
+	StartWarming()
+	Warm() bool
 }
 
 // serveStatus is GET /status's object: status --json's (without its integrity check, which

@@ -45,7 +45,10 @@ type Store struct {
 	// Replaced tells that the database on disk is no longer the file this store opened (the
 	// data dir was deleted, or deleted and ingested again); nil where that cannot happen.
 	Replaced func() bool
-	inUse    sync.WaitGroup // requests reading through this store
+	// Warm tells whether the store has loaded what it keeps in memory, which it does in the
+	// background (GET /healthz's "warm"); nil for a store that is always ready.
+	Warm  func() bool
+	inUse sync.WaitGroup // requests reading through this store
 }
 
 // Opener opens the store the server answers from.
@@ -724,17 +727,27 @@ func (s *Server) status(w *responseRecorder, r *http.Request, ws *workspace) err
 
 // healthz answers 200 once every workspace's store is open (and opens those that are not), 503
 // naming one that cannot be: a readiness check, which also tells that the process is alive.
+// "warm" says whether every store has loaded what it keeps in memory: until then they answer,
+// but their first queries are slower.
 func (s *Server) healthz(w *responseRecorder, r *http.Request, _ *workspace) error {
+	warm := true
 	for _, name := range s.names() {
-		_, release, err := s.store(r.Context(), s.workspaces[name])
+		st, release, err := s.store(r.Context(), s.workspaces[name])
 		if err != nil {
 			if len(s.workspaces) > 1 || name != DefaultWorkspace {
 				err = fmt.Errorf("workspace %s: %w", name, err)
 			}
 			return err
 		}
+		warm = warm && (st.Warm == nil || st.Warm())
 		release()
 	}
-	s.writeJSON(w, r, http.StatusOK, map[string]string{"status": "ok"})
+	s.writeJSON(w, r, http.StatusOK, healthOutput{Status: "ok", Warm: warm})
 	return nil
+}
+
+// healthOutput is GET /healthz's object.
+type healthOutput struct {
+	Status string `json:"status"`
+	Warm   bool   `json:"warm"`
 }

@@ -245,3 +245,33 @@ func TestLargestOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestHealthzWarm: /healthz says whether the store has loaded what it keeps in memory, and a
+// store that keeps nothing is always warm.
+func TestHealthzWarm(t *testing.T) {
+	var warm atomic.Bool
+	for _, tc := range []struct {
+		name string
+		open Opener
+		want []bool // before and after warm is set
+	}{
+		{"always ready", opened, []bool{true, true}},
+		{"loading in the background", func(context.Context) (*Store, error) {
+			return &Store{Kind: "test", Close: func() {}, Warm: warm.Load}, nil
+		}, []bool{false, true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			warm.Store(false)
+			_, hs := run(t, io.Discard, tc.open)
+			for i, want := range tc.want {
+				if i == 1 {
+					warm.Store(true)
+				}
+				status, _, got := servertest.Do(t, http.MethodGet, hs.URL+"/healthz", "")
+				if status != http.StatusOK || got["status"] != "ok" || got["warm"] != want {
+					t.Errorf("healthz %d: %d %v; want ok with warm %v", i, status, got, want)
+				}
+			}
+		})
+	}
+}
