@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/stratarag/strata/internal/graph"
 )
 
@@ -95,7 +97,8 @@ func (s *Store) keepWarm(ctx context.Context) {
 }
 
 // warmUp loads every copy whose generation moved since warmed, and the first time plans the
-// statements; it returns the generations it loaded for.
+// statements first (every query needs them, and they take a fraction of a second); it returns
+// the generations it loaded for.
 func (s *Store) warmUp(ctx context.Context, warmed map[string]string, planned *bool) (map[string]string, error) {
 	ctx = graph.WithReadScope(ctx)
 	gens, err := s.generations(ctx)
@@ -107,9 +110,6 @@ func (s *Store) warmUp(ctx context.Context, warmed map[string]string, planned *b
 	}
 	s.warm.ready.Store(false)
 	start := time.Now()
-	if err := s.loadCopies(ctx); err != nil {
-		return nil, err
-	}
 	if !*planned {
 		for _, w := range warmStatements {
 			if _, err := s.readRows(ctx, w.name, w.params); err != nil {
@@ -121,36 +121,40 @@ func (s *Store) warmUp(ctx context.Context, warmed map[string]string, planned *b
 		}
 		*planned = true
 	}
+	if err := s.loadCopies(ctx); err != nil {
+		return nil, err
+	}
 	s.warm.ready.Store(true)
 	s.log.Info().Dur("took", time.Since(start)).Msg("neo4j: in-memory copies loaded")
 	return gens, nil
 }
 
 // loadCopies brings every copy a resident store keeps up to the generations ctx's read scope
-// holds, each as the first query needing it would: the vectors (when both indexes exist), the
-// mentions, the community memberships and the copy of the entity projection (when it exists).
+// holds, each as the first query needing it would, the independent ones at once (the server
+// reads one while this process builds another): the vectors (when both indexes exist), then
+// the records of every entity, chunk and document within the copies' bounds; the mentions; the
+// community memberships; the copy of the entity projection (when it exists).
 func (s *Store) loadCopies(ctx context.Context) error {
 	entityDim, chunkDim, ok, err := s.residentDims(ctx)
 	if err != nil {
 		return err
 	}
+	g, ctx := errgroup.WithContext(ctx)
 	if ok {
-		entityIDs, err := s.residentIDs(ctx, graph.EntityEmbedding, entityDim)
-		if err != nil {
-			return err
-		}
-		chunkIDs, err := s.residentIDs(ctx, graph.ChunkEmbedding, chunkDim)
-		if err != nil {
-			return err
-		}
-		// The records lookups by id read, as far as the copies' bounds hold them all.
-		if len(entityIDs) <= residentEntities {
-			if _, err := s.cachedEntityTexts(ctx, entityIDs); err != nil {
+		g.Go(func() error {
+			ids, err := s.residentIDs(ctx, graph.EntityEmbedding, entityDim)
+			if err != nil || len(ids) > residentEntities {
 				return err
 			}
-		}
-		if len(chunkIDs) <= residentChunks {
-			chunks, err := s.Chunks(ctx, chunkIDs)
+			_, err = s.cachedEntityTexts(ctx, ids)
+			return err
+		})
+		g.Go(func() error {
+			ids, err := s.residentIDs(ctx, graph.ChunkEmbedding, chunkDim)
+			if err != nil || len(ids) > residentChunks {
+				return err
+			}
+			chunks, err := s.Chunks(ctx, ids)
 			if err != nil {
 				return err
 			}
@@ -158,21 +162,26 @@ func (s *Store) loadCopies(ctx context.Context) error {
 			for _, c := range chunks {
 				docs = append(docs, c.DocumentID)
 			}
-			if docs = graph.UniqueIDs(docs); len(docs) <= residentDocuments {
-				if _, err := s.Documents(ctx, docs); err != nil {
-					return err
-				}
+			if docs = graph.UniqueIDs(docs); len(docs) > residentDocuments {
+				return nil
 			}
-		}
+			_, err = s.Documents(ctx, docs)
+			return err
+		})
 	}
-	if _, err := s.residentDocumentLinks(ctx, nil, 1); err != nil {
+	g.Go(func() error {
+		_, err := s.residentDocumentLinks(ctx, nil, 1)
 		return err
-	}
-	if _, err := s.residentCommunityEntities(ctx, nil); err != nil {
+	})
+	g.Go(func() error {
+		_, err := s.residentCommunityEntities(ctx, nil)
 		return err
-	}
-	_, _, err = s.residentGDSPaths(ctx, nil, 0)
-	return err
+	})
+	g.Go(func() error {
+		_, _, err := s.residentGDSPaths(ctx, nil, 0)
+		return err
+	})
+	return g.Wait()
 }
 
 // residentIDs returns the ids of the copy of a vector index of dimension dim, loading it when

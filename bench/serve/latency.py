@@ -14,7 +14,8 @@ per line. Environment: FRESH=0 skips the fresh processes; ROUNDS=R asks the serv
 question R times (default 1), for a steadier p95 from few questions; NEO4J=1 keeps NEO4J_URI (and
 the other NEO4J_* variables) from the environment, so that the store served is that Neo4j database
 rather than DATA_DIR; WARMUP=0 sends no warm-up request and does not wait (the server as a user
-meets it right after it starts: its first requests count); JSON_OUT=path also writes the p50 per mode and way as JSON
+meets it right after it starts: its first requests count); WAIT_WARM=1 first waits until GET /healthz
+says "warm" (a Neo4j store loads its copies in the background) and prints how long; JSON_OUT=path also writes the p50 per mode and way as JSON
 ({"hi": {"fresh process": ms, "strata serve": ms}, ...}).
 """
 
@@ -106,6 +107,14 @@ def main(argv):
         print("strata serve exited without serving", file=sys.stderr)
         return 1
     try:
+        if os.environ.get("WAIT_WARM") == "1":
+            t = time.perf_counter()
+            while True:
+                with urllib.request.urlopen(url + "/healthz") as resp:
+                    if json.load(resp).get("warm", True):
+                        break
+                time.sleep(0.1)
+            print(f"warm after {time.perf_counter() - t:.1f} s")
         serve_rows = []
         for mode in modes:
             first, idle = None, 0.0
