@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -79,9 +80,9 @@ func (s *Store) stopWarming() {
 func (s *Store) keepWarm(ctx context.Context) {
 	defer close(s.warm.done)
 	var warmed map[string]string // the generations the copies were last loaded for
-	planned := false
+	planned, exercised := false, false
 	for {
-		gens, err := s.warmUp(ctx, warmed, &planned)
+		gens, err := s.warmUp(ctx, warmed, &planned, &exercised)
 		switch {
 		case err == nil:
 			warmed = gens
@@ -99,7 +100,7 @@ func (s *Store) keepWarm(ctx context.Context) {
 // warmUp loads every copy whose generation moved since warmed, and the first time plans the
 // statements first (every query needs them, and they take a fraction of a second); it returns
 // the generations it loaded for.
-func (s *Store) warmUp(ctx context.Context, warmed map[string]string, planned *bool) (map[string]string, error) {
+func (s *Store) warmUp(ctx context.Context, warmed map[string]string, planned, exercised *bool) (map[string]string, error) {
 	ctx = graph.WithReadScope(ctx)
 	gens, err := s.generations(ctx)
 	if err != nil {
@@ -123,6 +124,12 @@ func (s *Store) warmUp(ctx context.Context, warmed map[string]string, planned *b
 	}
 	if err := s.loadCopies(ctx); err != nil {
 		return nil, err
+	}
+	if !*exercised {
+		if err := s.exercise(ctx); err != nil {
+			return nil, err
+		}
+		*exercised = true
 	}
 	s.warm.ready.Store(true)
 	s.log.Info().Dur("took", time.Since(start)).Msg("neo4j: in-memory copies loaded")
@@ -182,6 +189,51 @@ func (s *Store) loadCopies(ctx context.Context) error {
 		return err
 	})
 	return g.Wait()
+}
+
+// exerciseRounds is how many times exercise sends each statement of the query paths that does
+// real work on the server.
+const exerciseRounds = 40
+
+// exercise sends the full-text searches and the neighbourhood statement of the query paths
+// exerciseRounds times each, as queries would, with words and entities of the store: a server
+// just started runs them at half speed until its JIT compiler has seen them, which a first
+// client would otherwise pay for. Which entities it takes does not matter; the ones of the
+// copy, in id order, make it repeatable.
+func (s *Store) exercise(ctx context.Context) error {
+	s.entityCache.mu.Lock()
+	entities := make([]graph.Entity, 0, len(s.entityCache.byID))
+	for _, e := range s.entityCache.byID {
+		entities = append(entities, e)
+	}
+	s.entityCache.mu.Unlock()
+	if len(entities) == 0 {
+		return nil
+	}
+	slices.SortFunc(entities, func(a, b graph.Entity) int { return strings.Compare(a.ID, b.ID) })
+	step := max(1, len(entities)/(exerciseRounds*20))
+	for round := range exerciseRounds {
+		var ids, words []string
+		for i := round; i < len(entities) && len(ids) < 20; i += step * exerciseRounds {
+			ids = append(ids, entities[i].ID)
+			words = append(words, entities[i].Name)
+		}
+		q := luceneQuery("who what is the of and in " + strings.Join(words[:min(3, len(words))], " "))
+		for _, w := range []struct {
+			name   string
+			params map[string]any
+		}{
+			{qSearchText, map[string]any{"index": string(graph.EntityText), "query": q, "k": int64(200)}},
+			{qSearchText, map[string]any{"index": string(graph.ChunkText), "query": q, "k": int64(40)}},
+			{qExpandLocal, map[string]any{"ids": ids, "topChunks": int64(30), "topCommunities": int64(10),
+				"distinctCommunities": true, "topInsideRels": int64(20), "topOutsideRels": int64(20), "embeddings": false}},
+		} {
+			if _, err := s.readRows(ctx, w.name, w.params); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // residentIDs returns the ids of the copy of a vector index of dimension dim, loading it when

@@ -150,6 +150,11 @@ func TestStartWarming(t *testing.T) {
 			t.Errorf("warming sent no %s", name)
 		}
 	}
+	// The planning sends each search once; the exercise then runs both searches exerciseRounds
+	// times with the store's words.
+	if n := statementCalls(resident, qSearchText); n < 2+2*exerciseRounds {
+		t.Errorf("warming sent search_text %d times, want at least %d", n, 2+2*exerciseRounds)
+	}
 	before := statementCalls(resident, qReadEntities)
 	if got, err := resident.Entities(t.Context(), []string{"A"}); err != nil || len(got) != 1 || got[0].Description != "about A" {
 		t.Errorf("Entities(A) after warming = %+v, %v", got, err)
