@@ -195,8 +195,8 @@ func (s *Store) loadCopies(ctx context.Context) error {
 // real work on the server.
 const exerciseRounds = 40
 
-// exercise sends the full-text searches and the neighbourhood statement of the query paths
-// exerciseRounds times each, as queries would, with words and entities of the store: a server
+// exercise sends the full-text searches, the neighbourhood statement and lca's ancestors of the
+// query paths exerciseRounds times each, as queries would, with words and entities of the store: a server
 // just started runs them at half speed until its JIT compiler has seen them, which a first
 // client would otherwise pay for. Which entities it takes does not matter; the ones of the
 // copy, in id order, make it repeatable.
@@ -227,6 +227,7 @@ func (s *Store) exercise(ctx context.Context) error {
 			{qSearchText, map[string]any{"index": string(graph.ChunkText), "query": q, "k": int64(40)}},
 			{qExpandLocal, map[string]any{"ids": ids, "topChunks": int64(30), "topCommunities": int64(10),
 				"distinctCommunities": true, "topInsideRels": int64(20), "topOutsideRels": int64(20), "embeddings": false}},
+			{qReadAncestors, map[string]any{"ids": ids[:min(10, len(ids))]}},
 		} {
 			if _, err := s.readRows(ctx, w.name, w.params); err != nil {
 				return err

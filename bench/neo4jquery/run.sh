@@ -4,9 +4,10 @@
 # NEO4J_PASSWORD) naming a database that holds the corpus (ingested offline when it holds no
 # entity) and ingests it offline into EMBEDDED_DIR when that holds no store.
 # Prints, per mode, the p50 of `strata serve` requests (bench/serve/latency.py, ROUNDS times each
-# question, after a warm-up request) on each store and the ratio Neo4j / embedded; then the
-# wall time of fresh `strata query --json --context-only` processes in hi mode on each store:
-# the first and the p50 of the rest.
+# question, after a warm-up request; on Neo4j once GET /healthz says the server has loaded its
+# copies, which it does in the background after it starts) on each store and the ratio Neo4j /
+# embedded; then the wall time of fresh `strata query --json --context-only` processes in hi
+# mode on each store: the first and the p50 of the rest.
 # With CONTEXTS=DIR it writes every mode's context of every question on Neo4j (query --json
 # --context-only: context and context_text), from fresh processes and from strata serve, into DIR
 # (contexts.py); with BASELINE=DIR it compares them with those of an earlier run and fails on
@@ -14,7 +15,7 @@
 # Usage: bench/neo4jquery/run.sh EMBEDDED_DIR  (MODES="hi naive" for fewer, ROUNDS=2,
 # STRATA=path/to/strata to time another build)
 set -euo pipefail
-case ${1:-} in ''|-h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
+case ${1:-} in ''|-h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
 [ -n "${NEO4J_URI:-}" ] || { echo "set NEO4J_URI (and NEO4J_USERNAME, NEO4J_PASSWORD)" >&2; exit 2; }
 dir=$1; case $dir in /*) ;; *) dir=$PWD/$dir ;; esac
 cd "$(dirname "$0")/../.."
@@ -37,7 +38,7 @@ fi
 echo "== strata serve, p50 ms over ${ROUNDS:-2}x $(grep -c . $questions) questions per mode (load $(cut -d' ' -f1 /proc/loadavg))"
 NEO4J_URI= FRESH=0 ROUNDS=${ROUNDS:-2} JSON_OUT=$tmp/emb.json \
   python3 bench/serve/latency.py "$STRATA" "$dir" $questions 100 "$modes" >/dev/null
-NEO4J=1 FRESH=0 ROUNDS=${ROUNDS:-2} JSON_OUT=$tmp/neo.json \
+NEO4J=1 FRESH=0 WAIT_WARM=1 ROUNDS=${ROUNDS:-2} JSON_OUT=$tmp/neo.json \
   python3 bench/serve/latency.py "$STRATA" "$dir" $questions 100 "$modes" >/dev/null
 
 fresh() { # fresh hi processes over the questions: wall ms per line
