@@ -21,6 +21,13 @@ type Answerer interface {
 	Answer(ctx context.Context, question, contextText string) (Answer, error)
 }
 
+// ContextBudgeter is an Answerer that knows how much context fits its model beside the answer
+// prompt and the answer (0 while it does not): the engine lowers a query's budget to it
+// (answer.Generator implements it).
+type ContextBudgeter interface {
+	ContextBudget() int
+}
+
 // Answer is a generated answer and what its reader must be told about it, which the text alone
 // does not show.
 type Answer struct {
@@ -63,7 +70,7 @@ func (e *Engine) Query(ctx context.Context, question string, opt Options) (*Resu
 	if graph.ReadScopeOf(ctx) == nil {
 		ctx = graph.WithReadScope(ctx)
 	}
-	if b, ok := e.Answerer.(interface{ ContextBudget() int }); ok && !opt.ContextOnly {
+	if b, ok := e.Answerer.(ContextBudgeter); ok && !opt.ContextOnly {
 		// A context the model's window cannot hold would fail the answer, so every mode's
 		// budget is fitted to it (a local model's 4k or 8k window, against the 65k default).
 		if n := b.ContextBudget(); n > 0 && n < opt.MaxContextTokens {

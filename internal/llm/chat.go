@@ -192,7 +192,8 @@ func (c *Client) fitted(req ChatRequest, f Format) (msgs []Message, promptEst, m
 
 // fitAnswer caps an answer's tokens so that prompt and answer fit window. The prompt estimate
 // is in cl100k, and local models' tokenizers often count a tenth or a fifth more, hence the
-// margin. A prompt that leaves less than minAnswerTokens is an error naming the numbers.
+// margin of a fifth (PromptRoom is its inverse, for callers that size a prompt to the window). A
+// prompt that leaves less than minAnswerTokens is an error naming the numbers.
 func fitAnswer(promptEst, maxTokens, window int) (int, error) {
 	prompt := promptEst + promptEst/5 + 16
 	room := window - prompt

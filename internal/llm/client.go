@@ -127,8 +127,29 @@ func stageOf(explicit, fallback string) string {
 
 // ContextWindow is the chat model's context window in tokens: configured, discovered
 // (Config.ContextWindow, which the CLI fills from Probe) or learnt from an overflow error; 0 while
-// unknown.
+// unknown. It implements Windowed.
 func (c *Client) ContextWindow() int { return int(c.window.Load()) }
+
+// Windowed is a chat model that may know its context window: ContextWindow returns it in
+// tokens, 0 while unknown. *Client implements it; the tasks that size their prompts to the
+// window ask for it through WindowOf.
+type Windowed interface {
+	ContextWindow() int
+}
+
+var _ Windowed = (*Client)(nil)
+
+// WindowOf returns chat's context window in tokens, 0 when chat does not know it.
+func WindowOf(chat Chatter) int {
+	if w, ok := chat.(Windowed); ok {
+		return w.ContextWindow()
+	}
+	return 0
+}
+
+// PromptRoom is the prompt, in cl100k tokens, that a window of window tokens holds beside an
+// answer of answer tokens, keeping the margin fitAnswer keeps for the server's own tokenizer.
+func PromptRoom(window, answer int) int { return (window - answer) * 5 / 6 }
 
 // Format is the most constrained structured-output format the client sends now: the
 // configured one, or a lower one the server's refusals led to.

@@ -42,18 +42,17 @@ const (
 	ReportMinInputTokens = 800
 )
 
-// FitInput returns budget, or less when chat's context window (known through
-// interface{ ContextWindow() int }) cannot hold a prompt of overhead tokens besides the input,
-// plus an answer of up to answerCap tokens (at most a quarter of the window), with the fifth the
-// client keeps for the server's own tokenizer. It never returns less than a tenth of budget: a
-// window that small fails the call with the client's own message rather than sending nothing.
+// FitInput returns budget, or less when chat's known context window (llm.WindowOf) cannot hold
+// a prompt of overhead tokens besides the input, plus an answer of up to answerCap tokens (at
+// most a quarter of the window), with the margin the client keeps for the server's own tokenizer
+// (llm.PromptRoom). It never returns less than a tenth of budget: a window that small fails the
+// call with the client's own message rather than sending nothing.
 func FitInput(chat llm.Chatter, budget, answerCap, overhead int) int {
-	w, ok := chat.(interface{ ContextWindow() int })
-	if !ok || w.ContextWindow() <= 0 {
+	window := llm.WindowOf(chat)
+	if window <= 0 {
 		return budget
 	}
-	window := w.ContextWindow()
-	fit := (window-min(answerCap, window/4))*5/6 - overhead
+	fit := llm.PromptRoom(window, min(answerCap, window/4)) - overhead
 	return max(min(budget, fit), budget/10)
 }
 

@@ -29,21 +29,22 @@ func New(chat llm.Chatter, opts Options) *Generator {
 // the question, generously.
 const answerPromptTokens = 500
 
+// The engine lowers a query's context to what fits the model (retrieval.ContextBudgeter).
+var _ retrieval.ContextBudgeter = (*Generator)(nil)
+
 // ContextBudget is the most context, in tokens, that fits the chat model's window together with
 // the answer prompt and an answer of up to a quarter of the window (at most the answer's cap),
 // or 0 when the window is not known. retrieval.Engine fits every mode's budget to it.
 func (g *Generator) ContextBudget() int {
-	w, ok := g.chat.(interface{ ContextWindow() int })
-	if !ok || w.ContextWindow() <= 0 {
+	window := llm.WindowOf(g.chat)
+	if window <= 0 {
 		return 0
 	}
-	window := w.ContextWindow()
 	maxTokens := g.opts.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = task.DefaultMaxTokens
 	}
-	// The client estimates prompts in cl100k and keeps a fifth more for the server's tokenizer.
-	return max(0, (window-min(maxTokens, window/4))*5/6-answerPromptTokens)
+	return max(0, llm.PromptRoom(window, min(maxTokens, window/4))-answerPromptTokens)
 }
 
 // Answer answers question from contextText; the answer says whether it was cut at the token

@@ -132,11 +132,11 @@ const promptTokens = 700
 // known context window holds beside the prompt and the verdict (with the fifth the client keeps
 // for the server's tokenizer); 0 for no limit.
 func answerBudget(chat llm.Chatter, maxTokens int) int {
-	w, ok := chat.(interface{ ContextWindow() int })
-	if !ok || w.ContextWindow() <= 0 {
+	window := llm.WindowOf(chat)
+	if window <= 0 {
 		return maxTokens
 	}
-	fit := max(1, ((w.ContextWindow()-MaxTokens)*5/6-promptTokens)/2)
+	fit := max(1, (llm.PromptRoom(window, MaxTokens)-promptTokens)/2)
 	if maxTokens > 0 {
 		return min(maxTokens, fit)
 	}
