@@ -97,8 +97,8 @@ type completionRatios map[string]float64
 const recordsKey = "records"
 
 // RecordsPerToken is what Estimate assumes extraction finds, entities and relations, per token
-// of chunk text when it measures none: what the fake model finds in news prose (0.034–0.044);
-// name-dense encyclopedic text gives up to 0.1.
+// of chunk text when it measures none: prose's, about half what name-dense encyclopedic text
+// gives (bench/README.md, "cost").
 const RecordsPerToken = 0.04
 
 func (x *LLM) defaultRatios() completionRatios {
