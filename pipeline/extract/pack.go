@@ -100,26 +100,14 @@ func (x *LLM) ExtractPack(ctx context.Context, texts []string) ([]Result, error)
 
 // splitPack gives each text the records of all it names: an entity to every text naming it, a
 // relation to every text with a sentence naming both its ends (else every text naming both),
-// every one described by the text's sentences. A record no
-// text names (or a relation whose ends only different texts name) is dropped and counted with
-// the first text.
+// every one described by the text's sentences. A record no text names (or a relation whose ends
+// only different texts name) is dropped and counted with the first text.
 func splitPack(texts []string, all Result) []Result {
 	out := make([]Result, len(texts))
 	matchers := make([]nameMatcher, len(texts))
-	names := make([]string, 0, len(all.Entities)+2*len(all.Relations))
-	for _, e := range all.Entities {
-		names = append(names, e.Name)
-	}
-	for _, r := range all.Relations {
-		names = append(names, r.Source, r.Target)
-	}
-	short := shortNames(names)
+	short := shortNames(recordNames(all))
 	for i, t := range texts {
-		var lower []string
-		for _, s := range Sentences(t) {
-			lower = append(lower, strings.ToLower(s.text))
-		}
-		matchers[i] = nameMatcher{sentences: lower, shortened: short}
+		matchers[i] = nameMatcher{sentences: lowered(Sentences(t)), shortened: short}
 	}
 	dropped := all.Dropped
 	for _, e := range all.Entities {

@@ -25,18 +25,7 @@ func describeFromPassage(text string, res *Result) {
 	if len(sentences) == 0 {
 		return
 	}
-	lower := make([]string, len(sentences))
-	for i, s := range sentences {
-		lower[i] = strings.ToLower(s.text)
-	}
-	names := make([]string, 0, len(res.Entities))
-	for _, e := range res.Entities {
-		names = append(names, e.Name)
-	}
-	for _, r := range res.Relations {
-		names = append(names, r.Source, r.Target)
-	}
-	m := nameMatcher{sentences: lower, shortened: shortNames(names)}
+	m := nameMatcher{sentences: lowered(sentences), shortened: shortNames(recordNames(*res))}
 
 	for i := range res.Entities {
 		e := &res.Entities[i]
@@ -56,6 +45,27 @@ func describeFromPassage(text string, res *Result) {
 		}
 		r.Description = join(sentences, both)
 	}
+}
+
+// lowered returns the sentences' texts lower-cased, as nameMatcher reads them.
+func lowered(sentences []Sentence) []string {
+	out := make([]string, len(sentences))
+	for i, s := range sentences {
+		out[i] = strings.ToLower(s.text)
+	}
+	return out
+}
+
+// recordNames lists the names res's records give, relations' ends included.
+func recordNames(res Result) []string {
+	names := make([]string, 0, len(res.Entities)+2*len(res.Relations))
+	for _, e := range res.Entities {
+		names = append(names, e.Name)
+	}
+	for _, r := range res.Relations {
+		names = append(names, r.Source, r.Target)
+	}
+	return names
 }
 
 // nameMatcher finds the sentences that name an entity.
@@ -186,15 +196,8 @@ func join(sentences []Sentence, idx []int) string {
 // order are paired, as the offline extractor does.
 func passageRelations(text string, entities []Entity) []Relation {
 	sentences := Sentences(text)
-	lower := make([]string, len(sentences))
-	for i, s := range sentences {
-		lower[i] = strings.ToLower(s.text)
-	}
-	names := make([]string, len(entities))
-	for i, e := range entities {
-		names[i] = e.Name
-	}
-	m := nameMatcher{sentences: lower, shortened: shortNames(names)}
+	lower := lowered(sentences)
+	m := nameMatcher{sentences: lower, shortened: shortNames(recordNames(Result{Entities: entities}))}
 	perSentence := make([][]int, len(sentences)) // entity indexes, in order of first position
 	for ei, e := range entities {
 		for _, si := range m.naming(e.Name) {
