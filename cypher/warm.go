@@ -77,12 +77,20 @@ func (s *Store) stopWarming() {
 	}
 }
 
+// warmState is what warming has done so far.
+type warmState struct {
+	planned, exercised bool
+	// unprojected is the entity graph generation warming last failed to project: it does not
+	// try again until the generation moves.
+	unprojected string
+}
+
 func (s *Store) keepWarm(ctx context.Context) {
 	defer close(s.warm.done)
 	var warmed map[string]string // the generations the copies were last loaded for
-	planned, exercised := false, false
+	var st warmState
 	for {
-		gens, err := s.warmUp(ctx, warmed, &planned, &exercised)
+		gens, err := s.warmUp(ctx, warmed, &st)
 		switch {
 		case err == nil:
 			warmed = gens
@@ -99,19 +107,34 @@ func (s *Store) keepWarm(ctx context.Context) {
 
 // warmUp loads every copy whose generation moved since warmed, and the first time plans the
 // statements first (every query needs them, and they take a fraction of a second); it returns
-// the generations it loaded for.
-func (s *Store) warmUp(ctx context.Context, warmed map[string]string, planned, exercised *bool) (map[string]string, error) {
-	ctx = graph.WithReadScope(ctx)
+// the generations it loaded for. A projection of the entity graph lost with the server's GDS
+// catalog (a restart since the last ingest) is made again first.
+func (s *Store) warmUp(base context.Context, warmed map[string]string, st *warmState) (map[string]string, error) {
+	ctx := graph.WithReadScope(base)
 	gens, err := s.generations(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if *planned && maps.Equal(gens, warmed) {
+	if s.projectionLost(gens, st) {
+		if _, _, _, err := s.projection(base); err != nil {
+			if base.Err() != nil {
+				return nil, err
+			}
+			st.unprojected = gens[metaEntityGraphGeneration]
+			s.log.Warn().Err(err).Msg("neo4j: projecting the entity graph again failed; paths come from the Cypher statements")
+		} else {
+			ctx = graph.WithReadScope(base)
+			if gens, err = s.generations(ctx); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if st.planned && maps.Equal(gens, warmed) {
 		return gens, nil
 	}
 	s.warm.ready.Store(false)
 	start := time.Now()
-	if !*planned {
+	if !st.planned {
 		for _, w := range warmStatements {
 			if _, err := s.readRows(ctx, w.name, w.params); err != nil {
 				if ctx.Err() != nil {
@@ -120,20 +143,29 @@ func (s *Store) warmUp(ctx context.Context, warmed map[string]string, planned, e
 				s.log.Debug().Err(err).Str("statement", w.name).Msg("neo4j: planning a statement ahead failed")
 			}
 		}
-		*planned = true
+		st.planned = true
 	}
 	if err := s.loadCopies(ctx); err != nil {
 		return nil, err
 	}
-	if !*exercised {
+	if !st.exercised {
 		if err := s.exercise(ctx); err != nil {
 			return nil, err
 		}
-		*exercised = true
+		st.exercised = true
 	}
 	s.warm.ready.Store(true)
 	s.log.Info().Dur("took", time.Since(start)).Msg("neo4j: in-memory copies loaded")
 	return gens, nil
+}
+
+// projectionLost reports whether the entity graph of gens has no projection on a server with
+// GDS, and warming has not failed to make it for that generation. Not while an ingest runs:
+// each of its batches moves the generation, and it projects the graph it ends with itself.
+func (s *Store) projectionLost(gens map[string]string, st *warmState) bool {
+	gen := gens[metaEntityGraphGeneration]
+	return s.gds != "" && gens[projectionKey] != "true" && gen != "" && gen != st.unprojected &&
+		gens[graph.MetaIngestState] != graph.IngestStarted
 }
 
 // loadCopies brings every copy a resident store keeps up to the generations ctx's read scope

@@ -173,3 +173,51 @@ func TestStartWarming(t *testing.T) {
 		t.Error("Close left the warming running")
 	}
 }
+
+// TestWarmingProjectsALostGraph: a warming store whose server has no projection of the current
+// entity graph (as after a restart, which empties the GDS catalog) makes it again, so that
+// served paths come from GDS and not from the Cypher statements; dropped again while serving,
+// it is made again.
+func TestWarmingProjectsALostGraph(t *testing.T) {
+	plain, resident := residentPair(t)
+	ctx := t.Context()
+	b := embeddedBatch()
+	b.Relations = []graph.Relation{{Source: "A", Target: "B", Description: "A knows B", Weight: 1}}
+	mustApply(t, plain, b)
+	projected := func() (string, bool) {
+		t.Helper()
+		st, err := plain.catalog(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ok := st.graphs[st.current]
+		return st.current, ok
+	}
+	if _, ok := projected(); ok {
+		t.Fatal("a projection before any ingest or warming")
+	}
+	waitProjected := func(when string) string {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			if name, ok := projected(); ok && resident.Warm() {
+				return name
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: no projection of the current graph after 30 s", when)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	resident.StartWarming()
+	name := waitProjected("at start")
+	plain.drop(ctx, name)
+	if _, ok := projected(); ok {
+		t.Fatal("the projection survived its drop")
+	}
+	waitProjected("after the drop")
+	paths, err := resident.ShortestPaths(ctx, []graph.PathRequest{{Source: "A", Target: "B"}}, 2)
+	if err != nil || len(paths) != 1 || len(paths[0].Steps) != 1 {
+		t.Errorf("paths A-B = %+v, %v", paths, err)
+	}
+}
