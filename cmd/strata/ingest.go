@@ -169,11 +169,8 @@ func runIngest(c *cli.Context) error {
 	if err := m.prepareEmbedder(c.Context); err != nil {
 		return err
 	}
-	store, be, err := openStore(c.Context, c, log, false)
-	if err != nil {
-		return err
-	}
-	defer closeIngestStore(store, log)
+	// Started before the store opens and stopped after it closes: opening checks the database
+	// and closing writes the query files, both part of what an ingest costs.
 	if path := os.Getenv(heapProfileEnv); path != "" {
 		stop := profileHeap(c.Context, path, log)
 		defer stop()
@@ -182,6 +179,11 @@ func runIngest(c *cli.Context) error {
 		stop := profileCPU(c.Context, prefix, log)
 		defer stop()
 	}
+	store, be, err := openStore(c.Context, c, log, false)
+	if err != nil {
+		return err
+	}
+	defer closeIngestStore(store, log)
 	in.Store = store
 	in.Memory = memoryPolicy()
 	in.Memory.Apply()
