@@ -14,7 +14,7 @@ const (
 
 // FormatRecords writes records in the tuple format, ending with the completion marker. Fields
 // are cleaned the way ParseRecords cleans them, so parsing the output gives the records back;
-// an empty description is left out, as a brief extraction prompt asks.
+// an empty description is left out.
 func FormatRecords(entities []EntityRecord, relations []RelationshipRecord) string {
 	var b strings.Builder
 	for _, e := range entities {
@@ -40,7 +40,7 @@ func FormatRecords(entities []EntityRecord, relations []RelationshipRecord) stri
 			b.WriteString(f)
 		}
 		b.WriteString(FieldDelimiter)
-		b.WriteString(strconv.FormatFloat(r.Strength, 'g', -1, 64))
+		b.WriteString(formatStrength(r.Strength))
 		b.WriteString(")" + RecordDelimiter + "\n")
 	}
 	b.WriteString(CompleteMarker)
@@ -51,3 +51,5 @@ func FormatRecords(entities []EntityRecord, relations []RelationshipRecord) stri
 func defang(s string) string {
 	return strings.NewReplacer(FieldDelimiter, " ", RecordDelimiter, "#", CompleteMarker, " ").Replace(s)
 }
+
+func formatStrength(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

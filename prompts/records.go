@@ -88,7 +88,7 @@ var strengthRe = regexp.MustCompile(`^(?i:(?:strength|weight|score)[ \t]*[:=]?[ 
 // ended by <|COMPLETE|>. It never fails: it takes every well-formed record, skips prose, code
 // fences and reasoning blocks around them, and counts what it had to drop. Answers in JSON
 // ({"entities":[…],"relationships":[…]}) are accepted too, since some models fall back to JSON
-// whatever they are told.
+// whatever they are told, and so are answers in the line format of brief prompts (FormatLines).
 func ParseRecords(answer string) Records {
 	var out Records
 	s := textutil.StripThinking(answer)
@@ -118,6 +118,9 @@ func ParseRecords(answer string) Records {
 		return out
 	}
 	if out.fromJSON(s) {
+		return out
+	}
+	if out.fromLines(s) {
 		return out
 	}
 	if strings.TrimSpace(strings.Trim(strings.TrimSpace(s), "`")) != "" {

@@ -9,8 +9,10 @@ import (
 
 // fromJSON accepts extraction answers written as JSON, which some models produce whatever the
 // prompt says: {"entities":[{"name","type","description"}],"relationships":[{"source","target",
-// "description","strength"}]} or a bare array of such objects with a "kind"/"type" hint. It reports
-// whether the answer was JSON of that shape.
+// "description","strength"}]} or a bare array of such objects with a "kind"/"type" hint, and lists
+// of the line format's lines ({"entities":["NAME | TYPE"],"relationships":["SOURCE | TARGET |
+// STRENGTH"]}), as a model asked for lines may wrap them. It reports whether the answer was JSON
+// of that shape.
 func (out *Records) fromJSON(s string) bool {
 	js, err := ExtractJSON(s)
 	if err != nil {
@@ -48,6 +50,10 @@ func (out *Records) fromJSON(s string) bool {
 		return false
 	}
 	for _, item := range ents {
+		if line, ok := item.(string); ok {
+			out.addLine(splitLine(line), "entity")
+			continue
+		}
 		m, ok := item.(map[string]any)
 		if !ok {
 			out.Dropped++
@@ -65,6 +71,10 @@ func (out *Records) fromJSON(s string) bool {
 		out.Entities = append(out.Entities, e)
 	}
 	for _, item := range rels {
+		if line, ok := item.(string); ok {
+			out.addLine(splitLine(line), "relationship")
+			continue
+		}
 		m, ok := item.(map[string]any)
 		if !ok {
 			out.Dropped++

@@ -202,6 +202,8 @@ func FuzzParseRecords(f *testing.F) {
 		"<think>(\"entity\"<|>x<|>y<|>z)</think>(\"entity\"<|>A<|>b<|>c)",
 		`("relationship"<|>A<|>B<|>d<|>1e309)##`,
 		"(\"entity\"<|>\xff\xfe<|>b<|>c)##",
+		"ENTITIES\nA | b\nRELATIONSHIPS\nA | B | 7\n| C | D |\n<|COMPLETE|>",
+		"- A | b | (desc\n1. A | B\n---|---\nX |",
 	} {
 		f.Add(seed)
 	}

@@ -185,7 +185,10 @@ func (s *Server) answer(msgs []chatMessage, asJSON bool) (task, answer string, r
 		}
 	}
 	task = prompts.TaskOf(system)
-	if brief := asksBrief(system); brief {
+	switch {
+	case asksLines(system):
+		format = prompts.FormatLines
+	case asksBrief(system):
 		plain := format
 		format = func(ents []prompts.EntityRecord, rels []prompts.RelationshipRecord) string {
 			return plain(undescribed(ents, rels))
@@ -238,10 +241,15 @@ func (s *Server) answer(msgs []chatMessage, asJSON bool) (task, answer string, r
 	return task, "OK.", 0
 }
 
-// asksBrief reports whether a system prompt's format asks for records without descriptions.
+// asksLines reports whether a system prompt asks for brief records in the line format
+// (prompts.FormatLines).
+func asksLines(system string) bool {
+	return strings.Contains(system, "\nNAME | TYPE\n") || strings.Contains(system, "\nSOURCE NAME | TARGET NAME | STRENGTH\n")
+}
+
+// asksBrief reports whether a system prompt asks for JSON records without descriptions.
 func asksBrief(system string) bool {
-	return strings.Contains(system, `("entity"<|>NAME<|>TYPE)`) || strings.Contains(system, `objects with "name" and "type";`) ||
-		strings.Contains(system, `<|>TARGET NAME<|>STRENGTH)`) || strings.Contains(system, `(entity names) and "strength"`)
+	return strings.Contains(system, `objects with "name" and "type";`) || strings.Contains(system, `(entity names) and "strength"`)
 }
 
 // undescribed returns copies of the records without their descriptions.

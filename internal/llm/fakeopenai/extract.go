@@ -313,13 +313,15 @@ func gleanAnswer(task, passage string, format func([]prompts.EntityRecord, []pro
 	return gleaned{prompts.CompleteMarker, 0}
 }
 
-// mangle breaks an answer the way weak models do. Tuple answers get prose and a code fence
-// around them, every third record loses its fields, and the last record is cut in half with no
-// completion marker; it returns how many records the parser must drop. JSON answers are fenced
-// and cut; other answers gain a reasoning block.
+// mangle breaks an answer the way weak models do. Tuple and line answers get prose and a code
+// fence around them, every third record loses its fields, and the last record is cut in half
+// with no completion marker; it returns how many records the parser must drop. JSON answers are
+// fenced and cut; other answers gain a reasoning block.
 func mangle(answer string, records int) (string, int) {
 	trimmed := strings.TrimSpace(answer)
 	switch {
+	case records > 0 && !strings.Contains(trimmed, prompts.FieldDelimiter) && !strings.HasPrefix(trimmed, "{"):
+		return mangleLines(trimmed)
 	case records > 0:
 		lines := strings.Split(strings.TrimSuffix(trimmed, prompts.CompleteMarker), "\n")
 		var recs []string
@@ -355,6 +357,45 @@ func mangle(answer string, records int) (string, int) {
 		return "I could not find anything else in the passage.", 1
 	}
 	return "<think>Let me work through the context first.</think>\n" + answer, 0
+}
+
+// mangleLines is mangle for answers in the line format (prompts.FormatLines): headings stay,
+// every third record line keeps only its first field, and the last is cut in half.
+func mangleLines(answer string) (string, int) {
+	var recs []string
+	for _, l := range strings.Split(strings.TrimSuffix(answer, prompts.CompleteMarker), "\n") {
+		if strings.TrimSpace(l) != "" {
+			recs = append(recs, l)
+		}
+	}
+	last := -1
+	for i, l := range recs {
+		if strings.Contains(l, "|") {
+			last = i
+		}
+	}
+	broken, k := 0, 0
+	var b strings.Builder
+	b.WriteString("Sure! Here are the lists:\n```\n")
+	for i, r := range recs {
+		switch {
+		case !strings.Contains(r, "|"):
+			b.WriteString(r + "\n")
+		case i == last:
+			at := min(strings.Index(r, "|")+2, len(r)) // past the first field: a record, not noise
+			b.WriteString(r[:at] + r[at:][:len(r[at:])/2])
+			broken++
+		case k%3 == 1:
+			b.WriteString(r[:strings.Index(r, "|")] + "|\n")
+			broken++
+		default:
+			b.WriteString(r + "\n")
+		}
+		if strings.Contains(r, "|") {
+			k++
+		}
+	}
+	return b.String(), broken
 }
 
 // What the fake reads in a summary entities request, as a model would: the task title and the
