@@ -143,9 +143,13 @@ func runIngest(c *cli.Context) error {
 		return err
 	}
 	fanOut := batchFanOut(c, m, &opt)
+	summarizer, err := m.summarizer()
+	if err != nil {
+		return err
+	}
 	in := &pipeline.Ingester{
-		Extractor: m.extractor, Embedder: m.embedder, Tokenizer: tok,
-		Summarizer: m.summarizer, LayerSummarizer: m.layerSummarizer(tok, opt.ModelStructureAll), RelationDescriber: m.relationDescriber(opt.ModelStructureAll),
+		Extractor: m.extractor(extOpt), Embedder: m.embedder, Tokenizer: tok,
+		Summarizer: summarizer, LayerSummarizer: m.layerSummarizer(tok, opt.ModelStructureAll), RelationDescriber: m.relationDescriber(opt.ModelStructureAll),
 		Reporter:       m.reporter(tok, log, fanOut, opt.ModelStructureAll),
 		ArchSummarizer: m.archSummarizer(tok), Log: log, Options: opt,
 	}

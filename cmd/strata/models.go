@@ -24,17 +24,46 @@ import (
 	"github.com/stratarag/strata/retrieval/answer"
 )
 
-// models are the model-backed parts of a run: an OpenAI-compatible API for chat and for
-// embeddings where configured, the offline stand-ins otherwise. Any extractor goes with any
-// embedder.
+// models are the model clients of a run: an OpenAI-compatible API for chat and for embeddings
+// where configured, the hashing embedder otherwise. Each command builds from them the parts it
+// uses (extractor, summarizer, answerer, ...); any extractor goes with any embedder.
 type models struct {
-	client     *llm.Client // every API call goes through it; nil when nothing is
-	chat       *llm.Client // nil without a chat model (offline extraction, no answers)
-	extractor  extract.Extractor
-	embedder   embedding.Embedder
-	answerer   retrieval.Answerer // nil without a chat model
-	mapper     retrieval.Mapper   // global search's map step; nil without a chat model
-	summarizer resolve.Summarizer // nil without a chat model
+	client   *llm.Client // every API call goes through it; nil when nothing is
+	chat     *llm.Client // nil without a chat model (offline extraction, no answers)
+	embedder embedding.Embedder
+}
+
+// extractor is the model's extractor with opt, or the offline one without a chat model.
+func (m *models) extractor(opt extract.LLMOptions) extract.Extractor {
+	if m.chat == nil {
+		return extract.NewOffline()
+	}
+	return extract.NewLLM(m.chat, opt)
+}
+
+// summarizer merges the descriptions of an entity or relation with the model; nil (extractive
+// merging) without a chat model.
+func (m *models) summarizer() (resolve.Summarizer, error) {
+	if m.chat == nil {
+		return nil, nil
+	}
+	return summarize.New(m.chat, summarize.Options{})
+}
+
+// answerer writes answers with the model; nil (context only) without a chat model.
+func (m *models) answerer() retrieval.Answerer {
+	if m.chat == nil {
+		return nil
+	}
+	return answer.New(m.chat, answer.Options{})
+}
+
+// mapper is global search's map step; nil without a chat model.
+func (m *models) mapper() retrieval.Mapper {
+	if m.chat == nil {
+		return nil
+	}
+	return keypoints.Mapper{Chat: m.chat}
 }
 
 // offlineDims is the dimension of the offline embedder's vectors.
@@ -89,7 +118,7 @@ func setupModelsIn(c *cli.Context, log zerolog.Logger, dataDir string) (*models,
 			log.Warn().Str("flag", "--"+flagEmbeddingModel).Msg("ignored: no embedding endpoint (set --embedding-base-url or OPENAI_BASE_URL without --offline)")
 		}
 	}
-	m := &models{extractor: extract.NewOffline(), embedder: embedding.NewOffline(offlineDims)}
+	m := &models{embedder: embedding.NewOffline(offlineDims)}
 	defer func() {
 		if m != nil {
 			m.weighEmbedder(c, log)
@@ -155,22 +184,9 @@ func setupModelsIn(c *cli.Context, log zerolog.Logger, dataDir string) (*models,
 	if useEmbedAPI {
 		m.embedder = client
 	}
-	if !useChat {
-		return m, nil
+	if useChat {
+		m.chat = client
 	}
-	extOpt, err := extractionOptions(c)
-	if err != nil {
-		return nil, err
-	}
-	summarizer, err := summarize.New(client, summarize.Options{})
-	if err != nil {
-		return nil, err
-	}
-	m.chat = client
-	m.extractor = extract.NewLLM(client, extOpt)
-	m.answerer = answer.New(client, answer.Options{})
-	m.mapper = keypoints.Mapper{Chat: client}
-	m.summarizer = summarizer
 	return m, nil
 }
 

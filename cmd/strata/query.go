@@ -193,7 +193,7 @@ func openEngine(ctx context.Context, c *cli.Context, log zerolog.Logger, m *mode
 			return nil, be, nil, err
 		}
 	}
-	engine := &retrieval.Engine{Store: store, Embedder: m.embedder, Tokenizer: tok, Answerer: m.answerer, Mapper: m.mapper}
+	engine := &retrieval.Engine{Store: store, Embedder: m.embedder, Tokenizer: tok, Answerer: m.answerer(), Mapper: m.mapper()}
 	return engine, be, func() { closeStore(store, log) }, nil
 }
 
