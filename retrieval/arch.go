@@ -26,22 +26,10 @@ const (
 	archMaxLayers = 32
 )
 
-// archSearch selects how arch mode finds each layer's nodes.
-type archSearch int
-
-const (
-	// archFlat searches every layer on its own (a per-layer vector search; layer 0 fused with
-	// full-text search, Engine.archEntities). The default: on multihop it finds the gold
-	// documents of a descent twice as often, for about a millisecond more (bench/arch).
-	archFlat archSearch = iota
-	// archDescent searches the top layer, then each layer below among the members of the
-	// nearest communities found above it (widened to the next nearest until at least k
-	// candidates): a C-HNSW-like walk down the hierarchy, ArchRAG's own.
-	archDescent
-	// archFlatVector is archFlat with layer 0 by vector search alone, so that the benchmark
-	// compares a per-layer vector search with the descent on equal terms.
-	archFlatVector
-)
+// archFinder finds arch mode's nodes at every layer from the top (layers) down, k per layer;
+// Options.archFind replaces the default (archFindFlat, with layer 0 fused with full-text search
+// by Engine.archEntities) in benchmarks that compare other searches.
+type archFinder func(ctx context.Context, store graph.ArchIndex, qvec []float32, layers, k int) ([]archHit, error)
 
 // archHit is a node found at one layer of the hierarchy.
 type archHit struct {
@@ -75,18 +63,14 @@ func (e *Engine) arch(ctx context.Context, question string, qvec []float32, opt 
 		return errors.New("the store has no attributed communities: run `strata ingest --arch N` (for example --arch 3) first")
 	}
 	t := time.Now()
-	hits, err := archFind(ctx, store, qvec, layers, opt.Entities, opt.archSearch)
+	var hits []archHit
+	if opt.archFind != nil {
+		hits, err = (*opt.archFind)(ctx, store, qvec, layers, opt.Entities)
+	} else {
+		hits, err = e.archFindFused(ctx, store, question, qvec, layers, opt.Entities)
+	}
 	if err != nil {
 		return err
-	}
-	if opt.archSearch == archFlat {
-		base, err := e.archEntities(ctx, store, question, qvec, opt.Entities)
-		if err != nil {
-			return err
-		}
-		for _, h := range base {
-			hits = append(hits, archHit{layer: 0, hit: h})
-		}
 	}
 	res.TimingsMS["search"] = ms(time.Since(t))
 
@@ -270,42 +254,36 @@ func (e *Engine) archLayers(ctx context.Context) (int, error) {
 	return min(n, archMaxLayers), nil
 }
 
-// archFind returns the k nodes nearest to qvec at every layer from the top (layers) down, top
-// layer first: down to the layer-0 entities in a descent, to layer 1 in a flat search (whose
-// layer 0 is Engine.archEntities').
-func archFind(ctx context.Context, store graph.ArchIndex, qvec []float32, layers, k int, how archSearch) ([]archHit, error) {
+// archFindFused is arch mode's search: every layer above 0 on its own (archFindFlat), layer 0
+// fused with full-text search (Engine.archEntities). On multihop it finds the gold documents of
+// ArchRAG's descent down the hierarchy twice as often, for about a millisecond more
+// (bench/README.md, arch).
+func (e *Engine) archFindFused(ctx context.Context, store graph.ArchIndex, question string, qvec []float32, layers, k int) ([]archHit, error) {
+	hits, err := archFindFlat(ctx, store, qvec, layers, k)
+	if err != nil {
+		return nil, err
+	}
+	base, err := e.archEntities(ctx, store, question, qvec, k)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range base {
+		hits = append(hits, archHit{layer: 0, hit: h})
+	}
+	return hits, nil
+}
+
+// archFindFlat returns the k nodes nearest to qvec at every layer from the top (layers) down to
+// layer 1, top layer first, each layer searched on its own.
+func archFindFlat(ctx context.Context, store graph.ArchIndex, qvec []float32, layers, k int) ([]archHit, error) {
 	var out []archHit
-	var within []string // nil: the whole layer
-	for l := layers; l >= 0; l-- {
-		if how == archFlat && l == 0 {
-			break // layer 0 is Engine.archEntities'
-		}
-		hits, err := store.ArchSearch(ctx, l, qvec, within, k)
+	for l := layers; l >= 1; l-- {
+		hits, err := store.ArchSearch(ctx, l, qvec, nil, k)
 		if err != nil {
 			return nil, err
 		}
 		for _, h := range hits {
 			out = append(out, archHit{layer: l, hit: h})
-		}
-		if how != archDescent || l == 0 {
-			continue
-		}
-		// The next layer is searched among the members of the nearest communities: the
-		// nearest one's, then the next ones' until there are k candidates.
-		ids := make([]string, len(hits))
-		for i, h := range hits {
-			ids[i] = h.ID
-		}
-		comms, err := store.ArchCommunities(ctx, ids)
-		if err != nil {
-			return nil, err
-		}
-		within = []string{}
-		for _, c := range comms {
-			within = append(within, c.Members...)
-			if len(within) >= k {
-				break
-			}
 		}
 	}
 	return out, nil

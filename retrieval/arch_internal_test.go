@@ -29,11 +29,11 @@ func TestArchFind(t *testing.T) {
 		}
 		return out
 	}
-	flat, err := archFind(ctx, f.Store, qvec, layers, k, archFlat)
+	flat, err := archFindFlat(ctx, f.Store, qvec, layers, k)
 	if err != nil {
 		t.Fatal(err)
 	}
-	descent, err := archFind(ctx, f.Store, qvec, layers, k, archDescent)
+	descent, err := archDescent(ctx, f.Store, qvec, layers, k)
 	if err != nil {
 		t.Fatal(err)
 	}

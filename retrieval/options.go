@@ -20,9 +20,9 @@ type Options struct {
 	PPRWeight float64
 	// ContextOnly skips answer generation.
 	ContextOnly bool
-	// archSearch is how arch mode finds each layer's nodes (archFlat unless a benchmark
-	// compares).
-	archSearch archSearch
+	// archFind replaces arch mode's search in benchmarks that compare others (nil: the
+	// default, Engine.archFindFused); a pointer keeps Options comparable.
+	archFind *archFinder
 }
 
 // DefaultContextTokens is the context budget of every mode but lca, GraphRAG's for local and
