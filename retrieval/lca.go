@@ -5,7 +5,10 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strings"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -25,10 +28,17 @@ const lcaGraphRatio = 0.3
 // relations among them first.
 const lcaSummaryWords = 30
 
-// lcaSubjectWeight is the weight of the documents about the seeds (seedSubjects), hi's about
-// weight: at .5 and .8 hp's R@5 rose further (.845, .860 against .815) but testdata lost a gold
-// document at R@5 and R@10 (docs/RETRIEVAL.md).
+// lcaSubjectWeight is the weight of the documents about the seeds (lcaSubjects), hi's about
+// weight; larger weights helped hp and cost testdata (docs/RETRIEVAL.md).
 const lcaSubjectWeight = 0.3
+
+// Weights of the hop from the top lexical document (lcaHop): the documents it reaches through
+// the entities under the groups' ancestors, and the documents about the entities it names
+// among the seeds and under those ancestors. Chosen on multihop and hp (docs/RETRIEVAL.md).
+const (
+	lcaHopWeight   = 0.3
+	lcaNamedWeight = 0.4
+)
 
 // lcaGroup is a set of seeds and their lowest common ancestor in the summary hierarchy.
 type lcaGroup struct {
@@ -37,22 +47,43 @@ type lcaGroup struct {
 }
 
 // lca is LeanRAG's retrieval over the hierarchy: the top-n base-layer entities (seeds) by the
-// entity search of the other modes; their lowest common ancestor over SUMMARIZED_BY (per group
-// of seeds that share one, when not all do: lcaGroups); the entities on the paths from each seed
-// up to its group's ancestor and the relations among them, which are the seeds' own relations
-// and the inter-summary relations of LeanRAG's aggregation at the layers the paths touch; and
-// the source chunks, ranked as hi ranks them from the question's words (lexical channel), the
-// seeds' chunks and the chunks of the base relations among the seeds. The walk up the hierarchy
-// is one store call (graph.HierarchyReader.Ancestors: Cypher on Neo4j, SQL on the embedded
-// store); the ancestor is found here, the same for both.
+// entity search of the other modes, the ones the question names first (lcaSeeds); their lowest
+// common ancestor over SUMMARIZED_BY (per group of seeds that share one, when not all do:
+// lcaGroups); the entities on the paths from each seed up to its group's ancestor and the
+// relations among them, which are the seeds' own relations and the inter-summary relations of
+// LeanRAG's aggregation at the layers the paths touch; and the source chunks, ranked as hi ranks
+// them from the question's words (lexical channel), the seeds' chunks, the chunks of the base
+// relations among the seeds, the documents about the seeds, and one hop from the top lexical
+// document through the entities it names that lie under the groups' ancestors (lcaHop). The walk
+// up the hierarchy is one store call (graph.HierarchyReader.Ancestors: Cypher on Neo4j, SQL on
+// the embedded store); the ancestor is found here, the same for both.
 func (e *Engine) lca(ctx context.Context, question string, qvec []float32, opt Options, res *Result) error {
-	t := time.Now()
-	lap := func(name string) { res.TimingsMS[name] = ms(time.Since(t)); t = time.Now() }
-	f, err := e.lcaFind(ctx, question, qvec, opt, lap)
-	if err != nil {
+	// The seeds and their ancestors, and the lexical chunks with the links of the top document,
+	// are independent: two concurrent rounds of store calls, as in hi.
+	var (
+		f       lcaFound
+		lexical []graph.Chunk
+		links   []graph.DocumentLink
+		lexTime time.Duration
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		t := time.Now()
+		lap := func(name string) { res.TimingsMS[name] = ms(time.Since(t)); t = time.Now() }
+		f, err = e.lcaFind(gctx, question, qvec, opt, lap)
+		return err
+	})
+	g.Go(func() (err error) {
+		t := time.Now()
+		defer func() { lexTime = time.Since(t) }()
+		lexical, links, err = e.lcaLexical(gctx, question, qvec, opt)
+		return err
+	})
+	if err := g.Wait(); err != nil {
 		return err
 	}
-	return e.lcaContext(ctx, question, qvec, opt, res, f.seeds, f.h, f.groups, f.score)
+	res.TimingsMS["lexical"] = ms(lexTime)
+	return e.lcaContext(ctx, question, qvec, opt, res, f, lexical, links)
 }
 
 // lcaFound is what lca finds before it ranks chunks: the seeds, the hierarchy above them, their
@@ -81,12 +112,7 @@ func (e *Engine) lcaFind(ctx context.Context, question string, qvec []float32, o
 	if err != nil {
 		return f, err
 	}
-	f.seeds = make([]string, 0, opt.Entities)
-	for _, en := range found {
-		if en.Layer == 0 && len(f.seeds) < opt.Entities {
-			f.seeds = append(f.seeds, en.ID)
-		}
-	}
+	f.seeds = lcaSeeds(question, found, opt.Entities)
 	lap("entities")
 	if len(f.seeds) == 0 {
 		return f, nil
@@ -99,8 +125,50 @@ func (e *Engine) lcaFind(ctx context.Context, question string, qvec []float32, o
 	return f, nil
 }
 
+// lcaSeeds returns the first n base-layer entities of found (the entity search's candidates, in
+// rank order), those whose name the question contains as a phrase (case and punctuation aside,
+// names of function words only left out) before the others. The entity search ranks by the
+// words an entity's name and description share with the question, so a setting entity with a
+// long description ("Mexican brassbuttons" for "the Pterocarya or the Cotula") can come before
+// the one the question names, and the seeds decide which documents are about the question.
+func lcaSeeds(question string, found []graph.Entity, n int) []string {
+	q := " " + strings.Join(wordsOf(question), " ") + " "
+	var named, rest []string
+	for _, en := range found {
+		if en.Layer != 0 {
+			continue
+		}
+		w := wordsOf(en.Name)
+		if len(w) > 0 && !onlyFunctionWords(w) && strings.Contains(q, " "+strings.Join(w, " ")+" ") {
+			named = append(named, en.ID)
+		} else {
+			rest = append(rest, en.ID)
+		}
+	}
+	seeds := append(named, rest...)
+	return seeds[:min(n, len(seeds))]
+}
+
+// lcaLexical returns the lexical chunks and the document links (graph.Searcher.DocumentLinks)
+// of the chunks of the first lexical document, where lca's hop starts (lcaHop).
+func (e *Engine) lcaLexical(ctx context.Context, question string, qvec []float32, opt Options) ([]graph.Chunk, []graph.DocumentLink, error) {
+	lexical, _, err := e.lexicalChunks(ctx, question, qvec, opt.TopK*4)
+	if err != nil || len(lexical) == 0 {
+		return lexical, nil, err
+	}
+	var from []string
+	for _, c := range lexical {
+		if c.DocumentID == lexical[0].DocumentID {
+			from = append(from, c.ID)
+		}
+	}
+	links, err := e.Store.DocumentLinks(ctx, from, walkMaxDocuments)
+	return lexical, links, err
+}
+
 // lcaContext ranks the chunks and writes the context of lca mode.
-func (e *Engine) lcaContext(ctx context.Context, question string, qvec []float32, opt Options, res *Result, seeds []string, h graph.Hierarchy, groups []lcaGroup, score map[string]float64) error {
+func (e *Engine) lcaContext(ctx context.Context, question string, qvec []float32, opt Options, res *Result, f lcaFound, lexical []graph.Chunk, links []graph.DocumentLink) error {
+	seeds, h, groups, score := f.seeds, f.h, f.groups, f.score
 	onPath := pathNodes(groups, h.Links)
 	byID := make(map[string]graph.Entity, len(h.Entities))
 	for _, en := range h.Entities {
@@ -155,7 +223,7 @@ func (e *Engine) lcaContext(ctx context.Context, question string, qvec []float32
 	}
 
 	// Source chunks.
-	channels, err := e.lcaChannels(ctx, question, qvec, opt, seeds, baseRels)
+	channels, err := e.lcaChannels(ctx, qvec, opt, f, baseRels, lexical, links)
 	if err != nil {
 		return err
 	}
@@ -235,17 +303,16 @@ func lcaRelations(h graph.Hierarchy, onPath map[string]map[string]bool, byID map
 }
 
 // lcaChannels returns the evidence channels lca ranks its source chunks by: the lexical chunks,
-// the seeds' chunks and the chunks the relations among the seeds (rels) were extracted from.
-func (e *Engine) lcaChannels(ctx context.Context, question string, qvec []float32, opt Options, seeds []string, rels []graph.Relation) ([]channel, error) {
-	lexical, _, err := e.lexicalChunks(ctx, question, qvec, opt.TopK*4)
-	if err != nil {
-		return nil, err
-	}
+// the seeds' chunks, the chunks the relations among the seeds (rels) were extracted from, the
+// documents the hop from the top lexical document reaches (links: that document's, see
+// lcaLexical and lcaHop), the documents about the seeds, and the documents about the entities
+// the top document names among the seeds and under the groups' ancestors.
+func (e *Engine) lcaChannels(ctx context.Context, qvec []float32, opt Options, f lcaFound, rels []graph.Relation, lexical []graph.Chunk, links []graph.DocumentLink) ([]channel, error) {
 	channels := []channel{{lexicalWeight, lexical}}
-	if len(seeds) == 0 {
+	if len(f.seeds) == 0 || len(lexical) == 0 {
 		return channels, nil
 	}
-	lc, err := e.Store.ExpandLocal(ctx, seeds, graph.LocalOptions{TopChunks: opt.TopK * 3})
+	lc, err := e.Store.ExpandLocal(ctx, f.seeds, graph.LocalOptions{TopChunks: opt.TopK * 3})
 	if err != nil {
 		return nil, err
 	}
@@ -265,20 +332,159 @@ func (e *Engine) lcaChannels(ctx context.Context, question string, qvec []float3
 		}
 		channels = append(channels, channel{lcaRelationWeight, related})
 	}
-	if about := e.seedSubjects(ctx, seeds, channels); len(about) > 0 {
-		channels = append(channels, channel{lcaSubjectWeight, about})
+	hop, err := e.lcaHop(ctx, f, lexical[0].DocumentID, links)
+	if err != nil {
+		return nil, err
 	}
-	return channels, nil
+	return e.lcaSubjects(ctx, f.seeds, hop, channels)
 }
 
-// seedSubjects returns, seed by seed in rank order, the first chunk (in channel order) of each
-// document among the channels' whose subject is the seed (graph.Document.Subject): the
-// entity's own article. The seeds' chunk channel ranks chunks by how many seeds they name, so
-// an article about one seed comes after those that name several of the question's setting
-// entities; that article is most often the gold document lca lost (docs/RETRIEVAL.md, "Why lca
-// lost to hi"). On a failed document lookup the channel is left out rather than the query
-// failed: it only reorders documents the other channels found.
-func (e *Engine) seedSubjects(ctx context.Context, seeds []string, channels []channel) []graph.Chunk {
+// lcaHopped is where the hop from the top lexical document leads: the entities it names that
+// say what the question is about in lca's terms, and the other documents naming those under
+// the groups' ancestors.
+type lcaHopped struct {
+	// named are the seeds the top document names, in seed order, then the other entities it
+	// names that lie under a group's ancestor, closest to the seeds first (lcaNear).
+	named []string
+	// docs are the other documents naming one of the entities under a group's ancestor, those
+	// naming the most first (then by id); via maps every document linked through named to the
+	// chunk of its first link.
+	docs []string
+	via  map[string]string
+}
+
+// lcaHop follows the document links of the top lexical document start (links, see lcaLexical) through
+// the entities it names. The question most often does not name the entity that leads to its
+// second document: the first document does (docs/RETRIEVAL.md, "Why lca lost to hi"). Of the
+// entities the top document names, lca keeps the seeds and those under one of its groups'
+// lowest common ancestors (read with one Ancestors call): the part of the hierarchy the
+// question's seeds span, not every entity the document happens to mention.
+func (e *Engine) lcaHop(ctx context.Context, f lcaFound, start string, links []graph.DocumentLink) (lcaHopped, error) {
+	var out lcaHopped
+	if len(links) == 0 {
+		return out, nil
+	}
+	mentioned := map[string]bool{}
+	var others []string // the entities named other than the seeds, in id order (links are)
+	for _, l := range links {
+		mentioned[l.EntityID] = true
+		if !slices.Contains(f.seeds, l.EntityID) && (len(others) == 0 || others[len(others)-1] != l.EntityID) {
+			others = append(others, l.EntityID)
+		}
+	}
+	for _, s := range f.seeds {
+		if mentioned[s] {
+			out.named = append(out.named, s)
+		}
+	}
+	var near []string
+	if len(others) > 0 && len(f.groups) > 0 {
+		above, err := e.Store.Ancestors(ctx, others)
+		if err != nil {
+			return out, err
+		}
+		near = lcaNear(f, above, others)
+	}
+	out.named = append(out.named, near...)
+	keep := map[string]bool{}
+	for _, id := range out.named {
+		keep[id] = true
+	}
+	isNear := map[string]bool{}
+	for _, id := range near {
+		isNear[id] = true
+	}
+	count := map[string]int{}
+	out.via = map[string]string{}
+	for _, l := range links {
+		if !keep[l.EntityID] {
+			continue
+		}
+		if _, ok := out.via[l.DocumentID]; !ok {
+			out.via[l.DocumentID] = l.ChunkID
+		}
+		if isNear[l.EntityID] && l.DocumentID != start {
+			count[l.DocumentID]++
+		}
+	}
+	for d := range count {
+		out.docs = append(out.docs, d)
+	}
+	slices.SortFunc(out.docs, func(a, b string) int { return cmp.Or(cmp.Compare(count[b], count[a]), cmp.Compare(a, b)) })
+	return out, nil
+}
+
+// lcaNear returns the entities of ids that lie under one of the groups' lowest common ancestors
+// (above holds them and everything above them), closest to the seeds first: by the layer of the
+// lowest ancestor they share with a seed, then that seed's rank, then id.
+func lcaNear(f lcaFound, above graph.Hierarchy, ids []string) []string {
+	layer := make(map[string]int, len(f.h.Entities)+len(above.Entities))
+	for _, en := range append(slices.Clip(f.h.Entities), above.Entities...) {
+		layer[en.ID] = en.Layer
+	}
+	seedUp, up := upward(f.h.Links), upward(above.Links)
+	seedAbove := make([]map[string]bool, len(f.seeds))
+	for i, s := range f.seeds {
+		seedAbove[i] = seedUp(s)
+	}
+	type closeness struct{ layer, seed int }
+	near := map[string]closeness{}
+	var out []string
+	for _, id := range ids {
+		a := up(id)
+		if !slices.ContainsFunc(f.groups, func(g lcaGroup) bool { return g.lca != id && a[g.lca] }) {
+			continue
+		}
+		c := closeness{math.MaxInt, len(f.seeds)}
+		for y := range a {
+			for i := range f.seeds {
+				if y != id && seedAbove[i][y] && (layer[y] < c.layer || layer[y] == c.layer && i < c.seed) {
+					c = closeness{layer[y], i}
+				}
+			}
+		}
+		near[id] = c
+		out = append(out, id)
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		return cmp.Or(cmp.Compare(near[a].layer, near[b].layer), cmp.Compare(near[a].seed, near[b].seed), cmp.Compare(a, b))
+	})
+	return out
+}
+
+// upward returns, for the summary links (member → summary), a function giving an entity and
+// every entity above it.
+func upward(links []graph.SummaryLink) func(string) map[string]bool {
+	parents := map[string][]string{}
+	for _, l := range links {
+		parents[l.Member] = append(parents[l.Member], l.Summary)
+	}
+	return func(x string) map[string]bool {
+		seen := map[string]bool{}
+		stack := []string{x}
+		for len(stack) > 0 {
+			y := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if !seen[y] {
+				seen[y] = true
+				stack = append(stack, parents[y]...)
+			}
+		}
+		return seen
+	}
+}
+
+// lcaSubjects appends to channels the hop's channel (the documents it reaches, by the chunk of
+// their first link) and two channels of the documents about entities (graph.Document.Subject:
+// the entity's own article), entity by entity in order: the seeds' (lcaSubjectWeight) and those
+// the top document names among the seeds and under the groups' ancestors (lcaNamedWeight). The
+// seeds' chunk channel ranks chunks by how many seeds they name, so an article about one seed
+// comes after those that name several of the question's setting entities; that article is most
+// often the gold document lca lost (docs/RETRIEVAL.md, "Why lca lost to hi"), and the one about
+// an entity the top document names is the second document of a question whose first names it.
+// The candidates are the channels' documents and those the hop links to: one Documents call,
+// one Chunks call for the chunks of the linked documents the channels do not hold.
+func (e *Engine) lcaSubjects(ctx context.Context, seeds []string, hop lcaHopped, channels []channel) ([]channel, error) {
 	first := map[string]graph.Chunk{}
 	for _, ch := range channels {
 		for _, c := range ch.chunks {
@@ -287,26 +493,76 @@ func (e *Engine) seedSubjects(ctx context.Context, seeds []string, channels []ch
 			}
 		}
 	}
-	docs, err := e.Store.Documents(ctx, channelDocuments(channels))
-	if err != nil {
-		return nil
+	ids := channelDocuments(channels)
+	linked := make([]string, 0, len(hop.via))
+	for d := range hop.via {
+		if _, ok := first[d]; !ok {
+			linked = append(linked, d)
+		}
 	}
-	about := map[string][]string{} // seed id → the documents about it
+	slices.Sort(linked)
+	docs, err := e.Store.Documents(ctx, append(ids, linked...))
+	if err != nil {
+		return nil, err
+	}
+	about := map[string][]string{} // entity id → the documents about it, by id
 	for _, d := range docs {
 		if s := d.Subject(); s != "" {
 			id := graph.NormalizeID(s)
 			about[id] = append(about[id], d.ID)
 		}
 	}
-	var out []graph.Chunk
-	for _, s := range seeds {
-		ids := about[s]
-		slices.Sort(ids)
-		for _, d := range ids {
-			out = append(out, first[d])
+	for _, ds := range about {
+		slices.Sort(ds)
+	}
+	docsAbout := func(entities []string) []string {
+		var out []string
+		for _, en := range entities {
+			for _, d := range about[en] {
+				if !slices.Contains(out, d) {
+					out = append(out, d)
+				}
+			}
+		}
+		return out
+	}
+	seedDocs, namedDocs := docsAbout(seeds), docsAbout(hop.named)
+	var read []string // the link chunks to read
+	for _, d := range hop.docs {
+		read = append(read, hop.via[d])
+	}
+	for _, d := range append(slices.Clip(seedDocs), namedDocs...) {
+		if _, ok := first[d]; !ok {
+			read = append(read, hop.via[d])
 		}
 	}
-	return out
+	byID := map[string]graph.Chunk{}
+	if read = graph.UniqueIDs(read); len(read) > 0 {
+		found, err := e.Store.Chunks(ctx, read)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range found {
+			byID[c.ID] = c
+		}
+	}
+	pick := func(ds []string, linkFirst bool) []graph.Chunk {
+		var out []graph.Chunk
+		for _, d := range ds {
+			if c, ok := first[d]; ok && !linkFirst {
+				out = append(out, c)
+			} else if c, ok := byID[hop.via[d]]; ok {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	for _, ch := range []channel{{lcaHopWeight, pick(hop.docs, true)}, {lcaSubjectWeight, pick(seedDocs, false)}, {lcaNamedWeight, pick(namedDocs, false)}} {
+		if len(ch.chunks) > 0 {
+			channels = append(channels, ch)
+		}
+	}
+	return channels, nil
 }
 
 // lcaGroups finds the lowest common ancestors of the seeds (in rank order) over the summary

@@ -153,7 +153,11 @@ func diagnose(ctx context.Context, t *testing.T, e *Engine, q diagQuestion) map[
 		byID[en.ID] = en
 	}
 	_, baseRels := lcaRelations(f.h, onPath, byID)
-	channels, err := e.lcaChannels(ctx, q.Question, qvec[0], opt, f.seeds, baseRels)
+	lexical, links, err := e.lcaLexical(ctx, q.Question, qvec[0], opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	channels, err := e.lcaChannels(ctx, qvec[0], opt, f, baseRels, lexical, links)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,11 +176,11 @@ func diagnose(ctx context.Context, t *testing.T, e *Engine, q diagQuestion) map[
 	for i, h := range cands {
 		rank[h.ID] = i
 	}
-	links, err := e.walkLinks(ctx, channels[0].chunks)
+	hiLinks, err := e.walkLinks(ctx, channels[0].chunks)
 	if err != nil {
 		t.Fatal(err)
 	}
-	walked, about, err := e.walkChunks(ctx, links, rank)
+	walked, about, err := e.walkChunks(ctx, hiLinks, rank)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,117 @@
+package retrieval
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/stratarag/strata/internal/embedded"
+	"github.com/stratarag/strata/internal/graph"
+)
+
+// hopStore is a small graph for the hop of lca: a harbour log (the top document) names the
+// seeds' town Saltmere, the ship Bram Hollow and the captain Cora Vane. Saltmere, Kestrel Point
+// and Bram Hollow share the layer-1 summary P; Cora Vane is under Q only. Each of Saltmere, Bram
+// Hollow and Cora Vane has its article, and a ledger names Bram Hollow too.
+func hopStore(t *testing.T) *embedded.Store {
+	t.Helper()
+	ctx := context.Background()
+	s, err := embedded.Open(ctx, t.TempDir(), embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	docs := map[string]string{"log": "Harbour Log", "saltmere": "Saltmere", "bram": "Bram Hollow", "cora": "Cora Vane", "ledger": "Ledger of 1130"}
+	names := map[string][]string{ // document → the entities its one chunk names
+		"log": {"Saltmere", "Bram Hollow", "Cora Vane"}, "saltmere": {"Saltmere"}, "bram": {"Bram Hollow"},
+		"cora": {"Cora Vane"}, "ledger": {"Bram Hollow", "Kestrel Point"},
+	}
+	var b graph.Batch
+	for id, title := range docs {
+		b.Documents = append(b.Documents, graph.Document{ID: id, Title: title, Metadata: "{}"})
+		c := graph.Chunk{ID: id + "-0", DocumentID: id, Text: title, Tokens: 2}
+		b.Chunks = append(b.Chunks, c)
+		for _, n := range names[id] {
+			b.Mentions = append(b.Mentions, graph.Mention{ChunkID: c.ID, EntityID: graph.NormalizeID(n), Name: n})
+		}
+	}
+	for _, n := range []string{"Saltmere", "Kestrel Point", "Bram Hollow", "Cora Vane"} {
+		b.Entities = append(b.Entities, graph.Entity{ID: graph.NormalizeID(n), Name: n, Type: "thing", ComponentID: -1})
+	}
+	b.Entities = append(b.Entities, graph.Entity{ID: "P", Name: "P", Layer: 1, ComponentID: -1}, graph.Entity{ID: "Q", Name: "Q", Layer: 1, ComponentID: -1})
+	for _, l := range [][2]string{{"SALTMERE", "P"}, {"KESTREL POINT", "P"}, {"BRAM HOLLOW", "P"}, {"CORA VANE", "Q"}} {
+		b.SummaryLinks = append(b.SummaryLinks, graph.SummaryLink{Member: l[0], Summary: l[1], Weight: 1})
+	}
+	if err := s.Apply(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestLCAHop: from the top document, lca keeps the seeds it names and the entities under the
+// seeds' lowest common ancestor, reaches the other documents naming the latter, and ranks the
+// articles about both; an entity outside that ancestor's part of the hierarchy (Cora Vane) leads
+// nowhere, and seeds without a common summary have no such part.
+func TestLCAHop(t *testing.T) {
+	ctx := context.Background()
+	s := hopStore(t)
+	e := &Engine{Store: s}
+	top, err := s.Chunks(ctx, []string{"log-0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	links, err := s.DocumentLinks(ctx, []string{"log-0"}, walkMaxDocuments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		seeds    []string
+		named    []string // lcaHopped.named
+		docs     []string // lcaHopped.docs
+		subjects []string // the documents of the channel of lcaNamedWeight
+		seedDocs []string // the documents of the channel of lcaSubjectWeight
+	}{
+		{"seeds under one summary", []string{"KESTREL POINT", "SALTMERE"}, []string{"SALTMERE", "BRAM HOLLOW"},
+			[]string{"bram", "ledger"}, []string{"saltmere", "bram"}, []string{"saltmere"}},
+		{"a lone seed is its own ancestor", []string{"SALTMERE"}, []string{"SALTMERE"}, nil, []string{"saltmere"}, []string{"saltmere"}},
+		{"a seed the top document does not name", []string{"KESTREL POINT"}, nil, nil, nil, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h, err := s.Ancestors(ctx, tc.seeds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := lcaFound{seeds: tc.seeds, h: h, groups: lcaGroups(tc.seeds, h.Links)}
+			hop, err := e.lcaHop(ctx, f, "log", links)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(hop.named, tc.named) || !slices.Equal(hop.docs, tc.docs) {
+				t.Errorf("hop named %v, docs %v; want %v, %v", hop.named, hop.docs, tc.named, tc.docs)
+			}
+			channels, err := e.lcaSubjects(ctx, tc.seeds, hop, []channel{{lexicalWeight, top}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			type list struct {
+				weight float64
+				docs   []string
+			}
+			var got, want []list
+			for _, ch := range channels[1:] {
+				got = append(got, list{ch.weight, channelDocuments([]channel{ch})})
+			}
+			for _, l := range []list{{lcaHopWeight, tc.docs}, {lcaSubjectWeight, tc.seedDocs}, {lcaNamedWeight, tc.subjects}} {
+				if len(l.docs) > 0 {
+					want = append(want, l)
+				}
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("channels after the lexical one %+v, want %+v (hop, seeds' subjects, named subjects)", got, want)
+			}
+		})
+	}
+}
