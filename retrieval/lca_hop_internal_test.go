@@ -1,27 +1,49 @@
 package retrieval
 
 import (
-	"context"
 	"reflect"
 	"slices"
 	"testing"
 
+	"github.com/stratarag/strata/cypher"
 	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/graph"
+	"github.com/stratarag/strata/internal/neo4jtest"
 )
 
-// hopStore is a small graph for the hop of lca: a harbour log (the top document) names the
-// seeds' town Saltmere, the ship Bram Hollow and the captain Cora Vane. Saltmere, Kestrel Point
-// and Bram Hollow share the layer-1 summary P; Cora Vane is under Q only. Each of Saltmere, Bram
-// Hollow and Cora Vane has its article, and a ledger names Bram Hollow too.
-func hopStore(t *testing.T) *embedded.Store {
+// hopBackends open an empty store of each backend; the Neo4j one is the server of the
+// environment (package neo4jtest), emptied first.
+var hopBackends = []struct {
+	name string
+	open func(t *testing.T) graph.Store
+}{
+	{"embedded", func(t *testing.T) graph.Store {
+		s, err := embedded.Open(t.Context(), t.TempDir(), embedded.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}},
+	{"neo4j", func(t *testing.T) graph.Store {
+		srv := neo4jtest.Require(t)
+		srv.Reset(t)
+		s, err := cypher.Open(t.Context(), cypher.Config{URI: srv.URI, Username: srv.Username, Password: srv.Password, Database: srv.Database})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		return s
+	}},
+}
+
+// hopStore writes into s a small graph for the hop of lca: a harbour log (the top document)
+// names the seeds' town Saltmere, the ship Bram Hollow and the captain Cora Vane. Saltmere,
+// Kestrel Point and Bram Hollow share the layer-1 summary P; Cora Vane is under Q only. Each of
+// Saltmere, Bram Hollow and Cora Vane has its article, and a ledger names Bram Hollow too.
+func hopStore(t *testing.T, s graph.Store) {
 	t.Helper()
-	ctx := context.Background()
-	s, err := embedded.Open(ctx, t.TempDir(), embedded.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	ctx := t.Context()
 	docs := map[string]string{"log": "Harbour Log", "saltmere": "Saltmere", "bram": "Bram Hollow", "cora": "Cora Vane", "ledger": "Ledger of 1130"}
 	names := map[string][]string{ // document → the entities its one chunk names
 		"log": {"Saltmere", "Bram Hollow", "Cora Vane"}, "saltmere": {"Saltmere"}, "bram": {"Bram Hollow"},
@@ -46,16 +68,24 @@ func hopStore(t *testing.T) *embedded.Store {
 	if err := s.Apply(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	return s
 }
 
 // TestLCAHop: from the top document, lca keeps the seeds it names and the entities under the
 // seeds' lowest common ancestor, reaches the other documents naming the latter, and ranks the
 // articles about both; an entity outside that ancestor's part of the hierarchy (Cora Vane) leads
-// nowhere, and seeds without a common summary have no such part.
+// nowhere, and seeds without a common summary have no such part. The same on both backends.
 func TestLCAHop(t *testing.T) {
-	ctx := context.Background()
-	s := hopStore(t)
+	for _, b := range hopBackends {
+		t.Run(b.name, func(t *testing.T) {
+			s := b.open(t)
+			hopStore(t, s)
+			testLCAHop(t, s)
+		})
+	}
+}
+
+func testLCAHop(t *testing.T, s graph.Store) {
+	ctx := t.Context()
 	e := &Engine{Store: s}
 	top, err := s.Chunks(ctx, []string{"log-0"})
 	if err != nil {
