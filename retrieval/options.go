@@ -25,9 +25,9 @@ type Options struct {
 	archFind *archFinder
 }
 
-// DefaultContextTokens is the context budget of every mode but lca, GraphRAG's for local and
+// DefaultContextTokens is the context budget of every mode, GraphRAG's for local and
 // global search (in global mode, also the reports text of each map call, its max_data_tokens).
-// hi and arch fill it source chunks first and size the graph sections from what those take, so
+// hi, arch and lca fill it source chunks first and size the graph sections from what those take, so
 // on the measured sets they stay well within it (docs/RETRIEVAL.md).
 const DefaultContextTokens = 12000
 
