@@ -53,6 +53,32 @@ func (s *Store) Ancestors(ctx context.Context, ids []string) (graph.Hierarchy, e
 	return h, nil
 }
 
+// AncestorLinks implements graph.Store with one statement (read_ancestor_links.cypher); the
+// links are ordered here.
+func (s *Store) AncestorLinks(ctx context.Context, ids []string) ([]graph.SummaryLink, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := s.readRows(ctx, qReadAncestorLinks, map[string]any{"ids": graph.UniqueIDs(ids)})
+	if err != nil {
+		return nil, fmt.Errorf("cypher: ancestor links: %w", err)
+	}
+	links := make([]graph.SummaryLink, 0, len(rows))
+	for _, row := range rows {
+		g := fields{m: row}
+		l := graph.SummaryLink{Member: g.str("member"), Summary: g.str("summary")}
+		if g.err != nil {
+			return nil, fmt.Errorf("cypher: ancestor links: %w", g.err)
+		}
+		links = append(links, l)
+	}
+	sortLinks(links)
+	return links, nil
+}
+
 // LayerLinks implements graph.Store (read_layer_links.cypher); the links are ordered here.
 func (s *Store) LayerLinks(ctx context.Context, layer int) ([]graph.SummaryLink, error) {
 	rows, err := s.readRows(ctx, qReadLayerLinks, map[string]any{"layer": int64(layer)})

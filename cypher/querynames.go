@@ -68,6 +68,7 @@ const (
 	qReadUnembeddedAfter     = "read_entities_unembedded_after"
 	qReadLayerEdges          = "read_layer_edges"
 	qReadAncestors           = "read_ancestors"
+	qReadAncestorLinks       = "read_ancestor_links"
 	qReadLayerLinks          = "read_layer_links"
 	qReadCommunitiesLevel    = "read_communities_by_level"
 	qReadCommunityMembers    = "read_community_members"

@@ -44,6 +44,7 @@ var warmStatements = []struct {
 	{qReadEntities, map[string]any{"ids": []string{""}}},
 	{qReadEntitiesTexts, map[string]any{"ids": []string{""}}},
 	{qReadAncestors, map[string]any{"ids": []string{""}}},
+	{qReadAncestorLinks, map[string]any{"ids": []string{""}}},
 	{qReadRelations, map[string]any{"keys": []any{map[string]any{"source": "", "target": ""}}}},
 	{qReadMetaKeys, map[string]any{"keys": []string{""}}},
 }
@@ -260,6 +261,7 @@ func (s *Store) exercise(ctx context.Context) error {
 			{qExpandLocal, map[string]any{"ids": ids, "topChunks": int64(30), "topCommunities": int64(10),
 				"distinctCommunities": true, "topInsideRels": int64(20), "topOutsideRels": int64(20), "embeddings": false}},
 			{qReadAncestors, map[string]any{"ids": ids[:min(10, len(ids))]}},
+			{qReadAncestorLinks, map[string]any{"ids": ids[:min(10, len(ids))]}},
 		} {
 			if _, err := s.readRows(ctx, w.name, w.params); err != nil {
 				return err

@@ -58,12 +58,12 @@ type lcaGroup struct {
 // up the hierarchy is one store call (graph.HierarchyReader.Ancestors: Cypher on Neo4j, SQL on
 // the embedded store); the ancestor is found here, the same for both.
 func (e *Engine) lca(ctx context.Context, question string, qvec []float32, opt Options, res *Result) error {
-	// The seeds and their ancestors, and the lexical chunks with the links of the top document,
-	// are independent: two concurrent rounds of store calls, as in hi.
+	// The seeds and their ancestors, and the lexical chunks with the links of the top document
+	// and the hierarchy above the entities it names, are independent: two concurrent rounds of
+	// store calls, as in hi.
 	var (
 		f       lcaFound
-		lexical []graph.Chunk
-		links   []graph.DocumentLink
+		lx      lcaLexicalFound
 		lexTime time.Duration
 	)
 	g, gctx := errgroup.WithContext(ctx)
@@ -76,14 +76,14 @@ func (e *Engine) lca(ctx context.Context, question string, qvec []float32, opt O
 	g.Go(func() (err error) {
 		t := time.Now()
 		defer func() { lexTime = time.Since(t) }()
-		lexical, links, err = e.lcaLexical(gctx, question, qvec, opt)
+		lx, err = e.lcaLexical(gctx, question, qvec, opt)
 		return err
 	})
 	if err := g.Wait(); err != nil {
 		return err
 	}
 	res.TimingsMS["lexical"] = ms(lexTime)
-	return e.lcaContext(ctx, question, qvec, opt, res, f, lexical, links)
+	return e.lcaContext(ctx, question, qvec, opt, res, f, lx)
 }
 
 // lcaFound is what lca finds before it ranks chunks: the seeds, the hierarchy above them, their
@@ -149,25 +149,57 @@ func lcaSeeds(question string, found []graph.Entity, n int) []string {
 	return seeds[:min(n, len(seeds))]
 }
 
-// lcaLexical returns the lexical chunks and the document links (graph.Searcher.DocumentLinks)
-// of the chunks of the first lexical document, where lca's hop starts (lcaHop).
-func (e *Engine) lcaLexical(ctx context.Context, question string, qvec []float32, opt Options) ([]graph.Chunk, []graph.DocumentLink, error) {
+// lcaLexicalFound is what lca finds from the question's words: the lexical chunks, the document
+// links (graph.Searcher.DocumentLinks) of the first lexical document's chunks, where lca's hop
+// starts (lcaHop), and the summary links above the entities those links name that another
+// document names too (the others lead nowhere).
+type lcaLexicalFound struct {
+	chunks []graph.Chunk
+	links  []graph.DocumentLink
+	above  []graph.SummaryLink
+}
+
+// lcaLexical reads what lcaLexicalFound holds: three store calls, one after the other, beside
+// the seeds' (lcaFind), so that the hop waits for neither.
+func (e *Engine) lcaLexical(ctx context.Context, question string, qvec []float32, opt Options) (lcaLexicalFound, error) {
 	lexical, _, err := e.lexicalChunks(ctx, question, qvec, opt.TopK*4)
-	if err != nil || len(lexical) == 0 {
-		return lexical, nil, err
+	if err != nil {
+		return lcaLexicalFound{}, err
 	}
+	return e.lcaTopLinks(ctx, lexical)
+}
+
+// lcaTopLinks reads the links of the first document of lexical and the hierarchy above the
+// entities they name (see lcaLexicalFound).
+func (e *Engine) lcaTopLinks(ctx context.Context, lexical []graph.Chunk) (lcaLexicalFound, error) {
+	lx := lcaLexicalFound{chunks: lexical}
+	if len(lexical) == 0 {
+		return lx, nil
+	}
+	var err error
 	var from []string
-	for _, c := range lexical {
-		if c.DocumentID == lexical[0].DocumentID {
+	for _, c := range lx.chunks {
+		if c.DocumentID == lx.chunks[0].DocumentID {
 			from = append(from, c.ID)
 		}
 	}
-	links, err := e.Store.DocumentLinks(ctx, from, walkMaxDocuments)
-	return lexical, links, err
+	if lx.links, err = e.Store.DocumentLinks(ctx, from, walkMaxDocuments); err != nil {
+		return lx, err
+	}
+	var linked []string // in id order, as the links are
+	for _, l := range lx.links {
+		if l.Documents > 1 && (len(linked) == 0 || linked[len(linked)-1] != l.EntityID) {
+			linked = append(linked, l.EntityID)
+		}
+	}
+	if len(linked) > 0 {
+		lx.above, err = e.Store.AncestorLinks(ctx, linked)
+	}
+	return lx, err
 }
 
 // lcaContext ranks the chunks and writes the context of lca mode.
-func (e *Engine) lcaContext(ctx context.Context, question string, qvec []float32, opt Options, res *Result, f lcaFound, lexical []graph.Chunk, links []graph.DocumentLink) error {
+func (e *Engine) lcaContext(ctx context.Context, question string, qvec []float32, opt Options, res *Result, f lcaFound, lx lcaLexicalFound) error {
 	seeds, h, groups, score := f.seeds, f.h, f.groups, f.score
 	onPath := pathNodes(groups, h.Links)
 	byID := make(map[string]graph.Entity, len(h.Entities))
@@ -223,7 +255,7 @@ func (e *Engine) lcaContext(ctx context.Context, question string, qvec []float32
 	}
 
 	// Source chunks.
-	channels, err := e.lcaChannels(ctx, qvec, opt, f, baseRels, lexical, links)
+	channels, err := e.lcaChannels(ctx, qvec, opt, f, baseRels, lx)
 	if err != nil {
 		return err
 	}
@@ -307,9 +339,9 @@ func lcaRelations(h graph.Hierarchy, onPath map[string]map[string]bool, byID map
 // documents the hop from the top lexical document reaches (links: that document's, see
 // lcaLexical and lcaHop), the documents about the seeds, and the documents about the entities
 // the top document names among the seeds and under the groups' ancestors.
-func (e *Engine) lcaChannels(ctx context.Context, qvec []float32, opt Options, f lcaFound, rels []graph.Relation, lexical []graph.Chunk, links []graph.DocumentLink) ([]channel, error) {
-	channels := []channel{{lexicalWeight, lexical}}
-	if len(f.seeds) == 0 || len(lexical) == 0 {
+func (e *Engine) lcaChannels(ctx context.Context, qvec []float32, opt Options, f lcaFound, rels []graph.Relation, lx lcaLexicalFound) ([]channel, error) {
+	channels := []channel{{lexicalWeight, lx.chunks}}
+	if len(f.seeds) == 0 || len(lx.chunks) == 0 {
 		return channels, nil
 	}
 	lc, err := e.Store.ExpandLocal(ctx, f.seeds, graph.LocalOptions{TopChunks: opt.TopK * 3})
@@ -332,11 +364,7 @@ func (e *Engine) lcaChannels(ctx context.Context, qvec []float32, opt Options, f
 		}
 		channels = append(channels, channel{lcaRelationWeight, related})
 	}
-	hop, err := e.lcaHop(ctx, f, lexical[0].DocumentID, links)
-	if err != nil {
-		return nil, err
-	}
-	return e.lcaSubjects(ctx, f.seeds, hop, channels)
+	return e.lcaSubjects(ctx, f.seeds, lcaHop(f, lx.chunks[0].DocumentID, lx), channels)
 }
 
 // lcaHopped is where the hop from the top lexical document leads: the entities it names that
@@ -353,22 +381,25 @@ type lcaHopped struct {
 	via  map[string]string
 }
 
-// lcaHop follows the document links of the top lexical document start (links, see lcaLexical) through
-// the entities it names. The question most often does not name the entity that leads to its
-// second document: the first document does (docs/RETRIEVAL.md, "Why lca lost to hi"). Of the
-// entities the top document names, lca keeps the seeds and those under one of its groups'
-// lowest common ancestors (read with one Ancestors call): the part of the hierarchy the
-// question's seeds span, not every entity the document happens to mention.
-func (e *Engine) lcaHop(ctx context.Context, f lcaFound, start string, links []graph.DocumentLink) (lcaHopped, error) {
+// lcaHop follows the document links of the top lexical document start (lx, see lcaLexical)
+// through the entities it names. The question most often does not name the entity that leads
+// to its second document: the first document does (docs/RETRIEVAL.md, "Why lca lost to hi").
+// Of the entities the top document names, lca keeps the seeds and those under one of its groups'
+// lowest common ancestors: the part of the hierarchy the question's seeds span, not every
+// entity the document happens to mention.
+func lcaHop(f lcaFound, start string, lx lcaLexicalFound) lcaHopped {
 	var out lcaHopped
+	links := lx.links
 	if len(links) == 0 {
-		return out, nil
+		return out
 	}
 	mentioned := map[string]bool{}
-	var others []string // the entities named other than the seeds, in id order (links are)
+	// The entities named other than the seeds that another document names too (the others lead
+	// nowhere), in id order (links are).
+	var others []string
 	for _, l := range links {
 		mentioned[l.EntityID] = true
-		if !slices.Contains(f.seeds, l.EntityID) && (len(others) == 0 || others[len(others)-1] != l.EntityID) {
+		if l.Documents > 1 && !slices.Contains(f.seeds, l.EntityID) && (len(others) == 0 || others[len(others)-1] != l.EntityID) {
 			others = append(others, l.EntityID)
 		}
 	}
@@ -379,11 +410,7 @@ func (e *Engine) lcaHop(ctx context.Context, f lcaFound, start string, links []g
 	}
 	var near []string
 	if len(others) > 0 && len(f.groups) > 0 {
-		above, err := e.Store.Ancestors(ctx, others)
-		if err != nil {
-			return out, err
-		}
-		near = lcaNear(f, above, others)
+		near = lcaNear(f, lx.above, others)
 	}
 	out.named = append(out.named, near...)
 	keep := map[string]bool{}
@@ -411,18 +438,18 @@ func (e *Engine) lcaHop(ctx context.Context, f lcaFound, start string, links []g
 		out.docs = append(out.docs, d)
 	}
 	slices.SortFunc(out.docs, func(a, b string) int { return cmp.Or(cmp.Compare(count[b], count[a]), cmp.Compare(a, b)) })
-	return out, nil
+	return out
 }
 
-// lcaNear returns the entities of ids that lie under one of the groups' lowest common ancestors
-// (above holds them and everything above them), closest to the seeds first: by the layer of the
-// lowest ancestor they share with a seed, then that seed's rank, then id.
-func lcaNear(f lcaFound, above graph.Hierarchy, ids []string) []string {
-	layer := make(map[string]int, len(f.h.Entities)+len(above.Entities))
-	for _, en := range append(slices.Clip(f.h.Entities), above.Entities...) {
+// lcaNear returns the base-layer entities of ids that lie under one of the groups' lowest common
+// ancestors (above holds the summary links above them), closest to the seeds first: by the
+// layer of the lowest ancestor they share with a seed, then that seed's rank, then id.
+func lcaNear(f lcaFound, above []graph.SummaryLink, ids []string) []string {
+	layer := make(map[string]int, len(f.h.Entities))
+	for _, en := range f.h.Entities {
 		layer[en.ID] = en.Layer
 	}
-	seedUp, up := upward(f.h.Links), upward(above.Links)
+	seedUp, up := upward(f.h.Links), upward(above)
 	seedAbove := make([]map[string]bool, len(f.seeds))
 	for i, s := range f.seeds {
 		seedAbove[i] = seedUp(s)

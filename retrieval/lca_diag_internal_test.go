@@ -153,11 +153,11 @@ func diagnose(ctx context.Context, t *testing.T, e *Engine, q diagQuestion) map[
 		byID[en.ID] = en
 	}
 	_, baseRels := lcaRelations(f.h, onPath, byID)
-	lexical, links, err := e.lcaLexical(ctx, q.Question, qvec[0], opt)
+	lx, err := e.lcaLexical(ctx, q.Question, qvec[0], opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	channels, err := e.lcaChannels(ctx, qvec[0], opt, f, baseRels, lexical, links)
+	channels, err := e.lcaChannels(ctx, qvec[0], opt, f, baseRels, lx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -157,7 +157,7 @@ func TestLCANear(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := hierarchy(tc.seeds)
 			f := lcaFound{seeds: tc.seeds, h: h, groups: lcaGroups(tc.seeds, h.Links)}
-			if got := lcaNear(f, hierarchy(tc.named), tc.named); !slices.Equal(got, tc.want) {
+			if got := lcaNear(f, hierarchy(tc.named).Links, tc.named); !slices.Equal(got, tc.want) {
 				t.Errorf("lcaNear(seeds %v, %v) = %v, want %v", tc.seeds, tc.named, got, tc.want)
 			}
 		})

@@ -71,14 +71,18 @@ func (s *Store) Ancestors(ctx context.Context, ids []string) (graph.Hierarchy, e
 			found[i] = e.ID
 		}
 		set := encodeStrings(found)
+		// The unary + keeps the second list out of the primary key: with both lists as keys,
+		// SQLite probes the key with every pair of them, quadratic in the entities found
+		// (hundreds when lca asks for the entities a document names); with one, it reads each
+		// member's few links and filters them.
 		h.Links, err = queryAll(ctx, tx, scanSummaryLink, `SELECT l.member, l.summary, l.description, l.weight FROM summary_links l
-			WHERE l.member IN (SELECT value FROM json_each(?)) AND l.summary IN (SELECT value FROM json_each(?))
+			WHERE l.member IN (SELECT value FROM json_each(?)) AND +l.summary IN (SELECT value FROM json_each(?))
 			ORDER BY l.member, l.summary`, set, set)
 		if err != nil {
 			return err
 		}
 		h.Relations, err = queryAll(ctx, tx, scanRelation, `SELECT `+relationCols("r")+` FROM relations r
-			WHERE r.source IN (SELECT value FROM json_each(?)) AND r.target IN (SELECT value FROM json_each(?))
+			WHERE r.source IN (SELECT value FROM json_each(?)) AND +r.target IN (SELECT value FROM json_each(?))
 			ORDER BY r.source, r.target`, set, set)
 		return err
 	})
@@ -86,6 +90,32 @@ func (s *Store) Ancestors(ctx context.Context, ids []string) (graph.Hierarchy, e
 		return graph.Hierarchy{}, err
 	}
 	return h, nil
+}
+
+// AncestorLinks returns the SUMMARIZED_BY links above the entities with the given ids (a
+// recursive walk up summary_links, each step by the primary key), member and summary only.
+func (s *Store) AncestorLinks(ctx context.Context, ids []string) ([]graph.SummaryLink, error) {
+	if len(ids) == 0 {
+		return nil, ctxErr(ctx, "ancestor links")
+	}
+	var links []graph.SummaryLink
+	err := s.read(ctx, "ancestor links", func(tx *sql.Tx) error {
+		var err error
+		links, err = queryAll(ctx, tx, func(sc scanner, _ ...any) (graph.SummaryLink, error) {
+			var l graph.SummaryLink
+			err := sc.Scan(&l.Member, &l.Summary)
+			return l, err
+		}, `
+			WITH RECURSIVE up(id) AS (
+				SELECT value FROM json_each(?)
+				UNION
+				SELECT l.summary FROM summary_links l JOIN up ON l.member = up.id
+			)
+			SELECT l.member, l.summary FROM up CROSS JOIN summary_links l ON l.member = up.id
+			ORDER BY l.member, l.summary`, encodeStrings(ids))
+		return err
+	})
+	return links, err
 }
 
 // LayerLinks returns the SUMMARIZED_BY links from the entities of one layer to the summaries of

@@ -33,6 +33,12 @@ type HierarchyReader interface {
 	// and the SUMMARIZED_BY and RELATED relationships among them (see Hierarchy). Missing ids are
 	// skipped.
 	Ancestors(ctx context.Context, ids []string) (Hierarchy, error)
+	// AncestorLinks returns the SUMMARIZED_BY links above the entities with the given ids:
+	// theirs and those of every entity above them, member and summary only (no description or
+	// weight), ordered by member then summary. Missing ids are skipped. It is the Links of
+	// Ancestors without reading the entities and relations, for a caller that asks about many
+	// entities at once (lca's hop from a document, which names hundreds).
+	AncestorLinks(ctx context.Context, ids []string) ([]SummaryLink, error)
 	// LayerLinks returns every SUMMARIZED_BY link from an entity of the given layer to a summary
 	// of the layer above, ordered by member then summary.
 	LayerLinks(ctx context.Context, layer int) ([]SummaryLink, error)

@@ -12,6 +12,7 @@ func hierarchyTests() []test {
 	return []test{
 		{"LayerEdges", testLayerEdges},
 		{"Ancestors", testAncestors},
+		{"AncestorLinks", testAncestorLinks},
 		{"LayerLinks", testLayerLinks},
 	}
 }
@@ -113,6 +114,42 @@ func testAncestors(t *testing.T, s graph.Store) {
 		got := see(must[graph.Hierarchy](t, "Ancestors")(s.Ancestors(t.Context(), tc.ids)))
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("Ancestors(%q) = %+v, want %+v", tc.ids, got, tc.want)
+		}
+	}
+}
+
+// testAncestorLinks: the links above the entities asked for are those of every entity the walk
+// up reaches (soft memberships too), member and summary only, ordered by member then summary;
+// the Links of Ancestors, without their properties; missing ids are skipped.
+func testAncestorLinks(t *testing.T, s graph.Store) {
+	apply(t, s, hierarchyBatch())
+	for _, tc := range []struct {
+		ids  []string
+		want []string // member>summary
+	}{
+		{[]string{"A"}, []string{"A>S1", "S1>T"}},
+		{[]string{"C", "A", "MISSING", "A"}, []string{"A>S1", "C>S2", "S1>T", "S2>T"}},
+		{[]string{"B"}, []string{"B>S1", "B>S2", "S1>T", "S2>T"}},
+		{[]string{"D", "C"}, []string{"C>S2", "D>S3", "S2>T"}},
+		{[]string{"S1", "T"}, []string{"S1>T"}},
+		{[]string{"T"}, nil},
+		{[]string{"MISSING"}, nil},
+		{nil, nil},
+	} {
+		got := must[[]graph.SummaryLink](t, "AncestorLinks")(s.AncestorLinks(t.Context(), tc.ids))
+		var view []string
+		for _, l := range got {
+			if l.Description != "" || l.Weight != 0 {
+				t.Errorf("AncestorLinks(%q): link %+v has properties, want member and summary only", tc.ids, l)
+			}
+			view = append(view, l.Member+">"+l.Summary)
+		}
+		if !slices.Equal(view, tc.want) {
+			t.Errorf("AncestorLinks(%q) = %v, want %v", tc.ids, view, tc.want)
+		}
+		h := must[graph.Hierarchy](t, "Ancestors")(s.Ancestors(t.Context(), tc.ids))
+		if len(h.Links) != len(got) {
+			t.Errorf("AncestorLinks(%q): %d links, Ancestors has %d", tc.ids, len(got), len(h.Links))
 		}
 	}
 }
