@@ -53,14 +53,21 @@ func (s *Store) Ancestors(ctx context.Context, ids []string) (graph.Hierarchy, e
 	return h, nil
 }
 
-// AncestorLinks implements graph.Store with one statement (read_ancestor_links.cypher); the
-// links are ordered here.
+// AncestorLinks implements graph.Store with one statement (read_ancestor_links.cypher), or on
+// a resident store from its copy of the links (summarylinks.go); the links are ordered here.
 func (s *Store) AncestorLinks(ctx context.Context, ids []string) ([]graph.SummaryLink, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if len(ids) == 0 {
 		return nil, nil
+	}
+	if s.resident {
+		links, err := s.residentAncestorLinks(ctx, ids)
+		if err != nil {
+			return nil, fmt.Errorf("cypher: ancestor links: %w", err)
+		}
+		return links, nil
 	}
 	rows, err := s.readRows(ctx, qReadAncestorLinks, map[string]any{"ids": graph.UniqueIDs(ids)})
 	if err != nil {

@@ -19,7 +19,7 @@ var allQueryNames = []string{
 	qWriteRelations, qWriteMentions, qWriteSummaryLinks, qWriteCommunityReports, qWriteMeta,
 	qWriteDegree, qWriteChunkTitles, qReadChunkTextIndex,
 	qReadDocuments, qReadChunks, qReadEntities, qReadRelations, qReadCommunities,
-	qReadDocumentChunks, qReadEntitiesByLayer, qReadEntitiesAfter, qReadEntitiesTexts, qReadEmbeddedIDsAfter, qReadUnembeddedAfter, qReadLayerEdges, qReadAncestors, qReadAncestorLinks, qReadLayerLinks, qReadCommunitiesLevel, qReadCommunityMembers, qReadCommunityEntities, qReadCommunityRelations, qReadCommunityChildren, qReadCommunityDigests,
+	qReadDocumentChunks, qReadEntitiesByLayer, qReadEntitiesAfter, qReadEntitiesTexts, qReadEmbeddedIDsAfter, qReadUnembeddedAfter, qReadLayerEdges, qReadAncestors, qReadAncestorLinks, qReadSummaryLinks, qReadLayerLinks, qReadCommunitiesLevel, qReadCommunityMembers, qReadCommunityEntities, qReadCommunityRelations, qReadCommunityChildren, qReadCommunityDigests,
 	qReadMeta, qReadMetaKeys, qReadEntityVectors, qReadChunkVectors, qReadMentionIndex, qSchemaExisting, qReadStats, qReadEntityIDs, qSearchVector, qSearchText, qExpandLocal, qDocumentLinks, qPathsCypher,
 	qPathsCypherLong, qBumpGeneration,
 	qPathsGDS, qPathsGDSNear, qCountEntities, qGDSDrop, qGDSList, qGDSListStale, qGDSProject, qGDSWCCWrite, qGDSLeidenMutate, qGDSLeidenLevels, qGDSPropertyDrop,

@@ -69,6 +69,7 @@ const (
 	qReadLayerEdges          = "read_layer_edges"
 	qReadAncestors           = "read_ancestors"
 	qReadAncestorLinks       = "read_ancestor_links"
+	qReadSummaryLinks        = "read_summary_links"
 	qReadLayerLinks          = "read_layer_links"
 	qReadCommunitiesLevel    = "read_communities_by_level"
 	qReadCommunityMembers    = "read_community_members"

@@ -43,8 +43,8 @@ type Store struct {
 	log  zerolog.Logger // Config.Log: a debug line per in-memory copy loaded
 	warm warmer         // StartWarming
 
-	// resident: vector search, DocumentLinks, CommunitiesByLevel, Chunks and Documents run on
-	// in-memory copies (Config.Resident).
+	// resident: vector search, DocumentLinks, AncestorLinks, CommunitiesByLevel, Chunks and
+	// Documents run on in-memory copies (Config.Resident).
 	resident    bool
 	vectorsMu   sync.Mutex
 	vectors     map[graph.VectorIndex]*residentVectors
@@ -52,6 +52,7 @@ type Store struct {
 	communities residentCommunities
 	paths       residentPaths
 	members     residentMembers
+	links       residentLinks
 	// chunkCache, documentCache and entityCache are a resident store's copies of the records
 	// it read.
 	chunkCache    recordCache[graph.Chunk]

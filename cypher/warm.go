@@ -44,7 +44,6 @@ var warmStatements = []struct {
 	{qReadEntities, map[string]any{"ids": []string{""}}},
 	{qReadEntitiesTexts, map[string]any{"ids": []string{""}}},
 	{qReadAncestors, map[string]any{"ids": []string{""}}},
-	{qReadAncestorLinks, map[string]any{"ids": []string{""}}},
 	{qReadRelations, map[string]any{"keys": []any{map[string]any{"source": "", "target": ""}}}},
 	{qReadMetaKeys, map[string]any{"keys": []string{""}}},
 }
@@ -173,7 +172,7 @@ func (s *Store) projectionLost(gens map[string]string, st *warmState) bool {
 // holds, each as the first query needing it would, the independent ones at once (the server
 // reads one while this process builds another): the vectors (when both indexes exist), then
 // the records of every entity, chunk and document within the copies' bounds; the mentions; the
-// community memberships; the copy of the entity projection (when it exists).
+// community memberships; the copy of the entity projection (when it exists); the summary links.
 func (s *Store) loadCopies(ctx context.Context) error {
 	entityDim, chunkDim, ok, err := s.residentDims(ctx)
 	if err != nil {
@@ -221,6 +220,10 @@ func (s *Store) loadCopies(ctx context.Context) error {
 		_, _, err := s.residentGDSPaths(ctx, nil, 0)
 		return err
 	})
+	g.Go(func() error {
+		_, err := s.residentAncestorLinks(ctx, nil)
+		return err
+	})
 	return g.Wait()
 }
 
@@ -261,7 +264,6 @@ func (s *Store) exercise(ctx context.Context) error {
 			{qExpandLocal, map[string]any{"ids": ids, "topChunks": int64(30), "topCommunities": int64(10),
 				"distinctCommunities": true, "topInsideRels": int64(20), "topOutsideRels": int64(20), "embeddings": false}},
 			{qReadAncestors, map[string]any{"ids": ids[:min(10, len(ids))]}},
-			{qReadAncestorLinks, map[string]any{"ids": ids[:min(10, len(ids))]}},
 		} {
 			if _, err := s.readRows(ctx, w.name, w.params); err != nil {
 				return err

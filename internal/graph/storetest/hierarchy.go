@@ -120,7 +120,8 @@ func testAncestors(t *testing.T, s graph.Store) {
 
 // testAncestorLinks: the links above the entities asked for are those of every entity the walk
 // up reaches (soft memberships too), member and summary only, ordered by member then summary;
-// the Links of Ancestors, without their properties; missing ids are skipped.
+// the Links of Ancestors, without their properties; missing ids are skipped; a new link is
+// read back.
 func testAncestorLinks(t *testing.T, s graph.Store) {
 	apply(t, s, hierarchyBatch())
 	for _, tc := range []struct {
@@ -151,6 +152,15 @@ func testAncestorLinks(t *testing.T, s graph.Store) {
 		if len(h.Links) != len(got) {
 			t.Errorf("AncestorLinks(%q): %d links, Ancestors has %d", tc.ids, len(got), len(h.Links))
 		}
+	}
+	// A link written after a read is followed (a store that keeps a copy reloads it).
+	apply(t, s, graph.Batch{SummaryLinks: []graph.SummaryLink{{Member: "S3", Summary: "T", Description: "S3 belongs to T", Weight: 1}}})
+	var view []string
+	for _, l := range must[[]graph.SummaryLink](t, "AncestorLinks")(s.AncestorLinks(t.Context(), []string{"D"})) {
+		view = append(view, l.Member+">"+l.Summary)
+	}
+	if want := []string{"D>S3", "S3>T"}; !slices.Equal(view, want) {
+		t.Errorf("AncestorLinks(D) after S3 joined T = %v, want %v", view, want)
 	}
 }
 
