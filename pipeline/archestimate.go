@@ -7,11 +7,9 @@ import (
 	"github.com/stratarag/strata/internal/llm"
 )
 
-// Ratios of the attributed-community estimate, measured on the multihop corpus (136 chunks)
-// ingested with --arch 3 through the fake LLM (internal/llm/fakeopenai): 2 303 entities, 28
-// communities at layer 1 and 4 at layer 2, 32 summary calls of 3 282 prompt and 104 completion
-// tokens on average (most communities fill the members text budget of 4 000 tokens). The offline
-// path gave 21 entities per chunk and communities of 80 and 7: the same shape.
+// Ratios of the attributed-community estimate, measured on the multihop corpus ingested with
+// --arch 3 through the fake model, whose shape the offline path shares (docs/ARCHITECTURE.md,
+// attributed communities).
 const (
 	archEntitiesPerChunk   = 17.0
 	archFirstLayerSize     = 80.0 // mean members of a layer-1 community

@@ -11,8 +11,9 @@ import (
 	"github.com/stratarag/strata/pipeline/layers"
 )
 
-// estimateEntitiesPerKToken is the entities extraction finds per 1000 corpus tokens, measured
-// offline (multihop 21, mix 30): what an update's new chunks are counted as.
+// estimateEntitiesPerKToken is the entities extraction finds per 1000 corpus tokens, between
+// what the offline extractor finds on multihop and on mix: what an update's new chunks are
+// counted as.
 const estimateEntitiesPerKToken = 25.0
 
 // relationEstimator is a relation describer that can predict the cost of one call

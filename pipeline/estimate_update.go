@@ -19,21 +19,13 @@ import (
 // update does with them is predicted by walking the stored hierarchy and communities up from
 // them.
 //
-// New chunks are another matter: which entities they hold is known only after extraction. Their
-// share of the update is predicted from ratios measured on multihop with the fake model
-// (internal/llm/fakeopenai): `delete --dry-run` of each of its 51 documents (157 chunks) predicted
-// per chunk 12.2 communities with relations and 2.4 inter-summary relations above a changed
-// relation, and 0.04 summary clusters (a cluster keeps its summaries unless a quarter of its
-// members changed, layers.KeepShare); adding its first article back (2 chunks) summarized one
-// cluster, of entities new to the graph, so a new chunk counts half a cluster. A document added
-// to a graph touches what deleting it would, so the same ratios apply, capped by what the store
-// holds.
-//
-// Reports are not bounded by the communities that hold a changed entity: Leiden, started from the
-// stored partition, also moves members elsewhere. Over 18 multihop deletions the report calls
-// made were 0.82 to 1.36 times those predicted from the communities holding changed entities and
-// rewritten summaries (layers: equal or one less), so report
-// predictions carry a margin of updateReportMargin.
+// New chunks are another matter: which entities they hold is known only after extraction, so
+// each counts the clusters, inter-summary relations and communities a chunk touched on average
+// when multihop's documents were deleted one by one through the fake model, capped by what the
+// store holds; a document added touches what deleting it would. Reports are not bounded by the
+// communities that hold a changed entity (Leiden, started from the stored partition, also moves
+// members elsewhere), so their prediction carries a margin. The measurements behind the four
+// constants: docs/ARCHITECTURE.md, Updates.
 const (
 	updateClustersPerChunk    = 0.5
 	updateRelationsPerChunk   = 2.4

@@ -29,9 +29,8 @@ const (
 	localWeight   = 0.2  // chunks mentioning the seed entities (local level)
 	globalWeight  = 0.05 // chunks mentioning members of the seeds' communities (global level)
 	bridgeWeight  = 0.1  // chunks the relations on bridge paths were extracted from (bridge level)
-	// lca ranks the chunks of its seeds' relations as hi once ranked its bridge paths' chunks;
-	// hi's weight went down to 0.1 for the Wikipedia-style sets, lca's was measured better at
-	// 0.35 (testdata R@2 .812 against .760).
+	// lca ranks the chunks of its seeds' relations as hi ranks its bridge paths' chunks, at a
+	// weight of its own (docs/RETRIEVAL.md, lca).
 	lcaRelationWeight = 0.35
 )
 

@@ -19,8 +19,8 @@ const (
 // chunkSimilarityWeight blends the chunk's similarity to the question into the rank of chunks
 // found through seed entities, which otherwise only counts the seeds a chunk names (scaled to
 // [0,1] by the best count). With 20 seeds on a small graph most chunks name several, and the
-// count alone stops telling them apart; the question's own words then decide. Weight 2 was
-// chosen on testdata (recall@2 of hi 0.43 → 0.64) and left multihop recall unchanged.
+// count alone stops telling them apart; the question's own words then decide (the weight's
+// choice: docs/RETRIEVAL.md).
 const chunkSimilarityWeight = 2.0
 
 // local is GraphRAG-style local search: seed entities by vector and full-text search over entity

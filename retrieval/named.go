@@ -118,10 +118,8 @@ const maxMetadataWords = 8
 // of the one Fortune candidate count more than each of ten TechCrunch ones). Values made of
 // function words only, or longer than maxMetadataWords words, are left out, as are numbers and
 // other non-string values.
-//
-// Measured on the multihop set (news articles with their publisher as metadata; docs/
-// RETRIEVAL.md): hi R@2 .691 → .704, R@5 .940 → .956; documents without metadata (testdata's
-// files, the HotpotQA paragraphs) are unaffected.
+// Documents without metadata (testdata's files, the HotpotQA paragraphs) are unaffected; what it
+// gives on news articles with their publisher as metadata is in docs/RETRIEVAL.md.
 func metadataDocuments(question string, docs []graph.Document) map[string]float64 {
 	q := " " + strings.Join(wordsOf(question), " ") + " "
 	holders := map[string][]string{} // value's words joined → the documents carrying it

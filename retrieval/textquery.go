@@ -8,8 +8,7 @@ import (
 // functionWords are English words that carry no topic: articles, pronouns, auxiliaries,
 // prepositions, conjunctions and question words. BM25 gives them almost no weight, but a
 // full-text engine still scores every row that holds one, which on a long question is nearly
-// every row of the index. Dropping them made hi 40 % faster on the mix corpus (20 k entities:
-// 186 → 112 ms per warm query) and moved recall by one gold document either way
+// every row of the index. Dropping them makes hi's searches faster at the same recall
 // (docs/RETRIEVAL.md).
 var functionWords = wordSet(`a an the this that these those it its they them their there he him
 	his she her hers we us our you your i me my who whom whose which what when where why how is are

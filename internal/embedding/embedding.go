@@ -76,11 +76,9 @@ func (o *Offline) Model() string { return OfflineModel }
 func (o *Offline) Dimensions() int { return o.dims }
 
 // PassageWeight implements PassageWeighter: 0. A hashed bag of a 1200-token passage's words
-// ranks passages worse than BM25 over the same words and only dilutes it. Measured with
-// `strata eval`, offline, naive mode, recall@2/5/10 at weights 0, 0.25, 0.5 and 1: multihop
-// .668/.908/.938, .606/.886/.912, .577/.864/.905, .577/.835/.900; testdata .729/.938/1,
-// .729/.969/1, .750/.938/1, .750/.938/1. Entity vectors (a name and a short description) keep
-// weight 1: local mode lost recall without them (multihop R@5 .781 at 1, .740 at 0).
+// ranks passages worse than BM25 over the same words and only dilutes it (docs/RETRIEVAL.md,
+// dense weight per embedder). Entity vectors (a name and a short description) keep weight 1:
+// local mode loses recall without them.
 func (o *Offline) PassageWeight() float64 { return 0 }
 
 // Embed implements Embedder. It never fails except on cancellation.

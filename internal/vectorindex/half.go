@@ -10,9 +10,8 @@ import (
 // halfPrescanMACs is the size (vectors × dimensions) from which a resident store keeps a
 // half-precision copy of a vector set. An exact scan of a large set is bound by memory bandwidth
 // (a 10x mix store's 191 k × 384 entity vectors are 293 MB per search); the copy halves what a
-// search reads, for 2 bytes per dimension more memory. On the mix corpus (20 k entity vectors of
-// 384 dimensions) it took CPU per served hi query from 25-26 to 19-24 ms and local from 15-18 to
-// 11-16 ms (three alternating runs at load 12); far smaller sets stay in the CPU's caches.
+// search reads, for 2 bytes per dimension more memory (its effect on served queries:
+// docs/ARCHITECTURE.md); far smaller sets stay in the CPU's caches.
 const halfPrescanMACs = 4 << 20
 
 // WithHalf gives set a half-precision copy of its rows, which Search scans first, when it is

@@ -539,9 +539,7 @@ func (b *Builder) regenerate(ctx context.Context, layer int, c *clusterOf, gains
 // added for a model to summarize the cluster again. Below it the stored summaries stay: a
 // summary stands for the whole cluster, which a few members changed do not make another, while
 // writing it again costs a call and, since the summary then changes, the calls of every
-// summary and community report above it. Measured on multihop with the fake model: deleting
-// one article summarized 36 clusters again and reported 34 communities, 13 % of the ingest's
-// calls; see bench/README.md, "update".
+// summary and community report above it (what an update costs: bench/README.md, update).
 const KeepShare = 0.25
 
 // keeps reports whether an update keeps the stored summaries of a touched cluster: they cost a
