@@ -73,6 +73,34 @@ func DefaultOptions(m Mode) Options {
 	return opt
 }
 
+// Overrides are the settings a caller gives over a mode's defaults, as query's flags and serve's
+// request fields do. A zero field keeps the default, but for TopK, which nil keeps.
+type Overrides struct {
+	TopK             *int
+	Entities         int
+	MaxContextTokens int
+	PPRWeight        float64
+	ContextOnly      bool
+}
+
+// NewOptions returns mode's defaults (DefaultOptions) with o applied, and the first setting no
+// query can use (Validate): the one way query, eval and serve build their options.
+func NewOptions(mode Mode, o Overrides) (Options, error) {
+	opt := DefaultOptions(mode)
+	if o.TopK != nil {
+		opt.TopK = *o.TopK
+	}
+	if o.Entities != 0 {
+		opt.Entities = o.Entities
+	}
+	if o.MaxContextTokens != 0 {
+		opt.MaxContextTokens = o.MaxContextTokens
+	}
+	opt.PPRWeight = o.PPRWeight
+	opt.ContextOnly = o.ContextOnly
+	return opt, opt.Validate()
+}
+
 // Validate reports the first option that no query can use, naming it.
 func (o Options) Validate() error {
 	switch {

@@ -77,3 +77,42 @@ func TestOptionsValidate(t *testing.T) {
 		}
 	}
 }
+
+// NewOptions keeps each default a zero override leaves, applies the rest, and validates.
+func TestNewOptions(t *testing.T) {
+	zero, three := 0, 3
+	tests := []struct {
+		name    string
+		mode    Mode
+		o       Overrides
+		want    func(*Options)
+		invalid bool
+	}{
+		{name: "defaults", mode: ModeLCA, want: func(*Options) {}},
+		{name: "every override", mode: ModeHi, o: Overrides{TopK: &three, Entities: 7, MaxContextTokens: 4000, PPRWeight: 0.1, ContextOnly: true},
+			want: func(o *Options) {
+				o.TopK, o.Entities, o.MaxContextTokens, o.PPRWeight, o.ContextOnly = 3, 7, 4000, 0.1, true
+			}},
+		{name: "top-k of zero given", mode: ModeNaive, o: Overrides{TopK: &zero}, invalid: true},
+		{name: "too many entities", mode: ModeLocal, o: Overrides{Entities: MaxEntities + 1}, invalid: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := NewOptions(tc.mode, tc.o)
+			if tc.invalid {
+				if err == nil {
+					t.Fatalf("NewOptions(%s, %+v) = %+v, want an error", tc.mode, tc.o, got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := DefaultOptions(tc.mode)
+			tc.want(&want)
+			if got != want {
+				t.Errorf("NewOptions(%s, %+v) = %+v, want %+v", tc.mode, tc.o, got, want)
+			}
+		})
+	}
+}

@@ -122,17 +122,10 @@ func queryOptions(c *cli.Context) (retrieval.Options, error) {
 	if err != nil {
 		return retrieval.Options{}, usageError{fmt.Errorf("--mode: %w", err)}
 	}
-	opt := retrieval.DefaultOptions(mode)
-	opt.TopK = c.Int("top-k")
-	if n := c.Int("entities"); n != 0 {
-		opt.Entities = n
-	}
-	if n := c.Int("max-context-tokens"); n != 0 {
-		opt.MaxContextTokens = n
-	}
-	opt.PPRWeight = c.Float64("ppr-weight")
-	opt.ContextOnly = c.Bool("context-only")
-	if err := opt.Validate(); err != nil {
+	topK := c.Int("top-k")
+	opt, err := retrieval.NewOptions(mode, retrieval.Overrides{TopK: &topK, Entities: c.Int("entities"),
+		MaxContextTokens: c.Int("max-context-tokens"), PPRWeight: c.Float64("ppr-weight"), ContextOnly: c.Bool("context-only")})
+	if err != nil {
 		return opt, usageError{err}
 	}
 	return opt, nil

@@ -593,21 +593,8 @@ func (q queryRequest) options() (retrieval.Options, error) {
 	if err != nil {
 		return retrieval.Options{}, fmt.Errorf(`"mode": %w`, err)
 	}
-	opt := retrieval.DefaultOptions(mode)
-	if q.TopK != nil {
-		opt.TopK = *q.TopK
-	}
-	if q.Entities != 0 {
-		opt.Entities = q.Entities
-	}
-	if q.MaxContextTokens != 0 {
-		opt.MaxContextTokens = q.MaxContextTokens
-	}
-	opt.ContextOnly = q.ContextOnly
-	if err := opt.Validate(); err != nil {
-		return opt, err
-	}
-	return opt, nil
+	return retrieval.NewOptions(mode, retrieval.Overrides{TopK: q.TopK, Entities: q.Entities,
+		MaxContextTokens: q.MaxContextTokens, ContextOnly: q.ContextOnly})
 }
 
 // decodeQuery reads one JSON object with known fields only from a body of at most maxQueryBody
