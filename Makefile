@@ -7,7 +7,7 @@ NOTEBOOK_VENV ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/strata/notebook-venv
 DATA_DIR  ?= .strata
 QUESTION  ?= Who founded the guild that Edda Fenwick led from 1124?
 
-.PHONY: build demo test test-go test-notebook notebook-env lint lint-go lint-cypher bench clean neo4j-up neo4j-down \
+.PHONY: example build demo test test-go test-notebook notebook-env lint lint-go lint-cypher bench clean neo4j-up neo4j-down \
 	model-env models-up models-down
 
 build:
@@ -23,8 +23,12 @@ demo: build
 # ones against a real chat and embedding model: the servers at STRATA_TEST_LLM_BASE_URL, or
 # throw-away ones on 127.0.0.1:18090/18091 (models/local; model-env installs them first). -count=1:
 # a cached result would claim a Neo4j or model test passed without a server.
-test: lint test-notebook model-env
+test: lint test-notebook model-env example
 	docker/local/with-neo4j.sh models/local/with-models.sh $(GO) test -count=1 -timeout 30m ./...
+
+# The Go API used from outside the module: examples/library, a module of its own, run offline.
+example:
+	cd examples/library && STRATA_OFFLINE=1 $(GO) run .
 
 # The tests without a server: the Neo4j ones skip and say so.
 test-go: lint

@@ -8,10 +8,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/stratarag/strata/internal/embedded"
-	"github.com/stratarag/strata/internal/embedding"
-	"github.com/stratarag/strata/internal/testcorpus"
-	"github.com/stratarag/strata/internal/tokenizer"
+	"github.com/stratarag/strata"
 	"github.com/stratarag/strata/pipeline"
 	"github.com/stratarag/strata/pipeline/extract"
 	"github.com/stratarag/strata/pipeline/reports"
@@ -27,16 +24,16 @@ func ExampleIngester() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	store, err := embedded.Open(ctx, dir, embedded.Options{})
+	store, err := strata.OpenEmbedded(ctx, dir, strata.EmbeddedOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer store.Close()
-	tok, err := tokenizer.New()
+	tok, err := strata.NewTokenizer()
 	if err != nil {
 		log.Fatal(err)
 	}
-	emb := embedding.NewOffline(384)
+	emb := strata.NewOfflineEmbedder()
 	opt := pipeline.DefaultOptions()
 	if err := opt.Validate(); err != nil {
 		log.Fatal(err)
@@ -46,7 +43,7 @@ func ExampleIngester() {
 		Reporter: &reports.Extractive{Embedder: emb}, Log: zerolog.Nop(), Options: opt,
 	}
 	for range 2 {
-		rep, err := in.Run(ctx, []string{testcorpus.Dir()})
+		rep, err := in.Run(ctx, []string{"../testdata/corpus"})
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -6,7 +6,8 @@ import (
 	"log"
 	"os"
 
-	"github.com/stratarag/strata/internal/teststore"
+	"github.com/stratarag/strata"
+	"github.com/stratarag/strata/pipeline"
 	"github.com/stratarag/strata/retrieval"
 )
 
@@ -20,12 +21,24 @@ func ExampleEngine_Query() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	f, err := teststore.Ingest(ctx, dir, 384) // the corpus, ingested offline
+	store, err := strata.OpenEmbedded(ctx, dir, strata.EmbeddedOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer f.Store.Close()
-	engine := &retrieval.Engine{Store: f.Store, Embedder: f.Embedder, Tokenizer: f.Tokenizer}
+	defer store.Close()
+	tok, err := strata.NewTokenizer()
+	if err != nil {
+		log.Fatal(err)
+	}
+	emb := strata.NewOfflineEmbedder()
+	in, err := strata.Models{Embedder: emb, Tokenizer: tok}.Ingester(store, pipeline.DefaultOptions())
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := in.Run(ctx, []string{"../testdata/corpus"}); err != nil {
+		log.Fatal(err)
+	}
+	engine := &retrieval.Engine{Store: store, Embedder: emb, Tokenizer: tok}
 
 	opt := retrieval.DefaultOptions(retrieval.ModeHi)
 	if err := opt.Validate(); err != nil {

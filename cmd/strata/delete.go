@@ -116,23 +116,17 @@ func runDelete(c *cli.Context) error {
 	opt := pipeline.DefaultOptions() // the structure settings come from the store
 	opt.ModelStructureAll = all
 	fanOut := batchFanOut(c, m, &opt)
-	summarizer, err := m.summarizer()
-	if err != nil {
-		return err
-	}
 	// Without the flags, the defaults: the extractor names what the store must have been built
 	// with.
 	extOpt, err := extractionOptions(c)
 	if err != nil {
 		return err
 	}
-	in := &pipeline.Ingester{
-		Store: store, Extractor: m.extractor(extOpt), Embedder: m.embedder, Tokenizer: tok,
-		Summarizer: summarizer, LayerSummarizer: m.layerSummarizer(tok, all), RelationDescriber: m.relationDescriber(all),
-		Reporter: m.reporter(tok, log, fanOut, all), ArchSummarizer: m.archSummarizer(tok),
-		Log: log, Options: opt,
-		Memory: memoryPolicy(), // its stages only: a delete keeps the process's target
+	in, err := m.parts(tok, extOpt, all, fanOut, log).Ingester(store, opt)
+	if err != nil {
+		return err
 	}
+	in.Memory = memoryPolicy() // its stages only: a delete keeps the process's target
 	in.Options.Restructure = c.Bool(flagRestructure)
 	ids := c.Args().Slice()
 	if c.Bool("missing") {

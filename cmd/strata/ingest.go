@@ -143,15 +143,9 @@ func runIngest(c *cli.Context) error {
 		return err
 	}
 	fanOut := batchFanOut(c, m, &opt)
-	summarizer, err := m.summarizer()
+	in, err := m.parts(tok, extOpt, opt.ModelStructureAll, fanOut, log).Ingester(nil, opt) // the store comes below
 	if err != nil {
 		return err
-	}
-	in := &pipeline.Ingester{
-		Extractor: m.extractor(extOpt), Embedder: m.embedder, Tokenizer: tok,
-		Summarizer: summarizer, LayerSummarizer: m.layerSummarizer(tok, opt.ModelStructureAll), RelationDescriber: m.relationDescriber(opt.ModelStructureAll),
-		Reporter:       m.reporter(tok, log, fanOut, opt.ModelStructureAll),
-		ArchSummarizer: m.archSummarizer(tok), Log: log, Options: opt,
 	}
 	if c.Bool("dry-run") {
 		// A store that exists is read, never written: the estimate leaves out what it holds.

@@ -6,8 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/stratarag/strata/internal/llmtask/keypoints"
-	"github.com/stratarag/strata/internal/llmtask/summarize"
+	api "github.com/stratarag/strata"
 
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
@@ -17,11 +16,7 @@ import (
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/pipeline"
 	"github.com/stratarag/strata/pipeline/extract"
-	"github.com/stratarag/strata/pipeline/layers"
-	"github.com/stratarag/strata/pipeline/reports"
-	"github.com/stratarag/strata/pipeline/resolve"
 	"github.com/stratarag/strata/retrieval"
-	"github.com/stratarag/strata/retrieval/answer"
 )
 
 // models are the model clients of a run: an OpenAI-compatible API for chat and for embeddings
@@ -33,41 +28,13 @@ type models struct {
 	embedder embedding.Embedder
 }
 
-// extractor is the model's extractor with opt, or the offline one without a chat model.
-func (m *models) extractor(opt extract.LLMOptions) extract.Extractor {
-	if m.chat == nil {
-		return extract.NewOffline()
-	}
-	return extract.NewLLM(m.chat, opt)
+// parts are the model-backed parts of an ingest, a delete or a query (api.Models): tok is
+// the run's tokenizer, ext the extraction options, all --llm-structure all, reports the report
+// calls at once (0: the stage's default).
+func (m *models) parts(tok *tokenizer.Tokenizer, ext extract.LLMOptions, all bool, reports int, log zerolog.Logger) api.Models {
+	return api.Models{Chat: m.chat, Embedder: m.embedder, Tokenizer: tok, Extraction: ext,
+		StructureAll: all, ReportConcurrency: reports, Log: log}
 }
-
-// summarizer merges the descriptions of an entity or relation with the model; nil (extractive
-// merging) without a chat model.
-func (m *models) summarizer() (resolve.Summarizer, error) {
-	if m.chat == nil {
-		return nil, nil
-	}
-	return summarize.New(m.chat, summarize.Options{})
-}
-
-// answerer writes answers with the model; nil (context only) without a chat model.
-func (m *models) answerer() retrieval.Answerer {
-	if m.chat == nil {
-		return nil
-	}
-	return answer.New(m.chat, answer.Options{})
-}
-
-// mapper is global search's map step; nil without a chat model.
-func (m *models) mapper() retrieval.Mapper {
-	if m.chat == nil {
-		return nil
-	}
-	return keypoints.Mapper{Chat: m.chat}
-}
-
-// offlineDims is the dimension of the offline embedder's vectors.
-const offlineDims = 384
 
 // offlineEmbeddingModel is the --embedding-model value that picks the hashing embedder.
 const offlineEmbeddingModel = "offline"
@@ -118,7 +85,7 @@ func setupModelsIn(c *cli.Context, log zerolog.Logger, dataDir string) (*models,
 			log.Warn().Str("flag", "--"+flagEmbeddingModel).Msg("ignored: no embedding endpoint (set --embedding-base-url or OPENAI_BASE_URL without --offline)")
 		}
 	}
-	m := &models{embedder: embedding.NewOffline(offlineDims)}
+	m := &models{embedder: api.NewOfflineEmbedder()}
 	defer func() {
 		if m != nil {
 			m.weighEmbedder(c, log)
@@ -314,24 +281,6 @@ func (m *models) prepareEmbedder(ctx context.Context) error {
 	return nil
 }
 
-// reporter writes community reports with the model when there is one, concurrency at a time
-// (0: the stage's default).
-func (m *models) reporter(tok *tokenizer.Tokenizer, log zerolog.Logger, concurrency int, all bool) pipeline.Reporter {
-	if m.chat == nil {
-		return &reports.Extractive{Embedder: m.embedder}
-	}
-	return &reports.LLM{Chat: m.chat, Embedder: m.embedder, Tokenizer: tok, Log: log, Concurrency: concurrency, MinInputTokens: everyOne(all)}
-}
-
-// everyOne is the input threshold of a structure stage: negative, every item asked of the
-// model, when all; else zero, the stage's default.
-func everyOne(all bool) int {
-	if all {
-		return -1
-	}
-	return 0
-}
-
 // batchFanOut lets every stage have a whole batch of requests waiting at once in batch mode
 // (--llm-batch): the client sends what waits as one job, so the stages' own limits on calls
 // at once, sized for a live API, would make jobs of a few requests and a run of hours. The
@@ -348,25 +297,6 @@ func batchFanOut(c *cli.Context, m *models, opt *pipeline.Options) int {
 	}
 	opt.Layers.Concurrency = n
 	return n
-}
-
-// layerSummarizer writes summary entities with the model when there is one: of every cluster
-// when all, else of those whose members say enough.
-func (m *models) layerSummarizer(tok *tokenizer.Tokenizer, all bool) layers.Summarizer {
-	if m.chat == nil {
-		return layers.Extractive{}
-	}
-	return &layers.LLM{Chat: m.chat, Tokenizer: tok, MinInputTokens: everyOne(all)}
-}
-
-// relationDescriber describes the aggregation's inter-summary relations with the model when
-// there is one: every one when all, else those with more evidence than an extractive
-// description holds.
-func (m *models) relationDescriber(all bool) layers.RelationDescriber {
-	if m.chat == nil {
-		return layers.ExtractiveRelations{}
-	}
-	return &layers.LLMRelations{Chat: m.chat, All: all}
 }
 
 // usage is the usage object of the query and ingest outputs: the totals of everything the

@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	api "github.com/stratarag/strata"
+	"github.com/stratarag/strata/pipeline/extract"
+
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
 
@@ -186,7 +189,7 @@ func openEngine(ctx context.Context, c *cli.Context, log zerolog.Logger, m *mode
 			return nil, be, nil, err
 		}
 	}
-	engine := &retrieval.Engine{Store: store, Embedder: m.embedder, Tokenizer: tok, Answerer: m.answerer(), Mapper: m.mapper()}
+	engine := m.parts(tok, extract.LLMOptions{}, false, 0, log).Engine(store)
 	return engine, be, func() { closeStore(store, log) }, nil
 }
 
@@ -205,7 +208,7 @@ func useStoredEmbedder(ctx context.Context, c *cli.Context, log zerolog.Logger, 
 	}
 	dims, err := strconv.Atoi(vals[graph.MetaEmbeddingDims])
 	if err != nil || dims <= 0 {
-		dims = offlineDims
+		dims = api.OfflineDimensions
 	}
 	m.embedder = embedding.NewOffline(dims)
 	m.weighEmbedder(c, log)
