@@ -8,7 +8,7 @@ import (
 
 	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/graph"
-	"github.com/stratarag/strata/internal/teststore"
+	"github.com/stratarag/strata/pipeline/pipelinetest"
 )
 
 // TestArchFind: both searches return up to k nodes at every layer, top layer first; the flat
@@ -99,9 +99,9 @@ func TestArchEntities(t *testing.T) {
 }
 
 // questionFixture is the ingested test store, an engine over it, and the vector of question q.
-func questionFixture(t *testing.T, q string) (teststore.Fixture, *Engine, []float32) {
+func questionFixture(t *testing.T, q string) (pipelinetest.Fixture, *Engine, []float32) {
 	t.Helper()
-	f := teststore.Ingested(t, 384)
+	f := pipelinetest.Ingested(t, 384)
 	vecs, err := f.Embedder.Embed(context.Background(), []string{q})
 	if err != nil {
 		t.Fatal(err)

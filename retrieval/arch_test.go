@@ -12,7 +12,7 @@ import (
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/llm/fakeopenai"
 	"github.com/stratarag/strata/internal/llmtask/keypoints"
-	"github.com/stratarag/strata/internal/teststore"
+	"github.com/stratarag/strata/pipeline/pipelinetest"
 	"github.com/stratarag/strata/prompts"
 	"github.com/stratarag/strata/retrieval"
 	"github.com/stratarag/strata/retrieval/answer"
@@ -65,7 +65,7 @@ func TestArchOffline(t *testing.T) {
 
 // TestArchNeedsHierarchy: a store built without --arch says how to build one.
 func TestArchNeedsHierarchy(t *testing.T) {
-	f := teststore.Ingested(t, 384)
+	f := pipelinetest.Ingested(t, 384)
 	empty, err := embedded.Open(context.Background(), t.TempDir(), embedded.Options{})
 	if err != nil {
 		t.Fatal(err)

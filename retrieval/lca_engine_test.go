@@ -8,8 +8,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/stratarag/strata/internal/testcorpus"
-	"github.com/stratarag/strata/internal/teststore"
 	"github.com/stratarag/strata/pipeline/layers"
+	"github.com/stratarag/strata/pipeline/pipelinetest"
 	"github.com/stratarag/strata/retrieval"
 	"github.com/stratarag/strata/retrieval/eval"
 )
@@ -19,7 +19,7 @@ import (
 // the context, inter-summary relations among them on some question, and keeps to its budget.
 func TestLCAOverTheHierarchy(t *testing.T) {
 	ctx := context.Background()
-	f := teststore.Ingested(t, 384)
+	f := pipelinetest.Ingested(t, 384)
 	b := &layers.Builder{Store: f.Store, Embedder: f.Embedder, Summarizer: layers.Extractive{},
 		Describer: layers.ExtractiveRelations{}, Log: zerolog.Nop(), Seed: 42, Options: layers.DefaultOptions()}
 	built, err := b.Build(ctx)

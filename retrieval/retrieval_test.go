@@ -8,13 +8,13 @@ import (
 	"testing"
 
 	"github.com/stratarag/strata/internal/testcorpus"
-	"github.com/stratarag/strata/internal/teststore"
+	"github.com/stratarag/strata/pipeline/pipelinetest"
 	"github.com/stratarag/strata/retrieval"
 	"github.com/stratarag/strata/retrieval/eval"
 )
 
 func testEngine(t testing.TB) *retrieval.Engine {
-	f := teststore.Ingested(t, 384)
+	f := pipelinetest.Ingested(t, 384)
 	return &retrieval.Engine{Store: f.Store, Embedder: f.Embedder, Tokenizer: f.Tokenizer}
 }
 

@@ -14,10 +14,10 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
 
+	"github.com/stratarag/strata/cmd/strata/internal/server"
+	"github.com/stratarag/strata/cmd/strata/internal/server/apikeys"
 	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/graph"
-	"github.com/stratarag/strata/internal/server"
-	"github.com/stratarag/strata/internal/server/apikeys"
 	"github.com/stratarag/strata/internal/tokenizer"
 	"github.com/stratarag/strata/retrieval"
 )

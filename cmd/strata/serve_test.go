@@ -8,7 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/stratarag/strata/internal/server/servertest"
+	"github.com/stratarag/strata/cmd/strata/internal/server/servertest"
 	"io"
 	"net/http"
 	"net/http/httptest"

@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"github.com/stratarag/strata/internal/server/servertest"
+	"github.com/stratarag/strata/cmd/strata/internal/server/servertest"
 	"net/http"
 	"reflect"
 	"strings"

@@ -15,13 +15,13 @@ import (
 	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
-	"github.com/stratarag/strata/internal/teststore"
 	"github.com/stratarag/strata/pipeline/layers"
+	"github.com/stratarag/strata/pipeline/pipelinetest"
 )
 
 // ingested returns a store holding the test corpus, ingested offline, and its embedder.
 func ingested(t *testing.T) (*embedded.Store, embedding.Embedder) {
-	f := teststore.Ingested(t, 64)
+	f := pipelinetest.Ingested(t, 64)
 	return f.Store, f.Embedder
 }
 

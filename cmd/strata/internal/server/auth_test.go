@@ -10,8 +10,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/stratarag/strata/internal/server/apikeys"
-	"github.com/stratarag/strata/internal/server/servertest"
+	"github.com/stratarag/strata/cmd/strata/internal/server/apikeys"
+	"github.com/stratarag/strata/cmd/strata/internal/server/servertest"
 )
 
 const (

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stratarag/strata/internal/server/apikeys"
-	"github.com/stratarag/strata/internal/server/servertest"
+	"github.com/stratarag/strata/cmd/strata/internal/server/apikeys"
+	"github.com/stratarag/strata/cmd/strata/internal/server/servertest"
 )
 
 // TestMetrics: /metrics needs a key, and counts requests by workspace, endpoint, mode and

@@ -1,7 +1,7 @@
-// Package teststore is the one fixture for tests that need a real graph: the test corpus
+// Package pipelinetest is the one fixture for tests that need a real graph: the test corpus
 // (package testcorpus) ingested offline into an embedded store, with the offline extractor,
 // embedder and extractive reports, as `strata ingest --offline` would build it.
-package teststore
+package pipelinetest
 
 import (
 	"context"

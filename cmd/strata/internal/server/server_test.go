@@ -5,7 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/stratarag/strata/internal/server/servertest"
+	"github.com/stratarag/strata/cmd/strata/internal/server/servertest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,7 +17,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/stratarag/strata/internal/teststore"
+	"github.com/stratarag/strata/pipeline/pipelinetest"
 	"github.com/stratarag/strata/retrieval"
 )
 
@@ -197,7 +197,7 @@ func (l *lockedBuffer) String() string {
 // TestClientGoesAway: a query whose client hangs up is cancelled and logged as 499, not as a
 // failure of the server.
 func TestClientGoesAway(t *testing.T) {
-	f := teststore.Ingested(t, 64)
+	f := pipelinetest.Ingested(t, 64)
 	answerer := blockingAnswerer{started: make(chan struct{})}
 	var logBuf lockedBuffer
 	_, hs := run(t, &logBuf, func(context.Context) (*Store, error) {
@@ -226,7 +226,7 @@ func TestClientGoesAway(t *testing.T) {
 // TestLargestOptions: a query at every bound at once (the longest question, the largest top_k,
 // entities and context budget) is answered in every mode, as the smallest values are.
 func TestLargestOptions(t *testing.T) {
-	f := teststore.Ingested(t, 64)
+	f := pipelinetest.Ingested(t, 64)
 	_, hs := run(t, io.Discard, func(context.Context) (*Store, error) {
 		engine := &retrieval.Engine{Store: f.Store, Embedder: f.Embedder, Tokenizer: f.Tokenizer}
 		return &Store{Engine: engine, Kind: "embedded", Close: func() {}}, nil

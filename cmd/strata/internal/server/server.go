@@ -21,9 +21,9 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/time/rate"
 
+	"github.com/stratarag/strata/cmd/strata/internal/server/apikeys"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/llm"
-	"github.com/stratarag/strata/internal/server/apikeys"
 	"github.com/stratarag/strata/retrieval"
 )
 

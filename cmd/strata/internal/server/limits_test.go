@@ -12,9 +12,9 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/stratarag/strata/internal/server/apikeys"
-	"github.com/stratarag/strata/internal/server/servertest"
-	"github.com/stratarag/strata/internal/teststore"
+	"github.com/stratarag/strata/cmd/strata/internal/server/apikeys"
+	"github.com/stratarag/strata/cmd/strata/internal/server/servertest"
+	"github.com/stratarag/strata/pipeline/pipelinetest"
 	"github.com/stratarag/strata/retrieval"
 )
 
@@ -38,7 +38,7 @@ func (h heldAnswerer) Answer(ctx context.Context, _, _ string) (retrieval.Answer
 // runWith serves cfg (its Store: the test store answered by answerer) until the test ends.
 func runWith(t *testing.T, cfg Config, answerer retrieval.Answerer) *httptest.Server {
 	t.Helper()
-	f := teststore.Ingested(t, 64)
+	f := pipelinetest.Ingested(t, 64)
 	cfg.Store = func(context.Context) (*Store, error) {
 		engine := &retrieval.Engine{Store: f.Store, Embedder: f.Embedder, Tokenizer: f.Tokenizer, Answerer: answerer}
 		return &Store{Engine: engine, Kind: "embedded", Close: func() {},

@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"github.com/stratarag/strata/internal/server/apikeys"
+	"github.com/stratarag/strata/cmd/strata/internal/server/apikeys"
 )
 
 // errRequestTimeout is the cause of a request's context that ran out of Config.RequestTimeout.
