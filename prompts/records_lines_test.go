@@ -9,14 +9,7 @@ func TestParseRecordsLines(t *testing.T) {
 	ilsa := EntityRecord{Name: "Ilsa Marrow", Type: "person"}
 	guild := EntityRecord{Name: "Saltmere Guild", Type: "organization"}
 	founded := RelationshipRecord{Source: "Ilsa Marrow", Target: "Saltmere Guild", Strength: 9}
-	tests := []struct {
-		name    string
-		in      string
-		ents    []EntityRecord
-		rels    []RelationshipRecord
-		dropped int
-		done    bool
-	}{
+	tests := []parseCase{
 		{
 			name: "canonical",
 			in:   "ENTITIES\nIlsa Marrow | person\nSaltmere Guild | organization\nRELATIONSHIPS\nIlsa Marrow | Saltmere Guild | 9\n<|COMPLETE|>",
@@ -64,23 +57,7 @@ func TestParseRecordsLines(t *testing.T) {
 			done: true,
 		},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := ParseRecords(tc.in)
-			if !reflect.DeepEqual(got.Entities, tc.ents) {
-				t.Errorf("entities = %#v\nwant %#v", got.Entities, tc.ents)
-			}
-			if !reflect.DeepEqual(got.Relationships, tc.rels) {
-				t.Errorf("relationships = %#v\nwant %#v", got.Relationships, tc.rels)
-			}
-			if got.Dropped != tc.dropped {
-				t.Errorf("dropped = %d, want %d", got.Dropped, tc.dropped)
-			}
-			if got.Complete != tc.done {
-				t.Errorf("complete = %v, want %v", got.Complete, tc.done)
-			}
-		})
-	}
+	checkParse(t, tests)
 }
 
 func TestFormatLinesRoundTrip(t *testing.T) {

@@ -8,18 +8,43 @@ import (
 	"unicode/utf8"
 )
 
+// parseCase is an answer and what ParseRecords must find in it.
+type parseCase struct {
+	name    string
+	in      string
+	ents    []EntityRecord
+	rels    []RelationshipRecord
+	dropped int
+	done    bool
+}
+
+// checkParse runs ParseRecords on every case.
+func checkParse(t *testing.T, tests []parseCase) {
+	t.Helper()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ParseRecords(tc.in)
+			if !reflect.DeepEqual(got.Entities, tc.ents) {
+				t.Errorf("entities = %#v\nwant %#v", got.Entities, tc.ents)
+			}
+			if !reflect.DeepEqual(got.Relationships, tc.rels) {
+				t.Errorf("relationships = %#v\nwant %#v", got.Relationships, tc.rels)
+			}
+			if got.Dropped != tc.dropped {
+				t.Errorf("dropped = %d, want %d", got.Dropped, tc.dropped)
+			}
+			if got.Complete != tc.done {
+				t.Errorf("complete = %v, want %v", got.Complete, tc.done)
+			}
+		})
+	}
+}
+
 func TestParseRecords(t *testing.T) {
 	ilsa := EntityRecord{"Ilsa Marrow", "person", "Founder of the guild."}
 	guild := EntityRecord{"Saltmere Guild", "organization", "A guild of chart makers."}
 	founded := RelationshipRecord{"Ilsa Marrow", "Saltmere Guild", "Ilsa Marrow founded the guild.", 9}
-	tests := []struct {
-		name    string
-		in      string
-		ents    []EntityRecord
-		rels    []RelationshipRecord
-		dropped int
-		done    bool
-	}{
+	tests := []parseCase{
 		{
 			name: "canonical",
 			in: `("entity"<|>Ilsa Marrow<|>person<|>Founder of the guild.)##
@@ -123,23 +148,7 @@ func TestParseRecords(t *testing.T) {
 			ents: []EntityRecord{ilsa}, done: true,
 		},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := ParseRecords(tc.in)
-			if !reflect.DeepEqual(got.Entities, tc.ents) {
-				t.Errorf("entities = %#v\nwant %#v", got.Entities, tc.ents)
-			}
-			if !reflect.DeepEqual(got.Relationships, tc.rels) {
-				t.Errorf("relationships = %#v\nwant %#v", got.Relationships, tc.rels)
-			}
-			if got.Dropped != tc.dropped {
-				t.Errorf("dropped = %d, want %d", got.Dropped, tc.dropped)
-			}
-			if got.Complete != tc.done {
-				t.Errorf("complete = %v, want %v", got.Complete, tc.done)
-			}
-		})
-	}
+	checkParse(t, tests)
 }
 
 func TestFormatRecordsRoundTrip(t *testing.T) {
