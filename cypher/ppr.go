@@ -33,15 +33,15 @@ var pprGenerations = []string{metaEntityGraphGeneration, metaMentionGeneration, 
 
 // PPRChunks implements graph.ChunkRanker with GDS (ppr_stream.cypher): gds.pageRank.stream with
 // sourceNodes on a projection of entities and chunks made once per generation of what it holds
-// (ppr_project.cypher), one run per distinct seed weight, as GDS 2.13 takes sources without
-// weights. The projection stays in the catalog, as the entity projection does, for every later
+// (ppr_project.cypher), one run per bit of the seeds' shares (pprGroups), as GDS 2.13 takes
+// sources without weights. The projection stays in the catalog, as the entity projection does, for every later
 // query of the same generation; older ones are dropped when a new one is made.
 func (s *Store) PPRChunks(ctx context.Context, seeds []graph.PPRSeed, opt graph.PPROptions, k int) ([]graph.Hit, error) {
 	if s.gds == "" {
 		return nil, errors.New("ppr needs the GDS plugin on the Neo4j server (gds.pageRank)")
 	}
-	norm := graph.NormalizePPRSeeds(seeds)
-	if len(norm) == 0 || k <= 0 {
+	shares, total := graph.PPRShares(seeds)
+	if len(shares) == 0 || k <= 0 {
 		return nil, ctx.Err()
 	}
 	name, err := s.pprProjection(ctx)
@@ -50,7 +50,7 @@ func (s *Store) PPRChunks(ctx context.Context, seeds []graph.PPRSeed, opt graph.
 	}
 	rows, err := s.run.one(ctx, true, s.q.get(qPPRStream), map[string]any{
 		"graphName":  name,
-		"groups":     pprGroups(norm),
+		"groups":     pprGroups(shares, total),
 		"damping":    opt.Damping,
 		"iterations": int64(opt.MaxIterations),
 		"tolerance":  opt.Tolerance,
@@ -75,28 +75,27 @@ func (s *Store) PPRChunks(ctx context.Context, seeds []graph.PPRSeed, opt graph.
 	return hits, nil
 }
 
-// pprGroups turns seeds into the statement's groups: the seeds of one weight together, heaviest
-// group first.
-func pprGroups(seeds []graph.PPRSeed) []map[string]any {
-	var weights []float64
-	byWeight := map[float64][2][]any{} // entity ids, chunk ids
-	for _, sd := range seeds {
-		g, ok := byWeight[sd.Weight]
-		if !ok {
-			weights = append(weights, sd.Weight)
+// pprGroups turns seeds' shares (graph.PPRShares) into the statement's groups, one per bit of
+// the shares, highest first: the seeds whose share has bit b, weighing 2^b / total. The walk
+// being linear in its start, the groups' runs summed with these weights are the walk from the
+// weighted seeds, in at most graph.PPRShareBits+1 runs however many distinct weights there are.
+func pprGroups(shares []graph.PPRSeed, total int) []map[string]any {
+	out := []map[string]any{}
+	for b := graph.PPRShareBits; b >= 0; b-- {
+		var entities, chunks []any
+		for _, sd := range shares {
+			if int(sd.Weight)>>b&1 == 0 {
+				continue
+			}
+			if sd.Chunk {
+				chunks = append(chunks, sd.ID)
+			} else {
+				entities = append(entities, sd.ID)
+			}
 		}
-		if sd.Chunk {
-			g[1] = append(g[1], sd.ID)
-		} else {
-			g[0] = append(g[0], sd.ID)
+		if entities != nil || chunks != nil {
+			out = append(out, map[string]any{"weight": float64(int(1)<<b) / float64(total), "entities": nonNil(entities), "chunks": nonNil(chunks)})
 		}
-		byWeight[sd.Weight] = g
-	}
-	slices.SortFunc(weights, func(a, b float64) int { return cmp.Compare(b, a) })
-	out := make([]map[string]any, len(weights))
-	for i, w := range weights {
-		g := byWeight[w]
-		out[i] = map[string]any{"weight": w, "entities": nonNil(g[0]), "chunks": nonNil(g[1])}
 	}
 	return out
 }

@@ -11,17 +11,16 @@ import (
 )
 
 // Parameters of the personalized PageRank walk (HippoRAG 2's passage ranking), chosen on
-// multihop and hp (docs/RETRIEVAL.md, "Personalized PageRank", has the sensitivity table). The
-// seeds take two weights only, 1 for an entity and pprChunkWeight for a chunk: the Neo4j store
-// runs GDS once per distinct weight (GDS 2.13's sourceNodes has no weights), and weighting the
-// entities by their scores or ranks moved recall by a few questions either way.
+// multihop and hp (docs/RETRIEVAL.md, "Personalized PageRank", has the sensitivity table). As in
+// HippoRAG 2, the passages the question's search finds carry most of the restarts: the chunks of
+// the lexical ranking weigh 1/(1+r) by rank r, the entity candidates 1 each, and the walk adds to
+// them what the graph joins to them.
 const (
-	pprDamping     = 0.5 // HippoRAG's; 0.3 and 0.7 trade R@5 for R@10
+	pprDamping     = 0.5 // HippoRAG's; .3 and .7 moved recall by a few questions either way
 	pprIterations  = 20  // GDS's default; at damping .5 what is left after 20 steps is 1e-6
 	pprTolerance   = 1e-7
-	pprEntitySeeds = 5 // the first candidates of hi's entity search; 20 (hi's seeds) spread the walk over what the question does not name
-	pprChunkSeeds  = 10
-	pprChunkWeight = 0.05 // HippoRAG 2's passage node weight
+	pprEntitySeeds = 5  // the first candidates of hi's entity search; 10 spread the walk over what the question does not name
+	pprChunkSeeds  = 40 // the lexical ranking hi and the ppr mode read (4 × --top-k at the default 10)
 )
 
 // errNoPPR is what a store without graph.ChunkRanker answers the ppr mode.
@@ -29,14 +28,14 @@ var errNoPPR = errors.New("ppr needs a store that ranks chunks by personalized P
 
 // pprSeeds turns hi's entity candidates and the lexical chunk ranking into the walk's seeds:
 // the first n candidates (pprEntitySeeds in hi, --entities in the ppr mode) at weight 1, the
-// first pprChunkSeeds chunks at pprChunkWeight.
+// first pprChunkSeeds chunks at 1/(1+rank).
 func pprSeeds(candidates []graph.Hit, n int, lexical []graph.Chunk) []graph.PPRSeed {
 	var seeds []graph.PPRSeed
 	for _, h := range candidates[:min(len(candidates), n)] {
 		seeds = append(seeds, graph.PPRSeed{ID: h.ID, Weight: 1})
 	}
-	for _, c := range lexical[:min(len(lexical), pprChunkSeeds)] {
-		seeds = append(seeds, graph.PPRSeed{ID: c.ID, Chunk: true, Weight: pprChunkWeight})
+	for r, c := range lexical[:min(len(lexical), pprChunkSeeds)] {
+		seeds = append(seeds, graph.PPRSeed{ID: c.ID, Chunk: true, Weight: 1 / float64(1+r)})
 	}
 	return seeds
 }

@@ -1,8 +1,8 @@
 // Ranks chunks by personalized PageRank on the projection $graphName (ppr_project.cypher). GDS
 // 2.13's sourceNodes is a list of nodes, each starting at 1 - dampingFactor, without weights;
-// the walk is linear in its start, so seeds of one weight are one group, each group one
-// gds.pageRank run, and a node's score is the sum over the groups of the group's weight times
-// its score there. Scores are compared rounded to 9 decimals (graphalgo.RoundPPR), ties by chunk
+// the walk is linear in its start, so the weighted seeds are split into groups (one per bit of
+// their integer shares, cypher/ppr.go's pprGroups), each group one gds.pageRank run, and a
+// node's score is the sum over the groups of the group's weight times its score there. Scores are compared rounded to 9 decimals (graphalgo.RoundPPR), ties by chunk
 // id, so that summation order cannot reorder chunks a graph's symmetry ties. Runs are
 // single-threaded: a query's walk is small, and threads only add scheduling.
 // @param graphName STRING

@@ -100,8 +100,30 @@ func testPPRChunks(t *testing.T, s graph.Store) {
 			}
 		})
 	}
-	hits, err := r.PPRChunks(ctx(t), []graph.PPRSeed{{ID: "NOPE", Weight: 1}}, graph.PPROptions{Damping: 0.5, MaxIterations: 20}, 10)
+	// Weights as retrieval gives them (1/(1+rank)), mirrored: B and C, each one's chunks at 1/2
+	// and 1/3. Their shares take several bits each, so GDS sums several runs per seed; the
+	// mirror images must still tie, and the cut at 10 falls inside D's five chunks.
+	mirrored := []graph.PPRSeed{
+		{ID: "B", Weight: 1}, {ID: "C", Weight: 1},
+		{ID: "k11", Chunk: true, Weight: 1.0 / 2}, {ID: "k13", Chunk: true, Weight: 1.0 / 2},
+		{ID: "k07", Chunk: true, Weight: 1.0 / 3}, {ID: "k04", Chunk: true, Weight: 1.0 / 3},
+	}
+	// The seeded pairs by weight, k08 (reached from A and D), A's two, then D's five, cut at 10.
+	wantMirrored := []string{"k11", "k13", "k04", "k07", "k08", "k02", "k05", "k01", "k03", "k06"}
+	hits, err := r.PPRChunks(ctx(t), mirrored, graph.PPROptions{Damping: 0.5, MaxIterations: 20, Tolerance: 1e-7}, 10)
+	if got := hitIDs(hits); err != nil || !slices.Equal(got, wantMirrored) {
+		t.Errorf("PPRChunks from mirrored seeds = %v, %v; want %v (hits %v)", got, err, wantMirrored, hits)
+	}
+	hits, err = r.PPRChunks(ctx(t), []graph.PPRSeed{{ID: "NOPE", Weight: 1}}, graph.PPROptions{Damping: 0.5, MaxIterations: 20}, 10)
 	if err != nil || len(hits) != 0 {
 		t.Errorf("unknown seeds: %v, %v; want no hits", hits, err)
 	}
+}
+
+func hitIDs(hits []graph.Hit) []string {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	return ids
 }
