@@ -99,8 +99,11 @@ func (e *Engine) hi(ctx context.Context, question string, qvec []float32, opt Op
 		g.Go(func() error {
 			t := time.Now()
 			defer func() { timings[5] = time.Since(t) }()
-			var err error
-			walkedPPR, _, err = e.pprChunks(gctx, pprSeeds(candidates, pprEntitySeeds, lexical), opt.TopK*4)
+			seeds, err := e.pprSeeds(gctx, question, lexical, pprFacts)
+			if err != nil {
+				return err
+			}
+			walkedPPR, _, err = e.pprChunks(gctx, seeds, opt.TopK*4)
 			return err
 		})
 	}

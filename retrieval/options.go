@@ -8,8 +8,8 @@ type Options struct {
 	Mode Mode
 	// TopK is the number of source chunks in the context.
 	TopK int
-	// Entities is the number of seed entities (local and hi modes), and of nodes found per layer
-	// in arch mode.
+	// Entities is the number of seed entities (local and hi modes), of nodes found per layer in
+	// arch mode, and of facts whose two entities seed the walk in ppr mode.
 	Entities int
 	// MaxContextTokens bounds the context text. In global mode it also bounds the reports text of
 	// each map call, as in GraphRAG.
@@ -66,7 +66,7 @@ func DefaultOptions(m Mode) Options {
 	case ModeArch:
 		opt.Entities = archNodes
 	case ModePPR:
-		opt.Entities = pprEntitySeeds
+		opt.Entities = pprFacts
 	default: // ModeHi and its ablations
 		opt.Entities = hiEntities
 	}
