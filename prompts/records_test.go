@@ -213,6 +213,7 @@ func FuzzParseRecords(f *testing.F) {
 		"(\"entity\"<|>\xff\xfe<|>b<|>c)##",
 		"ENTITIES\nA | b\nRELATIONSHIPS\nA | B | 7\n| C | D |\n<|COMPLETE|>",
 		"- A | b | (desc\n1. A | B\n---|---\nX |",
+		`{"entities":["A | b", "", "|", "---"],"relationships":["A | B | 7", "x", "A | B"]}`,
 	} {
 		f.Add(seed)
 	}

@@ -6,11 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	api "github.com/stratarag/strata"
-
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
 
+	api "github.com/stratarag/strata"
 	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/llm"
 	"github.com/stratarag/strata/internal/tokenizer"

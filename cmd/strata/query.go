@@ -8,16 +8,15 @@ import (
 	"strconv"
 	"strings"
 
-	api "github.com/stratarag/strata"
-	"github.com/stratarag/strata/pipeline/extract"
-
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
 
+	api "github.com/stratarag/strata"
 	"github.com/stratarag/strata/internal/embedded"
 	"github.com/stratarag/strata/internal/embedding"
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/tokenizer"
+	"github.com/stratarag/strata/pipeline/extract"
 	"github.com/stratarag/strata/retrieval"
 )
 
