@@ -279,10 +279,11 @@ func validName(s string) bool {
 // (the record delimiter) and removes quotes around the whole text. It is idempotent.
 func CleanText(s string) string {
 	s = strings.Join(strings.Fields(strings.ToValidUTF8(s, "")), " ")
+	// After the parentheses: dropping "(" from "#(#" makes "##".
+	s = dropUnmatchedOpens(s)
 	for strings.Contains(s, RecordDelimiter) {
 		s = strings.ReplaceAll(s, RecordDelimiter, "#")
 	}
-	s = dropUnmatchedOpens(s)
 	for {
 		r := []rune(s)
 		if len(r) < 2 || !isQuote(r[0]) || !isQuote(r[len(r)-1]) {
