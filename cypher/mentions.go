@@ -16,8 +16,9 @@ import (
 const metaMentionGeneration = "mentions.generation"
 
 // residentMentions is a resident store's in-memory copy of every mention, which answers
-// DocumentLinks: document_links.cypher costs 10–25 ms a call on the mix corpus, and hi mode
-// makes two per query on its critical path; the copy answers in microseconds. It belongs to one
+// DocumentLinks: hi mode makes two calls per query on its critical path, each a statement of
+// tens of milliseconds on a corpus like mix where the copy takes microseconds
+// (bench/README.md, neo4jquery). It belongs to one
 // generation of metaMentionGeneration, which each call reads (once per read scope) to tell
 // whether it is current.
 type residentMentions struct {

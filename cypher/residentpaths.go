@@ -12,8 +12,8 @@ import (
 
 // residentPaths is a resident store's copy of the entity projection (gdsGraph) with the step
 // each pair of neighbours contributes to a path, for one generation of the entity graph. GDS
-// answers a path request in 3–10 ms per source, most of a served hi query on Neo4j; the copy
-// finds the same paths in microseconds. It serves only while the projection it copies exists
+// answers a path request per source in milliseconds, most of a served hi query on Neo4j; the
+// copy finds the same paths in microseconds. It serves only while the projection it copies exists
 // in the GDS catalog, as the generations read with the query say (read_generations.cypher):
 // without it, the path statements answer with plain Cypher, which may pick other paths among
 // equally short ones, and a served query must answer as a fresh process does.

@@ -29,9 +29,8 @@ var residentIndexes = map[graph.VectorIndex]struct{ load, generation string }{
 
 // residentVectors is a resident store's in-memory copy of one vector index, searched exactly.
 // Neo4j's HNSW index answers a query for hi mode's 200 entity candidates by visiting 1 000
-// (vectorCandidates), 50–100 ms on 20 k entities, and even a query of 40 chunks among a few
-// hundred costs 10 ms; a scan of the same vectors in memory takes a few milliseconds and finds
-// the true nearest ones. The copy belongs to one generation of the index's counter
+// (vectorCandidates), slower than a scan of the same vectors in memory, which also finds the
+// true nearest ones (bench/README.md, neo4jquery). The copy belongs to one generation of the index's counter
 // (residentIndexes), which each search reads (once per read scope) to tell whether the copy
 // is current.
 type residentVectors struct {

@@ -155,7 +155,7 @@ func readArchNodes(ctx context.Context, tx *sql.Tx, layer int) ([]archNode, erro
 // readArchLayerLinks reads the links of a layer among the given nodes: RELATED between layer-0
 // entities, or the ARCH_RELATED links of a community layer. The links are read whole and
 // filtered here: joined with the node tables, SQLite revisited the entity rows (and their
-// embedding pages) for every relation, over a minute on multihop's 6 000 relations.
+// embedding pages) for every relation.
 func readArchLayerLinks(ctx context.Context, tx *sql.Tx, layer int, nodes map[string]bool) ([]graph.ArchLink, error) {
 	q := `SELECT source, target, weight FROM relations ORDER BY source, target`
 	if layer > 0 {

@@ -15,8 +15,8 @@ import (
 
 // A Resident store answers TextSearch from a copy of each full-text index in memory: on the mix
 // corpus (21 000 entities) the words of a question match up to 15 000 entity descriptions, and
-// FTS5 computes bm25 for every match with a lookup of the row's size, about 11 ms per search of
-// entity_text and 2-4 ms of chunk_text, together 40 % of a served hi query's CPU. The copy holds
+// FTS5 computes bm25 for every match with a lookup of the row's size, the largest part of a
+// served hi query's CPU. The copy holds
 // what bm25 reads, taken from the index itself through fts5vocab (so its words are exactly the
 // tokenizer's), and scores with FTS5's formula in FTS5's order of floating-point operations: the
 // hits and their scores are those of the SQL, bit for bit (TestTextIndexMatchesFTS5). Each is

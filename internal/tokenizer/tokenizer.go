@@ -26,8 +26,9 @@ func New() (*Tokenizer, error) {
 }
 
 // Load returns a cl100k_base tokenizer whose tables load in the background, and the first call
-// that needs them waits for them. Loading takes 20-25 ms, a sixth of a fresh `strata query`
-// process; a query needs the tokenizer only once its context is retrieved, so the two overlap.
+// that needs them waits for them. Loading is a noticeable part of a fresh `strata query`
+// process, and a query needs the tokenizer only once its context is retrieved, so the two
+// overlap.
 // Err reports a failed load.
 func Load() *Tokenizer {
 	t := &Tokenizer{loaded: make(chan struct{})}

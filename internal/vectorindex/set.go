@@ -63,13 +63,13 @@ func Normalized(v []float32) []float32 {
 }
 
 // parallelSearchMACs is the size (vectors × dimensions) from which search splits the scan over
-// the CPUs: 2 M multiply-adds take about 2 ms, far more than starting a goroutine.
+// the CPUs: that many multiply-adds take far longer than starting a goroutine.
 const parallelSearchMACs = 2 << 20
 
 // Search returns the k best rows for the unit vector q (of the set's dimensions), scored
-// (1+cos)/2 and ordered by score descending, then id (graph.CompareHits). Exact search is one pass over every vector: 6 ms for
-// 20 k × 384 on one core, 70 ms for 200 k (BenchmarkExactSearch), so large sets are split into
-// one part per CPU, whose top k are merged. The ranking is a total order (score, then id), so the
+// (1+cos)/2 and ordered by score descending, then id (graph.CompareHits). Exact search is one
+// pass over every vector (BenchmarkExactSearch), so large sets are split into one part per CPU,
+// whose top k are merged. The ranking is a total order (score, then id), so the
 // result is the same however the scan is split.
 func (set *Set) Search(q []float32, k int) []graph.Hit {
 	n := len(set.ids)
