@@ -162,9 +162,18 @@ func TestEvalAgainstMode(t *testing.T) {
 		}
 	}
 	// 16 answers in hi, 16 in naive, 32 verdicts; the fake's verdicts depend only on the answers,
-	// so the two orders of a pair agree once swapped.
-	if r.Usage.LLMCalls != 64 || fake.Counts().ByTask["Answer comparison"] != 32 {
-		t.Errorf("usage %+v, by task %v", r.Usage, fake.Counts().ByTask)
+	// so the two orders of a pair agree once swapped. A pair whose two answers are the same text
+	// shows the judge one prompt in both orders: the second verdict may come from the cache,
+	// depending on which request finishes first.
+	same := 0
+	for _, p := range j.Results {
+		if p.Strata == p.Other {
+			same++
+		}
+	}
+	t.Logf("%d pairs with the same answer twice", same)
+	if c := fake.Counts().ByTask["Answer comparison"]; c < 32-same || c > 32 || r.Usage.LLMCalls != 32+c {
+		t.Errorf("usage %+v, by task %v (%d pairs with the same answer twice)", r.Usage, fake.Counts().ByTask, same)
 	}
 	for _, p := range j.Results {
 		if a, b := p.Judgments[0].Winners["overall"], p.Judgments[1].Winners["overall"]; a != b {
