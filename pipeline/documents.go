@@ -96,10 +96,19 @@ func (in *Ingester) documents(ctx context.Context, docs []load.Document, meta ma
 			return nil
 		})
 	}
+	// Carry: a document's batches add evidence after what the batches before them wrote. A
+	// failed write ends the run, so the resolver never outlives an unwritten Output. Defer: a
+	// description past the budget is merged by the model once, after the last batch
+	// (condenseDeferred), not at every batch that adds to it.
+	resolver := &resolve.Resolver{Store: in.Store, Tokenizer: in.Tokenizer, Summarizer: in.Summarizer, Carry: true}
+	if in.Summarizer != nil {
+		var err error
+		if in.deferred, err = readDeferred(ctx, in.Store); err != nil {
+			return err
+		}
+		resolver.Defer = true
+	}
 	g.Go(func() error {
-		// Carry: a document's batches add evidence after what the batches before them wrote.
-		// A failed write ends the run, so the resolver never outlives an unwritten Output.
-		resolver := &resolve.Resolver{Store: in.Store, Tokenizer: in.Tokenizer, Summarizer: in.Summarizer, Carry: true}
 		src := newBatchSource(in, results)
 		var group []docPart // consecutive small documents, written in one transaction
 		size := 0           // their chunks
@@ -179,7 +188,10 @@ func (in *Ingester) documents(ctx context.Context, docs []load.Document, meta ma
 		}
 		return flush()
 	})
-	return g.Wait()
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return in.condenseDeferred(ctx, resolver, in.deferred)
 }
 
 // stopsRun reports whether a document's failure ends the whole run rather than that document

@@ -81,6 +81,9 @@ type Ingester struct {
 	Memory memstat.Policy
 
 	changes *changeSet // what the current run changed, for an update of the structure
+	// deferred lists the descriptions the current run merges with the model at the end of its
+	// documents stage; nil without a Summarizer.
+	deferred *deferredDescriptions
 }
 
 // Report summarizes a run.

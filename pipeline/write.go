@@ -149,6 +149,7 @@ func (in *Ingester) writeParts(ctx context.Context, resolver *resolve.Resolver, 
 	if err := in.changes.record(ctx, in.Store, &batch); err != nil {
 		return fmt.Errorf("write %s: %w", ids, err)
 	}
+	in.deferred.record(out, &batch)
 	if err := in.Store.Apply(ctx, batch); err != nil {
 		if len(parts) == 1 {
 			b := parts[0].b

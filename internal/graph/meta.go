@@ -59,6 +59,12 @@ const (
 	// MetaIngestFailed is the number of documents whose extraction failed in the last finished
 	// run; they are not in the store until a re-run retries them.
 	MetaIngestFailed = "ingest.failed"
+	// MetaDescriptionsDeferred lists, one per line, the entities whose descriptions an ingest
+	// condensed extractively until it merges them with the model at the end of its documents
+	// stage, and MetaDescriptionsDeferredRelations the relations ("SOURCE\tTARGET"): a run
+	// killed in between merges them next time.
+	MetaDescriptionsDeferred          = "descriptions.deferred"
+	MetaDescriptionsDeferredRelations = "descriptions.deferred_relations"
 )
 
 // Values of MetaIngestState.

@@ -84,8 +84,14 @@ func (st *relationState) precedes(added []graph.RelationEvidence) bool {
 }
 
 // carries reports whether the Resolver carries anything: descriptions summarized by a model
-// depend on every part, which only the evidence holds.
-func (r *Resolver) carries() bool { return r.Carry && r.Tokenizer != nil && r.Summarizer == nil }
+// depend on every part, which only the evidence holds (deferred ones are extractive until
+// Condense).
+func (r *Resolver) carries() bool {
+	return r.Carry && r.Tokenizer != nil && (r.Summarizer == nil || r.Defer)
+}
+
+// defers reports whether descriptions past the budget are left to Condense.
+func (r *Resolver) defers() bool { return r.Defer && r.Summarizer != nil }
 
 // carryEntity records what an entity derived from all its evidence needs to merge more.
 func (r *Resolver) carryEntity(id string, evidence []graph.Mention, full bool) {

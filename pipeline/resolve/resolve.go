@@ -53,8 +53,15 @@ type Resolver struct {
 	// written batch by batch then reads what each batch adds, not everything before it. The
 	// result is the same. It assumes every Output is written before the next Resolve: a caller
 	// that fails to write one must not use the Resolver again. Without a Tokenizer, or with a
-	// Summarizer (whose summary depends on every description part), nothing is carried.
+	// Summarizer (whose summary depends on every description part) that is not deferred,
+	// nothing is carried.
 	Carry bool
+	// Defer leaves the model merge of a description past the budget to Condense: Resolve
+	// condenses it extractively, as offline, and lists the entity or relation in Output's
+	// Deferred fields. A run adds evidence to a recurring name batch after batch, and merging
+	// at every batch asked the model again for each: once per name at the end of the run is
+	// enough, since what is stored between batches is read by nothing but the next batch.
+	Defer bool
 
 	counted map[string]int // tokens of description parts (countTokens)
 	carried carried
@@ -69,6 +76,10 @@ type Output struct {
 	Mentions        []graph.Mention
 	DeleteEntities  []string
 	DeleteRelations []graph.RelationKey
+	// DeferredEntities and DeferredRelations are those whose descriptions exceeded the budget
+	// and were condensed extractively for Condense to merge with the model (Resolver.Defer).
+	DeferredEntities  []string
+	DeferredRelations []graph.RelationKey
 }
 
 // descriptionSep separates the merged descriptions of one entity or relation.
@@ -279,6 +290,9 @@ func (r *Resolver) deriveEntities(ctx context.Context, ids []string, added []gra
 			if derived, err = r.mergeEntity(ctx, st, e, addedByEntity[id]); err != nil {
 				return err
 			}
+			if st.full && r.defers() {
+				out.DeferredEntities = append(out.DeferredEntities, id)
+			}
 		} else {
 			evidence := byEntity[id]
 			if len(evidence) == 0 {
@@ -290,6 +304,9 @@ func (r *Resolver) deriveEntities(ctx context.Context, ids []string, added []gra
 			var full bool
 			if derived, full, err = r.deriveEntity(ctx, id, evidence); err != nil {
 				return err
+			}
+			if full && r.defers() {
+				out.DeferredEntities = append(out.DeferredEntities, id)
 			}
 			r.carryEntity(id, evidence, full)
 		}
@@ -388,9 +405,13 @@ func (r *Resolver) deriveRelations(ctx context.Context, keys []graph.RelationKey
 	}
 	for _, key := range keys {
 		if stored, ok := storedByKey[key]; ok {
-			rel, err := r.mergeRelation(ctx, r.carried.relations[key], stored, addedByKey[key])
+			st := r.carried.relations[key]
+			rel, err := r.mergeRelation(ctx, st, stored, addedByKey[key])
 			if err != nil {
 				return err
+			}
+			if st.full && r.defers() {
+				out.DeferredRelations = append(out.DeferredRelations, key)
 			}
 			out.Relations = append(out.Relations, rel)
 			continue
@@ -415,6 +436,9 @@ func (r *Resolver) deriveRelations(ctx context.Context, keys []graph.RelationKey
 			return err
 		}
 		rel.Description = desc
+		if full && r.defers() {
+			out.DeferredRelations = append(out.DeferredRelations, key)
+		}
 		r.carryRelation(key, evidence, full)
 		out.Relations = append(out.Relations, rel)
 	}
@@ -456,7 +480,7 @@ func (r *Resolver) condense(ctx context.Context, name string, parts []string) (d
 	if total <= limit {
 		return joined, false, nil
 	}
-	if r.Summarizer != nil {
+	if r.Summarizer != nil && !r.Defer {
 		s, err := r.Summarizer.Summarize(ctx, name, parts)
 		if err != nil {
 			return "", true, fmt.Errorf("summarize description of %s: %w", name, err)
@@ -532,4 +556,25 @@ func majorityType(types map[string]int) string {
 		return DefaultEntityType
 	}
 	return best
+}
+
+// Condense merges with the Summarizer the descriptions Resolve deferred (Output's Deferred
+// fields): each entity and relation is derived again from all its evidence, as Resolve without
+// Defer derives it. It returns what changed; one gone since it was deferred is left out, since
+// the change that removed it deleted it. What was carried is forgotten: the stored
+// descriptions are no longer the extractive ones it was carried with.
+func (r *Resolver) Condense(ctx context.Context, ids []string, keys []graph.RelationKey) (Output, error) {
+	r.carried = carried{}
+	x := &Resolver{Store: r.Store, Tokenizer: r.Tokenizer, Summarizer: r.Summarizer,
+		MaxDescriptionTokens: r.MaxDescriptionTokens, counted: r.counted}
+	var out Output
+	if err := x.deriveEntities(ctx, ids, nil, nil, &out); err != nil {
+		return Output{}, err
+	}
+	if err := x.deriveRelations(ctx, keys, nil, nil, &out); err != nil {
+		return Output{}, err
+	}
+	r.counted = x.counted
+	out.DeleteEntities, out.DeleteRelations = nil, nil
+	return out, nil
 }
