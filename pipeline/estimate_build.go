@@ -32,19 +32,19 @@ type relationEstimator interface {
 type buildRatio struct{ calls, prompt, completion float64 }
 
 var buildRatios = map[string]buildRatio{
-	llm.StageSummarize: {3.37e-3, 3.46, 0.892},
-	llm.StageLayers:    {1.19e-2, 12.7, 0.431},
-	llm.StageAggregate: {6.97e-3, 5.79, 0.502},
-	llm.StageReport:    {6.38e-3, 11.7, 1.14},
+	llm.StageSummarize: {1.87e-3, 1.93, 0.488},
+	llm.StageLayers:    {1.18e-2, 12.6, 0.423},
+	llm.StageAggregate: {2.13e-3, 2.23, 0.135},
+	llm.StageReport:    {6.79e-3, 11.3, 1.19},
 }
 
 // buildRatiosAll are the ratios when every summary, inter-summary relation and report is asked
 // of the model (Options.ModelStructureAll), measured the same way.
 var buildRatiosAll = map[string]buildRatio{
-	llm.StageSummarize: {3.37e-3, 3.46, 0.892},
-	llm.StageLayers:    {1.88e-2, 16.3, 0.671},
-	llm.StageAggregate: {2.77e-2, 15.4, 1.7},
-	llm.StageReport:    {7.39e-2, 47.7, 12.3},
+	llm.StageSummarize: {1.87e-3, 1.93, 0.488},
+	llm.StageLayers:    {1.87e-2, 16.2, 0.668},
+	llm.StageAggregate: {2.65e-2, 14.7, 1.64},
+	llm.StageReport:    {7.31e-2, 46.2, 12.2},
 }
 
 const estimateAssumptionBuild = "%s: %.1f tokens per entity or relation extracted (%d predicted), as measured on multihop and mix with the fake model; the graph extraction builds decides, so take it as ±50 %% per stage"

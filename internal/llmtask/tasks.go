@@ -30,7 +30,8 @@ import (
 // it is; later ones mostly repeat them) and ClusterInputTokens the member list of one
 // summary-entities prompt (about twenty members, the most connected first: those a summary is
 // named for). ReportInputTokens bounds the community text of one report prompt: the heaviest
-// members first, which hold what a report's few findings say. ReportMinInputTokens is the
+// members first, which hold what a report's five findings say (past about 2 000 tokens the
+// prompt grew with the community while the answer did not). ReportMinInputTokens is the
 // community text below which a report is written without a model: a community that says about
 // as much as a report would (a dozen short member lines, or the reports of two or three
 // sub-communities) is read as well from its members, and such communities are most of the
@@ -38,7 +39,7 @@ import (
 const (
 	InputTokens          = 2000
 	ClusterInputTokens   = 1000
-	ReportInputTokens    = 3000
+	ReportInputTokens    = 2000
 	ReportMinInputTokens = 800
 )
 

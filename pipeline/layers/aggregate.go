@@ -103,10 +103,11 @@ func (x *LLMRelations) DescribeRelation(ctx context.Context, r SummaryRelation) 
 	return d, err
 }
 
-// modelEvidenceWords is the evidence an inter-summary relation needs for a model call: twice
-// what an extractive description holds, so a call writes what half of its evidence would
-// otherwise lose.
-const modelEvidenceWords = 2 * evidenceWords
+// modelEvidenceWords is the evidence an inter-summary relation needs for a model call: three
+// times what an extractive description holds, so a call writes what two thirds of its evidence
+// would otherwise lose. The extractive description keeps the strongest relations' own words,
+// which is what the bridge level shows of the pair.
+const modelEvidenceWords = 3 * evidenceWords
 
 // needsModel reports whether the evidence of r is longer than a model call is worth.
 func needsModel(r SummaryRelation) bool {

@@ -83,7 +83,7 @@ func TestLLMRelations(t *testing.T) {
 		t.Fatalf("extractive description %q, %v", extractive, err)
 	}
 	long := short
-	long.Evidence = []string{strings.Repeat("The guild taxed every ship in the harbour. ", 20), strings.Repeat("Corvin Hale surveyed the quays. ", 20)}
+	long.Evidence = []string{strings.Repeat("The guild taxed every ship in the harbour. ", 30), strings.Repeat("Corvin Hale surveyed the quays. ", 30)}
 	longExtractive, err := layers.ExtractiveRelations{}.DescribeRelation(ctx, long)
 	if err != nil || !strings.HasSuffix(longExtractive, " …") {
 		t.Fatalf("extractive description of long evidence %q, %v: want it cut", longExtractive, err)
