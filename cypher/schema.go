@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/stratarag/strata/internal/graph"
 )
 
@@ -31,27 +33,41 @@ func vectorIndexQuery(idx graph.VectorIndex) (string, bool) {
 
 // ensureSchema creates what Open promises: uniqueness constraints, range and full-text indexes,
 // and the vector indexes whose dimension is known. Schema statements cannot share a
-// transaction with reads or data writes, so each runs in its own.
+// transaction with reads or data writes, so each runs in its own. What it reads first (the
+// chunk_text index, the schema, the vector indexes, the recorded dimension) is read
+// concurrently: a store opened for one query (a fresh strata query process) otherwise waits
+// for four round trips one after the other before its first search.
 func (s *Store) ensureSchema(ctx context.Context) error {
-	if err := s.upgradeChunkText(ctx); err != nil {
+	var (
+		chunkText      []string
+		chunkTextFound bool
+		have           map[schemaObject]bool
+		online         bool
+		dims           map[graph.VectorIndex]int
+		quantized      []graph.VectorIndex
+		dimValue       string
+		dimRecorded    bool
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) { chunkText, chunkTextFound, err = s.readChunkTextIndex(gctx); return err })
+	g.Go(func() (err error) { have, online, err = s.existingSchema(gctx); return err })
+	g.Go(func() (err error) { dims, quantized, err = s.loadVectorDims(gctx); return err })
+	g.Go(func() (err error) { dimValue, dimRecorded, err = s.Meta(gctx, graph.MetaEmbeddingDims); return err })
+	if err := g.Wait(); err != nil {
 		return err
 	}
-	have, online, err := s.existingSchema(ctx)
+	upgraded, err := s.upgradeChunkText(ctx, chunkTextFound, chunkText)
 	if err != nil {
 		return err
 	}
 	for _, o := range schemaObjects {
-		if have[o] {
+		if have[o] && !(upgraded && o.name == string(graph.ChunkText)) {
 			continue
 		}
 		online = false
 		if err := s.schemaWrite(ctx, o.statement, nil); err != nil {
 			return fmt.Errorf("create schema: %w", err)
 		}
-	}
-	dims, quantized, err := s.loadVectorDims(ctx)
-	if err != nil {
-		return err
 	}
 	for _, idx := range quantized {
 		online = false
@@ -63,14 +79,10 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 	s.dims = dims
 	s.dimsMu.Unlock()
 
-	value, ok, err := s.Meta(ctx, graph.MetaEmbeddingDims)
-	if err != nil {
-		return err
-	}
-	if ok {
-		dim, err := strconv.Atoi(value)
+	if dimRecorded {
+		dim, err := strconv.Atoi(dimValue)
 		if err != nil || dim <= 0 {
-			return fmt.Errorf("meta %s = %q is not a positive integer", graph.MetaEmbeddingDims, value)
+			return fmt.Errorf("meta %s = %q is not a positive integer", graph.MetaEmbeddingDims, dimValue)
 		}
 		want := map[graph.VectorIndex]int{}
 		for _, idx := range vectorIndexes {
@@ -146,12 +158,9 @@ func (s *Store) existingSchema(ctx context.Context) (have map[schemaObject]bool,
 // chunkTextProperties are the properties the chunk_text index covers, in index order.
 var chunkTextProperties = []string{"title", "text"}
 
-// upgradeChunkText replaces a chunk_text index made by an older strata, which covered only the
-// text, after copying document titles onto the chunks; ensureSchema then creates the new one.
-func (s *Store) upgradeChunkText(ctx context.Context) error {
-	var props []string
-	found := false
-	err := s.run.read(ctx, func(t tx) error {
+// readChunkTextIndex reads the properties the chunk_text index covers, and whether it exists.
+func (s *Store) readChunkTextIndex(ctx context.Context) (props []string, found bool, err error) {
+	err = s.run.read(ctx, func(t tx) error {
 		rows, err := t.run(ctx, s.q.get(qReadChunkTextIndex), nil)
 		if err != nil || len(rows) == 0 {
 			return err
@@ -165,18 +174,25 @@ func (s *Store) upgradeChunkText(ctx context.Context) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("read the chunk_text index: %w", err)
+		return nil, false, fmt.Errorf("read the chunk_text index: %w", err)
 	}
+	return props, found, nil
+}
+
+// upgradeChunkText replaces a chunk_text index made by an older strata, which covered only the
+// text (found over props, as readChunkTextIndex read them), after copying document titles onto
+// the chunks; ensureSchema then creates the new one. It reports whether it dropped the index.
+func (s *Store) upgradeChunkText(ctx context.Context, found bool, props []string) (bool, error) {
 	if !found || slices.Equal(props, chunkTextProperties) {
-		return nil
+		return false, nil
 	}
 	if err := s.run.auto(ctx, s.q.get(qWriteChunkTitles), nil); err != nil {
-		return fmt.Errorf("copy document titles onto chunks: %w", err)
+		return false, fmt.Errorf("copy document titles onto chunks: %w", err)
 	}
 	if err := s.schemaWrite(ctx, qSchemaIndexDrop, map[string]any{"name": string(graph.ChunkText)}); err != nil {
-		return fmt.Errorf("drop the chunk_text index over %v: %w", props, err)
+		return false, fmt.Errorf("drop the chunk_text index over %v: %w", props, err)
 	}
-	return nil
+	return true, nil
 }
 
 func (s *Store) schemaWrite(ctx context.Context, name string, params map[string]any) error {

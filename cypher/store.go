@@ -10,6 +10,7 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j/config"
 	"github.com/rs/zerolog"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -115,21 +116,34 @@ func newStore(r runner, qs queries, cfg Config) *Store {
 	}
 }
 
-// init runs the startup checks and the schema setup of Open.
+// init runs the startup checks and the schema setup of Open. The server's version and its GDS
+// plugin are asked for at once (two round trips a fresh query process would otherwise wait for
+// in turn); the schema is touched only on a server that passed the check.
 func (s *Store) init(ctx context.Context) error {
 	var rows []map[string]any
-	err := s.run.read(ctx, func(t tx) (err error) {
-		rows, err = t.run(ctx, s.q.get(qServerComponents), nil)
-		return err
+	var gdsErr error
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		return s.run.read(gctx, func(t tx) (err error) {
+			rows, err = t.run(gctx, s.q.get(qServerComponents), nil)
+			return err
+		})
 	})
-	if err != nil {
+	g.Go(func() error {
+		// Its failure is reported only after the version check's: on a server strata does
+		// not support, that is the error to show.
+		s.gds, gdsErr = s.detectGDS(ctx)
+		return nil
+	})
+	if err := g.Wait(); err != nil {
 		return err
 	}
+	var err error
 	if s.server, err = checkComponents(rows); err != nil {
 		return err
 	}
-	if s.gds, err = s.detectGDS(ctx); err != nil {
-		return err
+	if gdsErr != nil {
+		return gdsErr
 	}
 	return s.ensureSchema(ctx)
 }

@@ -165,11 +165,17 @@ func openEngine(ctx context.Context, c *cli.Context, log zerolog.Logger, m *mode
 		return nil, be, nil, err
 	}
 	// The model name is checked before the dimension probe, which needs the API; the
-	// dimension after it.
+	// dimension after it. Both read the store's record once: on Neo4j each read is a round
+	// trip a fresh query process waits for.
+	var stored map[string]string
 	for _, step := range []func() error{
-		func() error { return useStoredEmbedder(ctx, c, log, m, store) },
+		func() (err error) {
+			stored, err = graph.MetaValues(ctx, store, graph.MetaEmbeddingModel, graph.MetaEmbeddingDims)
+			return err
+		},
+		func() error { return useStoredEmbedder(c, log, m, stored) },
 		func() error {
-			_, err := graph.CheckEmbeddingModel(ctx, store, m.embedder.Model(), m.embedder.Dimensions())
+			_, err := graph.CompareEmbeddingModel(stored, m.embedder.Model(), m.embedder.Dimensions())
 			if err != nil && !c.IsSet(flagEmbeddingModel) {
 				// The user chose no model: the default was taken, and the flag that picks the
 				// store's is what they need to know.
@@ -179,7 +185,7 @@ func openEngine(ctx context.Context, c *cli.Context, log zerolog.Logger, m *mode
 		},
 		func() error { return m.prepareEmbedder(ctx) },
 		func() error {
-			_, err := graph.CheckEmbeddingModel(ctx, store, m.embedder.Model(), m.embedder.Dimensions())
+			_, err := graph.CompareEmbeddingModel(stored, m.embedder.Model(), m.embedder.Dimensions())
 			return err
 		},
 	} {
@@ -196,14 +202,14 @@ func openEngine(ctx context.Context, c *cli.Context, log zerolog.Logger, m *mode
 // it and the run did not name an embedding model: a store built offline (make demo) stays
 // readable once a chat endpoint is set for answers, which would otherwise pick the API's default
 // embedding model and be refused. A model named with --embedding-model (or
-// STRATA_EMBEDDING_MODEL) is never overridden: the check that follows refuses it.
-func useStoredEmbedder(ctx context.Context, c *cli.Context, log zerolog.Logger, m *models, store graph.MetaReader) error {
+// STRATA_EMBEDDING_MODEL) is never overridden: the check that follows refuses it. vals holds the
+// store's graph.MetaEmbeddingModel and graph.MetaEmbeddingDims.
+func useStoredEmbedder(c *cli.Context, log zerolog.Logger, m *models, vals map[string]string) error {
 	if c.IsSet(flagEmbeddingModel) || m.embedder.Model() == embedding.OfflineModel {
 		return nil
 	}
-	vals, err := graph.MetaValues(ctx, store, graph.MetaEmbeddingModel, graph.MetaEmbeddingDims)
-	if err != nil || vals[graph.MetaEmbeddingModel] != embedding.OfflineModel {
-		return err
+	if vals[graph.MetaEmbeddingModel] != embedding.OfflineModel {
+		return nil
 	}
 	dims, err := strconv.Atoi(vals[graph.MetaEmbeddingDims])
 	if err != nil || dims <= 0 {
@@ -235,17 +241,39 @@ func runQuery(c *cli.Context) error {
 		return err
 	}
 	defer closeFn()
-	warnings, err := storeWarnings(c, engine.Store)
-	if err != nil {
-		return err
+	// The ingest state is read beside the query (on Neo4j a round trip of its own); a streamed
+	// answer waits for it, since its warnings are printed before the answer starts.
+	type stateRead struct {
+		warnings []string
+		err      error
+	}
+	state := make(chan stateRead, 1)
+	go func() {
+		w, err := readStoreWarnings(c.Context, engine.Store)
+		state <- stateRead{w, err}
+	}()
+	var warnings []string
+	printWarnings := func() error {
+		st := <-state
+		warnings = st.warnings
+		printStoreWarnings(c, warnings)
+		return st.err
 	}
 	ctx := c.Context
 	var printer *answerPrinter
 	if stream {
+		if err := printWarnings(); err != nil {
+			return err
+		}
 		printer = &answerPrinter{w: c.App.Writer, errw: c.App.ErrWriter}
 		ctx = retrieval.WithAnswerStream(ctx, printer.write)
 	}
 	res, err := engine.Query(ctx, c.Args().First(), opt)
+	if !stream {
+		if werr := printWarnings(); werr != nil && err == nil {
+			err = werr
+		}
+	}
 	if err == nil {
 		err = engine.Tokenizer.Err()
 	}
@@ -312,13 +340,25 @@ type queryOutput struct {
 // an unfinished run, failed documents) and returns it. A query still answers: the warning says
 // from what.
 func storeWarnings(c *cli.Context, store graph.MetaReader) ([]string, error) {
-	state, err := graph.ReadIngestState(c.Context, store)
+	warnings, err := readStoreWarnings(c.Context, store)
 	if err != nil {
 		return nil, err
 	}
-	warnings := state.Warnings()
+	printStoreWarnings(c, warnings)
+	return warnings, nil
+}
+
+// readStoreWarnings reads what storeWarnings prints.
+func readStoreWarnings(ctx context.Context, store graph.MetaReader) ([]string, error) {
+	state, err := graph.ReadIngestState(ctx, store)
+	if err != nil {
+		return nil, err
+	}
+	return state.Warnings(), nil
+}
+
+func printStoreWarnings(c *cli.Context, warnings []string) {
 	for _, w := range warnings {
 		fmt.Fprintf(c.App.ErrWriter, "strata: warning: %s\n", w)
 	}
-	return warnings, nil
 }

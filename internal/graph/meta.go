@@ -119,6 +119,12 @@ func CheckEmbeddingModel(ctx context.Context, store MetaReader, model string, di
 	if err != nil {
 		return false, err
 	}
+	return CompareEmbeddingModel(vals, model, dims)
+}
+
+// CompareEmbeddingModel is CheckEmbeddingModel over the MetaEmbeddingModel and
+// MetaEmbeddingDims values of vals, read already.
+func CompareEmbeddingModel(vals map[string]string, model string, dims int) (bool, error) {
 	stored, storedDims := vals[MetaEmbeddingModel], vals[MetaEmbeddingDims]
 	if stored == "" {
 		return false, nil
