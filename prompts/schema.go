@@ -62,6 +62,12 @@ func ReportSchema() json.RawMessage {
 	}, "title", "summary", "rating", "rating_explanation", "findings"))
 }
 
+// TitleSummarySchema is the schema of an answer holding a title and a summary (an attributed
+// community's).
+func TitleSummarySchema() json.RawMessage {
+	return mustJSON(object(map[string]any{"title": text(), "summary": text()}, "title", "summary"))
+}
+
 // PointsSchema is the schema of a key-points answer of global search's map step.
 func PointsSchema() json.RawMessage {
 	return mustJSON(object(map[string]any{

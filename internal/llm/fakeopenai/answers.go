@@ -201,8 +201,8 @@ const (
 
 // archSummaryAnswer titles an attributed community after its first two members (lines
 // "- NAME (TYPE): DESCRIPTION") and summarizes it with the first sentence of each of the first
-// three descriptions.
-func archSummaryAnswer(text string) string {
+// three descriptions: as TITLE: and SUMMARY: lines, or as the JSON object a schema asks for.
+func archSummaryAnswer(text string, asJSON bool) string {
 	var names, parts []string
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimPrefix(strings.TrimSpace(line), "- ")
@@ -222,7 +222,12 @@ func archSummaryAnswer(text string) string {
 			}
 		}
 	}
-	return "TITLE: " + strings.Join(names, " and ") + "\nSUMMARY: " + clip(strings.Join(parts, " "), 80)
+	title, summary := strings.Join(names, " and "), clip(strings.Join(parts, " "), 80)
+	if asJSON {
+		b, _ := json.Marshal(map[string]string{"title": title, "summary": summary})
+		return string(b)
+	}
+	return "TITLE: " + title + "\nSUMMARY: " + summary
 }
 
 // What the fake reads in an answer comparison request, as a model would: the task title and the

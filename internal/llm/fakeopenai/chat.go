@@ -224,7 +224,7 @@ func (s *Server) answer(msgs []chatMessage, asJSON bool) (task, answer string, r
 		return task, summaryRelationAnswer(firstUser), 0
 	case archSummaryTask:
 		text, _ := prompts.Unfence(firstUser, archSummaryLabel)
-		return task, archSummaryAnswer(text), 0
+		return task, archSummaryAnswer(text, asJSON), 0
 	case judgeTask:
 		return task, pairJudgeAnswer(firstUser), 0
 	case summaryEntitiesTask:

@@ -18,6 +18,10 @@ func TestParseArchSummary(t *testing.T) {
 		{"no title", "SUMMARY: only this", "", "only this", true},
 		{"no summary", "TITLE: only this", "only this", "", true},
 		{"nothing", "I cannot help with that.", "", "", true},
+		{"json", `{"title": "Saltmere Guild founders", "summary": "Ilsa Marrow founded the guild\nwith Corvin Hale."}`, "Saltmere Guild founders", "Ilsa Marrow founded the guild with Corvin Hale.", false},
+		{"json in a fence", "```json\n{\"title\": \"A\", \"summary\": \"B\"}\n```", "A", "B", false},
+		{"json without a summary", `{"title": "A", "summary": ""}`, "A", "", true},
+		{"json of another shape falls back to lines", "TITLE: A {x}\nSUMMARY: B", "A {x}", "B", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
