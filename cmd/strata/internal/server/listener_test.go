@@ -118,8 +118,15 @@ func TestConnCapClosesIdle(t *testing.T) {
 	if status, err := k.receive(10 * time.Second); status != http.StatusOK {
 		t.Fatalf("healthz on a third connection with two idle ones open and a cap of 2: %d %v", status, err)
 	}
-	if !idle[0].closed(10 * time.Second) {
-		t.Error("the first idle connection is still open")
+	// The server closes the connections idle at that moment: both, or the one that had turned
+	// idle when the other had not yet (its response sent, its state not yet idle), which is
+	// not always the first.
+	closed := make(chan bool, len(idle))
+	for _, k := range idle {
+		go func() { closed <- k.closed(10 * time.Second) }()
+	}
+	if !<-closed && !<-closed {
+		t.Error("both idle connections are still open, yet a third was answered past a cap of 2")
 	}
 }
 
