@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"math"
-	"os"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -76,7 +75,7 @@ func openStoreAt(ctx context.Context, c *cli.Context, log zerolog.Logger, opt em
 	dir := loc.dataDir
 	b := backend{Kind: "embedded", Location: dir}
 	if !opt.ReadOnly {
-		announceCheck(dir, log)
+		opt.BeforeCheck = announceCheck(log)
 	}
 	s, err := embedded.Open(ctx, dir, opt)
 	if err != nil {
@@ -91,15 +90,16 @@ func openStoreAt(ctx context.Context, c *cli.Context, log zerolog.Logger, opt em
 // which nothing else would be logged.
 const slowCheckBytes = 1 << 30
 
-// announceCheck logs, for a database file of slowCheckBytes or more, that a writable open reads
-// it all before anything else happens.
-func announceCheck(dir string, log zerolog.Logger) {
-	fi, err := os.Stat(embedded.DatabaseFile(dir))
-	if err != nil || fi.Size() < slowCheckBytes {
-		return // a new store, or one quick to check; Open reports any problem
+// announceCheck returns the embedded.Options.BeforeCheck that logs, for a database file of
+// slowCheckBytes or more, that the writable open reads it all before anything else happens.
+func announceCheck(log zerolog.Logger) func(path string, size int64) {
+	return func(path string, size int64) {
+		if size < slowCheckBytes {
+			return
+		}
+		log.Info().Str("file", path).Float64("gib", math.Round(float64(size)/(1<<30)*10)/10).
+			Msg("checking the store's database file before writing to it: the whole file is read, about a minute per 10 GiB")
 	}
-	log.Info().Str("file", embedded.DatabaseFile(dir)).Float64("gib", math.Round(float64(fi.Size())/(1<<30)*10)/10).
-		Msg("checking the store's database file before writing to it: the whole file is read, about a minute per 10 GiB")
 }
 
 func closeStore(s graph.Store, log zerolog.Logger) {

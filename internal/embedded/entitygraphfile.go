@@ -39,11 +39,17 @@ const (
 	graphEdgeSize    = 16
 )
 
+// errEdgeCount: fewer of the rows than the body announced were edges.
+var errEdgeCount = errors.New("entity graph: not every row is an edge")
+
 // writeEntityGraph writes the body of the entity graph file of tx's snapshot to w, a piece at a
 // time, and returns its number of nodes, its length and its CRC-32C. The edges are streamed from
-// the store twice, to count them and to write them, so that writing the file of a huge graph
-// holds its ids and no more.
-func writeEntityGraph(ctx context.Context, tx *sql.Tx, w io.Writer) (nodes int, n int64, crc uint32, err error) {
+// the store, so that writing the file of a huge graph holds its ids and no more. The body starts
+// with the edge counts: by default the tables' row counts, as Apply refuses relationships to
+// missing entities and every row is an edge; with countRows false the edges are counted by
+// reading them, a pass more. When the rows the body holds are not as many as it says, the
+// error is errEdgeCount, and the caller writes it again counting.
+func writeEntityGraph(ctx context.Context, tx *sql.Tx, w io.Writer, countRows bool) (nodes int, n int64, crc uint32, err error) {
 	ids, err := readEntityIDs(ctx, tx)
 	if err != nil {
 		return 0, 0, 0, err
@@ -56,13 +62,14 @@ func writeEntityGraph(ctx context.Context, tx *sql.Tx, w io.Writer) (nodes int, 
 		err := src(func(int32, int32, float64) error { k++; return nil })
 		return k, err
 	}
-	nRelated, err := count(related)
-	if err != nil {
-		return 0, 0, 0, err
+	var nRelated, nLinks int
+	if countRows {
+		err = tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM relations), (SELECT count(*) FROM summary_links)`).Scan(&nRelated, &nLinks)
+	} else if nRelated, err = count(related); err == nil {
+		nLinks, err = count(links)
 	}
-	nLinks, err := count(links)
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, fmt.Errorf("count entity graph edges: %w", err)
 	}
 	buf := make([]byte, 0, 1<<16)
 	flush := func() error {
@@ -101,7 +108,7 @@ func writeEntityGraph(ctx context.Context, tx *sql.Tx, w io.Writer) (nodes int, 
 		}
 	}
 	if written != nRelated+nLinks {
-		return 0, n, crc, fmt.Errorf("entity graph: %d edges counted, %d read", nRelated+nLinks, written)
+		return 0, n, crc, fmt.Errorf("%w: %d counted, %d read", errEdgeCount, nRelated+nLinks, written)
 	}
 	return ids.Len(), n, crc, flush()
 }
@@ -264,9 +271,19 @@ func (c *countingReader) ReadByte() (byte, error) {
 }
 
 // writeGraphTempFile writes the entity graph file of tx's snapshot, of generation gen and
-// labelled tag, to a new temporary file in dir (vectorindex.CreateTemp) and returns its name; the caller renames it into place or removes it. The body streams out
+// labelled tag, to a new temporary file in dir (vectorindex.CreateTemp) and returns its name;
+// the caller renames it into place or removes it.
+func writeGraphTempFile(ctx context.Context, tx *sql.Tx, dir string, gen int64, tag [vectorindex.TagSize]byte) (string, error) {
+	tmp, err := writeGraphTemp(ctx, tx, dir, gen, tag, true)
+	if errors.Is(err, errEdgeCount) {
+		tmp, err = writeGraphTemp(ctx, tx, dir, gen, tag, false)
+	}
+	return tmp, err
+}
+
+// writeGraphTemp is writeGraphTempFile with writeEntityGraph's countRows. The body streams out
 // behind a blank header, written last once its length and checksum are known.
-func writeGraphTempFile(ctx context.Context, tx *sql.Tx, dir string, gen int64, tag [vectorindex.TagSize]byte) (tmp string, err error) {
+func writeGraphTemp(ctx context.Context, tx *sql.Tx, dir string, gen int64, tag [vectorindex.TagSize]byte, countRows bool) (tmp string, err error) {
 	f, err := vectorindex.CreateTemp(dir)
 	if err != nil {
 		return "", err
@@ -281,7 +298,7 @@ func writeGraphTempFile(ctx context.Context, tx *sql.Tx, dir string, gen int64, 
 	if _, err := w.Write(make([]byte, vectorindex.HeaderSize)); err != nil {
 		return "", err
 	}
-	nodes, n, crc, err := writeEntityGraph(ctx, tx, w)
+	nodes, n, crc, err := writeEntityGraph(ctx, tx, w, countRows)
 	if err != nil {
 		return "", err
 	}

@@ -148,6 +148,22 @@ func TestEntityGraphFile(t *testing.T) {
 			s.opened = false // as if killed before Close
 			s.Close()
 		}},
+		{"relation to a missing entity", func(t *testing.T) {
+			// Apply refuses such a row; written behind its back, it is not an edge, and the
+			// next writer must count the edges rather than the rows.
+			s, err := Open(t.Context(), dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.db.ExecContext(t.Context(), `INSERT INTO relations VALUES ('d-e5', 'no-such-entity', '', 1, '[]')`); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Apply(t.Context(), graph.Batch{Relations: []graph.Relation{{Source: "d-e6", Target: "d-e7", Weight: 1}}}); err != nil {
+				t.Fatal(err)
+			}
+			s.opened = false
+			s.Close()
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.spoil(t)

@@ -512,3 +512,74 @@ func TestWritableStoreConnections(t *testing.T) {
 		t.Errorf("read after ReleaseIdle: %q, %v, %v; want \"w\"", v, ok, err)
 	}
 }
+
+// TestCleanCloseSkipsQuickCheck: a writable Open checks the database unless it is exactly as the
+// last writer left it when it closed the store cleanly.
+func TestCleanCloseSkipsQuickCheck(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		after     func(t *testing.T, dir string) // what happens to the store after a clean close
+		wantCheck bool
+	}{
+		{"clean close", func(*testing.T, string) {}, false},
+		{"read-only use", func(t *testing.T, dir string) {
+			r, err := Open(t.Context(), dir, Options{ReadOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.Stats(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			r.Close()
+		}, false},
+		{"writer killed", func(t *testing.T, dir string) {
+			s, err := Open(t.Context(), dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Apply(t.Context(), benchBatch(rand.New(rand.NewPCG(3, 4)), "late", 5, 5, 64)); err != nil {
+				t.Fatal(err)
+			}
+			// As if killed: no query files, no stamp, and the WAL left behind.
+			s.opened = false
+			s.readOnly = true
+			s.Close()
+		}, true},
+		{"written by another program", func(t *testing.T, dir string) {
+			db, err := sql.Open("sqlite", filepath.Join(dir, dbFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := db.Exec(`UPDATE entities SET description = 'edited' WHERE rid = 1`); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"stamp removed", func(t *testing.T, dir string) {
+			if err := os.Remove(filepath.Join(dir, cleanFile)); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := builtStore(t, 3)
+			tc.after(t, dir)
+			s, err := Open(t.Context(), dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.quickChecked != tc.wantCheck {
+				t.Errorf("quick_check ran: %v, want %v", s.quickChecked, tc.wantCheck)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			// Whatever came before, this close was clean.
+			if again, err := Open(t.Context(), dir, Options{}); err != nil || again.quickChecked {
+				t.Errorf("after a clean close: err %v, quick_check ran %v", err, err == nil && again.quickChecked)
+			} else {
+				again.Close()
+			}
+		})
+	}
+}

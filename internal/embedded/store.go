@@ -53,6 +53,10 @@ type Options struct {
 	// the full-text indexes, textindex.go). A fresh process answering one query
 	// leaves it off, since the loading costs more than the query.
 	Resident bool
+	// BeforeCheck, when not nil, is called with the database file's path and size before a
+	// writable Open runs the integrity check that reads all of it (see open.go), so that the
+	// caller can say why a large store is slow to open.
+	BeforeCheck func(path string, size int64)
 	// Release, when not nil, is called where a computation of the store has let go of large
 	// arrays and is about to allocate others (ComputeCommunities): the process's memory policy
 	// (memstat.Policy.Release) decides what to do then.
@@ -65,11 +69,14 @@ type Store struct {
 	absDir   string // dir made absolute: where the query files (vectorfile.go) live
 	db       *sql.DB
 	readOnly bool
-	resident bool        // Options.Resident
-	release  func()      // Options.Release, never nil
-	version  int64       // schema version; a reader may open an older store as it is
-	opened   bool        // Open succeeded: Close may write vector files
-	lock     *writerLock // nil when read-only
+	resident bool   // Options.Resident
+	release  func() // Options.Release, never nil
+	version  int64  // schema version; a reader may open an older store as it is
+	opened   bool   // Open succeeded: Close may write vector files
+	// quickChecked: a writable Open runs quick_check, as the files were not as a clean close
+	// left them
+	quickChecked bool
+	lock         *writerLock // nil when read-only
 
 	// writeMu serializes write transactions of this process; other processes are kept out by
 	// lock.
@@ -128,6 +135,11 @@ func Open(ctx context.Context, dir string, opt Options) (*Store, error) {
 		}
 	}
 
+	// Before SQLite touches the files.
+	s.quickChecked = !opt.ReadOnly && !closedClean(abs)
+	if fi, err := os.Stat(path); err == nil && s.quickChecked && opt.BeforeCheck != nil {
+		opt.BeforeCheck(path, fi.Size())
+	}
 	s.db, err = sql.Open("sqlite", dsn(path, opt.ReadOnly))
 	if err == nil {
 		if !opt.ReadOnly {
@@ -138,7 +150,7 @@ func Open(ctx context.Context, dir string, opt Options) (*Store, error) {
 	if err == nil {
 		err = s.db.PingContext(ctx)
 	}
-	if err == nil && !opt.ReadOnly {
+	if err == nil && s.quickChecked {
 		err = quickCheck(ctx, s.db, dir) // before the schema is touched; see open.go
 	}
 	if err == nil {
@@ -192,6 +204,10 @@ func (s *Store) Close() error {
 		}
 		if s.db != nil {
 			errs = append(errs, s.stmts.close(), s.db.Close())
+		}
+		if s.opened && !s.readOnly && errors.Join(errs...) == nil {
+			// Still under the writer lock: nobody else can have written since.
+			markClean(s.absDir)
 		}
 		if err := s.vectors.unmapAll(); err != nil {
 			errs = append(errs, fmt.Errorf("unmap vector files: %w", err))
