@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"golang.org/x/sync/errgroup"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -89,15 +90,25 @@ func (s *Store) WriteQueryFiles(ctx context.Context) error {
 			os.Remove(p)
 		}
 	}
+	// The files are independent: each is written from a snapshot of its own and installed under
+	// the write lock. Written together they take the time of the largest (the entity vectors)
+	// where there are cores to spare: 0.75 -> 0.5 s at the end of an update of the mix store.
+	var g errgroup.Group
 	for _, index := range vectorIndexes {
-		if err := s.writeVectorFile(ctx, index); err != nil {
-			return fmt.Errorf("write %s vector file in %s: %w", index, s.dir, err)
+		g.Go(func() error {
+			if err := s.writeVectorFile(ctx, index); err != nil {
+				return fmt.Errorf("write %s vector file in %s: %w", index, s.dir, err)
+			}
+			return nil
+		})
+	}
+	g.Go(func() error {
+		if err := s.writeGraphFile(ctx); err != nil {
+			return fmt.Errorf("write entity graph file in %s: %w", s.dir, err)
 		}
-	}
-	if err := s.writeGraphFile(ctx); err != nil {
-		return fmt.Errorf("write entity graph file in %s: %w", s.dir, err)
-	}
-	return nil
+		return nil
+	})
+	return g.Wait()
 }
 
 func (s *Store) writeVectorFile(ctx context.Context, index graph.VectorIndex) error {

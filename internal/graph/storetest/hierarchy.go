@@ -45,9 +45,13 @@ func hierarchyBatch() graph.Batch {
 }
 
 // testLayerEdges: the relations between two entities of the layer asked for, keyed smaller id
-// first and ordered by key; none on a layer without relations.
+// first and ordered by key; none on a layer without relations, and none between two layers.
 func testLayerEdges(t *testing.T, s graph.Store) {
-	apply(t, s, hierarchyBatch())
+	b := hierarchyBatch()
+	b.Relations = append(b.Relations,
+		graph.Relation{Source: "A", Target: "S2", Description: "across layers 0 and 1", Weight: 1, ChunkIDs: []string{}},
+		graph.Relation{Source: "S3", Target: "T", Description: "across layers 1 and 2", Weight: 1, ChunkIDs: []string{}})
+	apply(t, s, b)
 	for _, tc := range []struct {
 		layer int
 		want  []graph.Edge
@@ -164,14 +168,16 @@ func testAncestorLinks(t *testing.T, s graph.Store) {
 	}
 }
 
-// testLayerLinks: the SUMMARIZED_BY links out of one layer, with their descriptions and weights,
-// ordered by member then summary; a member in two clusters has both links; a layer with no
-// links above it (the top, one beyond it, an empty store) has none.
+// testLayerLinks: the SUMMARIZED_BY links out of one layer into the layer above, with their
+// descriptions and weights, ordered by member then summary; a member in two clusters has both
+// links; a layer with no links above it (the top, one beyond it, an empty store) has none; a
+// link that skips a layer belongs to neither.
 func testLayerLinks(t *testing.T, s graph.Store) {
 	if got := must[[]graph.SummaryLink](t, "LayerLinks")(s.LayerLinks(t.Context(), 0)); len(got) != 0 {
 		t.Errorf("LayerLinks(0) of an empty store = %+v, want none", got)
 	}
 	b := hierarchyBatch()
+	b.SummaryLinks = append(b.SummaryLinks, graph.SummaryLink{Member: "D", Summary: "T", Description: "D skips a layer", Weight: 1})
 	slices.Reverse(b.SummaryLinks) // written out of order, read back in order
 	apply(t, s, b)
 	link := func(m, sum string, w float64) graph.SummaryLink {
