@@ -39,6 +39,13 @@ type Config struct {
 	// read once per graph.WithReadScope. A short-lived process is faster without:
 	// loading them costs more than the searches it saves.
 	Resident bool
+	// SnapshotDir, when set, is a directory of vector snapshots (vectorsnapshot.go): vector
+	// searches of the indexes a resident store keeps in memory run on a copy of the vectors
+	// read from it, when it holds the current generation's, else loaded from Neo4j and then
+	// written to it. A short-lived process (strata query) sets it, so that the first process
+	// after a write pays the load and the next ones search locally; a resident store reads its
+	// copies from it on start. Each database needs its own directory.
+	SnapshotDir string
 	// Log receives a debug line per statement sent (its name, records and time); the zero
 	// Logger logs nothing.
 	Log zerolog.Logger

@@ -35,7 +35,7 @@ func (s *Store) VectorSearch(ctx context.Context, index graph.VectorIndex, vec [
 		return nil, fmt.Errorf("cypher: vector search %s: query vector has %d dimensions, the index holds %d-dimensional embeddings",
 			index, len(vec), dim)
 	}
-	if s.resident {
+	if s.resident || s.snapshotDir != "" {
 		hits, ok, err := s.residentVectorSearch(ctx, index, vec, k, dim)
 		if err != nil {
 			return nil, fmt.Errorf("cypher: vector search %s: %w", index, err)

@@ -47,6 +47,7 @@ type Store struct {
 	// resident: vector search, DocumentLinks, AncestorLinks, CommunitiesByLevel, Chunks and
 	// Documents run on in-memory copies (Config.Resident).
 	resident    bool
+	snapshotDir string // Config.SnapshotDir
 	vectorsMu   sync.Mutex
 	vectors     map[graph.VectorIndex]*residentVectors
 	mentions    residentMentions
@@ -111,6 +112,7 @@ func newStore(r runner, qs queries, cfg Config) *Store {
 		txWrites:          hierarchyTxWrites,
 		dims:              map[graph.VectorIndex]int{},
 		resident:          cfg.Resident,
+		snapshotDir:       cfg.SnapshotDir,
 		log:               cfg.Log,
 		vectors:           map[graph.VectorIndex]*residentVectors{},
 	}

@@ -3,7 +3,9 @@ package cypher
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"slices"
 	"sync"
@@ -80,11 +82,37 @@ func (s *Store) withResidentVectors(ctx context.Context, index graph.VectorIndex
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if !v.loaded || v.gen != gen || v.dim != dim {
-		if err := s.loadVectors(ctx, v, src.load, src.generation, dim); err != nil {
+		if err := s.loadCopy(ctx, v, index, src.load, src.generation, gen, dim); err != nil {
 			return err
 		}
 	}
 	f(v)
+	return nil
+}
+
+// loadCopy loads copy v of index for generation gen: from the snapshot in Config.SnapshotDir
+// when it is of that generation, else from Neo4j, and then writes the snapshot (a failure to
+// write it is logged, never fatal: the next process loads from Neo4j again).
+func (s *Store) loadCopy(ctx context.Context, v *residentVectors, index graph.VectorIndex, statement, key, gen string, dim int) error {
+	if s.snapshotDir == "" {
+		return s.loadVectors(ctx, v, statement, key, dim)
+	}
+	path := snapshotPath(s.snapshotDir, string(index))
+	start := time.Now()
+	err := readSnapshot(path, gen, dim, v)
+	if err == nil {
+		s.log.Debug().Str("snapshot", path).Int("vectors", len(v.ids)).Dur("took", time.Since(start)).Msg("copy read")
+		return nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errSnapshotStale) {
+		s.log.Warn().Err(err).Msg("vector snapshot refused; loading from Neo4j")
+	}
+	if err := s.loadVectors(ctx, v, statement, key, dim); err != nil {
+		return err
+	}
+	if err := writeSnapshot(path, v); err != nil {
+		s.log.Warn().Err(err).Str("snapshot", path).Msg("write vector snapshot: the next process loads the vectors from Neo4j again (--data-dir names a writable directory for them)")
+	}
 	return nil
 }
 
@@ -165,9 +193,7 @@ func (s *Store) loadVectors(ctx context.Context, v *residentVectors, statement, 
 	if err != nil {
 		return fmt.Errorf("load the vectors: %w", err)
 	}
-	v.loaded, v.gen, v.dim = false, "", dim
-	v.ids, v.vecs, v.norms = v.ids[:0], v.vecs[:0], v.norms[:0]
-	v.index, v.unindexed = make(map[string]int, len(rows)), map[string][]float32{}
+	v.reset("", dim, len(rows))
 	for _, row := range rows {
 		f := fields{m: row}
 		if v.gen == "" {
@@ -177,18 +203,31 @@ func (s *Store) loadVectors(ctx context.Context, v *residentVectors, statement, 
 		if f.err != nil {
 			return fmt.Errorf("load the vectors: %w", f.err)
 		}
-		norm := length(emb)
-		if len(emb) != dim || norm == 0 {
-			v.unindexed[id] = emb
-			continue
-		}
-		v.index[id] = len(v.ids)
-		v.ids, v.norms = append(v.ids, id), append(v.norms, norm)
-		v.vecs = append(v.vecs, emb...)
+		v.add(id, emb)
 	}
 	v.loaded = true
 	s.copyLoaded(statement, len(rows), start)
 	return nil
+}
+
+// reset empties the copy for n rows of generation gen and dimension dim.
+func (v *residentVectors) reset(gen string, dim, n int) {
+	v.loaded, v.gen, v.dim = false, gen, dim
+	v.ids, v.vecs, v.norms = v.ids[:0], v.vecs[:0], v.norms[:0]
+	v.index, v.unindexed = make(map[string]int, n), map[string][]float32{}
+}
+
+// add adds the stored embedding of id: to the vectors searched when the index holds it (of the
+// copy's dimension and not of length 0), else to the unindexed ones.
+func (v *residentVectors) add(id string, emb []float32) {
+	norm := length(emb)
+	if len(emb) != v.dim || norm == 0 {
+		v.unindexed[id] = emb
+		return
+	}
+	v.index[id] = len(v.ids)
+	v.ids, v.norms = append(v.ids, id), append(v.norms, norm)
+	v.vecs = append(v.vecs, emb...)
 }
 
 // search returns the k vectors nearest to vec by cosine, scored (1+cos)/2 in float32 as Neo4j

@@ -2,7 +2,12 @@ package cypher
 
 import (
 	"context"
+	"errors"
+	"maps"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stratarag/strata/internal/graph"
@@ -15,48 +20,16 @@ import (
 func TestResidentVectorSearch(t *testing.T) {
 	plain, resident := residentPair(t)
 	ctx := context.Background()
-	entity := func(id string, emb ...float32) graph.Entity {
-		return graph.Entity{ID: id, Name: id, Type: "T", Embedding: emb}
-	}
-	chunk := func(id string, seq int, emb ...float32) graph.Chunk {
-		return graph.Chunk{ID: id, DocumentID: "d", Seq: seq, Text: id, Embedding: emb}
-	}
-	err := plain.Apply(ctx, graph.Batch{
-		Documents: []graph.Document{{ID: "d", Metadata: "{}"}},
-		Chunks:    []graph.Chunk{chunk("c1", 0, 1, 0, 0), chunk("c2", 1, 0.6, 0.8, 0), chunk("c3", 2), chunk("c4", 3, 0, -1, 0)},
-		Entities: []graph.Entity{
-			entity("a", 1, 0, 0), entity("b", 0.8, 0.6, 0), entity("c", 0, 1, 0), entity("d", -1, 0, 0),
-			entity("e", 0.8, 0.6, 0), entity("no-embedding"),
-		},
-	})
-	if err != nil {
+	if err := plain.Apply(ctx, vectorBatch()); err != nil {
 		t.Fatal(err)
 	}
-	queries := [][]float32{{1, 0, 0}, {0.5, 0.5, 0}, {0, 0, 1}, {-3, 1, 0}}
 	same := func(when string) {
 		t.Helper()
-		for _, index := range []graph.VectorIndex{graph.EntityEmbedding, graph.ChunkEmbedding} {
-			for _, q := range queries {
-				for _, k := range []int{1, 2, 10} {
-					want, err := plain.VectorSearch(ctx, index, q, k)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got, err := resident.VectorSearch(ctx, index, q, k)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !sameHits(got, want) {
-						t.Errorf("%s: resident %s search %v k=%d = %s, index = %s", when, index, q, k, hitsString(got), hitsString(want))
-					}
-				}
-			}
-		}
+		sameSearches(t, when, plain, resident)
 	}
 	same("first load")
 	// Written through the other store: only the generations tell the resident one.
-	err = plain.Apply(ctx, graph.Batch{Entities: []graph.Entity{entity("f", 0, 0, 1)}, Chunks: []graph.Chunk{chunk("c5", 4, 0, 0.1, 1)}})
-	if err != nil {
+	if err := plain.Apply(ctx, vectorBatchMore()); err != nil {
 		t.Fatal(err)
 	}
 	same("after a write by another process")
@@ -71,6 +44,172 @@ func TestResidentVectorSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	same("after a delete")
+}
+
+func vectorEntity(id string, emb ...float32) graph.Entity {
+	return graph.Entity{ID: id, Name: id, Type: "T", Embedding: emb}
+}
+
+func vectorChunk(id string, seq int, emb ...float32) graph.Chunk {
+	return graph.Chunk{ID: id, DocumentID: "d", Seq: seq, Text: id, Embedding: emb}
+}
+
+// vectorBatch is a few entities and chunks with 3-dimensional embeddings (some tied, one
+// without).
+func vectorBatch() graph.Batch {
+	return graph.Batch{
+		Documents: []graph.Document{{ID: "d", Metadata: "{}"}},
+		Chunks: []graph.Chunk{vectorChunk("c1", 0, 1, 0, 0), vectorChunk("c2", 1, 0.6, 0.8, 0), vectorChunk("c3", 2),
+			vectorChunk("c4", 3, 0, -1, 0)},
+		Entities: []graph.Entity{
+			vectorEntity("a", 1, 0, 0), vectorEntity("b", 0.8, 0.6, 0), vectorEntity("c", 0, 1, 0), vectorEntity("d", -1, 0, 0),
+			vectorEntity("e", 0.8, 0.6, 0), vectorEntity("no-embedding"),
+		},
+	}
+}
+
+// vectorBatchMore adds an entity f and a chunk c5 near (0, 0, 1) to vectorBatch's.
+func vectorBatchMore() graph.Batch {
+	return graph.Batch{Entities: []graph.Entity{vectorEntity("f", 0, 0, 1)}, Chunks: []graph.Chunk{vectorChunk("c5", 4, 0, 0.1, 1)}}
+}
+
+// sameSearches checks that got answers the entity and chunk vector searches of a few queries
+// and k as the index of want does.
+func sameSearches(t *testing.T, when string, want, got *Store) {
+	t.Helper()
+	ctx := t.Context()
+	for _, index := range []graph.VectorIndex{graph.EntityEmbedding, graph.ChunkEmbedding} {
+		for _, q := range [][]float32{{1, 0, 0}, {0.5, 0.5, 0}, {0, 0, 1}, {-3, 1, 0}} {
+			for _, k := range []int{1, 2, 10} {
+				w, err := want.VectorSearch(ctx, index, q, k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				g, err := got.VectorSearch(ctx, index, q, k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !sameHits(g, w) {
+					t.Errorf("%s: %s search %v k=%d = %s, index = %s", when, index, q, k, hitsString(g), hitsString(w))
+				}
+			}
+		}
+	}
+}
+
+// TestVectorSnapshots: stores with a snapshot directory (fresh strata query processes) search
+// what the index finds. The first process of a generation loads the vectors from Neo4j and
+// writes the snapshots; the next ones read them and send neither the load nor the index search;
+// a write by another process makes them stale, and a damaged snapshot is loaded again.
+func TestVectorSnapshots(t *testing.T) {
+	_, cfg := emptyServer(t)
+	plain := openTestStore(t, cfg)
+	if err := plain.Apply(t.Context(), vectorBatch()); err != nil {
+		t.Fatal(err)
+	}
+	cfg.SnapshotDir = t.TempDir()
+	process := func(when string, wantLoads int) {
+		t.Helper()
+		s := openTestStore(t, cfg)
+		sameSearches(t, when, plain, s)
+		loads := statementCalls(s, qReadEntityVectors) + statementCalls(s, qReadChunkVectors)
+		if loads != wantLoads || statementCalls(s, qSearchVector) != 0 {
+			t.Errorf("%s: %d loads and %d index searches, want %d and none", when, loads, statementCalls(s, qSearchVector), wantLoads)
+		}
+	}
+	process("first process", 2)
+	for _, index := range []graph.VectorIndex{graph.EntityEmbedding, graph.ChunkEmbedding} {
+		if _, err := os.Stat(snapshotPath(cfg.SnapshotDir, string(index))); err != nil {
+			t.Fatalf("no %s snapshot after the first process: %v", index, err)
+		}
+	}
+	process("second process", 0)
+	if err := plain.Apply(t.Context(), vectorBatchMore()); err != nil {
+		t.Fatal(err)
+	}
+	process("after a write by another process", 2)
+	process("the next process", 0)
+	path := snapshotPath(cfg.SnapshotDir, string(graph.EntityEmbedding))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[snapshotHeaderSize+5] ^= 0x40 // a bit of a vector
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	process("entity snapshot damaged", 1)
+	process("after it was written again", 0)
+}
+
+// TestSnapshotFile: a snapshot reads back as the copy written, vectors, lengths, order and
+// unindexed embeddings; one of another generation or dimension is stale, and a damaged or cut
+// one is refused.
+func TestSnapshotFile(t *testing.T) {
+	v := &residentVectors{}
+	v.reset("1700000000000042", 3, 4)
+	for _, e := range []struct {
+		id  string
+		vec []float32
+	}{{"z", []float32{1, 0, 0}}, {"y", []float32{0.25, -2, 7}}, {"zero", []float32{0, 0, 0}}, {"x", []float32{0, 1, 0}}, {"short", []float32{1}}} {
+		v.add(e.id, e.vec)
+	}
+	v.loaded = true
+	path := filepath.Join(t.TempDir(), "entity_embedding.vectors")
+	if err := writeSnapshot(path, v); err != nil {
+		t.Fatal(err)
+	}
+	var got residentVectors
+	if err := readSnapshot(path, v.gen, 3, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !got.loaded || got.gen != v.gen || got.dim != 3 || !slices.Equal(got.ids, v.ids) || !slices.Equal(got.vecs, v.vecs) ||
+		!slices.Equal(got.norms, v.norms) || !maps.Equal(got.index, v.index) ||
+		!maps.EqualFunc(got.unindexed, v.unindexed, slices.Equal[[]float32]) {
+		t.Fatalf("read back ids %v vecs %v unindexed %v; wrote %v, %v, %v", got.ids, got.vecs, got.unindexed, v.ids, v.vecs, v.unindexed)
+	}
+	if hits := hitsString(got.search([]float32{1, 1, 0}, 10)); hits != hitsString(v.search([]float32{1, 1, 0}, 10)) {
+		t.Errorf("search of the snapshot %s, of the copy %s", hits, hitsString(v.search([]float32{1, 1, 0}, 10)))
+	}
+
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		gen   string
+		dim   int
+		data  []byte
+		stale bool
+	}{
+		{"another generation", "1700000000000043", 3, data, true},
+		{"another dimension", v.gen, 4, data, true},
+		{"a vector's bit flipped", v.gen, 3, flipped(data, snapshotHeaderSize+9), false},
+		{"an id's byte flipped", v.gen, 3, flipped(data, len(data)-12), false},
+		{"the header's count changed", v.gen, 3, flipped(data, 16), false},
+		{"cut short", v.gen, 3, data[:len(data)-3], false},
+		{"empty", v.gen, 3, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "s.vectors")
+			if err := os.WriteFile(p, tc.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var got residentVectors
+			err := readSnapshot(p, tc.gen, tc.dim, &got)
+			if err == nil || got.loaded || errors.Is(err, errSnapshotStale) != tc.stale {
+				t.Errorf("err %v (stale %v), loaded %v; want an error, stale %v", err, errors.Is(err, errSnapshotStale), got.loaded, tc.stale)
+			}
+		})
+	}
+}
+
+// flipped returns a copy of data with one bit of byte i flipped.
+func flipped(data []byte, i int) []byte {
+	out := slices.Clone(data)
+	out[i] ^= 1
+	return out
 }
 
 // sameHits: the same ids in the same order, scores equal up to Neo4j's float32 arithmetic.

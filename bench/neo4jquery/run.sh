@@ -7,7 +7,8 @@
 # question, after a warm-up request; on Neo4j once GET /healthz says the server has loaded its
 # copies, which it does in the background after it starts) on each store and the ratio Neo4j /
 # embedded; then the wall time of fresh `strata query --json --context-only` processes in hi
-# mode on each store: the first and the p50 of the rest.
+# mode on each store: the first and the p50 of the rest (on Neo4j, the first writes the vector
+# snapshots into an empty data directory, the rest read them).
 # With CONTEXTS=DIR it writes every mode's context of every question on Neo4j (query --json
 # --context-only: context and context_text), from fresh processes and from strata serve, into DIR
 # (contexts.py); with BASELINE=DIR it compares them with those of an earlier run and fails on
@@ -49,8 +50,10 @@ fresh() { # fresh hi processes over the questions: wall ms per line
     echo $(( ($(date +%s%N) - start) / 1000000 ))
   done <$questions
 }
+# A data directory of their own: the first process loads the vector snapshots, the rest read them.
+neo() { "$STRATA" "$@" --data-dir "$tmp/neo4j-data"; }
 fresh emb >"$tmp/emb.fresh"
-fresh "$STRATA" >"$tmp/neo.fresh"
+fresh neo >"$tmp/neo.fresh"
 
 python3 - "$tmp" "$modes" <<'PY'
 import json, statistics, sys

@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"path/filepath"
 
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
@@ -26,6 +29,11 @@ func openNeo4j(ctx context.Context, c *cli.Context, log zerolog.Logger, b *backe
 	if cfg.Database != "" {
 		b.Location += " (database " + cfg.Database + ")"
 	}
+	if !writer {
+		// A writer's searches (entity resolution) come between its own writes, each of which
+		// would make a snapshot stale.
+		cfg.SnapshotDir = snapshotDir(c.String(flagDataDir), cfg.URI, cfg.Database)
+	}
 	s, err := cypher.Open(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -38,6 +46,13 @@ func openNeo4j(ctx context.Context, c *cli.Context, log zerolog.Logger, b *backe
 		return nil, err
 	}
 	return s, nil
+}
+
+// snapshotDir is where readers of the Neo4j database at uri keep its vector snapshots
+// (cypher.Config.SnapshotDir): under the data directory, one directory per server and database.
+func snapshotDir(dataDir, uri, database string) string {
+	sum := sha256.Sum256([]byte(uri + "\x00" + database))
+	return filepath.Join(dataDir, "neo4j-snapshots", hex.EncodeToString(sum[:8]))
 }
 
 // statementOutput is what one Neo4j statement cost during a run (cypher.StatementStat).

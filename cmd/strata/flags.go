@@ -54,7 +54,7 @@ const (
 func backendFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: flagDataDir, Value: ".strata", EnvVars: []string{"STRATA_DATA_DIR"}, Category: "Storage",
-			Usage: "directory of the embedded store (used when no Neo4j URI is set)"},
+			Usage: "directory of the embedded store; with a Neo4j URI, of the LLM cache and of the vector snapshots that query processes read"},
 		&cli.StringFlag{Name: flagNeo4jURI, EnvVars: []string{"NEO4J_URI"}, Category: "Storage",
 			Usage: "Neo4j URI, e.g. neo4j://localhost:7687; when set, the Neo4j backend is used"},
 		&cli.StringFlag{Name: flagNeo4jUser, Value: "neo4j", EnvVars: []string{"NEO4J_USERNAME"}, Category: "Storage",
