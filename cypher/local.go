@@ -197,7 +197,7 @@ func (s *Store) DocumentLinks(ctx context.Context, chunkIDs []string, maxDocumen
 	if len(ids) == 0 || maxDocuments < 1 {
 		return nil, ctx.Err()
 	}
-	if s.resident {
+	if s.resident || s.snapshotDir != "" {
 		links, err := s.residentDocumentLinks(ctx, ids, maxDocuments)
 		if err != nil {
 			return nil, fmt.Errorf("cypher: document links: %w", err)

@@ -2,7 +2,9 @@ package cypher
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"sync"
 	"time"
 
@@ -46,7 +48,7 @@ func (s *Store) withMentions(ctx context.Context, f func(*mentionindex.Index)) e
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.ix == nil || m.gen != gen {
-		if err := s.loadMentions(ctx, m); err != nil {
+		if err := s.loadMentionCopy(ctx, m, gen); err != nil {
 			return err
 		}
 	}
@@ -56,33 +58,53 @@ func (s *Store) withMentions(ctx context.Context, f func(*mentionindex.Index)) e
 
 // loadMentions replaces the copy m by the mentions read_mention_index reads, with their
 // generation; the caller holds m.mu.
-func (s *Store) loadMentions(ctx context.Context, m *residentMentions) error {
+func (s *Store) loadMentions(ctx context.Context, m *residentMentions) ([]chunkMentions, error) {
 	start := time.Now()
 	rows, err := s.readRows(ctx, qReadMentionIndex, map[string]any{"key": metaMentionGeneration})
 	if err != nil {
-		return fmt.Errorf("load the mentions: %w", err)
+		return nil, fmt.Errorf("load the mentions: %w", err)
 	}
-	b := mentionindex.NewBuilder()
 	gen := ""
-	ids, entities := make([]string, len(rows)), make([][]string, len(rows))
+	out := make([]chunkMentions, len(rows))
 	for i, row := range rows {
 		f := fields{m: row}
 		if i == 0 {
 			gen = f.str("generation")
 		}
-		ids[i], entities[i] = f.str("id"), f.strs("entities")
-		b.AddChunk(ids[i], f.str("documentId"), f.int("seq"))
+		out[i] = chunkMentions{id: f.str("id"), doc: f.str("documentId"), seq: f.int("seq"), entities: f.strs("entities")}
 		if f.err != nil {
-			return fmt.Errorf("load the mentions: %w", f.err)
+			return nil, fmt.Errorf("load the mentions: %w", f.err)
 		}
 	}
-	// Every chunk first: a mention is kept only when its chunk is known.
-	for i, id := range ids {
-		for _, e := range entities[i] {
-			b.AddMention(id, e)
-		}
-	}
-	m.gen, m.ix = gen, b.Index()
+	m.gen, m.ix = gen, mentionIndex(out)
 	s.copyLoaded(qReadMentionIndex, len(rows), start)
+	return out, nil
+}
+
+// loadMentionCopy loads the mention copy m for generation gen: from the snapshot in
+// Config.SnapshotDir when it is of that generation, else from Neo4j, and then writes the
+// snapshot (a failure to write it is logged, never fatal).
+func (s *Store) loadMentionCopy(ctx context.Context, m *residentMentions, gen string) error {
+	if s.snapshotDir == "" {
+		_, err := s.loadMentions(ctx, m)
+		return err
+	}
+	path := mentionSnapshotPath(s.snapshotDir)
+	start := time.Now()
+	rows, err := readMentionSnapshot(path, gen)
+	if err == nil {
+		m.gen, m.ix = gen, mentionIndex(rows)
+		s.log.Debug().Str("snapshot", path).Int("chunks", len(rows)).Dur("took", time.Since(start)).Msg("copy read")
+		return nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errSnapshotStale) {
+		s.log.Warn().Err(err).Msg("mention snapshot refused; loading from Neo4j")
+	}
+	if rows, err = s.loadMentions(ctx, m); err != nil {
+		return err
+	}
+	if err := writeMentionSnapshot(path, m.gen, rows); err != nil {
+		s.log.Warn().Err(err).Str("snapshot", path).Msg("write mention snapshot: the next process loads the mentions from Neo4j again (--data-dir names a writable directory for them)")
+	}
 	return nil
 }

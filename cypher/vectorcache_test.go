@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -97,14 +98,17 @@ func sameSearches(t *testing.T, when string, want, got *Store) {
 	}
 }
 
-// TestVectorSnapshots: stores with a snapshot directory (fresh strata query processes) search
-// what the index finds. The first process of a generation loads the vectors from Neo4j and
-// writes the snapshots; the next ones read them and send neither the load nor the index search;
-// a write by another process makes them stale, and a damaged snapshot is loaded again.
-func TestVectorSnapshots(t *testing.T) {
+// TestSnapshots: stores with a snapshot directory (fresh strata query processes) search what
+// the index finds and link documents as the statement does. The first process of a generation
+// loads the vectors and the mentions from Neo4j and writes the snapshots; the next ones read
+// them and send neither the loads nor the statements they replace; a write by another process
+// makes them stale, and a damaged snapshot is loaded again.
+func TestSnapshots(t *testing.T) {
 	_, cfg := emptyServer(t)
 	plain := openTestStore(t, cfg)
-	if err := plain.Apply(t.Context(), vectorBatch()); err != nil {
+	b := vectorBatch()
+	b.Mentions = []graph.Mention{{ChunkID: "c1", EntityID: "a"}, {ChunkID: "c1", EntityID: "b"}, {ChunkID: "c2", EntityID: "b"}, {ChunkID: "c4", EntityID: "d"}}
+	if err := plain.Apply(t.Context(), b); err != nil {
 		t.Fatal(err)
 	}
 	cfg.SnapshotDir = t.TempDir()
@@ -112,22 +116,39 @@ func TestVectorSnapshots(t *testing.T) {
 		t.Helper()
 		s := openTestStore(t, cfg)
 		sameSearches(t, when, plain, s)
-		loads := statementCalls(s, qReadEntityVectors) + statementCalls(s, qReadChunkVectors)
-		if loads != wantLoads || statementCalls(s, qSearchVector) != 0 {
-			t.Errorf("%s: %d loads and %d index searches, want %d and none", when, loads, statementCalls(s, qSearchVector), wantLoads)
+		for _, chunks := range [][]string{{"c1"}, {"c4", "c2", "c1"}, {"c5", "missing"}} {
+			want, err := plain.DocumentLinks(t.Context(), chunks, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.DocumentLinks(t.Context(), chunks, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (len(got) > 0 || len(want) > 0) && !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: DocumentLinks(%v) = %+v, the statement's %+v", when, chunks, got, want)
+			}
+		}
+		loads := statementCalls(s, qReadEntityVectors) + statementCalls(s, qReadChunkVectors) + statementCalls(s, qReadMentionIndex)
+		sent := statementCalls(s, qSearchVector) + statementCalls(s, qDocumentLinks)
+		if loads != wantLoads || sent != 0 {
+			t.Errorf("%s: %d loads and %d searches or document links sent, want %d and none", when, loads, sent, wantLoads)
 		}
 	}
-	process("first process", 2)
-	for _, index := range []graph.VectorIndex{graph.EntityEmbedding, graph.ChunkEmbedding} {
-		if _, err := os.Stat(snapshotPath(cfg.SnapshotDir, string(index))); err != nil {
-			t.Fatalf("no %s snapshot after the first process: %v", index, err)
+	process("first process", 3)
+	for _, path := range []string{snapshotPath(cfg.SnapshotDir, string(graph.EntityEmbedding)),
+		snapshotPath(cfg.SnapshotDir, string(graph.ChunkEmbedding)), mentionSnapshotPath(cfg.SnapshotDir)} {
+		if _, err := os.Stat(path); err != nil {
+			t.Fatalf("no snapshot after the first process: %v", err)
 		}
 	}
 	process("second process", 0)
-	if err := plain.Apply(t.Context(), vectorBatchMore()); err != nil {
+	more := vectorBatchMore()
+	more.Mentions = []graph.Mention{{ChunkID: "c5", EntityID: "f"}}
+	if err := plain.Apply(t.Context(), more); err != nil {
 		t.Fatal(err)
 	}
-	process("after a write by another process", 2)
+	process("after a write by another process", 3)
 	process("the next process", 0)
 	path := snapshotPath(cfg.SnapshotDir, string(graph.EntityEmbedding))
 	data, err := os.ReadFile(path)
@@ -140,6 +161,54 @@ func TestVectorSnapshots(t *testing.T) {
 	}
 	process("entity snapshot damaged", 1)
 	process("after it was written again", 0)
+	if err := os.WriteFile(mentionSnapshotPath(cfg.SnapshotDir), []byte("STRATAMS"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	process("mention snapshot cut short", 1)
+}
+
+// TestMentionSnapshotFile: a mention snapshot reads back as written; one of another generation
+// is stale, and a damaged or cut one is refused.
+func TestMentionSnapshotFile(t *testing.T) {
+	rows := []chunkMentions{
+		{id: "c1", doc: "d1", seq: 0, entities: []string{"a", "b"}},
+		{id: "c2", doc: "d1", seq: 1, entities: []string{}},
+		{id: "c9", doc: "d2", seq: 7, entities: []string{"b"}},
+	}
+	path := filepath.Join(t.TempDir(), mentionSnapshotFile)
+	if err := writeMentionSnapshot(path, "1700000000000042", rows); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readMentionSnapshot(path, "1700000000000042")
+	if err != nil || !reflect.DeepEqual(got, rows) {
+		t.Fatalf("read back %+v, %v; wrote %+v", got, err, rows)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		gen   string
+		data  []byte
+		stale bool
+	}{
+		{"another generation", "1700000000000043", data, true},
+		{"a byte flipped", "1700000000000042", flipped(data, len(data)-8), false},
+		{"cut short", "1700000000000042", data[:len(data)-5], false},
+		{"another kind of file", "1700000000000042", append([]byte("STRATAVS"), data[8:]...), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "m")
+			if err := os.WriteFile(p, tc.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rows, err := readMentionSnapshot(p, tc.gen)
+			if err == nil || rows != nil || errors.Is(err, errSnapshotStale) != tc.stale {
+				t.Errorf("rows %v, err %v; want an error, stale %v", rows, err, tc.stale)
+			}
+		})
+	}
 }
 
 // TestSnapshotFile: a snapshot reads back as the copy written, vectors, lengths, order and

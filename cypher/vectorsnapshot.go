@@ -66,8 +66,7 @@ func normsAt(count, dim int) int {
 }
 
 // writeSnapshot writes copy v (its vectors in its order, then the unindexed embeddings by id)
-// to path, through a temporary file renamed into place, so that a reader sees the old snapshot
-// or the new one and never a part.
+// to path (writeAtomic).
 func writeSnapshot(path string, v *residentVectors) error {
 	if !littleEndian {
 		return errors.New("vector snapshots need a little-endian machine")
@@ -106,6 +105,12 @@ func writeSnapshot(path string, v *residentVectors) error {
 	binary.LittleEndian.PutUint32(h[32:], crc32.Checksum(buf[snapshotHeaderSize:], castagnoli))
 	binary.LittleEndian.PutUint32(h[36:], crc32.Checksum(h[:36], castagnoli))
 
+	return writeAtomic(path, buf)
+}
+
+// writeAtomic writes data to path through a temporary file renamed into place, so that a
+// reader sees the old file or the new one and never a part.
+func writeAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -115,7 +120,7 @@ func writeSnapshot(path string, v *residentVectors) error {
 		return err
 	}
 	defer os.Remove(f.Name()) // a no-op once renamed
-	if _, err := f.Write(buf); err != nil {
+	if _, err := f.Write(data); err != nil {
 		f.Close()
 		return err
 	}
