@@ -140,3 +140,14 @@ func readMentionSnapshot(path, gen string) ([]chunkMentions, error) {
 
 // mentionSnapshotPath is where the mention snapshot lives in dir.
 func mentionSnapshotPath(dir string) string { return filepath.Join(dir, mentionSnapshotFile) }
+
+// mentionSnapshotGeneration reads the generation of the mention snapshot at path, without
+// reading the rest.
+func mentionSnapshotGeneration(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return readGeneration(f, int64(len(mentionSnapshotMagic)+4))
+}

@@ -183,6 +183,9 @@ func TestMentionSnapshotFile(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, rows) {
 		t.Fatalf("read back %+v, %v; wrote %+v", got, err, rows)
 	}
+	if g, err := mentionSnapshotGeneration(path); g != "1700000000000042" || err != nil {
+		t.Errorf("mentionSnapshotGeneration = %q, %v", g, err)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -231,6 +234,9 @@ func TestSnapshotFile(t *testing.T) {
 	var got residentVectors
 	if err := readSnapshot(path, v.gen, 3, &got); err != nil {
 		t.Fatal(err)
+	}
+	if g, err := snapshotGeneration(path); g != v.gen || err != nil {
+		t.Errorf("snapshotGeneration = %q, %v; want %q", g, err, v.gen)
 	}
 	if !got.loaded || got.gen != v.gen || got.dim != 3 || !slices.Equal(got.ids, v.ids) || !slices.Equal(got.vecs, v.vecs) ||
 		!slices.Equal(got.norms, v.norms) || !maps.Equal(got.index, v.index) ||

@@ -1,10 +1,12 @@
 package cypher
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"maps"
 	"math"
@@ -211,4 +213,77 @@ func readSnapshot(path, gen string, dim int, v *residentVectors) error {
 	}
 	v.loaded = true
 	return nil
+}
+
+// WriteSnapshots writes, into dir, the snapshots that readers with that Config.SnapshotDir use:
+// the vectors of each index a resident store copies, and the mentions, as the store holds them
+// now. A writer calls it when it is done (strata ingest and delete), so that the first reader
+// after it reads them rather than loading the copies itself.
+func (s *Store) WriteSnapshots(ctx context.Context, dir string) error {
+	gens, err := s.generations(ctx)
+	if err != nil {
+		return fmt.Errorf("snapshots: %w", err)
+	}
+	for index, src := range residentIndexes {
+		dim, ok, err := s.vectorDim(ctx, index)
+		if err != nil {
+			return fmt.Errorf("snapshot of %s: %w", index, err)
+		}
+		if !ok {
+			continue // no such index yet: readers search nothing
+		}
+		path := snapshotPath(dir, string(index))
+		if g, err := snapshotGeneration(path); err == nil && g == gens[src.generation] {
+			continue // a run that changed nothing, or another writer's snapshot
+		}
+		var v residentVectors
+		if err := s.loadVectors(ctx, &v, src.load, src.generation, dim); err != nil {
+			return fmt.Errorf("snapshot of %s: %w", index, err)
+		}
+		if err := writeSnapshot(path, &v); err != nil {
+			return fmt.Errorf("snapshot of %s: %w", index, err)
+		}
+	}
+	path := mentionSnapshotPath(dir)
+	if g, err := mentionSnapshotGeneration(path); err == nil && g == gens[metaMentionGeneration] {
+		return nil
+	}
+	var m residentMentions
+	rows, err := s.loadMentions(ctx, &m)
+	if err == nil {
+		err = writeMentionSnapshot(path, m.gen, rows)
+	}
+	if err != nil {
+		return fmt.Errorf("snapshot of the mentions: %w", err)
+	}
+	return nil
+}
+
+// snapshotGeneration reads the generation of the vector snapshot at path from its header and
+// tail, without reading the vectors; the file is not checked otherwise.
+func snapshotGeneration(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := make([]byte, snapshotHeaderSize)
+	if _, err := io.ReadFull(f, h); err != nil || string(h[:8]) != snapshotMagic {
+		return "", fmt.Errorf("vector snapshot %s is malformed", path)
+	}
+	return readGeneration(f, int64(binary.LittleEndian.Uint64(h[24:])))
+}
+
+// readGeneration reads the uvarint-prefixed generation at offset at of f.
+func readGeneration(f *os.File, at int64) (string, error) {
+	b := make([]byte, 64)
+	n, err := f.ReadAt(b, at)
+	if n == 0 {
+		return "", err
+	}
+	g, k := binary.Uvarint(b[:n])
+	if k <= 0 || g > uint64(n-k) {
+		return "", fmt.Errorf("snapshot %s is malformed", f.Name())
+	}
+	return string(b[k : k+int(g)]), nil
 }

@@ -171,6 +171,11 @@ func runDelete(c *cli.Context) error {
 	for _, d := range rep.Deleted {
 		out.Deleted = append(out.Deleted, deletedDocument{ID: d.ID, Title: d.Title, Source: d.Source})
 	}
+	if !dryRun && len(rep.Deleted) > 0 {
+		if d := writeSnapshots(c, store, log); d > 0 {
+			out.TimingsMS["snapshots"] = ms(d)
+		}
+	}
 	for stage, d := range rep.StageDuration {
 		out.TimingsMS[stage] = ms(d)
 	}

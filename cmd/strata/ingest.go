@@ -216,6 +216,9 @@ func runIngest(c *cli.Context) error {
 			counts := newStoreCounts(st)
 			out.Store = &counts
 		}
+		if d := writeSnapshots(c, store, log); d > 0 {
+			out.TimingsMS["snapshots"] = ms(d)
+		}
 	}
 	for stage, d := range rep.StageDuration {
 		out.TimingsMS[stage] = ms(d)

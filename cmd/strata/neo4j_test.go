@@ -3,8 +3,12 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stratarag/strata/internal/neo4jtest"
 )
@@ -14,8 +18,72 @@ func neo4jCLI(t *testing.T, srv neo4jtest.Server, args ...string) (int, string, 
 	t.Helper()
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("OPENAI_BASE_URL", "")
+	if os.Getenv("STRATA_DATA_DIR") == "" {
+		// The test's own data directory (LLM cache, snapshots), the same for all its commands.
+		t.Setenv("STRATA_DATA_DIR", t.TempDir())
+	}
 	srv.Setenv(t)
 	return runCLI(t, args...)
+}
+
+// TestNeo4jQuerySnapshots: an ingest into Neo4j leaves the snapshots that query processes with
+// its data directory read, so that the first query sends neither the vector loads nor the
+// statements they replace and answers as a process that loaded the copies itself; a delete
+// writes them again for the new generation.
+func TestNeo4jQuerySnapshots(t *testing.T) {
+	srv := neo4jtest.Require(t)
+	srv.Reset(t)
+	if code, out, errOut := neo4jCLI(t, srv, "ingest", "--offline", "--json", corpusDir); code != 0 {
+		t.Fatalf("ingest: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	} else if rep := decodeJSON[ingestOutput](t, "ingest", out); rep.TimingsMS["snapshots"] <= 0 {
+		t.Errorf("ingest timings %v: no snapshots step", rep.TimingsMS)
+	}
+	const question = "Who founded the Brinewright Company?"
+	query := func(when string, dataDir string, wantRead int) string {
+		t.Helper()
+		code, out, errOut := neo4jCLI(t, srv, "query", "--mode", "hi", "--json", "--context-only", "--log-level", "debug", "--data-dir", dataDir, question)
+		if code != 0 {
+			t.Fatalf("%s: query exit %d: %s", when, code, errOut)
+		}
+		read := strings.Count(errOut, `"message":"copy read"`)
+		for _, statement := range []string{"read_entity_vectors", "read_mention_index", "search_vector", "document_links"} {
+			if wantRead == 3 && strings.Contains(errOut, `"statement":"`+statement+`"`) {
+				t.Errorf("%s: the query sent %s", when, statement)
+			}
+		}
+		if read != wantRead {
+			t.Errorf("%s: %d copies read from snapshots, want %d", when, read, wantRead)
+		}
+		return decodeJSON[map[string]any](t, "query", out)["context_text"].(string)
+	}
+	dataDir := os.Getenv("STRATA_DATA_DIR")
+	fromSnapshots := query("after the ingest", dataDir, 3)
+	// An ingest that changes nothing leaves the snapshots as they are.
+	snapshots, _ := filepath.Glob(filepath.Join(dataDir, "neo4j-snapshots", "*", "*"))
+	before := map[string]time.Time{}
+	for _, p := range snapshots {
+		if fi, err := os.Stat(p); err == nil {
+			before[p] = fi.ModTime()
+		}
+	}
+	if code, _, errOut := neo4jCLI(t, srv, "ingest", "--offline", "--json", corpusDir); code != 0 {
+		t.Fatalf("ingest again: exit %d: %s", code, errOut)
+	}
+	for _, p := range snapshots {
+		if fi, err := os.Stat(p); err != nil || !fi.ModTime().Equal(before[p]) {
+			t.Errorf("an ingest that changed nothing wrote %s again (%v)", p, err)
+		}
+	}
+	if len(snapshots) != 3 {
+		t.Errorf("snapshots %v, want 3 files", snapshots)
+	}
+	if loaded := query("with an empty data directory", t.TempDir(), 0); loaded != fromSnapshots {
+		t.Errorf("contexts differ: from snapshots\n%s\nloaded from Neo4j\n%s", fromSnapshots, loaded)
+	}
+	if code, _, errOut := neo4jCLI(t, srv, "delete", "--offline", "--json", "brinewright-company.md"); code != 0 {
+		t.Fatalf("delete: exit %d: %s", code, errOut)
+	}
+	query("after a delete", dataDir, 3)
 }
 
 // decodeJSON parses a command's --json output, failing t on anything but one object.
