@@ -119,9 +119,12 @@ func coarsestFirst(q []float64) []float64 {
 
 // readStoredCommunities reads every community (without its report) with the members
 // IN_COMMUNITY lists, as positions in the index, ordered by level then community id.
+// storedCommunitiesSQL reads every community's place in the hierarchy, from the covering index
+// communities_level (schema version 9) rather than rows that hold reports and embeddings.
+const storedCommunitiesSQL = `SELECT id, level, community_id, parent_id, size FROM communities ORDER BY level, community_id`
+
 func readStoredCommunities(ctx context.Context, tx *sql.Tx, index *idlist.Index) ([]graph.StoredCommunity, error) {
-	rows, err := tx.QueryContext(ctx, `
-		SELECT id, level, community_id, parent_id, size FROM communities ORDER BY level, community_id`)
+	rows, err := tx.QueryContext(ctx, storedCommunitiesSQL)
 	if err != nil {
 		return nil, fmt.Errorf("read communities: %w", err)
 	}

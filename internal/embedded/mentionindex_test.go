@@ -69,6 +69,7 @@ func TestResidentReaderOfVersion5(t *testing.T) {
 		t.Fatalf("the store gives nothing to compare: %d links, %d communities", len(wantLinks), len(wantLocal.Communities))
 	}
 	for _, q := range []string{
+		`DROP INDEX entities_degree`, `DROP INDEX communities_level`, `CREATE INDEX communities_level ON communities (level, community_id)`,
 		`DROP INDEX communities_rating`, `DELETE FROM generations WHERE name = 'mentions'`,
 		`ALTER TABLE chunks DROP COLUMN first_page`, `ALTER TABLE chunks DROP COLUMN last_page`, `PRAGMA user_version = 5`,
 	} {

@@ -71,6 +71,25 @@ func TestQueryPlans(t *testing.T) {
 	}
 }
 
+// TestWholeReadsUseCoveringIndexes: the reads of every entity or community that a structure
+// update makes come from an index that holds what they select, not from the rows beside
+// descriptions, reports and embeddings.
+func TestWholeReadsUseCoveringIndexes(t *testing.T) {
+	s := openTemp(t)
+	if err := s.Apply(t.Context(), benchBatch(rand.New(rand.NewPCG(1, 2)), "d", 10, 20, 4)); err != nil {
+		t.Fatal(err)
+	}
+	for name, query := range map[string]string{
+		"CommunityDigests entities": digestEntitiesSQL(),
+		"stored communities":        storedCommunitiesSQL,
+	} {
+		plan := strings.Join(queryPlan(t, s, query), "\n")
+		if !strings.Contains(plan, "USING COVERING INDEX") || strings.Contains(plan, "TEMP B-TREE") {
+			t.Errorf("%s: plan\n%s\nwant a covering index read in order", name, plan)
+		}
+	}
+}
+
 // scannedTables returns the graph tables that plan scans in full. A plan names a table by its
 // alias in query when it has one, so aliases are resolved from the query's FROM and JOIN clauses.
 func scannedTables(query string, plan []string) []string {

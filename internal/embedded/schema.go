@@ -9,7 +9,7 @@ import (
 // schemaVersion is stored in PRAGMA user_version. A change to the schema is a new entry in
 // migrations and a new version; schemaSQL stays the schema of version 1, so new and upgraded
 // stores are built by the same statements.
-const schemaVersion = 8
+const schemaVersion = 9
 
 // oldestReadable is the oldest schema version a read-only Store can use as it is (readers cannot
 // upgrade a store). Raise it when a migration changes something readers depend on.
@@ -235,6 +235,16 @@ func migrations() [][]string {
 		{
 			`ALTER TABLE chunks ADD COLUMN first_page INTEGER NOT NULL DEFAULT 0`,
 			`ALTER TABLE chunks ADD COLUMN last_page INTEGER NOT NULL DEFAULT 0`,
+		},
+		// 8 → 9: covering indexes for two reads of every entity or community that each
+		// structure update makes, from tables whose rows also hold descriptions, reports and
+		// embeddings: the reports' digest pass reads every entity's id and degree, and the
+		// communities stage every community's place in the hierarchy (on mix, 0.25 and 0.18 s
+		// of adding one document).
+		{
+			`CREATE INDEX entities_degree ON entities (id, degree)`,
+			`DROP INDEX communities_level`,
+			`CREATE INDEX communities_level ON communities (level, community_id, parent_id, size)`,
 		},
 	}
 }
