@@ -111,6 +111,26 @@ func closeStore(s graph.Store, log zerolog.Logger) {
 // closeIngestStore closes the store an ingest wrote and logs at info how long closing took and
 // the memory of the process after it: the embedded store writes its query files (vectors, entity
 // graph) on Close, the last stage of an ingest.
+// writeQueryFilesEarly starts writing the embedded store's query files (those a fresh query
+// process reads, which Close writes) beside what a writing command still does before it closes
+// the store: the report's store counts, 0.4 s on mix next to 0.5 s for the files. The returned
+// wait must be called before Close, which then finds the files current; a failure here is left
+// to Close to report.
+func writeQueryFilesEarly(ctx context.Context, s graph.Store, log zerolog.Logger) (wait func()) {
+	w, ok := s.(interface{ WriteQueryFiles(context.Context) error })
+	if !ok {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := w.WriteQueryFiles(ctx); err != nil {
+			log.Debug().Err(err).Msg("write query files early; close tries again")
+		}
+	}()
+	return func() { <-done }
+}
+
 func closeIngestStore(s graph.Store, log zerolog.Logger) {
 	t := time.Now()
 	closeStore(s, log)

@@ -158,6 +158,9 @@ func runDelete(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if !dryRun {
+		defer writeQueryFilesEarly(c.Context, store, log)() // before closeStore
+	}
 	out := deleteOutput{
 		Backend: be, DryRun: dryRun, Deleted: []deletedDocument{}, Unknown: append([]string{}, rep.Unknown...),
 		Chunks: rep.DeletedChunks, EntitiesUpdated: rep.Entities, EntitiesRemoved: rep.DeletedEntities,

@@ -189,6 +189,7 @@ func runIngest(c *cli.Context) error {
 		in.Progress = &progressBar{writer: c.App.ErrWriter}
 	}
 	rep, err := in.Run(c.Context, c.Args().Slice())
+	defer writeQueryFilesEarly(c.Context, store, log)() // before closeIngestStore
 	out := ingestOutput{
 		Backend: be, Documents: rep.Documents, Unchanged: rep.Unchanged, Failed: rep.Failed, Skipped: []string{}, Ignored: []string{},
 		Unmapped: rep.Unmapped, Chunks: rep.Chunks, Entities: rep.Entities, Relations: rep.Relations, Components: rep.Components,
