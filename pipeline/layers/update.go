@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/stratarag/strata/internal/graph"
 	"github.com/stratarag/strata/internal/idlist"
 )
@@ -74,17 +76,28 @@ func (b *Builder) Update(ctx context.Context, changed []string) (Update, error) 
 	if err != nil {
 		return up, err
 	}
-	conns, adj, edges, err := b.baseConnections(ctx, dirty[0])
-	if err != nil {
+	// Layer 0's relations and links, each a read of most of the store, are read together.
+	var conns map[string]int32
+	var adj map[string][]string
+	var edges []graph.Edge
+	var links []graph.SummaryLink
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		conns, adj, edges, err = b.baseConnections(gctx, dirty[0])
+		return err
+	})
+	g.Go(func() (err error) {
+		if links, err = b.Store.LayerLinks(gctx, 0); err != nil {
+			return fmt.Errorf("read the links of layer 0: %w", err)
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
 		return up, err
 	}
 	written := map[string]bool{} // summaries written by this update
 	removed := map[string]bool{}
 	lbl := labeller{b: b, conns: conns, labels: map[string]string{}}
-	var links []graph.SummaryLink
-	if links, err = b.Store.LayerLinks(ctx, 0); err != nil {
-		return up, fmt.Errorf("read the links of layer 0: %w", err)
-	}
 	if len(links) == 0 {
 		n, err := b.countLayer(ctx, 0)
 		if err != nil {
