@@ -2,6 +2,7 @@ package cypher
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -199,10 +200,12 @@ func (s *Store) DocumentLinks(ctx context.Context, chunkIDs []string, maxDocumen
 	}
 	if s.resident || s.snapshotDir != "" {
 		links, err := s.residentDocumentLinks(ctx, ids, maxDocuments)
-		if err != nil {
+		if err == nil {
+			return links, nil
+		}
+		if !errors.Is(err, errNoSnapshot) {
 			return nil, fmt.Errorf("cypher: document links: %w", err)
 		}
-		return links, nil
 	}
 	rows, err := s.readRows(ctx, qDocumentLinks, map[string]any{"chunkIds": ids, "maxDocuments": int64(maxDocuments)})
 	if err != nil {

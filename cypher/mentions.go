@@ -100,6 +100,9 @@ func (s *Store) loadMentionCopy(ctx context.Context, m *residentMentions, gen st
 	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errSnapshotStale) {
 		s.log.Warn().Err(err).Msg("mention snapshot refused; loading from Neo4j")
 	}
+	if err := s.snapshotWritable(); err != nil {
+		return err
+	}
 	if rows, err = s.loadMentions(ctx, m); err != nil {
 		return err
 	}

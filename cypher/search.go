@@ -2,6 +2,7 @@ package cypher
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/stratarag/strata/internal/graph"
@@ -37,10 +38,10 @@ func (s *Store) VectorSearch(ctx context.Context, index graph.VectorIndex, vec [
 	}
 	if s.resident || s.snapshotDir != "" {
 		hits, ok, err := s.residentVectorSearch(ctx, index, vec, k, dim)
-		if err != nil {
+		if err != nil && !errors.Is(err, errNoSnapshot) {
 			return nil, fmt.Errorf("cypher: vector search %s: %w", index, err)
 		}
-		if ok {
+		if ok && err == nil {
 			return hits, nil
 		}
 	}

@@ -107,6 +107,9 @@ func (s *Store) loadCopy(ctx context.Context, v *residentVectors, index graph.Ve
 	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errSnapshotStale) {
 		s.log.Warn().Err(err).Msg("vector snapshot refused; loading from Neo4j")
 	}
+	if err := s.snapshotWritable(); err != nil {
+		return err
+	}
 	if err := s.loadVectors(ctx, v, statement, key, dim); err != nil {
 		return err
 	}

@@ -114,26 +114,7 @@ func TestSnapshots(t *testing.T) {
 	cfg.SnapshotDir = t.TempDir()
 	process := func(when string, wantLoads int) {
 		t.Helper()
-		s := openTestStore(t, cfg)
-		sameSearches(t, when, plain, s)
-		for _, chunks := range [][]string{{"c1"}, {"c4", "c2", "c1"}, {"c5", "missing"}} {
-			want, err := plain.DocumentLinks(t.Context(), chunks, 3)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := s.DocumentLinks(t.Context(), chunks, 3)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if (len(got) > 0 || len(want) > 0) && !reflect.DeepEqual(got, want) {
-				t.Errorf("%s: DocumentLinks(%v) = %+v, the statement's %+v", when, chunks, got, want)
-			}
-		}
-		loads := statementCalls(s, qReadEntityVectors) + statementCalls(s, qReadChunkVectors) + statementCalls(s, qReadMentionIndex)
-		sent := statementCalls(s, qSearchVector) + statementCalls(s, qDocumentLinks)
-		if loads != wantLoads || sent != 0 {
-			t.Errorf("%s: %d loads and %d searches or document links sent, want %d and none", when, loads, sent, wantLoads)
-		}
+		checkSnapshotReader(t, when, plain, openTestStore(t, cfg), wantLoads, false)
 	}
 	process("first process", 3)
 	for _, path := range []string{snapshotPath(cfg.SnapshotDir, string(graph.EntityEmbedding)),
@@ -165,6 +146,15 @@ func TestSnapshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	process("mention snapshot cut short", 1)
+
+	// A directory that cannot take a file: the reader asks Neo4j as it would without
+	// snapshots, rather than loading the copies in every process.
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg.SnapshotDir = filepath.Join(file, "snapshots")
+	checkSnapshotReader(t, "unwritable directory", plain, openTestStore(t, cfg), 0, true)
 }
 
 // TestMentionSnapshotFile: a mention snapshot reads back as written; one of another generation
@@ -211,6 +201,32 @@ func TestMentionSnapshotFile(t *testing.T) {
 				t.Errorf("rows %v, err %v; want an error, stale %v", rows, err, tc.stale)
 			}
 		})
+	}
+}
+
+// checkSnapshotReader checks that s answers the vector searches and document links of plain,
+// having loaded wantLoads copies from Neo4j, and having sent the index searches and document
+// links statements only when wantSent.
+func checkSnapshotReader(t *testing.T, when string, plain, s *Store, wantLoads int, wantSent bool) {
+	t.Helper()
+	sameSearches(t, when, plain, s)
+	for _, chunks := range [][]string{{"c1"}, {"c4", "c2", "c1"}, {"c5", "missing"}} {
+		want, err := plain.DocumentLinks(t.Context(), chunks, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.DocumentLinks(t.Context(), chunks, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (len(got) > 0 || len(want) > 0) && !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: DocumentLinks(%v) = %+v, the statement's %+v", when, chunks, got, want)
+		}
+	}
+	loads := statementCalls(s, qReadEntityVectors) + statementCalls(s, qReadChunkVectors) + statementCalls(s, qReadMentionIndex)
+	sent := statementCalls(s, qSearchVector) + statementCalls(s, qDocumentLinks)
+	if loads != wantLoads || (sent > 0) != wantSent {
+		t.Errorf("%s: %d loads and %d searches or document links sent, want %d and sent %v", when, loads, sent, wantLoads, wantSent)
 	}
 }
 

@@ -132,6 +132,31 @@ func writeAtomic(path string, data []byte) error {
 	return os.Rename(f.Name(), path)
 }
 
+// errNoSnapshot: a reader that keeps no copies in memory (Config.Resident off) found no current
+// snapshot and cannot write one: it asks Neo4j as it would without snapshots, rather than
+// loading a copy in every process.
+var errNoSnapshot = errors.New("no current snapshot, and its directory is not writable")
+
+// snapshotWritable returns errNoSnapshot for a store that is not resident when its snapshot
+// directory cannot take a file; nil otherwise.
+func (s *Store) snapshotWritable() error {
+	if s.resident {
+		return nil // loads its copies anyway
+	}
+	if err := os.MkdirAll(s.snapshotDir, 0o755); err != nil {
+		s.log.Debug().Err(err).Msg("snapshot directory")
+		return errNoSnapshot
+	}
+	f, err := os.CreateTemp(s.snapshotDir, snapshotTemp)
+	if err != nil {
+		s.log.Debug().Err(err).Msg("snapshot directory")
+		return errNoSnapshot
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}
+
 // errSnapshotStale: the snapshot belongs to another generation than the one asked for.
 var errSnapshotStale = errors.New("vector snapshot is of another generation")
 
