@@ -306,14 +306,14 @@ func (s *Store) CommunityEntities(ctx context.Context, communityIDs []string) (m
 }
 
 // MetaValues implements graph.MetaBatchReader with one statement. Within a read scope, a
-// resident store answers keys that are all generationKeys from the scope's read of them, where
-// a value set to "" counts as unset.
+// store that reads the generations anyway (resident, or with snapshots) answers keys that are
+// all generationKeys from the scope's read of them, where a value set to "" counts as unset.
 func (s *Store) MetaValues(ctx context.Context, keys []string) (map[string]string, error) {
 	out := make(map[string]string, len(keys))
 	if len(keys) == 0 {
 		return out, ctx.Err()
 	}
-	if s.resident && graph.ReadScopeOf(ctx) != nil && allGenerationKeys(keys) {
+	if (s.resident || s.snapshotDir != "") && graph.ReadScopeOf(ctx) != nil && allGenerationKeys(keys) {
 		vals, err := s.generations(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("cypher: meta %q: %w", keys, err)

@@ -84,33 +84,40 @@ func TestResidentEntitiesAndLocalChunks(t *testing.T) {
 	same("after a write")
 }
 
-// TestResidentIngestState: within a read scope a resident store reads the ingest state with the
-// generations, in no statement of its own, and reads what the database holds.
+// TestResidentIngestState: within a read scope a resident store, or one with snapshots, reads the
+// ingest state with the generations, in no statement of its own, and reads what the database
+// holds.
 func TestResidentIngestState(t *testing.T) {
-	plain, resident := residentPair(t)
+	_, cfg := emptyServer(t)
+	plain := openTestStore(t, cfg)
+	resident, snapshots := cfg, cfg
+	resident.Resident = true
+	snapshots.SnapshotDir = t.TempDir()
 	ctx := t.Context()
 	mustApply(t, plain, graph.Batch{Meta: map[string]string{graph.MetaIngestState: graph.IngestStarted, graph.MetaIngestStarted: "2026-01-02T03:04:05Z", graph.MetaIngestFailed: "2"}})
 	want, err := graph.ReadIngestState(ctx, plain)
 	if err != nil {
 		t.Fatal(err)
 	}
-	scoped := graph.WithReadScope(ctx)
-	if _, err := resident.DocumentLinks(scoped, []string{"missing"}, 3); err != nil {
-		t.Fatal(err)
-	}
-	before := statementCalls(resident, qReadMetaKeys)
-	got, err := graph.ReadIngestState(scoped, resident)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("resident ingest state %+v, database %+v", got, want)
-	}
-	if !got.Unfinished || got.FailedDocuments != 2 {
-		t.Errorf("ingest state %+v: want an unfinished run with 2 failed documents", got)
-	}
-	if n := statementCalls(resident, qReadMetaKeys) - before; n != 0 {
-		t.Errorf("the ingest state cost %d read_meta_keys statements in a read scope", n)
+	for name, reader := range map[string]*Store{"resident": openTestStore(t, resident), "with snapshots": openTestStore(t, snapshots)} {
+		scoped := graph.WithReadScope(ctx)
+		if _, err := reader.DocumentLinks(scoped, []string{"missing"}, 3); err != nil {
+			t.Fatal(err)
+		}
+		before := statementCalls(reader, qReadMetaKeys)
+		got, err := graph.ReadIngestState(scoped, reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: ingest state %+v, database %+v", name, got, want)
+		}
+		if !got.Unfinished || got.FailedDocuments != 2 {
+			t.Errorf("%s: ingest state %+v: want an unfinished run with 2 failed documents", name, got)
+		}
+		if n := statementCalls(reader, qReadMetaKeys) - before; n != 0 {
+			t.Errorf("%s: the ingest state cost %d read_meta_keys statements in a read scope", name, n)
+		}
 	}
 }
 

@@ -241,15 +241,17 @@ func runQuery(c *cli.Context) error {
 		return err
 	}
 	defer closeFn()
-	// The ingest state is read beside the query (on Neo4j a round trip of its own); a streamed
-	// answer waits for it, since its warnings are printed before the answer starts.
+	// The ingest state is read beside the query, in its read scope (a Neo4j store that reads the
+	// generations anyway answers it from the same statement); a streamed answer waits for it,
+	// since its warnings are printed before the answer starts.
+	ctx := graph.WithReadScope(c.Context)
 	type stateRead struct {
 		warnings []string
 		err      error
 	}
 	state := make(chan stateRead, 1)
 	go func() {
-		w, err := readStoreWarnings(c.Context, engine.Store)
+		w, err := readStoreWarnings(ctx, engine.Store)
 		state <- stateRead{w, err}
 	}()
 	var warnings []string
@@ -259,7 +261,6 @@ func runQuery(c *cli.Context) error {
 		printStoreWarnings(c, warnings)
 		return st.err
 	}
-	ctx := c.Context
 	var printer *answerPrinter
 	if stream {
 		if err := printWarnings(); err != nil {
