@@ -192,14 +192,10 @@ func TestMentionSnapshotFile(t *testing.T) {
 		{"another kind of file", "1700000000000042", append([]byte("STRATAVS"), data[8:]...), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := filepath.Join(t.TempDir(), "m")
-			if err := os.WriteFile(p, tc.data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			rows, err := readMentionSnapshot(p, tc.gen)
-			if err == nil || rows != nil || errors.Is(err, errSnapshotStale) != tc.stale {
-				t.Errorf("rows %v, err %v; want an error, stale %v", rows, err, tc.stale)
-			}
+			refusedSnapshot(t, tc.data, tc.stale, func(path string) (bool, error) {
+				rows, err := readMentionSnapshot(path, tc.gen)
+				return rows != nil, err
+			})
 		})
 	}
 }
@@ -283,16 +279,26 @@ func TestSnapshotFile(t *testing.T) {
 		{"empty", v.gen, 3, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := filepath.Join(t.TempDir(), "s.vectors")
-			if err := os.WriteFile(p, tc.data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			var got residentVectors
-			err := readSnapshot(p, tc.gen, tc.dim, &got)
-			if err == nil || got.loaded || errors.Is(err, errSnapshotStale) != tc.stale {
-				t.Errorf("err %v (stale %v), loaded %v; want an error, stale %v", err, errors.Is(err, errSnapshotStale), got.loaded, tc.stale)
-			}
+			refusedSnapshot(t, tc.data, tc.stale, func(path string) (bool, error) {
+				var got residentVectors
+				err := readSnapshot(path, tc.gen, tc.dim, &got)
+				return got.loaded, err
+			})
 		})
+	}
+}
+
+// refusedSnapshot writes data to a file and checks that read refuses it: an error, nothing
+// loaded, and errSnapshotStale exactly when stale.
+func refusedSnapshot(t *testing.T, data []byte, stale bool, read func(path string) (loaded bool, err error)) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "snapshot")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := read(path)
+	if err == nil || loaded || errors.Is(err, errSnapshotStale) != stale {
+		t.Errorf("err %v (stale %v), loaded %v; want an error, stale %v", err, errors.Is(err, errSnapshotStale), loaded, stale)
 	}
 }
 

@@ -108,9 +108,6 @@ func closeStore(s graph.Store, log zerolog.Logger) {
 	}
 }
 
-// closeIngestStore closes the store an ingest wrote and logs at info how long closing took and
-// the memory of the process after it: the embedded store writes its query files (vectors, entity
-// graph) on Close, the last stage of an ingest.
 // writeQueryFilesEarly starts writing the embedded store's query files (those a fresh query
 // process reads, which Close writes) beside what a writing command still does before it closes
 // the store: the report's store counts, 0.4 s on mix next to 0.5 s for the files. The returned
@@ -131,6 +128,9 @@ func writeQueryFilesEarly(ctx context.Context, s graph.Store, log zerolog.Logger
 	return func() { <-done }
 }
 
+// closeIngestStore closes the store an ingest wrote and logs at info how long closing took and
+// the memory of the process after it: the embedded store writes its query files (vectors, entity
+// graph) on Close, the last stage of an ingest.
 func closeIngestStore(s graph.Store, log zerolog.Logger) {
 	t := time.Now()
 	closeStore(s, log)

@@ -89,15 +89,26 @@ func loadEntityGraph(ctx context.Context, tx *sql.Tx) (*entityGraph, error) {
 // packed (idlist.List), so that no row costs an allocation of its own: the graph of one huge
 // document has millions of them.
 func readEntityIDs(ctx context.Context, tx *sql.Tx) (idlist.List, error) {
+	return readEntityIDsWhere(ctx, tx, "", nil)
+}
+
+// readLayerIDs reads the ids of the entities of one layer in id order (from the covering index
+// entities_layer), as readEntityIDs reads all of them.
+func readLayerIDs(ctx context.Context, tx *sql.Tx, layer int) (idlist.List, error) {
+	return readEntityIDsWhere(ctx, tx, "WHERE layer = ?", []any{layer})
+}
+
+// readEntityIDsWhere reads the ids of the entities that where (with args) selects, in id order.
+func readEntityIDsWhere(ctx context.Context, tx *sql.Tx, where string, args []any) (idlist.List, error) {
 	// Sized up front: grown by doubling, the packed text would keep up to half its size as
 	// slack.
 	var n, size int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(length(CAST(id AS BLOB))), 0) FROM entities`).Scan(&n, &size); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(length(CAST(id AS BLOB))), 0) FROM entities `+where, args...).Scan(&n, &size); err != nil {
 		return idlist.List{}, fmt.Errorf("count entities: %w", err)
 	}
 	var b idlist.Builder
 	b.Grow(n, size)
-	rows, err := tx.QueryContext(ctx, `SELECT id FROM entities ORDER BY id`)
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM entities `+where+` ORDER BY id`, args...)
 	if err != nil {
 		return idlist.List{}, err
 	}
@@ -118,11 +129,13 @@ func readEntityIDs(ctx context.Context, tx *sql.Tx) (idlist.List, error) {
 }
 
 // entityEdges is the EdgeSource of the rows of queries, in order, as edges between the nodes
-// index gives their ends; a row with an end that is not an entity is skipped.
+// index gives their ends, weighted as the algorithms weigh them (edgeWeight); a row with an end
+// that is not an entity is skipped.
 func entityEdges(ctx context.Context, tx *sql.Tx, index *idlist.Index, queries ...string) graphalgo.EdgeSource {
 	return func(yield func(u, v int32, w float64) error) error {
 		for _, q := range queries {
-			if err := eachEdgeRow(ctx, tx, index, q, yield); err != nil {
+			err := eachEdgeRow(ctx, tx, index, q, func(u, v int32, w float64) error { return yield(u, v, edgeWeight(w)) })
+			if err != nil {
 				return err
 			}
 		}
@@ -130,6 +143,8 @@ func entityEdges(ctx context.Context, tx *sql.Tx, index *idlist.Index, queries .
 	}
 }
 
+// eachEdgeRow calls yield with each row (source, target, weight) of query whose two ends index
+// finds, as their numbers in index, with the stored weight.
 func eachEdgeRow(ctx context.Context, tx *sql.Tx, index *idlist.Index, query string, yield func(u, v int32, w float64) error) error {
 	rows, err := tx.QueryContext(ctx, query)
 	if err != nil {
@@ -147,7 +162,7 @@ func eachEdgeRow(ctx context.Context, tx *sql.Tx, index *idlist.Index, query str
 		if !okU || !okV {
 			continue
 		}
-		if err := yield(u, v, edgeWeight(w)); err != nil {
+		if err := yield(u, v, w); err != nil {
 			return err
 		}
 	}

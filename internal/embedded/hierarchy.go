@@ -159,41 +159,24 @@ func eachBaseEdge(ctx context.Context, tx *sql.Tx, fn func(graph.Edge) error) er
 	if err != nil {
 		return err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT source, target, weight FROM relations ORDER BY source, target`)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	var a, b sql.RawBytes
-	var w float64
-	for rows.Next() {
-		if err := rows.Scan(&a, &b, &w); err != nil {
-			return err
-		}
-		if _, ok := base.Find(a); !ok {
-			continue
-		}
-		if _, ok := base.Find(b); !ok {
-			continue
-		}
-		if err := fn(graph.Edge{Source: string(a), Target: string(b), Weight: w}); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return eachEdgeRow(ctx, tx, idlist.NewIndex(base), `SELECT source, target, weight FROM relations ORDER BY source, target`,
+		func(u, v int32, w float64) error {
+			return fn(graph.Edge{Source: base.At(int(u)), Target: base.At(int(v)), Weight: w})
+		})
 }
 
 // baseLinks returns the links from entities of layer 0 to summaries of layer 1, ordered by
 // member then summary.
 func baseLinks(ctx context.Context, tx *sql.Tx) ([]graph.SummaryLink, error) {
-	members, err := readLayerIDs(ctx, tx, 0)
+	layer0, err := readLayerIDs(ctx, tx, 0)
 	if err != nil {
 		return nil, err
 	}
-	summaries, err := readLayerIDs(ctx, tx, 1)
+	layer1, err := readLayerIDs(ctx, tx, 1)
 	if err != nil {
 		return nil, err
 	}
+	members, summaries := idlist.NewIndex(layer0), idlist.NewIndex(layer1)
 	rows, err := tx.QueryContext(ctx, `SELECT member, summary, description, weight FROM summary_links ORDER BY member, summary`)
 	if err != nil {
 		return nil, err
@@ -215,28 +198,4 @@ func baseLinks(ctx context.Context, tx *sql.Tx) ([]graph.SummaryLink, error) {
 		links = append(links, graph.SummaryLink{Member: string(m), Summary: string(sum), Description: string(desc), Weight: w})
 	}
 	return links, rows.Err()
-}
-
-// readLayerIDs reads the ids of the entities of one layer (from the covering index
-// entities_layer) into an index.
-func readLayerIDs(ctx context.Context, tx *sql.Tx, layer int) (*idlist.Index, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id FROM entities WHERE layer = ? ORDER BY id`, layer)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var b idlist.Builder
-	var id sql.RawBytes
-	for rows.Next() {
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		if err := b.Add(id); err != nil {
-			return nil, err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read the ids of layer %d: %w", layer, err)
-	}
-	return idlist.NewIndex(b.List()), nil
 }
