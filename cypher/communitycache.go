@@ -23,6 +23,7 @@ type residentCommunities struct {
 	mu      sync.Mutex
 	gen     string
 	byLevel map[int][]graph.Community
+	byID    map[string]graph.Community // every level's (byLevel[-1]) by id, once asked for
 }
 
 // residentCommunitiesByLevel answers CommunitiesByLevel (level >= 0) from the copy, reading the
@@ -36,17 +37,49 @@ func (s *Store) residentCommunitiesByLevel(ctx context.Context, level int) ([]gr
 	c := &s.communities
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	list, err := s.communityLevel(ctx, c, gen, level)
+	return slices.Clone(list), err
+}
+
+// communityLevel returns the copy's list of level (every level when < 0) for generation gen,
+// reading it when the copy does not hold it; the caller holds c.mu.
+func (s *Store) communityLevel(ctx context.Context, c *residentCommunities, gen string, level int) ([]graph.Community, error) {
 	if c.byLevel == nil || c.gen != gen {
-		c.gen, c.byLevel = gen, map[int][]graph.Community{}
+		c.gen, c.byLevel, c.byID = gen, map[int][]graph.Community{}, nil
 	}
 	list, ok := c.byLevel[level]
 	if !ok {
+		var err error
 		if list, err = s.readCommunitiesByLevel(ctx, level); err != nil {
 			return nil, err
 		}
 		c.byLevel[level] = list
 	}
-	return slices.Clone(list), nil
+	return list, nil
+}
+
+// residentCommunityRecords returns every community by id from the copy, reading them all when
+// the copy does not hold them or the generation moved on. The map is the copy's: the caller
+// must not change it.
+func (s *Store) residentCommunityRecords(ctx context.Context) (map[string]graph.Community, error) {
+	gen, err := s.generation(ctx, metaCommunityGeneration)
+	if err != nil {
+		return nil, fmt.Errorf("cypher: communities: %w", err)
+	}
+	c := &s.communities
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	list, err := s.communityLevel(ctx, c, gen, -1)
+	if err != nil {
+		return nil, err
+	}
+	if c.byID == nil {
+		c.byID = make(map[string]graph.Community, len(list))
+		for _, com := range list {
+			c.byID[com.ID] = com
+		}
+	}
+	return c.byID, nil
 }
 
 // residentMembers is a resident store's copy of every community's member entity ids, sorted, for
@@ -58,37 +91,48 @@ type residentMembers struct {
 	loaded               bool
 	communityGen, entGen string
 	byCommunity          map[string][]string
+	byEntity             map[string][]string // the communities of each entity, every level
 }
 
 // residentEntities bounds a resident store's copy of the entity records it read (without
 // embeddings, a few hundred bytes each): global mode reads hundreds per query.
 const residentEntities = 50000
 
-// residentCommunityEntities answers CommunityEntities from the membership copy, loading it when
-// a generation moved on, and the entity records read through the store's record copy.
-func (s *Store) residentCommunityEntities(ctx context.Context, ids []string) (map[string][]graph.Entity, error) {
+// withMembers calls f with the membership copy, loading it first when a generation moved on;
+// f must not keep what it reads.
+func (s *Store) withMembers(ctx context.Context, f func(m *residentMembers)) error {
 	vals, err := s.generations(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	commGen, entGen := vals[metaCommunityGeneration], vals[metaEntityGraphGeneration]
 	m := &s.members
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	if !m.loaded || m.communityGen != commGen || m.entGen != entGen {
 		if err := s.loadMembers(ctx, m, commGen, entGen); err != nil {
-			m.mu.Unlock()
-			return nil, err
+			return err
 		}
 	}
+	f(m)
+	return nil
+}
+
+// residentCommunityEntities answers CommunityEntities from the membership copy and the entity
+// records read through the store's record copy.
+func (s *Store) residentCommunityEntities(ctx context.Context, ids []string) (map[string][]graph.Entity, error) {
 	members := make(map[string][]string, len(ids))
 	var all []string
-	for _, id := range ids {
-		if list := m.byCommunity[id]; len(list) > 0 {
-			members[id] = list
-			all = append(all, list...)
+	if err := s.withMembers(ctx, func(m *residentMembers) {
+		for _, id := range ids {
+			if list := m.byCommunity[id]; len(list) > 0 {
+				members[id] = list
+				all = append(all, list...)
+			}
 		}
+	}); err != nil {
+		return nil, err
 	}
-	m.mu.Unlock()
 	records, err := s.cachedEntityTexts(ctx, graph.UniqueIDs(all))
 	if err != nil {
 		return nil, err
@@ -119,7 +163,8 @@ func (s *Store) loadMembers(ctx context.Context, m *residentMembers, commGen, en
 	if err != nil {
 		return fmt.Errorf("load the community memberships: %w", err)
 	}
-	m.loaded, m.communityGen, m.entGen, m.byCommunity = false, commGen, entGen, map[string][]string{}
+	m.loaded, m.communityGen, m.entGen = false, commGen, entGen
+	m.byCommunity, m.byEntity = map[string][]string{}, map[string][]string{}
 	for i, row := range rows {
 		f := fields{m: row}
 		if i == 0 {
@@ -130,6 +175,7 @@ func (s *Store) loadMembers(ctx context.Context, m *residentMembers, commGen, en
 			return fmt.Errorf("load the community memberships: %w", f.err)
 		}
 		m.byCommunity[c] = append(m.byCommunity[c], e)
+		m.byEntity[e] = append(m.byEntity[e], c)
 	}
 	m.loaded = true
 	s.copyLoaded(qReadCommunityMembership, len(rows), start)

@@ -31,13 +31,14 @@ type Config struct {
 	RetryTime time.Duration
 	// Resident keeps what queries read often in this process, for a long-lived reader (strata
 	// serve): the entity and chunk vectors, searched exactly in memory and the source of
-	// ExpandLocal's embeddings (vectorcache.go), the
-	// mentions, which answer DocumentLinks (mentions.go), the community lists of
-	// CommunitiesByLevel and the memberships of CommunityEntities (communitycache.go), the
-	// chunks, documents and entities it read (recordcache.go) and the entity projection, in which it finds paths as GDS does
-	// (residentpaths.go), each kept for one generation of what it copies; the generations are
-	// read once per graph.WithReadScope. A short-lived process is faster without:
-	// loading them costs more than the searches it saves.
+	// ExpandLocal's embeddings (vectorcache.go), the mentions, which answer DocumentLinks
+	// (mentions.go), the community records and memberships of CommunitiesByLevel,
+	// CommunityEntities and ExpandLocal (communitycache.go), the relations of ExpandLocal and
+	// Relations (residentlocal.go), the chunks, documents and entities it read (recordcache.go)
+	// and the entity projection, in which it finds paths as GDS does (residentpaths.go), each
+	// kept for one generation of what it copies; the generations are read once per
+	// graph.WithReadScope. A short-lived process is faster without: loading them costs more
+	// than the searches it saves.
 	Resident bool
 	// SnapshotDir, when set, is a directory of vector snapshots (vectorsnapshot.go): vector
 	// searches of the indexes a resident store keeps in memory run on a copy of the vectors

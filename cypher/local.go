@@ -12,8 +12,8 @@ import (
 
 // ExpandLocal implements graph.Store with a single statement (expand_local.cypher) that gathers
 // chunks, communities and inside/outside relations of the seeds, ranked and capped on the
-// server. A resident store takes the seeds' and chunks' embeddings from its copies of the
-// vector indexes instead.
+// server. A resident store answers from its copies, as the statement would
+// (residentExpandLocal).
 func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.LocalOptions) (graph.LocalContext, error) {
 	if err := ctx.Err(); err != nil {
 		return graph.LocalContext{}, err
@@ -21,8 +21,8 @@ func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.L
 	if len(entityIDs) == 0 {
 		return graph.LocalContext{}, nil
 	}
-	if s.resident && opt.TopCommunities <= 0 && opt.TopInsideRels <= 0 && opt.TopOutsideRels <= 0 {
-		lc, ok, err := s.residentLocalChunks(ctx, entityIDs, opt.TopChunks)
+	if s.resident {
+		lc, ok, err := s.residentExpandLocal(ctx, entityIDs, opt)
 		if err != nil {
 			return graph.LocalContext{}, fmt.Errorf("cypher: expand local: %w", err)
 		}
@@ -30,17 +30,8 @@ func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.L
 			return lc, nil
 		}
 	}
-	var entityDim, chunkDim int
-	fill := false
-	if s.resident {
-		var err error
-		if entityDim, chunkDim, fill, err = s.residentDims(ctx); err != nil {
-			return graph.LocalContext{}, fmt.Errorf("cypher: expand local: %w", err)
-		}
-	}
 	cap0 := func(n int) int64 { return int64(max(n, 0)) }
 	rows, err := s.readRows(ctx, qExpandLocal, map[string]any{
-		"embeddings":          !fill,
 		"ids":                 graph.UniqueIDs(entityIDs),
 		"topChunks":           cap0(opt.TopChunks),
 		"topCommunities":      cap0(opt.TopCommunities),
@@ -58,49 +49,39 @@ func (s *Store) ExpandLocal(ctx context.Context, entityIDs []string, opt graph.L
 	if err != nil {
 		return graph.LocalContext{}, fmt.Errorf("cypher: expand local: %w", err)
 	}
-	if fill {
-		err := s.withResidentVectors(ctx, graph.EntityEmbedding, entityDim, func(v *residentVectors) {
-			for i := range lc.Entities {
-				lc.Entities[i].Embedding = v.embedding(lc.Entities[i].ID)
-			}
-		})
-		if err == nil {
-			err = s.withResidentVectors(ctx, graph.ChunkEmbedding, chunkDim, func(v *residentVectors) {
-				for i := range lc.Chunks {
-					lc.Chunks[i].Embedding = v.embedding(lc.Chunks[i].ID)
-				}
-			})
-		}
-		if err != nil {
-			return graph.LocalContext{}, fmt.Errorf("cypher: expand local: %w", err)
-		}
-	}
 	return lc, nil
 }
 
-// residentLocalChunks answers an ExpandLocal that asks for chunks only (hi's global level and
-// lca ask for the chunks of member entities) as expand_local.cypher does, from a resident
-// store's copies: the seeds from the entity records and vectors, the chunks that mention them
-// from the mentions, ranked by how many seeds they mention, then id, the chunk records and
-// vectors from theirs. ok is false when there are no vector copies (an index is missing).
-func (s *Store) residentLocalChunks(ctx context.Context, entityIDs []string, topChunks int) (lc graph.LocalContext, ok bool, err error) {
+// residentExpandLocal answers ExpandLocal as expand_local.cypher does, from a resident store's
+// copies: the seeds from the entity records and vectors; the chunks that mention them from the
+// mentions, ranked by how many seeds they mention, then id, the chunk records and vectors from
+// theirs; the communities from the memberships and community records, the relations from the
+// relations (residentlocal.go). ok is false when there are no vector copies (an index is
+// missing), and the statement answers.
+func (s *Store) residentExpandLocal(ctx context.Context, entityIDs []string, opt graph.LocalOptions) (lc graph.LocalContext, ok bool, err error) {
 	_, chunkDim, ok, err := s.residentDims(ctx)
 	if err != nil || !ok {
 		return lc, false, err
 	}
-	seeds, ok, err := s.residentEntityRecords(ctx, graph.UniqueIDs(entityIDs))
+	asked := graph.UniqueIDs(entityIDs)
+	seeds, ok, err := s.residentEntityRecords(ctx, asked)
 	if err != nil || !ok {
 		return lc, false, err
 	}
-	// Empty lists as decodeLocal leaves them, not nil.
-	lc.Entities, lc.Chunks = seeds, []graph.ScoredChunk{}
-	lc.Communities, lc.InsideRelations, lc.OutsideRelations = []graph.ScoredCommunity{}, []graph.Relation{}, []graph.Relation{}
 	ids := make([]string, len(seeds))
 	for i, e := range seeds {
 		ids[i] = e.ID
 	}
+	// Empty lists as decodeLocal leaves them, not nil.
+	lc.Entities, lc.Chunks = seeds, []graph.ScoredChunk{}
+	if lc.Communities, err = s.residentLocalCommunities(ctx, ids, opt.TopCommunities, opt.DistinctCommunities); err != nil {
+		return lc, false, err
+	}
+	if lc.InsideRelations, lc.OutsideRelations, err = s.residentLocalRelations(ctx, ids, asked, opt.TopInsideRels, opt.TopOutsideRels); err != nil {
+		return lc, false, err
+	}
 	var hits []mentionindex.ChunkHits
-	if err := s.withMentions(ctx, func(ix *mentionindex.Index) { hits = ix.TopChunks(ids, topChunks) }); err != nil {
+	if err := s.withMentions(ctx, func(ix *mentionindex.Index) { hits = ix.TopChunks(ids, opt.TopChunks) }); err != nil {
 		return lc, false, err
 	}
 	if len(hits) == 0 {

@@ -27,7 +27,7 @@ func TestExpandLocal(t *testing.T) {
 	p := f.only(qExpandLocal)[0].params
 	wantParams := map[string]any{
 		"ids": []string{"B", "MISSING", "A"}, "topChunks": int64(3), "topCommunities": int64(0),
-		"topInsideRels": int64(1), "topOutsideRels": int64(0), "distinctCommunities": false, "embeddings": true,
+		"topInsideRels": int64(1), "topOutsideRels": int64(0), "distinctCommunities": false,
 	}
 	if !reflect.DeepEqual(p, wantParams) {
 		t.Errorf("params = %#v, want %#v", p, wantParams)

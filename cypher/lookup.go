@@ -93,13 +93,21 @@ func (s *Store) Communities(ctx context.Context, ids []string) ([]graph.Communit
 		func(c graph.Community) string { return c.ID })
 }
 
-// Relations implements graph.Store. Keys may name a pair in either order.
+// Relations implements graph.Store. Keys may name a pair in either order. A resident store
+// answers from its copy of the relations.
 func (s *Store) Relations(ctx context.Context, keys []graph.RelationKey) ([]graph.Relation, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if len(keys) == 0 {
 		return nil, nil
+	}
+	if s.resident {
+		rels, err := s.residentRelationsByKey(ctx, keys)
+		if err != nil {
+			return nil, fmt.Errorf("cypher: relations: %w", err)
+		}
+		return rels, nil
 	}
 	norm := make([]graph.RelationKey, len(keys))
 	seen := map[graph.RelationKey]bool{}

@@ -29,7 +29,7 @@ var allQueryNames = []string{
 	qReadAllDocuments, qGDSProjectRelated, qDeleteDocuments, qDeleteMentions, qDeleteRelations, qDeleteEntities,
 	qReadEntityEvidence, qReadRelationEvidence, qReadChunkMentions, qReadChunkRelEvidence, qCountUnsupported,
 	qSchemaConstraintLease, qLeaseAcquire, qLeaseRenew, qLeaseRelease, qLeaseRead,
-	qReadEntityGraph, qReadGenerations, qReadCommunityMembership,
+	qReadEntityGraph, qReadGenerations, qReadCommunityMembership, qReadEveryRelation,
 	qComponentsState, qComponentsExpand, qComponentsRelabel, qComponentsWrite,
 }
 

@@ -70,6 +70,7 @@ const (
 	qReadAncestors           = "read_ancestors"
 	qReadAncestorLinks       = "read_ancestor_links"
 	qReadSummaryLinks        = "read_summary_links"
+	qReadEveryRelation       = "read_every_relation"
 	qReadLayerLinks          = "read_layer_links"
 	qReadCommunitiesLevel    = "read_communities_by_level"
 	qReadCommunityMembers    = "read_community_members"

@@ -44,8 +44,8 @@ type Store struct {
 	log  zerolog.Logger // Config.Log: a debug line per in-memory copy loaded
 	warm warmer         // StartWarming
 
-	// resident: vector search, DocumentLinks, AncestorLinks, CommunitiesByLevel, Chunks and
-	// Documents run on in-memory copies (Config.Resident).
+	// resident: vector search, ExpandLocal, Relations, DocumentLinks, AncestorLinks,
+	// CommunitiesByLevel, Chunks and Documents run on in-memory copies (Config.Resident).
 	resident    bool
 	snapshotDir string // Config.SnapshotDir
 	vectorsMu   sync.Mutex
@@ -55,6 +55,7 @@ type Store struct {
 	paths       residentPaths
 	members     residentMembers
 	links       residentLinks
+	relations   residentRelations
 	// chunkCache, documentCache and entityCache are a resident store's copies of the records
 	// it read.
 	chunkCache    recordCache[graph.Chunk]

@@ -37,14 +37,11 @@ var warmStatements = []struct {
 }{
 	{qSearchText, map[string]any{"index": string(graph.EntityText), "query": "strata", "k": int64(1)}},
 	{qSearchText, map[string]any{"index": string(graph.ChunkText), "query": "strata", "k": int64(1)}},
-	{qExpandLocal, map[string]any{"ids": []string{""}, "topChunks": int64(1), "topCommunities": int64(1),
-		"distinctCommunities": true, "topInsideRels": int64(1), "topOutsideRels": int64(1), "embeddings": false}},
 	{qReadChunks, map[string]any{"ids": []string{""}}},
 	{qReadDocuments, map[string]any{"ids": []string{""}}},
 	{qReadEntities, map[string]any{"ids": []string{""}}},
 	{qReadEntitiesTexts, map[string]any{"ids": []string{""}}},
 	{qReadAncestors, map[string]any{"ids": []string{""}}},
-	{qReadRelations, map[string]any{"keys": []any{map[string]any{"source": "", "target": ""}}}},
 	{qReadMetaKeys, map[string]any{"keys": []string{""}}},
 }
 
@@ -172,7 +169,8 @@ func (s *Store) projectionLost(gens map[string]string, st *warmState) bool {
 // holds, each as the first query needing it would, the independent ones at once (the server
 // reads one while this process builds another): the vectors (when both indexes exist), then
 // the records of every entity, chunk and document within the copies' bounds; the mentions; the
-// community memberships; the copy of the entity projection (when it exists); the summary links.
+// community memberships and records; the relations; the copy of the entity projection (when it
+// exists); the summary links.
 func (s *Store) loadCopies(ctx context.Context) error {
 	entityDim, chunkDim, ok, err := s.residentDims(ctx)
 	if err != nil {
@@ -217,6 +215,14 @@ func (s *Store) loadCopies(ctx context.Context) error {
 		return err
 	})
 	g.Go(func() error {
+		_, err := s.residentCommunityRecords(ctx)
+		return err
+	})
+	g.Go(func() error {
+		_, err := s.residentRelationsByKey(ctx, nil)
+		return err
+	})
+	g.Go(func() error {
 		_, _, err := s.residentGDSPaths(ctx, nil, 0)
 		return err
 	})
@@ -231,10 +237,10 @@ func (s *Store) loadCopies(ctx context.Context) error {
 // real work on the server.
 const exerciseRounds = 40
 
-// exercise sends the full-text searches, the neighbourhood statement and lca's ancestors of the
-// query paths exerciseRounds times each, as queries would, with words and entities of the store: a server
-// just started runs them at half speed until its JIT compiler has seen them, which a first
-// client would otherwise pay for. Which entities it takes does not matter; the ones of the
+// exercise sends the full-text searches and lca's ancestors of the query paths exerciseRounds
+// times each, as queries would, with words and entities of the store: a server just started
+// runs them at half speed until its JIT compiler has seen them, which a first client would
+// otherwise pay for. Which entities it takes does not matter; the ones of the
 // copy, in id order, make it repeatable.
 func (s *Store) exercise(ctx context.Context) error {
 	s.entityCache.mu.Lock()
@@ -261,8 +267,6 @@ func (s *Store) exercise(ctx context.Context) error {
 		}{
 			{qSearchText, map[string]any{"index": string(graph.EntityText), "query": q, "k": int64(200)}},
 			{qSearchText, map[string]any{"index": string(graph.ChunkText), "query": q, "k": int64(40)}},
-			{qExpandLocal, map[string]any{"ids": ids, "topChunks": int64(30), "topCommunities": int64(10),
-				"distinctCommunities": true, "topInsideRels": int64(20), "topOutsideRels": int64(20), "embeddings": false}},
 			{qReadAncestors, map[string]any{"ids": ids[:min(10, len(ids))]}},
 		} {
 			if _, err := s.readRows(ctx, w.name, w.params); err != nil {

@@ -31,14 +31,33 @@ func embeddedBatch() graph.Batch {
 	return b
 }
 
-// TestResidentEntitiesAndLocalChunks: a resident store's Entities and chunk-only ExpandLocal
-// (hi's global level, lca) answer what the database answers, from the copies once loaded, and
-// follow a write made through another store.
-func TestResidentEntitiesAndLocalChunks(t *testing.T) {
+// TestResidentEntitiesAndLocal: a resident store's Entities, ExpandLocal and Relations answer
+// what the database answers (relations and communities tied in weight and rating, which only the
+// ids order), from the copies once loaded, and follow a write made through another store.
+func TestResidentEntitiesAndLocal(t *testing.T) {
 	plain, resident := residentPair(t)
 	ctx := t.Context()
-	mustApply(t, plain, embeddedBatch())
+	b := embeddedBatch()
+	for _, r := range []struct {
+		s, t string
+		w    float64
+	}{{"A", "B", 2}, {"A", "C", 1}, {"B", "C", 1}, {"B", "D", 1}, {"C", "D", 2}, {"C", "E", 1}, {"D", "E", 1}, {"A", "A", 1}} {
+		b.Relations = append(b.Relations, graph.Relation{Source: r.s, Target: r.t, Description: r.s + " to " + r.t, Weight: r.w, ChunkIDs: []string{"c3", "c1"}})
+	}
+	mustApply(t, plain, b)
+	if _, err := plain.ComputeCommunities(ctx, graph.DefaultLeidenParams()); err != nil {
+		t.Fatal(err)
+	}
 	ids := []string{"C", "missing", "A", "E", "A"}
+	keys := []graph.RelationKey{{Source: "C", Target: "B"}, {Source: "A", Target: "E"}, {Source: "A", Target: "B"}, {Source: "B", Target: "C"}, {Source: "A", Target: "A"}}
+	opts := []graph.LocalOptions{
+		{},
+		{TopChunks: 2},
+		{TopChunks: 10},
+		{TopChunks: 3, TopCommunities: 10, TopInsideRels: 10, TopOutsideRels: 10},
+		{TopCommunities: 2, DistinctCommunities: true, TopInsideRels: 1, TopOutsideRels: 2},
+		{TopCommunities: 10, DistinctCommunities: true},
+	}
 	same := func(when string) {
 		t.Helper()
 		scoped := graph.WithReadScope(ctx)
@@ -53,35 +72,60 @@ func TestResidentEntitiesAndLocalChunks(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: resident entities %+v, database %+v", when, got, want)
 		}
-		for _, top := range []int{0, 2, 10} {
-			opt := graph.LocalOptions{TopChunks: top}
-			want, err := plain.ExpandLocal(ctx, ids, opt)
-			if err != nil {
-				t.Fatal(err)
+		for _, seeds := range [][]string{ids, {"B", "D"}, {"missing"}} {
+			for _, opt := range opts {
+				want, err := plain.ExpandLocal(ctx, seeds, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := resident.ExpandLocal(scoped, seeds, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%s: resident ExpandLocal(%v, %+v) = %#v, database %#v", when, seeds, opt, got, want)
+				}
 			}
-			got, err := resident.ExpandLocal(scoped, ids, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("%s: resident ExpandLocal(%v, top %d) = %#v, database %#v", when, ids, top, got, want)
-			}
+		}
+		wantRels, err := plain.Relations(ctx, keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotRels, err := resident.Relations(scoped, keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(gotRels, wantRels) {
+			t.Errorf("%s: resident Relations = %+v, database %+v", when, gotRels, wantRels)
 		}
 	}
 	same("first read")
-	entities, expand := statementCalls(resident, qReadEntities), statementCalls(resident, qExpandLocal)
-	same("from the copies")
-	if n := statementCalls(resident, qReadEntities) - entities; n != 0 {
-		t.Errorf("Entities sent read_entities %d times with the copies loaded", n)
+	calls := func() map[string]int {
+		return map[string]int{qReadEntities: statementCalls(resident, qReadEntities), qExpandLocal: statementCalls(resident, qExpandLocal),
+			qReadRelations: statementCalls(resident, qReadRelations), qReadEveryRelation: statementCalls(resident, qReadEveryRelation)}
 	}
-	if n := statementCalls(resident, qExpandLocal) - expand; n != 0 {
-		t.Errorf("a chunk-only ExpandLocal sent expand_local %d times with the copies loaded", n)
+	before := calls()
+	same("from the copies")
+	if after := calls(); !reflect.DeepEqual(after, before) {
+		t.Errorf("with the copies loaded the resident store sent statements: %v before, %v after", before, after)
+	}
+	if before[qExpandLocal]+before[qReadRelations] != 0 {
+		t.Errorf("the resident store sent expand_local or read_relations: %v", before)
+	}
+	comms, err := plain.CommunitiesByLevel(ctx, 0)
+	if err != nil || len(comms) == 0 {
+		t.Fatalf("CommunitiesByLevel(0) = %d communities, %v", len(comms), err)
 	}
 	mustApply(t, plain, graph.Batch{
-		Entities: []graph.Entity{{ID: "A", Name: "A", Type: "person", Description: "renamed", Embedding: []float32{5, 5}}},
-		Mentions: []graph.Mention{{ChunkID: "c2", EntityID: "C", Name: "C", Type: "thing"}, {ChunkID: "c2", EntityID: "A", Name: "A", Type: "person"}},
+		Entities:    []graph.Entity{{ID: "A", Name: "A", Type: "person", Description: "renamed", Embedding: []float32{5, 5}}},
+		Relations:   []graph.Relation{{Source: "A", Target: "E", Description: "new", Weight: 3, ChunkIDs: []string{"c4"}}},
+		Mentions:    []graph.Mention{{ChunkID: "c2", EntityID: "C", Name: "C", Type: "thing"}, {ChunkID: "c2", EntityID: "A", Name: "A", Type: "person"}},
+		Communities: []graph.Community{{ID: comms[0].ID, Title: "Rated", Summary: "now first", Rating: 9}},
 	})
 	same("after a write")
+	if n := statementCalls(resident, qReadEveryRelation) - before[qReadEveryRelation]; n != 1 {
+		t.Errorf("the write made the relations copy load %d times, want 1", n)
+	}
 }
 
 // TestResidentIngestState: within a read scope a resident store, or one with snapshots, reads the
@@ -152,7 +196,7 @@ func TestStartWarming(t *testing.T) {
 	resident.StartWarming() // a second call does nothing
 	waitWarm("at start", func() bool { return entityGen() != "" })
 	first := entityGen()
-	for _, name := range []string{qReadEntityVectors, qReadChunkVectors, qReadMentionIndex, qReadCommunityMembership, qExpandLocal, qSearchText} {
+	for _, name := range []string{qReadEntityVectors, qReadChunkVectors, qReadMentionIndex, qReadCommunityMembership, qReadCommunitiesLevel, qReadEveryRelation, qSearchText} {
 		if statementCalls(resident, name) == 0 {
 			t.Errorf("warming sent no %s", name)
 		}

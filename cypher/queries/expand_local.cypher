@@ -6,22 +6,18 @@
 //   holding the same seeds;
 // - inside relations (both ends seeds) and outside relations (one end a seed), ranked by
 //   weight descending, then key.
-// Without $embeddings the seeds and chunks come without theirs: a resident store has them in
-// memory, and they are most of what the statement would send.
 // @param ids LIST<STRING>
 // @param topChunks INTEGER
 // @param topCommunities INTEGER
 // @param distinctCommunities BOOLEAN
 // @param topInsideRels INTEGER
 // @param topOutsideRels INTEGER
-// @param embeddings BOOLEAN
 OPTIONAL MATCH (seed:Entity)
 WHERE seed.id IN $ids
 WITH collect(seed) AS seeds
 RETURN
   [s IN seeds | s {
-    .id, .name, .type, .description, .layer, .componentId, .degree,
-    embedding: CASE WHEN $embeddings THEN s.embedding END
+    .id, .name, .type, .description, .layer, .componentId, .degree, .embedding
   }] AS entities,
   COLLECT {
     UNWIND seeds AS s
@@ -30,8 +26,7 @@ RETURN
     ORDER BY hits DESC, c.id
     LIMIT $topChunks
     RETURN c {
-      .id, .documentId, .seq, .text, .tokens, .firstPage, .lastPage,
-      embedding: CASE WHEN $embeddings THEN c.embedding END,
+      .id, .documentId, .seq, .text, .tokens, .firstPage, .lastPage, .embedding,
       score: hits
     }
   } AS chunks,
