@@ -90,6 +90,7 @@ func (e *Engine) lca(ctx context.Context, question string, qvec []float32, opt O
 // groups with their lowest common ancestors, and the entity candidates' scores.
 type lcaFound struct {
 	seeds  []string
+	named  int // the first named seeds are those the question names (lcaSeeds)
 	h      graph.Hierarchy
 	groups []lcaGroup
 	score  map[string]float64
@@ -112,7 +113,7 @@ func (e *Engine) lcaFind(ctx context.Context, question string, qvec []float32, o
 	if err != nil {
 		return f, err
 	}
-	f.seeds = lcaSeeds(question, found, opt.Entities)
+	f.seeds, f.named = lcaSeeds(question, found, opt.Entities)
 	lap("entities")
 	if len(f.seeds) == 0 {
 		return f, nil
@@ -131,22 +132,23 @@ func (e *Engine) lcaFind(ctx context.Context, question string, qvec []float32, o
 // words an entity's name and description share with the question, so a setting entity with a
 // long description ("Mexican brassbuttons" for "the Pterocarya or the Cotula") can come before
 // the one the question names, and the seeds decide which documents are about the question.
-func lcaSeeds(question string, found []graph.Entity, n int) []string {
+func lcaSeeds(question string, found []graph.Entity, n int) (seeds []string, named int) {
 	q := " " + strings.Join(wordsOf(question), " ") + " "
-	var named, rest []string
+	var rest []string
 	for _, en := range found {
 		if en.Layer != 0 {
 			continue
 		}
 		w := wordsOf(en.Name)
 		if len(w) > 0 && !onlyFunctionWords(w) && strings.Contains(q, " "+strings.Join(w, " ")+" ") {
-			named = append(named, en.ID)
+			seeds = append(seeds, en.ID)
 		} else {
 			rest = append(rest, en.ID)
 		}
 	}
-	seeds := append(named, rest...)
-	return seeds[:min(n, len(seeds))]
+	named = len(seeds)
+	seeds = append(seeds, rest...)
+	return seeds[:min(n, len(seeds))], min(n, named)
 }
 
 // lcaLexicalFound is what lca finds from the question's words: the lexical chunks, the document
@@ -255,11 +257,11 @@ func (e *Engine) lcaContext(ctx context.Context, question string, qvec []float32
 	}
 
 	// Source chunks.
-	channels, err := e.lcaChannels(ctx, qvec, opt, f, baseRels, lx)
+	channels, named, err := e.lcaChannels(ctx, question, qvec, opt, f, baseRels, lx)
 	if err != nil {
 		return err
 	}
-	ranked, scores := fuseDocuments(channels, nil, nil, opt.TopK)
+	ranked, scores := fuseDocuments(channels, named, nil, opt.TopK)
 	chunkItems, err := e.chunkItems(ctx, ranked, scores)
 	if err != nil {
 		return err
@@ -338,15 +340,16 @@ func lcaRelations(h graph.Hierarchy, onPath map[string]map[string]bool, byID map
 // the seeds' chunks, the chunks the relations among the seeds (rels) were extracted from, the
 // documents the hop from the top lexical document reaches (links: that document's, see
 // lcaLexical and lcaHop), the documents about the seeds, and the documents about the entities
-// the top document names among the seeds and under the groups' ancestors.
-func (e *Engine) lcaChannels(ctx context.Context, qvec []float32, opt Options, f lcaFound, rels []graph.Relation, lx lcaLexicalFound) ([]channel, error) {
+// the top document names among the seeds and under the groups' ancestors; and the scores of the
+// documents about the seeds the question names (lcaSubjects).
+func (e *Engine) lcaChannels(ctx context.Context, question string, qvec []float32, opt Options, f lcaFound, rels []graph.Relation, lx lcaLexicalFound) ([]channel, map[string]float64, error) {
 	channels := []channel{{lexicalWeight, lx.chunks}}
 	if len(f.seeds) == 0 || len(lx.chunks) == 0 {
-		return channels, nil
+		return channels, nil, nil
 	}
 	lc, err := e.Store.ExpandLocal(ctx, f.seeds, graph.LocalOptions{TopChunks: opt.TopK * 3})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	channels = append(channels, channel{localWeight, rankedChunks(qvec, lc.Chunks)})
 	var chunkIDs []string
@@ -360,11 +363,11 @@ func (e *Engine) lcaChannels(ctx context.Context, qvec []float32, opt Options, f
 	if len(chunkIDs) > 0 {
 		related, err := e.Store.Chunks(ctx, chunkIDs)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		channels = append(channels, channel{lcaRelationWeight, related})
 	}
-	return e.lcaSubjects(ctx, f.seeds, lcaHop(f, lx.chunks[0].DocumentID, lx), channels)
+	return e.lcaSubjects(ctx, question, f.seeds, f.named, lcaHop(f, lx.chunks[0].DocumentID, lx), channels)
 }
 
 // lcaHopped is where the hop from the top lexical document leads: the entities it names that
@@ -510,8 +513,14 @@ func upward(links []graph.SummaryLink) func(string) map[string]bool {
 // often the gold document lca lost (docs/RETRIEVAL.md, "Why lca lost to hi"), and the one about
 // an entity the top document names is the second document of a question whose first names it.
 // The candidates are the channels' documents and those the hop links to: one Documents call,
-// one Chunks call for the chunks of the linked documents the channels do not hold.
-func (e *Engine) lcaSubjects(ctx context.Context, seeds []string, hop lcaHopped, channels []channel) ([]channel, error) {
+// one Chunks call for the chunks of the linked documents the channels do not hold. It returns
+// too the scores of the candidates about the first named seeds (those the question names,
+// lcaSeeds), as namedDocuments scores the documents the question names for hi: a document
+// about a named seed is most often a gold one, unless the other candidates name it too (the
+// question's setting). On HotpotQA comparison questions ("Are X and Y both film directors?")
+// both gold documents are such; the seeds' channel, ranked, gave the second a third of the
+// first's weight.
+func (e *Engine) lcaSubjects(ctx context.Context, question string, seeds []string, named int, hop lcaHopped, channels []channel) ([]channel, map[string]float64, error) {
 	first := map[string]graph.Chunk{}
 	for _, ch := range channels {
 		for _, c := range ch.chunks {
@@ -530,7 +539,7 @@ func (e *Engine) lcaSubjects(ctx context.Context, seeds []string, hop lcaHopped,
 	slices.Sort(linked)
 	docs, err := e.Store.Documents(ctx, append(ids, linked...))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	about := map[string][]string{} // entity id → the documents about it, by id
 	for _, d := range docs {
@@ -567,7 +576,7 @@ func (e *Engine) lcaSubjects(ctx context.Context, seeds []string, hop lcaHopped,
 	if read = graph.UniqueIDs(read); len(read) > 0 {
 		found, err := e.Store.Chunks(ctx, read)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, c := range found {
 			byID[c.ID] = c
@@ -589,7 +598,15 @@ func (e *Engine) lcaSubjects(ctx context.Context, seeds []string, hop lcaHopped,
 			channels = append(channels, ch)
 		}
 	}
-	return channels, nil
+	// The documents about the seeds the question names score as hi's named documents do, the
+	// name's other carriers among the lexical candidates discounting it.
+	var aboutNamed []graph.Document
+	for _, d := range docs {
+		if slices.Contains(seeds[:named], graph.NormalizeID(d.Subject())) {
+			aboutNamed = append(aboutNamed, d)
+		}
+	}
+	return channels, namedDocuments(question, aboutNamed, channels[0].chunks), nil
 }
 
 // lcaGroups finds the lowest common ancestors of the seeds (in rank order) over the summary

@@ -157,7 +157,7 @@ func diagnose(ctx context.Context, t *testing.T, e *Engine, q diagQuestion) map[
 	if err != nil {
 		t.Fatal(err)
 	}
-	channels, err := e.lcaChannels(ctx, qvec[0], opt, f, baseRels, lx)
+	channels, _, err := e.lcaChannels(ctx, q.Question, qvec[0], opt, f, baseRels, lx)
 	if err != nil {
 		t.Fatal(err)
 	}

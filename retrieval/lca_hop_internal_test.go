@@ -119,7 +119,7 @@ func testLCAHop(t *testing.T, s graph.Store) {
 			if !slices.Equal(hop.named, tc.named) || !slices.Equal(hop.docs, tc.docs) {
 				t.Errorf("hop named %v, docs %v; want %v, %v", hop.named, hop.docs, tc.named, tc.docs)
 			}
-			channels, err := e.lcaSubjects(ctx, tc.seeds, hop, []channel{{lexicalWeight, top}})
+			channels, _, err := e.lcaSubjects(ctx, "", tc.seeds, 0, hop, []channel{{lexicalWeight, top}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -141,4 +141,27 @@ func testLCAHop(t *testing.T, s graph.Store) {
 			}
 		})
 	}
+	// The article about the seed the question names scores as hi's named documents; a seed the
+	// question does not name (Kestrel Point, named = 1) gives its article nothing.
+	t.Run("named seeds", func(t *testing.T) {
+		seeds := []string{"SALTMERE", "KESTREL POINT"}
+		h, err := s.Ancestors(ctx, seeds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := lcaFound{seeds: seeds, named: 1, h: h, groups: lcaGroups(seeds, h.Links)}
+		for _, named := range []int{0, 1} {
+			_, scores, err := e.lcaSubjects(ctx, "Which ship left Saltmere for Kestrel Point?", seeds, named, lcaHop(f, "log", lx), []channel{{lexicalWeight, top}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]float64{"saltmere": namedWeight}
+			if named == 0 {
+				want = nil
+			}
+			if !reflect.DeepEqual(scores, want) {
+				t.Errorf("%d named seeds: scores %v, want %v", named, scores, want)
+			}
+		}
+	})
 }

@@ -108,7 +108,7 @@ func TestLCASeeds(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := lcaSeeds(tc.question, found, tc.n); !slices.Equal(got, tc.want) {
+			if got, _ := lcaSeeds(tc.question, found, tc.n); !slices.Equal(got, tc.want) {
 				t.Errorf("lcaSeeds(%q, %d) = %v, want %v", tc.question, tc.n, got, tc.want)
 			}
 		})
