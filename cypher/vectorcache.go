@@ -99,7 +99,7 @@ func (s *Store) loadCopy(ctx context.Context, v *residentVectors, index graph.Ve
 	}
 	path := snapshotPath(s.snapshotDir, string(index))
 	start := time.Now()
-	err := readSnapshot(path, gen, dim, v)
+	err := readSnapshot(path, gen, dim, v, !s.resident)
 	if err == nil {
 		s.log.Debug().Str("snapshot", path).Int("vectors", len(v.ids)).Dur("took", time.Since(start)).Msg("copy read")
 		return nil

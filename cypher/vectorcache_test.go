@@ -3,6 +3,7 @@ package cypher
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"math"
 	"os"
@@ -243,20 +244,22 @@ func TestSnapshotFile(t *testing.T) {
 	if err := writeSnapshot(path, v); err != nil {
 		t.Fatal(err)
 	}
-	var got residentVectors
-	if err := readSnapshot(path, v.gen, 3, &got); err != nil {
-		t.Fatal(err)
-	}
 	if g, err := snapshotGeneration(path); g != v.gen || err != nil {
 		t.Errorf("snapshotGeneration = %q, %v; want %q", g, err, v.gen)
 	}
-	if !got.loaded || got.gen != v.gen || got.dim != 3 || !slices.Equal(got.ids, v.ids) || !slices.Equal(got.vecs, v.vecs) ||
-		!slices.Equal(got.norms, v.norms) || !maps.Equal(got.index, v.index) ||
-		!maps.EqualFunc(got.unindexed, v.unindexed, slices.Equal[[]float32]) {
-		t.Fatalf("read back ids %v vecs %v unindexed %v; wrote %v, %v, %v", got.ids, got.vecs, got.unindexed, v.ids, v.vecs, v.unindexed)
-	}
-	if hits := hitsString(got.search([]float32{1, 1, 0}, 10)); hits != hitsString(v.search([]float32{1, 1, 0}, 10)) {
-		t.Errorf("search of the snapshot %s, of the copy %s", hits, hitsString(v.search([]float32{1, 1, 0}, 10)))
+	for _, mapped := range []bool{false, true} {
+		var got residentVectors
+		if err := readSnapshot(path, v.gen, 3, &got, mapped); err != nil {
+			t.Fatal(err)
+		}
+		if !got.loaded || got.gen != v.gen || got.dim != 3 || !slices.Equal(got.ids, v.ids) || !slices.Equal(got.vecs, v.vecs) ||
+			!slices.Equal(got.norms, v.norms) || !maps.Equal(got.index, v.index) ||
+			!maps.EqualFunc(got.unindexed, v.unindexed, slices.Equal[[]float32]) {
+			t.Fatalf("mapped %v: read back ids %v vecs %v unindexed %v; wrote %v, %v, %v", mapped, got.ids, got.vecs, got.unindexed, v.ids, v.vecs, v.unindexed)
+		}
+		if hits := hitsString(got.search([]float32{1, 1, 0}, 10)); hits != hitsString(v.search([]float32{1, 1, 0}, 10)) {
+			t.Errorf("mapped %v: search of the snapshot %s, of the copy %s", mapped, hits, hitsString(v.search([]float32{1, 1, 0}, 10)))
+		}
 	}
 
 	data, err := os.ReadFile(path)
@@ -278,13 +281,15 @@ func TestSnapshotFile(t *testing.T) {
 		{"cut short", v.gen, 3, data[:len(data)-3], false},
 		{"empty", v.gen, 3, nil, false},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			refusedSnapshot(t, tc.data, tc.stale, func(path string) (bool, error) {
-				var got residentVectors
-				err := readSnapshot(path, tc.gen, tc.dim, &got)
-				return got.loaded, err
+		for _, mapped := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, mapped %v", tc.name, mapped), func(t *testing.T) {
+				refusedSnapshot(t, tc.data, tc.stale, func(path string) (bool, error) {
+					var got residentVectors
+					err := readSnapshot(path, tc.gen, tc.dim, &got, mapped)
+					return got.loaded, err
+				})
 			})
-		})
+		}
 	}
 }
 

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"slices"
 	"unsafe"
+
+	"github.com/stratarag/strata/internal/vectorindex"
 )
 
 // A vector snapshot is the in-memory copy of a vector index (residentVectors) on disk, so that
@@ -161,15 +163,25 @@ func (s *Store) snapshotWritable() error {
 var errSnapshotStale = errors.New("vector snapshot is of another generation")
 
 // readSnapshot fills copy v from the snapshot at path when it is whole, of generation gen and of
-// dimension dim; otherwise it returns why not, and v is to be loaded again.
-func readSnapshot(path, gen string, dim int, v *residentVectors) error {
+// dimension dim; otherwise it returns why not, and v is to be loaded again. With mapped, v's
+// vectors are the file's pages, mapped (where the OS allows) rather than copied into fresh
+// memory: for a process that answers a query or two and exits, reading 32 MB of entity vectors
+// took 30–45 ms of a fresh hi query on mix, mapping them about a third of that. The mapping is
+// never undone, so only such a process asks for it; a resident store reads, so that the memory
+// of a generation it moves past is freed.
+func readSnapshot(path, gen string, dim int, v *residentVectors, mapped bool) (err error) {
 	if !littleEndian {
 		return fs.ErrNotExist
 	}
-	data, err := os.ReadFile(path)
+	data, unmap, err := snapshotBytes(path, mapped)
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if err != nil {
+			unmap()
+		}
+	}()
 	malformed := fmt.Errorf("vector snapshot %s is malformed", path)
 	if len(data) < snapshotHeaderSize || string(data[:8]) != snapshotMagic ||
 		binary.LittleEndian.Uint32(data[36:]) != crc32.Checksum(data[:36], castagnoli) {
@@ -238,6 +250,32 @@ func readSnapshot(path, gen string, dim int, v *residentVectors) error {
 	}
 	v.loaded = true
 	return nil
+}
+
+// snapshotBytes returns the contents of the file at path, mapped when mapped is true and the OS
+// allows it, else read, with the function that releases a mapping.
+func snapshotBytes(path string, mapped bool) (data []byte, unmap func(), err error) {
+	unmap = func() {}
+	if !mapped {
+		data, err = os.ReadFile(path)
+		return data, unmap, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, unmap, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, unmap, err
+	}
+	if fi.Size() > 0 {
+		if m, err := vectorindex.MapFile(f, fi.Size()); err == nil {
+			return m, func() { vectorindex.Unmap(m) }, nil
+		}
+	}
+	data, err = io.ReadAll(f)
+	return data, unmap, err
 }
 
 // WriteSnapshots writes, into dir, the snapshots that readers with that Config.SnapshotDir use:
