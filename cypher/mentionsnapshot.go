@@ -37,6 +37,11 @@ type chunkMentions struct {
 // when its chunk is known.
 func mentionIndex(rows []chunkMentions) *mentionindex.Index {
 	b := mentionindex.NewBuilder()
+	mentions := 0
+	for _, r := range rows {
+		mentions += len(r.entities)
+	}
+	b.Grow(len(rows), mentions)
 	for _, r := range rows {
 		b.AddChunk(r.id, r.doc, r.seq)
 	}
