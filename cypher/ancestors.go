@@ -31,13 +31,21 @@ func (s *Store) EachLayerEdge(ctx context.Context, layer int, fn func(graph.Edge
 }
 
 // Ancestors implements graph.Store with one statement (read_ancestors.cypher) that walks up
-// SUMMARIZED_BY from the entities; the lists are ordered here.
+// SUMMARIZED_BY from the entities, or on a resident store from its copies (summarylinks.go); the
+// lists are ordered here.
 func (s *Store) Ancestors(ctx context.Context, ids []string) (graph.Hierarchy, error) {
 	if err := ctx.Err(); err != nil {
 		return graph.Hierarchy{}, err
 	}
 	if len(ids) == 0 {
 		return graph.Hierarchy{}, nil
+	}
+	if s.resident {
+		h, err := s.residentAncestors(ctx, ids)
+		if err != nil {
+			return graph.Hierarchy{}, fmt.Errorf("cypher: ancestors: %w", err)
+		}
+		return h, nil
 	}
 	rows, err := s.readRows(ctx, qReadAncestors, map[string]any{"ids": graph.UniqueIDs(ids)})
 	if err != nil {

@@ -31,8 +31,8 @@ func embeddedBatch() graph.Batch {
 	return b
 }
 
-// TestResidentEntitiesAndLocal: a resident store's Entities, ExpandLocal and Relations answer
-// what the database answers (relations and communities tied in weight and rating, which only the
+// TestResidentEntitiesAndLocal: a resident store's Entities, ExpandLocal, Ancestors and Relations
+// answer what the database answers (relations and communities tied in weight and rating, which only the
 // ids order), from the copies once loaded, and follow a write made through another store.
 func TestResidentEntitiesAndLocal(t *testing.T) {
 	plain, resident := residentPair(t)
@@ -44,6 +44,15 @@ func TestResidentEntitiesAndLocal(t *testing.T) {
 	}{{"A", "B", 2}, {"A", "C", 1}, {"B", "C", 1}, {"B", "D", 1}, {"C", "D", 2}, {"C", "E", 1}, {"D", "E", 1}, {"A", "A", 1}} {
 		b.Relations = append(b.Relations, graph.Relation{Source: r.s, Target: r.t, Description: r.s + " to " + r.t, Weight: r.w, ChunkIDs: []string{"c3", "c1"}})
 	}
+	b.Entities = append(b.Entities, graph.Entity{ID: "S1", Name: "S1", Type: "summary", Description: "A, B and C", Layer: 1, Embedding: []float32{1, 1}},
+		graph.Entity{ID: "S2", Name: "S2", Type: "summary", Description: "all", Layer: 2, Embedding: []float32{2, 1}})
+	for _, l := range []struct {
+		m, s string
+		w    float64
+	}{{"A", "S1", 1}, {"B", "S1", 0.5}, {"C", "S1", 0.5}, {"S1", "S2", 1}, {"D", "S2", 1}} {
+		b.SummaryLinks = append(b.SummaryLinks, graph.SummaryLink{Member: l.m, Summary: l.s, Description: l.m + " in " + l.s, Weight: l.w})
+	}
+	b.Relations = append(b.Relations, graph.Relation{Source: "S1", Target: "S2", Description: "S1 and S2", Weight: 1})
 	mustApply(t, plain, b)
 	if _, err := plain.ComputeCommunities(ctx, graph.DefaultLeidenParams()); err != nil {
 		t.Fatal(err)
@@ -87,6 +96,19 @@ func TestResidentEntitiesAndLocal(t *testing.T) {
 				}
 			}
 		}
+		for _, from := range [][]string{ids, {"D"}, {"S1", "missing"}, {"missing"}} {
+			want, err := plain.Ancestors(ctx, from)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := resident.Ancestors(scoped, from)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: resident Ancestors(%v) = %#v, database %#v", when, from, got, want)
+			}
+		}
 		wantRels, err := plain.Relations(ctx, keys)
 		if err != nil {
 			t.Fatal(err)
@@ -102,15 +124,16 @@ func TestResidentEntitiesAndLocal(t *testing.T) {
 	same("first read")
 	calls := func() map[string]int {
 		return map[string]int{qReadEntities: statementCalls(resident, qReadEntities), qExpandLocal: statementCalls(resident, qExpandLocal),
-			qReadRelations: statementCalls(resident, qReadRelations), qReadEveryRelation: statementCalls(resident, qReadEveryRelation)}
+			qReadRelations: statementCalls(resident, qReadRelations), qReadEveryRelation: statementCalls(resident, qReadEveryRelation),
+			qReadAncestors: statementCalls(resident, qReadAncestors)}
 	}
 	before := calls()
 	same("from the copies")
 	if after := calls(); !reflect.DeepEqual(after, before) {
 		t.Errorf("with the copies loaded the resident store sent statements: %v before, %v after", before, after)
 	}
-	if before[qExpandLocal]+before[qReadRelations] != 0 {
-		t.Errorf("the resident store sent expand_local or read_relations: %v", before)
+	if before[qExpandLocal]+before[qReadRelations]+before[qReadAncestors] != 0 {
+		t.Errorf("the resident store sent expand_local, read_relations or read_ancestors: %v", before)
 	}
 	comms, err := plain.CommunitiesByLevel(ctx, 0)
 	if err != nil || len(comms) == 0 {
