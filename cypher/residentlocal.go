@@ -13,9 +13,9 @@ import (
 )
 
 // residentRelations is a resident store's copy of every RELATED relationship, for one generation
-// of the entity graph. ExpandLocal's inside and outside relations and Relations (the chunks of
-// hi's bridge paths) come from it: expand_local and read_relations were the two statements a
-// served hi query still sent after its searches, most of its time on Neo4j.
+// of the entity graph. ExpandLocal's inside and outside relations, Relations (the chunks of hi's
+// bridge paths) and the relations of Ancestors come from it: as statements, expand_local and
+// read_relations took most of a served hi query's time on Neo4j after its searches.
 type residentRelations struct {
 	mu       sync.Mutex
 	loaded   bool
