@@ -90,7 +90,7 @@ func (e *Engine) lca(ctx context.Context, question string, qvec []float32, opt O
 // groups with their lowest common ancestors, and the entity candidates' scores.
 type lcaFound struct {
 	seeds  []string
-	named  int // the first named seeds are those the question names (lcaSeeds)
+	named  int // seeds[:named] are those the question names (lcaSeeds)
 	h      graph.Hierarchy
 	groups []lcaGroup
 	score  map[string]float64
@@ -518,7 +518,7 @@ func upward(links []graph.SummaryLink) func(string) map[string]bool {
 // lcaSeeds), as namedDocuments scores the documents the question names for hi: a document
 // about a named seed is most often a gold one, unless the other candidates name it too (the
 // question's setting). On HotpotQA comparison questions ("Are X and Y both film directors?")
-// both gold documents are such; the seeds' channel, ranked, gave the second a third of the
+// both gold documents are such; the seeds' channel, ranked, gave the second two thirds of the
 // first's weight.
 func (e *Engine) lcaSubjects(ctx context.Context, question string, seeds []string, named int, hop lcaHopped, channels []channel) ([]channel, map[string]float64, error) {
 	first := map[string]graph.Chunk{}
