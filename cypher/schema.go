@@ -31,31 +31,39 @@ func vectorIndexQuery(idx graph.VectorIndex) (string, bool) {
 	return "", false
 }
 
-// ensureSchema creates what Open promises: uniqueness constraints, range and full-text indexes,
-// and the vector indexes whose dimension is known. Schema statements cannot share a
-// transaction with reads or data writes, so each runs in its own. What it reads first (the
-// chunk_text index, the schema, the vector indexes, the recorded dimension) is read
-// concurrently: a store opened for one query (a fresh strata query process) otherwise waits
-// for four round trips one after the other before its first search.
-func (s *Store) ensureSchema(ctx context.Context) error {
-	var (
-		chunkText      []string
-		chunkTextFound bool
-		have           map[schemaObject]bool
-		online         bool
-		dims           map[graph.VectorIndex]int
-		quantized      []graph.VectorIndex
-		dimValue       string
-		dimRecorded    bool
-	)
+// schemaState is what ensureSchema reads before it changes anything.
+type schemaState struct {
+	chunkText      []string
+	chunkTextFound bool
+	have           map[schemaObject]bool
+	online         bool
+	dims           map[graph.VectorIndex]int
+	quantized      []graph.VectorIndex
+	dimValue       string
+	dimRecorded    bool
+}
+
+// readSchema reads the chunk_text index, the schema, the vector indexes and the recorded
+// dimension concurrently: a store opened for one query (a fresh strata query process) would
+// otherwise wait for four round trips one after the other before its first search.
+func (s *Store) readSchema(ctx context.Context) (st schemaState, err error) {
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) { chunkText, chunkTextFound, err = s.readChunkTextIndex(gctx); return err })
-	g.Go(func() (err error) { have, online, err = s.existingSchema(gctx); return err })
-	g.Go(func() (err error) { dims, quantized, err = s.loadVectorDims(gctx); return err })
-	g.Go(func() (err error) { dimValue, dimRecorded, err = s.Meta(gctx, graph.MetaEmbeddingDims); return err })
-	if err := g.Wait(); err != nil {
+	g.Go(func() (err error) { st.chunkText, st.chunkTextFound, err = s.readChunkTextIndex(gctx); return err })
+	g.Go(func() (err error) { st.have, st.online, err = s.existingSchema(gctx); return err })
+	g.Go(func() (err error) { st.dims, st.quantized, err = s.loadVectorDims(gctx); return err })
+	g.Go(func() (err error) {
+		st.dimValue, st.dimRecorded, err = s.Meta(gctx, graph.MetaEmbeddingDims)
 		return err
-	}
+	})
+	return st, g.Wait()
+}
+
+// ensureSchema creates what Open promises, from what readSchema found: uniqueness constraints,
+// range and full-text indexes, and the vector indexes whose dimension is known. Schema
+// statements cannot share a transaction with reads or data writes, so each runs in its own.
+func (s *Store) ensureSchema(ctx context.Context, st schemaState) error {
+	chunkText, chunkTextFound, have, online := st.chunkText, st.chunkTextFound, st.have, st.online
+	dims, quantized, dimValue, dimRecorded := st.dims, st.quantized, st.dimValue, st.dimRecorded
 	upgraded, err := s.upgradeChunkText(ctx, chunkTextFound, chunkText)
 	if err != nil {
 		return err
@@ -126,11 +134,7 @@ var schemaObjects = []schemaObject{
 // query process) would otherwise pay a dozen times over. online reports whether every index of
 // the database is online (awaitIndexes has nothing to wait for).
 func (s *Store) existingSchema(ctx context.Context) (have map[schemaObject]bool, online bool, err error) {
-	var rows []map[string]any
-	err = s.run.read(ctx, func(t tx) (err error) {
-		rows, err = t.run(ctx, s.q.get(qSchemaExisting), nil)
-		return err
-	})
+	rows, err := s.readRows(ctx, qSchemaExisting, nil)
 	if err != nil {
 		return nil, false, fmt.Errorf("list the schema: %w", err)
 	}
@@ -160,23 +164,19 @@ var chunkTextProperties = []string{"title", "text"}
 
 // readChunkTextIndex reads the properties the chunk_text index covers, and whether it exists.
 func (s *Store) readChunkTextIndex(ctx context.Context) (props []string, found bool, err error) {
-	err = s.run.read(ctx, func(t tx) error {
-		rows, err := t.run(ctx, s.q.get(qReadChunkTextIndex), nil)
-		if err != nil || len(rows) == 0 {
-			return err
-		}
-		found = true
-		list, _ := rows[0]["properties"].([]any)
-		for _, p := range list {
-			name, _ := p.(string)
-			props = append(props, name)
-		}
-		return nil
-	})
+	rows, err := s.readRows(ctx, qReadChunkTextIndex, nil)
 	if err != nil {
 		return nil, false, fmt.Errorf("read the chunk_text index: %w", err)
 	}
-	return props, found, nil
+	if len(rows) == 0 {
+		return nil, false, nil
+	}
+	list, _ := rows[0]["properties"].([]any)
+	for _, p := range list {
+		name, _ := p.(string)
+		props = append(props, name)
+	}
+	return props, true, nil
 }
 
 // upgradeChunkText replaces a chunk_text index made by an older strata, which covered only the
@@ -216,30 +216,22 @@ func (s *Store) awaitIndexes(ctx context.Context) error {
 // loadVectorDims reads the dimension of every strata vector index on the server, and which of
 // them quantize vectors.
 func (s *Store) loadVectorDims(ctx context.Context) (map[graph.VectorIndex]int, []graph.VectorIndex, error) {
-	dims := map[graph.VectorIndex]int{}
-	var quantized []graph.VectorIndex
-	err := s.run.read(ctx, func(t tx) error {
-		rows, err := t.run(ctx, s.q.get(qSchemaVectorIndexes), nil)
-		if err != nil {
-			return err
-		}
-		clear(dims)
-		quantized = quantized[:0]
-		for _, row := range rows {
-			f := fields{m: row}
-			name, dim, q := graph.VectorIndex(f.str("name")), f.int("dimensions"), f.bool("quantized")
-			if f.err != nil {
-				return f.err
-			}
-			dims[name] = int(dim)
-			if q {
-				quantized = append(quantized, name)
-			}
-		}
-		return nil
-	})
+	rows, err := s.readRows(ctx, qSchemaVectorIndexes, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list vector indexes: %w", err)
+	}
+	dims := map[graph.VectorIndex]int{}
+	var quantized []graph.VectorIndex
+	for _, row := range rows {
+		f := fields{m: row}
+		name, dim, q := graph.VectorIndex(f.str("name")), f.int("dimensions"), f.bool("quantized")
+		if f.err != nil {
+			return nil, nil, fmt.Errorf("list vector indexes: %w", f.err)
+		}
+		dims[name] = int(dim)
+		if q {
+			quantized = append(quantized, name)
+		}
 	}
 	return dims, quantized, nil
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j/config"
 	"github.com/rs/zerolog"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/stratarag/strata/internal/graph"
 )
@@ -90,12 +89,25 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, explainOpen(cfg, err)
 	}
-	if err := driver.VerifyConnectivity(ctx); err != nil {
-		_ = driver.Close(ctx)
-		return nil, explainOpen(cfg, err)
+	s := newStore(&driverRunner{driver: driver, database: cfg.Database, retry: cfg.RetryTime, stmts: statements{log: cfg.Log}}, qs, cfg)
+	// The connectivity check fails fast where a statement would retry for RetryTime; it runs
+	// beside the startup statements rather than before them, a round trip a fresh query process
+	// does not wait for, and stops them when it fails.
+	ictx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	verified := make(chan error, 1)
+	go func() {
+		err := driver.VerifyConnectivity(ictx)
+		if err != nil {
+			cancel()
+		}
+		verified <- err
+	}()
+	err = s.init(ictx)
+	if verr := <-verified; verr != nil {
+		err = verr
 	}
-	s := newStore(&driverRunner{driver: driver, database: cfg.Database, stmts: statements{log: cfg.Log}}, qs, cfg)
-	if err := s.init(ctx); err != nil {
+	if err != nil {
 		_ = driver.Close(ctx)
 		return nil, explainOpen(cfg, err)
 	}
@@ -119,27 +131,34 @@ func newStore(r runner, qs queries, cfg Config) *Store {
 	}
 }
 
-// init runs the startup checks and the schema setup of Open. The server's version and its GDS
-// plugin are asked for at once (two round trips a fresh query process would otherwise wait for
-// in turn); the schema is touched only on a server that passed the check.
+// init runs the startup checks and the schema setup of Open. The server's version, its GDS
+// plugin and the schema are asked for at once: a fresh query process would otherwise wait for
+// these round trips in turn before its first search. The schema is changed only on a server
+// that passed the check, and the version check's error is the one shown when several fail: on
+// a server strata does not support, that is what to fix.
 func (s *Store) init(ctx context.Context) error {
-	var rows []map[string]any
-	var gdsErr error
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) {
-		return s.run.read(gctx, func(t tx) (err error) {
-			rows, err = t.run(gctx, s.q.get(qServerComponents), nil)
-			return err
-		})
-	})
-	g.Go(func() error {
-		// Its failure is reported only after the version check's: on a server strata does
-		// not support, that is the error to show.
+	var (
+		rows                          []map[string]any
+		versionErr, gdsErr, schemaErr error
+		schema                        schemaState
+		wg                            sync.WaitGroup
+	)
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		rows, versionErr = s.readRows(ctx, qServerComponents, nil)
+	}()
+	go func() {
+		defer wg.Done()
 		s.gds, gdsErr = s.detectGDS(ctx)
-		return nil
-	})
-	if err := g.Wait(); err != nil {
-		return err
+	}()
+	go func() {
+		defer wg.Done()
+		schema, schemaErr = s.readSchema(ctx)
+	}()
+	wg.Wait()
+	if versionErr != nil {
+		return versionErr
 	}
 	var err error
 	if s.server, err = checkComponents(rows); err != nil {
@@ -148,31 +167,29 @@ func (s *Store) init(ctx context.Context) error {
 	if gdsErr != nil {
 		return gdsErr
 	}
-	return s.ensureSchema(ctx)
+	if schemaErr != nil {
+		return schemaErr
+	}
+	return s.ensureSchema(ctx, schema)
 }
 
 // detectGDS returns the GDS version, or "" when the plugin is not installed. It asks in a write
 // transaction, routed like the algorithm runs and path searches, so that on a cluster the
 // server that says it has GDS is the one that will run it.
 func (s *Store) detectGDS(ctx context.Context) (string, error) {
-	var version string
-	err := s.run.write(ctx, func(t tx) error {
-		rows, err := t.run(ctx, s.q.get(qServerGDSVersion), nil)
-		if err != nil {
-			return err
-		}
-		if len(rows) > 0 {
-			f := fields{m: rows[0]}
-			version = f.str("gdsVersion")
-			return f.err
-		}
-		return nil
-	})
-	if neo4jCode(err) == codeProcedureNotFound {
+	rows, err := s.run.one(ctx, true, s.q.get(qServerGDSVersion), nil)
+	switch {
+	case neo4jCode(err) == codeProcedureNotFound:
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("detect the Graph Data Science plugin: %w", err)
+	case len(rows) == 0:
 		return "", nil
 	}
-	if err != nil {
-		return "", fmt.Errorf("detect the Graph Data Science plugin: %w", err)
+	f := fields{m: rows[0]}
+	version := f.str("gdsVersion")
+	if f.err != nil {
+		return "", fmt.Errorf("detect the Graph Data Science plugin: %w", f.err)
 	}
 	return version, nil
 }

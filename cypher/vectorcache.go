@@ -128,12 +128,14 @@ func (v *residentVectors) embedding(id string) []float32 {
 }
 
 // generationKeys are the counters of what a resident store keeps copies of, read together once
-// per read scope, and the ingest state that strata serve reports with every answer
-// (graph.ReadIngestState), which MetaValues then answers from the same read.
+// per read scope, the ingest state that strata serve reports with every answer
+// (graph.ReadIngestState) and the embedding model a query process checks its embedder against,
+// which MetaValues then answers from the same read.
 var generationKeys = []string{
 	metaEntityGraphGeneration, metaChunkGeneration, metaMentionGeneration, metaCommunityGeneration, metaDocumentGeneration,
 	metaComponentGeneration,
 	graph.MetaIngestState, graph.MetaIngestStarted, graph.MetaIngestFinished, graph.MetaIngestFailed, graph.MetaStructureStale,
+	graph.MetaEmbeddingModel, graph.MetaEmbeddingDims,
 }
 
 // generation reads the counter under key: once per read scope (graph.WithReadScope), with the

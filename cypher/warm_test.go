@@ -152,8 +152,8 @@ func TestResidentEntitiesAndLocal(t *testing.T) {
 }
 
 // TestResidentIngestState: within a read scope a resident store, or one with snapshots, reads the
-// ingest state with the generations, in no statement of its own, and reads what the database
-// holds.
+// ingest state and the embedding model's record with the generations, in no statement of their
+// own, and reads what the database holds.
 func TestResidentIngestState(t *testing.T) {
 	_, cfg := emptyServer(t)
 	plain := openTestStore(t, cfg)
@@ -161,7 +161,8 @@ func TestResidentIngestState(t *testing.T) {
 	resident.Resident = true
 	snapshots.SnapshotDir = t.TempDir()
 	ctx := t.Context()
-	mustApply(t, plain, graph.Batch{Meta: map[string]string{graph.MetaIngestState: graph.IngestStarted, graph.MetaIngestStarted: "2026-01-02T03:04:05Z", graph.MetaIngestFailed: "2"}})
+	mustApply(t, plain, graph.Batch{Meta: map[string]string{graph.MetaIngestState: graph.IngestStarted, graph.MetaIngestStarted: "2026-01-02T03:04:05Z", graph.MetaIngestFailed: "2",
+		graph.MetaEmbeddingModel: "e5-small", graph.MetaEmbeddingDims: "384"}})
 	want, err := graph.ReadIngestState(ctx, plain)
 	if err != nil {
 		t.Fatal(err)
@@ -182,8 +183,15 @@ func TestResidentIngestState(t *testing.T) {
 		if !got.Unfinished || got.FailedDocuments != 2 {
 			t.Errorf("%s: ingest state %+v: want an unfinished run with 2 failed documents", name, got)
 		}
+		model, err := graph.MetaValues(scoped, reader, graph.MetaEmbeddingModel, graph.MetaEmbeddingDims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[string]string{graph.MetaEmbeddingModel: "e5-small", graph.MetaEmbeddingDims: "384"}; !reflect.DeepEqual(model, want) {
+			t.Errorf("%s: embedding model record %v, want %v", name, model, want)
+		}
 		if n := statementCalls(reader, qReadMetaKeys) - before; n != 0 {
-			t.Errorf("%s: the ingest state cost %d read_meta_keys statements in a read scope", name, n)
+			t.Errorf("%s: the ingest state and the model's record cost %d read_meta_keys statements in a read scope", name, n)
 		}
 	}
 }

@@ -85,7 +85,7 @@ func runEval(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	engine, _, closeFn, err := newEngine(c, true) // many questions: keep reads resident
+	engine, _, closeFn, err := newEngine(c.Context, c, true) // many questions: keep reads resident
 	if err != nil {
 		return err
 	}

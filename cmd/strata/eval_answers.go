@@ -90,7 +90,7 @@ func runAnswerEval(c *cli.Context) error {
 	var warnings []string
 	if r.subject == nil || (r.src != nil && r.src.file == nil) {
 		var closeFn func()
-		r.engine, r.m, closeFn, err = newEngine(c, true) // many questions: keep reads resident
+		r.engine, r.m, closeFn, err = newEngine(c.Context, c, true) // many questions: keep reads resident
 		if err != nil {
 			return err
 		}

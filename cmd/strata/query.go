@@ -134,8 +134,9 @@ func queryOptions(c *cli.Context) (retrieval.Options, error) {
 }
 
 // newEngine opens the store read-only and sets up the retrieval engine; close releases the store.
-// resident is for a caller that asks many questions (strata eval; see openEngine).
-func newEngine(c *cli.Context, resident bool) (engine *retrieval.Engine, m *models, closeFn func(), err error) {
+// resident is for a caller that asks many questions (strata eval; see openEngine). ctx is the
+// store's opening context: strata query opens in its one query's read scope.
+func newEngine(ctx context.Context, c *cli.Context, resident bool) (engine *retrieval.Engine, m *models, closeFn func(), err error) {
 	log, err := newLogger(c)
 	if err != nil {
 		return nil, nil, nil, err
@@ -147,7 +148,7 @@ func newEngine(c *cli.Context, resident bool) (engine *retrieval.Engine, m *mode
 	// The tokenizer's tables load while the store opens and the context is retrieved; callers
 	// check engine.Tokenizer.Err() once they have a result.
 	tok := tokenizer.Load()
-	engine, _, closeFn, err = openEngine(c.Context, c, log, m, tok, resident, flagLocation(c))
+	engine, _, closeFn, err = openEngine(ctx, c, log, m, tok, resident, flagLocation(c))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -236,15 +237,16 @@ func runQuery(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	engine, m, closeFn, err := newEngine(c, false)
+	// The store opens in the query's read scope, and the ingest state is read beside the query:
+	// a Neo4j store that reads the generations anyway answers the embedding model's record and
+	// the ingest state from the same statement. A streamed answer waits for the state, since its
+	// warnings are printed before the answer starts.
+	ctx := graph.WithReadScope(c.Context)
+	engine, m, closeFn, err := newEngine(ctx, c, false)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	// The ingest state is read beside the query, in its read scope (a Neo4j store that reads the
-	// generations anyway answers it from the same statement); a streamed answer waits for it,
-	// since its warnings are printed before the answer starts.
-	ctx := graph.WithReadScope(c.Context)
 	type stateRead struct {
 		warnings []string
 		err      error
