@@ -12,11 +12,13 @@
 # With CONTEXTS=DIR it writes every mode's context of every question on Neo4j (query --json
 # --context-only: context and context_text), from fresh processes and from strata serve, into DIR
 # (contexts.py); with BASELINE=DIR it compares them with those of an earlier run and fails on
-# any difference.
+# any difference. With RTT=20ms the fresh Neo4j processes run once more through
+# bench/neo4jquery/rttproxy, which adds that round trip to every exchange with the server, as a
+# server elsewhere on the network would (their data directory warm from the first pass).
 # Usage: bench/neo4jquery/run.sh EMBEDDED_DIR  (MODES="hi naive" for fewer, ROUNDS=2,
-# STRATA=path/to/strata to time another build)
+# FRESH_ROUNDS=1 passes over the questions, STRATA=path/to/strata to time another build)
 set -euo pipefail
-case ${1:-} in ''|-h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
+case ${1:-} in ''|-h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
 [ -n "${NEO4J_URI:-}" ] || { echo "set NEO4J_URI (and NEO4J_USERNAME, NEO4J_PASSWORD)" >&2; exit 2; }
 dir=$1; case $dir in /*) ;; *) dir=$PWD/$dir ;; esac
 cd "$(dirname "$0")/../.."
@@ -42,18 +44,28 @@ NEO4J_URI= FRESH=0 ROUNDS=${ROUNDS:-2} JSON_OUT=$tmp/emb.json \
 NEO4J=1 FRESH=0 WAIT_WARM=1 ROUNDS=${ROUNDS:-2} JSON_OUT=$tmp/neo.json \
   python3 bench/serve/latency.py "$STRATA" "$dir" $questions 100 "$modes" >/dev/null
 
-fresh() { # fresh hi processes over the questions: wall ms per line
-  while IFS= read -r q; do
-    [ -n "$q" ] || continue
-    start=$(date +%s%N)
-    "$@" query --log-level warn --json --context-only --mode hi "$q" >/dev/null
-    echo $(( ($(date +%s%N) - start) / 1000000 ))
-  done <$questions
+fresh() { # fresh hi processes over the questions, FRESH_ROUNDS times: wall ms per line
+  for _ in $(seq "${FRESH_ROUNDS:-1}"); do
+    while IFS= read -r q; do
+      [ -n "$q" ] || continue
+      start=$(date +%s%N)
+      "$@" query --log-level warn --json --context-only --mode hi "$q" >/dev/null
+      echo $(( ($(date +%s%N) - start) / 1000000 ))
+    done <$questions
+  done
 }
 # A data directory of their own: the first process loads the vector snapshots, the rest read them.
 neo() { "$STRATA" "$@" --data-dir "$tmp/neo4j-data"; }
 fresh emb >"$tmp/emb.fresh"
 fresh neo >"$tmp/neo.fresh"
+if [ -n "${RTT:-}" ]; then
+  go build -o "$tmp/rttproxy" ./bench/neo4jquery/rttproxy
+  hostport=${NEO4J_URI#*://}; hostport=${hostport%%/*}
+  "$tmp/rttproxy" -listen 127.0.0.1:7787 -to "$hostport" -rtt "$RTT" & proxy=$!
+  trap 'kill $proxy 2>/dev/null; rm -rf "$tmp"' EXIT
+  sleep 0.2
+  NEO4J_URI=bolt://127.0.0.1:7787 fresh neo >"$tmp/rtt.fresh"
+fi
 
 python3 - "$tmp" "$modes" <<'PY'
 import json, statistics, sys
@@ -64,9 +76,13 @@ for m in modes:
     e, n = emb[m]["strata serve"], neo[m]["strata serve"]
     print(f"{m:8} {e:9.1f} {n:9.1f} {n / e:6.2f}")
 print("fresh hi processes, ms: first, p50 of the rest")
-for b in ("emb", "neo"):
-    xs = [float(l) for l in open(f"{tmp}/{b}.fresh") if l.strip()]
-    print(f"{'embedded' if b == 'emb' else 'neo4j':8} {xs[0]:9.0f} {statistics.median(xs[1:]):9.0f}")
+names = {"emb": "embedded", "neo": "neo4j", "rtt": "neo4j+rtt"}
+for b in names:
+    try:
+        xs = [float(l) for l in open(f"{tmp}/{b}.fresh") if l.strip()]
+    except FileNotFoundError:
+        continue
+    print(f"{names[b]:9} {xs[0]:8.0f} {statistics.median(xs[1:]):9.0f}")
 PY
 
 if [ -n "${CONTEXTS:-}" ]; then
