@@ -65,7 +65,8 @@ type embeddingEstimator interface {
 // are left out, as Run leaves them, and only the chunks Run would extract are counted; the
 // structure stages are predicted as the update (or build) that would follow
 // (estimateStructure): the chunks that would be replaced say through their evidence which
-// entities change, new chunks count by measured ratios. in.Options must pass Validate.
+// entities change, new chunks through what the offline extractor finds in them. in.Options must
+// pass Validate.
 func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, error) {
 	docs, problems, _, err := LoadDocuments(ctx, paths, in.Log)
 	if err != nil {
@@ -105,6 +106,7 @@ func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, err
 	textDoc := map[int]int{} // text -> its document's index in docs
 	predicted := newPredictedChange()
 	resolver := &resolve.Resolver{Store: in.Store, Tokenizer: in.Tokenizer} // extractive: a dry run calls no model
+	offline := extract.NewOffline()
 	for di, d := range docs {
 		pieces, err := chunk.Split(in.Tokenizer, d.ID, d.Text, in.Options.Chunk)
 		if err != nil {
@@ -131,18 +133,27 @@ func (in *Ingester) Estimate(ctx context.Context, paths []string) (Estimate, err
 			est.Unchanged++
 			continue
 		}
+		var results []resolve.ChunkResult
 		for _, pc := range p.pieces {
 			if _, ok := p.have[pc.ID]; !ok {
 				textDoc[len(texts)] = di
 				texts = append(texts, pc.Text)
 				est.ExtractTokens += pc.Tokens
 				predicted.newChunks++
+				// Which entities a new chunk touches is known only after extraction; the
+				// offline extractor's names (the proper nouns of its sentences) stand in for the
+				// model's, to find the stored entities and relations the update will change.
+				r, err := offline.Extract(ctx, pc.Text)
+				if err != nil {
+					return est, err
+				}
+				results = append(results, resolve.ChunkResult{ChunkID: pc.ID, DocumentID: d.ID, Seq: pc.Seq, Result: r})
 			}
 		}
-		if len(p.stale) > 0 {
-			out, err := resolver.Resolve(ctx, nil, p.stale)
+		if len(results) > 0 || len(p.stale) > 0 {
+			out, err := resolver.Resolve(ctx, results, p.stale)
 			if err != nil {
-				return est, fmt.Errorf("resolve the chunks %s would lose: %w", d.ID, err)
+				return est, fmt.Errorf("resolve the chunks %s would change: %w", d.ID, err)
 			}
 			predicted.add(out)
 		}

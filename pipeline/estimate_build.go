@@ -11,15 +11,11 @@ import (
 	"github.com/stratarag/strata/pipeline/layers"
 )
 
-// estimateEntitiesPerKToken is the entities extraction finds per 1000 corpus tokens, between
-// what the offline extractor finds on multihop and on mix: what an update's new chunks are
-// counted as.
-const estimateEntitiesPerKToken = 25.0
-
-// relationEstimator is a relation describer that can predict the cost of one call
-// (layers.LLMRelations).
+// relationEstimator is a relation describer that can predict the cost of one call, and whether
+// a stored relation would cost one when it changes (layers.LLMRelations).
 type relationEstimator interface {
 	EstimateCall(tok llm.Counter) (llm.StageEstimate, error)
+	RedescribesStored(description string) bool
 }
 
 // buildRatio is what one structure stage of a fresh build spends per record extraction finds

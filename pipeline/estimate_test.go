@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -178,5 +179,43 @@ func TestEstimateSamplesStructure(t *testing.T) {
 	}
 	if a, s := assumed.LLM.Stages[llm.StageReport], sampled.LLM.Stages[llm.StageReport]; a.Calls != s.Calls || a.CompletionTokens >= s.CompletionTokens {
 		t.Errorf("report without the sample %+v, with it %+v: this model writes longer reports than the ratio says", a, s)
+	}
+}
+
+// TestEstimateUpdateFromNamedEntities: the dry run of an added document finds the stored
+// entities its text names (through the offline extractor, before any call) and predicts the
+// reports of the communities holding them; a text naming none of them changes no stored
+// community.
+func TestEstimateUpdateFromNamedEntities(t *testing.T) {
+	ctx := context.Background()
+	in := newIngester(t, openStore(t, t.TempDir()), nil)
+	if _, err := in.Run(ctx, []string{corpusDir}); err != nil {
+		t.Fatal(err)
+	}
+	chat := &stagedChat{calls: map[string]int{}, answers: map[string]string{
+		llm.StageReport: `{"title": "Guilds", "summary": "The guilds ran the harbour.", "rating": 5, "findings": []}`,
+	}}
+	in.Extractor = estimatingExtractor{extract.NewOffline()}
+	in.Reporter = &reports.LLM{Chat: chat, Embedder: in.Embedder, Tokenizer: in.Tokenizer, Log: zerolog.Nop(), MinInputTokens: -1}
+	reportCalls := func(name, text string) int {
+		t.Helper()
+		path := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		est, err := in.Estimate(ctx, []string{path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if est.ExtractChunks != 1 {
+			t.Fatalf("%s: %d chunks to extract, want 1", name, est.ExtractChunks)
+		}
+		return est.LLM.Stages[llm.StageReport].Calls
+	}
+	if n := reportCalls("named.md", "Corvin Hale captained the Grey Heron. The Grey Heron sailed for Corvin Hale in spring."); n == 0 {
+		t.Error("a document naming stored entities: no report predicted")
+	}
+	if n := reportCalls("unnamed.md", "Quillon Marsh sold tin to Ostrava Pell. Ostrava Pell paid Quillon Marsh in silver."); n != 0 {
+		t.Errorf("a document naming no stored entity: %d reports predicted, want 0", n)
 	}
 }

@@ -15,23 +15,13 @@ import (
 
 // A dry run of a change (`delete --dry-run`, `ingest --dry-run` against a store) predicts the
 // model calls of the structure update that follows it (docs/ARCHITECTURE.md, "Updates") from the
-// store as it is: the changed entities are known from the dry run's resolve output; what an
-// update does with them is predicted by walking the stored hierarchy and communities up from
-// them.
-//
-// New chunks are another matter: which entities they hold is known only after extraction, so
-// each counts the clusters, inter-summary relations and communities a chunk touched on average
-// when multihop's documents were deleted one by one through the fake model, capped by what the
-// store holds; a document added touches what deleting it would. Reports are not bounded by the
-// communities that hold a changed entity (Leiden, started from the stored partition, also moves
-// members elsewhere), so their prediction carries a margin. The measurements behind the four
-// constants: docs/ARCHITECTURE.md, Updates.
-const (
-	updateClustersPerChunk    = 0.5
-	updateRelationsPerChunk   = 2.4
-	updateCommunitiesPerChunk = 12.2
-	updateReportMargin        = 1.4
-)
+// store as it is: the changed entities are known from the dry run's resolve output (for new
+// chunks, of what the offline extractor finds in them); what an update does with them is
+// predicted by walking the stored hierarchy and communities up from them. Reports are not
+// bounded by the communities that hold a changed entity (Leiden, started from the stored
+// partition, also moves members elsewhere), so their prediction carries a margin, measured on
+// multihop (docs/ARCHITECTURE.md, Updates).
+const updateReportMargin = 1.4
 
 // summaryEstimator is a layer summarizer that can predict one call (layers.LLM).
 type summaryEstimator interface {
@@ -103,8 +93,7 @@ func (in *Ingester) estimateStructure(ctx context.Context, ch *predictedChange) 
 		return est, fmt.Errorf("read store counts: %w", err)
 	}
 	drift := pending.drift
-	newEntities := int(math.Ceil(float64(ch.newChunks) * estimateEntitiesPerKToken * 1.2)) // chunks of 1 200 tokens
-	within, err := withinUpdateBound(ctx, in.Store, drift+ch.size()+newEntities)
+	within, err := withinUpdateBound(ctx, in.Store, drift+ch.size())
 	if err != nil {
 		return est, err
 	}
@@ -117,7 +106,7 @@ func (in *Ingester) estimateStructure(ctx context.Context, ch *predictedChange) 
 	case stale == "" && st.Nodes["Document"] > 0:
 		reason = "the store records no finished structure"
 	case !within:
-		reason = fmt.Sprintf("about %d entities changed since the last build, more than %.0f %% of the graph", drift+ch.size()+newEntities, 100*updateShare)
+		reason = fmt.Sprintf("about %d entities changed since the last build, more than %.0f %% of the graph", drift+ch.size(), 100*updateShare)
 	}
 	h, err := readStoredHierarchy(ctx, in.Store)
 	if err != nil {
@@ -139,13 +128,12 @@ func (in *Ingester) estimateStructure(ctx context.Context, ch *predictedChange) 
 		if err != nil {
 			return est, err
 		}
-		n, all := 0, 0
+		var keys []graph.RelationKey
 		above := h.pairsAbove(ch.relations)
 		for layer := 1; layer <= h.top(); layer++ {
 			err := in.Store.EachLayerEdge(ctx, layer, func(e graph.Edge) error {
-				all++
-				if touched == nil || above[graph.RelationKey{Source: e.Source, Target: e.Target}] {
-					n++
+				if k := (graph.RelationKey{Source: e.Source, Target: e.Target}); touched == nil || above[k] {
+					keys = append(keys, k)
 				}
 				return nil
 			})
@@ -153,8 +141,17 @@ func (in *Ingester) estimateStructure(ctx context.Context, ch *predictedChange) 
 				return est, fmt.Errorf("read the relations of layer %d: %w", layer, err)
 			}
 		}
-		if touched != nil && ch.newChunks > 0 {
-			n = min(n+int(math.Ceil(float64(ch.newChunks)*updateRelationsPerChunk)), max(all, 1))
+		n := 0
+		for start := 0; start < len(keys); start += 1000 {
+			rels, err := in.Store.Relations(ctx, keys[start:min(start+1000, len(keys))])
+			if err != nil {
+				return est, fmt.Errorf("read the inter-summary relations: %w", err)
+			}
+			for _, r := range rels {
+				if relX.RedescribesStored(r.Description) {
+					n++
+				}
+			}
 		}
 		est.Add(llm.StageAggregate, llm.StageEstimate{Calls: n, PromptTokens: n * call.PromptTokens, CompletionTokens: n * call.CompletionTokens})
 	}
@@ -173,11 +170,10 @@ func (in *Ingester) estimateStructure(ctx context.Context, ch *predictedChange) 
 	est.Assumptions = append(est.Assumptions,
 		fmt.Sprintf("structure: updated for %d changed entities; a summary cluster above them with at least %.0f %% of its members changed is summarized again and its summaries assumed rewritten, so the change climbs (an upper bound: a cluster whose summaries come out as stored stops it)", len(ch.ids), 100*layers.KeepShare),
 		"structure: calls the response cache answers are counted as calls (their prompts depend on what the update writes)",
-		"aggregate: one call per stored inter-summary relation above a changed relation (its base relations, and so its weight, change); pairs the update makes new are not counted",
+		"aggregate: one call per stored inter-summary relation above a changed relation (its base relations, and so its weight, change) whose stored description the model wrote (its evidence assumed as long as before); pairs the update makes new are not counted",
 		fmt.Sprintf("report: one call per community, at any level, holding a changed entity or a rewritten summary, except those without relations or repeating their only child, times %.1f for the communities Leiden reshapes elsewhere (measured on multihop: 0.8 to 1.4); a from-scratch partition past the modularity bound is not counted", updateReportMargin))
 	if ch.newChunks > 0 {
-		est.Assumptions = append(est.Assumptions, fmt.Sprintf("structure: %d new chunks, whose entities extraction has yet to find, touch %.1f summary clusters, %.1f inter-summary relations and %.1f communities each, at most what the store holds (measured on multihop with the fake model)",
-			ch.newChunks, updateClustersPerChunk, updateRelationsPerChunk, updateCommunitiesPerChunk))
+		est.Assumptions = append(est.Assumptions, fmt.Sprintf("structure: the entities of the %d new chunks are the offline extractor's (the proper nouns of their sentences); a model finds others too", ch.newChunks))
 	}
 	return est, nil
 }
@@ -311,7 +307,7 @@ func (h storedHierarchy) climb(changed, removed map[string]bool, keep bool) map[
 }
 
 // estimateSummaries predicts the layers stage: one call per touched cluster (all clusters when
-// touched is nil) left with two members or more, and per new chunk updateClustersPerChunk.
+// touched is nil) left with two members or more.
 func (in *Ingester) estimateSummaries(ctx context.Context, h storedHierarchy, touched map[string]bool, ch *predictedChange, x summaryEstimator) (llm.StageEstimate, error) {
 	var total llm.StageEstimate
 	for _, l := range h.layers {
@@ -345,24 +341,12 @@ func (in *Ingester) estimateSummaries(ctx context.Context, h storedHierarchy, to
 			total.CompletionTokens += e.CompletionTokens
 		}
 	}
-	if touched != nil && ch.newChunks > 0 && len(h.layers) > 0 {
-		n := min(total.Calls+int(math.Ceil(float64(ch.newChunks)*updateClustersPerChunk)), h.clusterCount()) - total.Calls
-		addPerCall(&total, n, func() (llm.StageEstimate, error) {
-			// Sized as the first stored cluster of layer 1.
-			l := h.layers[0]
-			es, err := in.Store.Entities(ctx, l.Members[slices.Min(slices.Collect(maps.Keys(l.Members)))])
-			if err != nil {
-				return llm.StageEstimate{}, err
-			}
-			return x.EstimateSummary(in.Tokenizer, es)
-		})
-	}
 	return total, nil
 }
 
 // estimateReports predicts the report stage: the communities, at every level, holding a changed
 // entity or a touched summary (every community when touched is nil), as reportEstimator
-// prices them, and per new chunk updateCommunitiesPerChunk.
+// prices them, and for an update updateReportMargin more.
 func (in *Ingester) estimateReports(ctx context.Context, touched map[string]bool, ch *predictedChange, x reportEstimator) (llm.StageEstimate, error) {
 	var total llm.StageEstimate
 	var comms []graph.Community
@@ -397,22 +381,12 @@ func (in *Ingester) estimateReports(ctx context.Context, touched map[string]bool
 	if err != nil {
 		return total, fmt.Errorf("read store counts: %w", err)
 	}
-	n := int(math.Ceil(float64(ch.newChunks) * updateCommunitiesPerChunk))
-	n = min(int(math.Ceil(float64(total.Calls+n)*updateReportMargin)), int(st.Nodes["Community"])) - total.Calls
-	addPerCall(&total, n, func() (llm.StageEstimate, error) {
-		// Sized as the first stored community (coarsest level first) that costs a call.
-		all, err := in.Store.CommunitiesByLevel(ctx, -1)
-		if err != nil {
-			return llm.StageEstimate{}, err
-		}
-		for _, c := range all { // singletons, which cost no call, are cheap to read
-
-			if e, err := x.EstimateReport(ctx, in.Store, c); err != nil || e.Calls > 0 {
-				return e, err
-			}
-		}
-		return llm.StageEstimate{}, nil
-	})
+	// The communities Leiden reshapes elsewhere, each priced as the mean of those counted.
+	if n := min(int(math.Ceil(float64(total.Calls)*updateReportMargin)), int(st.Nodes["Community"])) - total.Calls; n > 0 {
+		total.PromptTokens += n * total.PromptTokens / total.Calls
+		total.CompletionTokens += n * total.CompletionTokens / total.Calls
+		total.Calls += n
+	}
 	return total, nil
 }
 
@@ -463,21 +437,4 @@ func communitiesOf(ctx context.Context, store graph.Reader, ids []string) ([]gra
 		}
 	}
 	return comms, nil
-}
-
-// addPerCall adds n calls to total, each sized as the mean of total's calls or, when it has
-// none, as one returns.
-func addPerCall(total *llm.StageEstimate, n int, one func() (llm.StageEstimate, error)) {
-	if n <= 0 {
-		return
-	}
-	per := llm.StageEstimate{}
-	if total.Calls > 0 {
-		per.PromptTokens, per.CompletionTokens = total.PromptTokens/total.Calls, total.CompletionTokens/total.Calls
-	} else if e, err := one(); err == nil {
-		per = e
-	}
-	total.Calls += n
-	total.PromptTokens += n * per.PromptTokens
-	total.CompletionTokens += n * per.CompletionTokens
 }

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/stratarag/strata/internal/llmtask/summaryrelation"
@@ -57,9 +58,19 @@ const (
 // concatenated descriptions of its strongest base relations, capped at evidenceWords words.
 type ExtractiveRelations struct{}
 
+// extractiveCount follows the count that starts an extractive description.
+const extractiveCount = " relations join their members."
+
+// extractive reports whether d is an extractive description (ExtractiveRelations).
+func extractive(d string) bool {
+	count, _, ok := strings.Cut(d, extractiveCount)
+	_, err := strconv.Atoi(count)
+	return ok && err == nil
+}
+
 // DescribeRelation implements RelationDescriber.
 func (ExtractiveRelations) DescribeRelation(_ context.Context, r SummaryRelation) (string, error) {
-	desc := fmt.Sprintf("%d relations join their members.", r.Count)
+	desc := strconv.Itoa(r.Count) + extractiveCount
 	words := 0
 	for _, e := range r.Evidence {
 		f := strings.Fields(e)

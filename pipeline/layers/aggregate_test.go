@@ -128,3 +128,30 @@ func TestAggregation(t *testing.T) {
 		}
 	}
 }
+
+// TestRedescribesStored: an update asks the model again for an inter-summary relation whose
+// stored description the model wrote, never for one ExtractiveRelations wrote (short evidence),
+// and always with All.
+func TestRedescribesStored(t *testing.T) {
+	extractive, err := layers.ExtractiveRelations{}.DescribeRelation(context.Background(), layers.SummaryRelation{Count: 12, Evidence: []string{"The guild owns the ship."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted, _ := layers.ExtractiveRelations{}.DescribeRelation(context.Background(), layers.SummaryRelation{Count: 3})
+	for _, tc := range []struct {
+		desc string
+		all  bool
+		want bool
+	}{
+		{extractive, false, false},
+		{counted, false, false},
+		{"The guild's captains sail the ships it owns.", false, true},
+		{"12 relations join their members", false, true}, // no period: not the extractive form
+		{"Twelve relations join their members. They trade.", false, true},
+		{extractive, true, true},
+	} {
+		if got := (&layers.LLMRelations{All: tc.all}).RedescribesStored(tc.desc); got != tc.want {
+			t.Errorf("RedescribesStored(%q) with All=%v = %v, want %v", tc.desc, tc.all, got, tc.want)
+		}
+	}
+}

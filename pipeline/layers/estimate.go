@@ -36,6 +36,14 @@ func (x *LLMRelations) EstimateCall(tok llm.Counter) (llm.StageEstimate, error) 
 	return llm.StageEstimate{Calls: 1, PromptTokens: tok.Count(p.System) + tok.Count(p.User), CompletionTokens: summaryrelation.MaxTokens}, nil
 }
 
+// RedescribesStored reports whether an update that changes the evidence of an inter-summary
+// relation stored with description d asks the model for a new one: with All, always; otherwise
+// when the model wrote d, since the evidence (the descriptions of a few base relations) mostly
+// stays as long as it was.
+func (x *LLMRelations) RedescribesStored(d string) bool {
+	return x.All || !extractive(d)
+}
+
 // EstimateSummary predicts the prompt and completion tokens of one Summarize call over members
 // as they are stored (a dry run's update: the members a cluster will have are not known yet). The
 // prompt is rendered, in cl100k; the answer is counted at its token cap, an upper bound.
