@@ -8,8 +8,10 @@ import (
 )
 
 // statQueries count each label and relationship type the way Neo4j would see them. PART_OF and
-// NEXT are derived from chunk properties; relationships are joined with their endpoints so that
-// only complete ones count.
+// NEXT are derived from chunk properties. Relationship rows are counted without joining their
+// endpoints: Apply refuses a batch that refers to a missing node (checkReferences) and a deletion
+// takes the rows of what it deletes along, so every row has both ends. The joins took 0.4 s of
+// each count on mix, which an update pays when it starts and the run report when it ends.
 func statQueries() []statQuery {
 	return []statQuery{
 		{false, "Document", `SELECT count(*) FROM documents`},
@@ -20,12 +22,9 @@ func statQueries() []statQuery {
 		{true, "PART_OF", `SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id`},
 		// NEXT links the chunks of a document in Seq order: one fewer than the document has.
 		{true, "NEXT", `SELECT count(*) - count(DISTINCT c.document_id) FROM chunks c JOIN documents d ON d.id = c.document_id`},
-		{true, "HAS_ENTITY", `SELECT count(*) FROM mentions m
-		JOIN chunks c ON c.id = m.chunk_id JOIN entities e ON e.id = m.entity_id`},
-		{true, "RELATED", `SELECT count(*) FROM relations r
-		JOIN entities a ON a.id = r.source JOIN entities b ON b.id = r.target`},
-		{true, "SUMMARIZED_BY", `SELECT count(*) FROM summary_links l
-		JOIN entities a ON a.id = l.member JOIN entities b ON b.id = l.summary`},
+		{true, "HAS_ENTITY", `SELECT count(*) FROM mentions`},
+		{true, "RELATED", `SELECT count(*) FROM relations`},
+		{true, "SUMMARIZED_BY", `SELECT count(*) FROM summary_links`},
 		{true, "IN_COMMUNITY", `SELECT count(*) FROM community_members`},
 		{true, "CHILD_OF", `SELECT count(*) FROM communities WHERE parent_id <> ''`},
 	}
