@@ -164,7 +164,7 @@ func (in *Ingester) estimateStructure(ctx context.Context, ch *predictedChange) 
 	}
 	if reason != "" {
 		est.Assumptions = append(est.Assumptions, "structure: built whole ("+reason+"): one call per stored summary cluster, "+
-			"inter-summary relation and community with relations; the new structure may have more or fewer")
+			"inter-summary relation the model described and community with relations; the new structure may have more or fewer")
 		return est, nil
 	}
 	est.Assumptions = append(est.Assumptions,
