@@ -98,6 +98,9 @@ type Models struct {
 	// StructureAll asks the model for every summary, inter-summary relation and report, not
 	// only for those whose members say enough (`--llm-structure all`).
 	StructureAll bool
+	// OfflineSummaries writes the summary layers without the model, as an offline run does,
+	// while the inter-summary relations and reports still ask it (`--llm-structure lean`).
+	OfflineSummaries bool
 	// ReportConcurrency bounds the report calls at once (0: the stage's default).
 	ReportConcurrency int
 	Log               zerolog.Logger
@@ -126,6 +129,9 @@ func (m Models) Ingester(store Store, opt pipeline.Options) (*pipeline.Ingester,
 	in.Extractor = extract.NewLLM(m.Chat, m.Extraction)
 	in.Summarizer = summarizer
 	in.LayerSummarizer = &layers.LLM{Chat: m.Chat, Tokenizer: m.Tokenizer, MinInputTokens: every}
+	if m.OfflineSummaries {
+		in.LayerSummarizer = layers.Extractive{}
+	}
 	in.RelationDescriber = &layers.LLMRelations{Chat: m.Chat, All: m.StructureAll}
 	in.Reporter = &reports.LLM{Chat: m.Chat, Embedder: m.Embedder, Tokenizer: m.Tokenizer, Log: m.Log,
 		Concurrency: m.ReportConcurrency, MinInputTokens: every}

@@ -43,6 +43,15 @@ var buildRatiosAll = map[string]buildRatio{
 	llm.StageReport:    {7.31e-2, 46.2, 12.2},
 }
 
+// buildRatiosLean are the ratios when the summary layers are written without the model
+// (--llm-structure lean), measured the same way: the inter-summary relations and reports of
+// the hierarchy offline summaries make.
+var buildRatiosLean = map[string]buildRatio{
+	llm.StageSummarize: {1.87e-3, 1.93, 0.488},
+	llm.StageAggregate: {2.24e-3, 3.00, 0.164},
+	llm.StageReport:    {7.75e-3, 12.6, 1.53},
+}
+
 const estimateAssumptionBuild = "%s: %.1f tokens per entity or relation extracted (%d predicted), as measured on multihop and mix with the fake model; the graph extraction builds decides, so take it as ±50 %% per stage"
 
 // reportSampler and summarySampler are structure stages that can measure what one of their
@@ -65,13 +74,13 @@ func (in *Ingester) estimateBuild(ctx context.Context, est *Estimate, texts []st
 	if records == 0 {
 		return nil
 	}
-	_, layered := in.LayerSummarizer.(summaryEstimator)
-	layered = layered && in.Options.Layers.MaxLayers != 0
+	_, modelSummaries := in.LayerSummarizer.(summaryEstimator)
+	layered := in.Options.Layers.MaxLayers != 0
 	_, described := in.RelationDescriber.(relationEstimator)
 	_, reported := in.Reporter.(reportEstimator)
 	runs := map[string]bool{
 		llm.StageSummarize: in.Summarizer != nil,
-		llm.StageLayers:    layered,
+		llm.StageLayers:    layered && modelSummaries,
 		llm.StageAggregate: layered && described && in.Options.Aggregate,
 		llm.StageReport:    reported,
 	}
@@ -83,8 +92,11 @@ func (in *Ingester) estimateBuild(ctx context.Context, est *Estimate, texts []st
 		}
 	}
 	ratios := buildRatios
-	if in.Options.ModelStructureAll {
+	switch {
+	case in.Options.ModelStructureAll:
 		ratios = buildRatiosAll
+	case !modelSummaries:
+		ratios = buildRatiosLean
 	}
 	for _, stage := range []string{llm.StageSummarize, llm.StageLayers, llm.StageAggregate, llm.StageReport} {
 		r := ratios[stage]

@@ -187,7 +187,7 @@ func (in *Ingester) structureEstimators() (summaryEstimator, relationEstimator, 
 	if in.layerBuilder() == nil {
 		sumX = nil
 	}
-	if sumX == nil || !in.Options.Aggregate {
+	if in.layerBuilder() == nil || !in.Options.Aggregate {
 		relX = nil
 	}
 	return sumX, relX, repX

@@ -91,7 +91,7 @@ func runDelete(c *cli.Context) error {
 	if _, err := extractionOptions(c); err != nil {
 		return err
 	}
-	all, err := structureAll(c)
+	structure, err := parseStructure(c)
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func runDelete(c *cli.Context) error {
 	}
 	defer closeStore(store, log)
 	opt := pipeline.DefaultOptions() // the structure settings come from the store
-	opt.ModelStructureAll = all
+	opt.ModelStructureAll = structure.all
 	fanOut := batchFanOut(c, m, &opt)
 	// Without the flags, the defaults: the extractor names what the store must have been built
 	// with.
@@ -122,7 +122,7 @@ func runDelete(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	in, err := m.parts(tok, extOpt, all, fanOut, log).Ingester(store, opt)
+	in, err := m.parts(tok, extOpt, structure, fanOut, log).Ingester(store, opt)
 	if err != nil {
 		return err
 	}

@@ -147,7 +147,7 @@ func extractionFlags() []cli.Flag {
 		&cli.StringFlag{Name: flagDescriptions, Value: "passage", Category: "Models",
 			Usage: "who describes extracted entities and relations: passage (the chunk's sentences that name them, while the model lists names, types and strengths) or model (the model writes every description: about 2.5× the answer tokens)"},
 		&cli.StringFlag{Name: flagLLMStructure, Value: "large", Category: "Models",
-			Usage: "which summaries, inter-summary relations and community reports the model writes: large (those whose input says more than a short text would; the rest are written from it at no cost) or all"},
+			Usage: "which summaries, inter-summary relations and community reports the model writes: large (those whose input says more than a short text would; the rest are written from it at no cost), all, or lean (as large, but the summary layers are written without the model)"},
 	}
 }
 

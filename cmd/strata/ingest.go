@@ -127,9 +127,11 @@ func runIngest(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if opt.ModelStructureAll, err = structureAll(c); err != nil {
+	structure, err := parseStructure(c)
+	if err != nil {
 		return err
 	}
+	opt.ModelStructureAll = structure.all
 	budget, err := tokenBudget(c)
 	if err != nil {
 		return err
@@ -143,7 +145,7 @@ func runIngest(c *cli.Context) error {
 		return err
 	}
 	fanOut := batchFanOut(c, m, &opt)
-	in, err := m.parts(tok, extOpt, opt.ModelStructureAll, fanOut, log).Ingester(nil, opt) // the store comes below
+	in, err := m.parts(tok, extOpt, structure, fanOut, log).Ingester(nil, opt) // the store comes below
 	if err != nil {
 		return err
 	}

@@ -30,9 +30,9 @@ type models struct {
 // parts are the model-backed parts of an ingest, a delete or a query (api.Models): tok is
 // the run's tokenizer, ext the extraction options, all --llm-structure all, reports the report
 // calls at once (0: the stage's default).
-func (m *models) parts(tok *tokenizer.Tokenizer, ext extract.LLMOptions, all bool, reports int, log zerolog.Logger) api.Models {
+func (m *models) parts(tok *tokenizer.Tokenizer, ext extract.LLMOptions, st structureChoice, reports int, log zerolog.Logger) api.Models {
 	return api.Models{Chat: m.chat, Embedder: m.embedder, Tokenizer: tok, Extraction: ext,
-		StructureAll: all, ReportConcurrency: reports, Log: log}
+		StructureAll: st.all, OfflineSummaries: st.offlineSummaries, ReportConcurrency: reports, Log: log}
 }
 
 // offlineEmbeddingModel is the --embedding-model value that picks the hashing embedder.
@@ -232,16 +232,25 @@ func probeServer(c *cli.Context, cfg *llm.Config, log zerolog.Logger) {
 	}
 }
 
-// structureAll parses --llm-structure: whether the model writes every summary, inter-summary
-// relation and report (all) or only those whose input says more than the text itself (large).
-func structureAll(c *cli.Context) (bool, error) {
+// structureChoice is what --llm-structure asks of the model in the structure stages.
+type structureChoice struct {
+	all              bool // every summary, inter-summary relation and report (all)
+	offlineSummaries bool // the summary layers written without it (lean)
+}
+
+// parseStructure parses --llm-structure: large (the model writes the summaries, inter-summary
+// relations and reports whose input says more than the text itself), all, or lean (as large,
+// but the summary layers are written without the model).
+func parseStructure(c *cli.Context) (structureChoice, error) {
 	switch v := c.String(flagLLMStructure); v {
 	case "", "large":
-		return false, nil
+		return structureChoice{}, nil
 	case "all":
-		return true, nil
+		return structureChoice{all: true}, nil
+	case "lean":
+		return structureChoice{offlineSummaries: true}, nil
 	default:
-		return false, usageError{fmt.Errorf("--%s: unknown value %q (want large or all)", flagLLMStructure, v)}
+		return structureChoice{}, usageError{fmt.Errorf("--%s: unknown value %q (want large, all or lean)", flagLLMStructure, v)}
 	}
 }
 

@@ -195,7 +195,7 @@ func openEngine(ctx context.Context, c *cli.Context, log zerolog.Logger, m *mode
 			return nil, be, nil, err
 		}
 	}
-	engine := m.parts(tok, extract.LLMOptions{}, false, 0, log).Engine(store)
+	engine := m.parts(tok, extract.LLMOptions{}, structureChoice{}, 0, log).Engine(store)
 	return engine, be, func() { closeStore(store, log) }, nil
 }
 
