@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/stratarag/strata/internal/graph"
 )
 
 func TestInit(t *testing.T) {
@@ -122,6 +124,53 @@ func TestInitRejectsOldServer(t *testing.T) {
 	}
 	if got := f.only(qServerComponents); len(got) != 1 {
 		t.Errorf("server_components sent %d times, want 1", len(got))
+	}
+}
+
+// TestInitReadsScopeGenerations: a store opened for one query (snapshots, not resident, in a read
+// scope) reads the scope's generations beside the startup checks, so that the query's own reads
+// of them, the embedding model's record among them, send nothing more; the GDS catalog is not
+// asked (only a resident store's copy of the projection needs it).
+func TestInitReadsScopeGenerations(t *testing.T) {
+	s, f := newFakeStore(t, Config{SnapshotDir: t.TempDir()}, "2.13.9")
+	f.answer = func(name string, params map[string]any) ([]map[string]any, error) {
+		switch name {
+		case qServerComponents:
+			return []map[string]any{{"name": "Neo4j Kernel", "versions": []any{"5.26.0"}, "edition": "community"}}, nil
+		case qServerGDSVersion:
+			return []map[string]any{{"gdsVersion": "2.13.9"}}, nil
+		case qSchemaExisting:
+			var rows []map[string]any
+			for _, o := range schemaObjects {
+				row := map[string]any{"name": o.name, "owningConstraint": "", "state": "ONLINE"}
+				if o.constraint {
+					row["owningConstraint"] = o.name
+				}
+				rows = append(rows, row)
+			}
+			return rows, nil
+		case qReadMetaKeys:
+			return []map[string]any{{"key": graph.MetaEmbeddingModel, "value": "e5"}}, nil
+		}
+		return nil, nil
+	}
+	ctx := graph.WithReadScope(t.Context())
+	if err := s.init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.only(qReadMetaKeys)); n != 1 {
+		t.Fatalf("init sent read_meta_keys %d times, want once", n)
+	}
+	f.reset()
+	vals, err := s.MetaValues(ctx, []string{graph.MetaEmbeddingModel, graph.MetaEmbeddingDims})
+	if err != nil || vals[graph.MetaEmbeddingModel] != "e5" {
+		t.Errorf("MetaValues = %v, %v; want the model read at init", vals, err)
+	}
+	if names := f.names(); len(names) != 0 {
+		t.Errorf("MetaValues in the scope sent %v, want nothing", names)
+	}
+	if len(f.only(qReadGenerations)) != 0 {
+		t.Error("a store that is not resident asked the GDS catalog for its projection")
 	}
 }
 

@@ -144,6 +144,15 @@ func (s *Store) init(ctx context.Context) error {
 		wg                            sync.WaitGroup
 	)
 	wg.Add(3)
+	if !s.resident && s.snapshotDir != "" && graph.ReadScopeOf(ctx) != nil {
+		// A store opened for one query (strata query) reads its scope's generations beside
+		// the checks: the query's first search waits for them. The scope keeps what it read.
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _ = s.generations(ctx)
+		}()
+	}
 	go func() {
 		defer wg.Done()
 		rows, versionErr = s.readRows(ctx, qServerComponents, nil)

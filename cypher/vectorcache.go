@@ -149,12 +149,15 @@ func (s *Store) generation(ctx context.Context, key string) (string, error) {
 // the entity graph generation it read: "true" when it does.
 const projectionKey = "\x00projection"
 
-// generations reads generationKeys, and on a server with GDS under projectionKey whether the
-// projection of the entity graph generation exists, in one statement: once per read scope,
-// or on every call outside one.
+// generations reads generationKeys, and for a resident store on a server with GDS under
+// projectionKey whether the projection of the entity graph generation exists (its copy of the
+// projection serves only then), in one statement: once per read scope, or on every call outside
+// one.
 func (s *Store) generations(ctx context.Context) (map[string]string, error) {
 	read := func() (map[string]string, error) {
-		if s.gds == "" {
+		// s.resident first: a store opened for one query reads its generations while Open
+		// is still detecting s.gds.
+		if !s.resident || s.gds == "" {
 			return s.readMetaValues(ctx, generationKeys)
 		}
 		rows, err := s.readRows(ctx, qReadGenerations, map[string]any{
