@@ -99,11 +99,7 @@ func (r *driverRunner) retryRead(ctx context.Context, q query, params map[string
 
 // autoRead runs a read statement once, in an auto-commit transaction.
 func (r *driverRunner) autoRead(ctx context.Context, q query, params map[string]any) ([]map[string]any, error) {
-	session := r.driver.NewSession(ctx, neo4j.SessionConfig{
-		AccessMode:      neo4j.AccessModeRead,
-		DatabaseName:    r.database,
-		BookmarkManager: r.driver.ExecuteQueryBookmarkManager(),
-	})
+	session := r.session(ctx, neo4j.AccessModeRead)
 	defer session.Close(ctx)
 	start := time.Now()
 	res, err := session.Run(ctx, q.text, params)
@@ -142,11 +138,7 @@ func (r *driverRunner) auto(ctx context.Context, q query, params map[string]any)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	session := r.driver.NewSession(ctx, neo4j.SessionConfig{
-		AccessMode:      neo4j.AccessModeWrite,
-		DatabaseName:    r.database,
-		BookmarkManager: r.driver.ExecuteQueryBookmarkManager(),
-	})
+	session := r.session(ctx, neo4j.AccessModeWrite)
 	defer session.Close(ctx)
 	start := time.Now()
 	res, err := session.Run(ctx, q.text, params)
@@ -160,17 +152,22 @@ func (r *driverRunner) auto(ctx context.Context, q query, params map[string]any)
 	return nil
 }
 
-func (r *driverRunner) exec(ctx context.Context, mode neo4j.AccessMode, work func(tx) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	// The shared bookmark manager makes every session causally consistent with the writes of
-	// the others: on a cluster a read right after Apply sees what Apply wrote.
-	session := r.driver.NewSession(ctx, neo4j.SessionConfig{
+// session opens a session of mode on the database. The shared bookmark manager makes every
+// session causally consistent with the writes of the others: on a cluster a read right after
+// Apply sees what Apply wrote.
+func (r *driverRunner) session(ctx context.Context, mode neo4j.AccessMode) neo4j.SessionWithContext {
+	return r.driver.NewSession(ctx, neo4j.SessionConfig{
 		AccessMode:      mode,
 		DatabaseName:    r.database,
 		BookmarkManager: r.driver.ExecuteQueryBookmarkManager(),
 	})
+}
+
+func (r *driverRunner) exec(ctx context.Context, mode neo4j.AccessMode, work func(tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	session := r.session(ctx, mode)
 	defer session.Close(ctx)
 	t := &driverTx{stmts: &r.stmts}
 	fn := func(mt neo4j.ManagedTransaction) (any, error) {

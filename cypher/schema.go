@@ -62,35 +62,33 @@ func (s *Store) readSchema(ctx context.Context) (st schemaState, err error) {
 // range and full-text indexes, and the vector indexes whose dimension is known. Schema
 // statements cannot share a transaction with reads or data writes, so each runs in its own.
 func (s *Store) ensureSchema(ctx context.Context, st schemaState) error {
-	chunkText, chunkTextFound, have, online := st.chunkText, st.chunkTextFound, st.have, st.online
-	dims, quantized, dimValue, dimRecorded := st.dims, st.quantized, st.dimValue, st.dimRecorded
-	upgraded, err := s.upgradeChunkText(ctx, chunkTextFound, chunkText)
+	upgraded, err := s.upgradeChunkText(ctx, st.chunkTextFound, st.chunkText)
 	if err != nil {
 		return err
 	}
 	for _, o := range schemaObjects {
-		if have[o] && !(upgraded && o.name == string(graph.ChunkText)) {
+		if st.have[o] && !(upgraded && o.name == string(graph.ChunkText)) {
 			continue
 		}
-		online = false
+		st.online = false
 		if err := s.schemaWrite(ctx, o.statement, nil); err != nil {
 			return fmt.Errorf("create schema: %w", err)
 		}
 	}
-	for _, idx := range quantized {
-		online = false
-		if err := s.rebuildVectorIndex(ctx, idx, dims[idx]); err != nil {
+	for _, idx := range st.quantized {
+		st.online = false
+		if err := s.rebuildVectorIndex(ctx, idx, st.dims[idx]); err != nil {
 			return err
 		}
 	}
 	s.dimsMu.Lock()
-	s.dims = dims
+	s.dims = st.dims
 	s.dimsMu.Unlock()
 
-	if dimRecorded {
-		dim, err := strconv.Atoi(dimValue)
+	if st.dimRecorded {
+		dim, err := strconv.Atoi(st.dimValue)
 		if err != nil || dim <= 0 {
-			return fmt.Errorf("meta %s = %q is not a positive integer", graph.MetaEmbeddingDims, dimValue)
+			return fmt.Errorf("meta %s = %q is not a positive integer", graph.MetaEmbeddingDims, st.dimValue)
 		}
 		want := map[graph.VectorIndex]int{}
 		for _, idx := range vectorIndexes {
@@ -100,7 +98,7 @@ func (s *Store) ensureSchema(ctx context.Context, st schemaState) error {
 			return err
 		}
 	}
-	if online {
+	if st.online {
 		return nil
 	}
 	return s.awaitIndexes(ctx)
